@@ -1,0 +1,49 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* The hook's log: stderr, and syslog with ident "cnihook" when asked. */
+#include "config.h"
+
+#include <stdio.h>
+#include <string.h>
+#include <syslog.h>
+
+#include "log.h"
+
+static enum log_level max_level = LOG_LEVEL_WARN;
+static int use_syslog;
+
+void log_init(enum log_level level, int to_syslog)
+{
+	max_level = level;
+	use_syslog = to_syslog;
+	if (use_syslog)
+		openlog("cnihook", LOG_PID, LOG_DAEMON);
+}
+
+int log_parse_level(const char *s, enum log_level *out)
+{
+	static const char *const names[] = {"error", "warn", "info", "debug"};
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		if (strcmp(s, names[i]) == 0) {
+			*out = (enum log_level)i;
+			return 0;
+		}
+	}
+	return -1;
+}
+
+void log_msg(enum log_level level, const char *fmt, ...)
+{
+	static const int prio[] = {LOG_ERR, LOG_WARNING, LOG_INFO, LOG_DEBUG};
+	if (level > max_level)
+		return;
+	va_list ap;
+	va_start(ap, fmt);
+	char *msg;
+	if (vasprintf(&msg, fmt, ap) < 0)
+		abort();
+	va_end(ap);
+	fprintf(stderr, "cnihook: %s\n", msg);
+	if (use_syslog)
+		syslog(prio[level], "%s", msg);
+	free(msg);
+}

@@ -1,0 +1,130 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* Allocation helpers that abort on OOM, and a growable buffer. */
+#include "config.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "internal.h"
+
+static void *check(void *p)
+{
+	if (p == NULL)
+		abort();
+	return p;
+}
+
+void *xmalloc(size_t n)
+{
+	return check(malloc(n ? n : 1));
+}
+
+void *xzalloc(size_t n)
+{
+	return check(calloc(1, n ? n : 1));
+}
+
+void *xcalloc(size_t n, size_t size)
+{
+	return check(calloc(n ? n : 1, size ? size : 1));
+}
+
+void *xrealloc(void *p, size_t n)
+{
+	return check(realloc(p, n ? n : 1));
+}
+
+void *xreallocarray(void *p, size_t n, size_t size)
+{
+	return check(reallocarray(p, n ? n : 1, size ? size : 1));
+}
+
+char *xstrdup(const char *s)
+{
+	return s ? check(strdup(s)) : NULL;
+}
+
+char *xstrndup(const char *s, size_t n)
+{
+	return check(strndup(s, n));
+}
+
+void *xmemdup(const void *p, size_t n)
+{
+	void *r = xmalloc(n + 1);
+	memcpy(r, p, n);
+	((char *)r)[n] = '\0';
+	return r;
+}
+
+char *xvasprintf(const char *fmt, va_list ap)
+{
+	char *s;
+	if (vasprintf(&s, fmt, ap) < 0)
+		abort();
+	return s;
+}
+
+char *xasprintf(const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	char *s = xvasprintf(fmt, ap);
+	va_end(ap);
+	return s;
+}
+
+static void buf_reserve(struct buf *b, size_t extra)
+{
+	if (b->len + extra + 1 <= b->cap)
+		return;
+	size_t cap = b->cap ? b->cap : 64;
+	while (cap < b->len + extra + 1) {
+		if (cap > SIZE_MAX / 2)
+			abort();
+		cap *= 2;
+	}
+	b->data = xrealloc(b->data, cap);
+	b->cap = cap;
+}
+
+void buf_append(struct buf *b, const void *p, size_t n)
+{
+	buf_reserve(b, n);
+	if (n)
+		memcpy(b->data + b->len, p, n);
+	b->len += n;
+	b->data[b->len] = '\0';
+}
+
+void buf_appends(struct buf *b, const char *s)
+{
+	buf_append(b, s, strlen(s));
+}
+
+void buf_printf(struct buf *b, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	_cleanup_free_ char *s = xvasprintf(fmt, ap);
+	va_end(ap);
+	buf_appends(b, s);
+}
+
+char *buf_steal(struct buf *b, size_t *len)
+{
+	buf_reserve(b, 0);
+	char *d = b->data;
+	if (len)
+		*len = b->len;
+	b->data = NULL;
+	b->len = b->cap = 0;
+	return d;
+}
+
+void buf_free(struct buf *b)
+{
+	free(b->data);
+	b->data = NULL;
+	b->len = b->cap = 0;
+}

@@ -1,0 +1,320 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* Internal interfaces of libcnirt, shared between its files. Not installed. */
+#ifndef CNIRT_INTERNAL_H
+#define CNIRT_INTERNAL_H
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include "cnirt.h"
+
+#define CNIRT_EXPORT __attribute__((visibility("default")))
+#define PRINTF_LIKE(a, b) __attribute__((format(printf, a, b)))
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+
+/* ------------------------------------------------------- alloc.c */
+/* Allocation failure is not a code path: these abort on OOM. */
+void *xmalloc(size_t n);
+void *xzalloc(size_t n);
+void *xcalloc(size_t n, size_t size);
+void *xrealloc(void *p, size_t n);
+void *xreallocarray(void *p, size_t n, size_t size);
+char *xstrdup(const char *s);
+char *xstrndup(const char *s, size_t n);
+void *xmemdup(const void *p, size_t n);
+char *xasprintf(const char *fmt, ...) PRINTF_LIKE(1, 2);
+char *xvasprintf(const char *fmt, va_list ap) PRINTF_LIKE(1, 0);
+
+/* Growable byte buffer, always NUL terminated. */
+struct buf {
+	char *data;
+	size_t len;
+	size_t cap;
+};
+void buf_append(struct buf *b, const void *p, size_t n);
+void buf_appends(struct buf *b, const char *s);
+void buf_printf(struct buf *b, const char *fmt, ...) PRINTF_LIKE(2, 3);
+/* Hand the data out (never NULL) and reset the buffer. */
+char *buf_steal(struct buf *b, size_t *len);
+void buf_free(struct buf *b);
+
+static inline void freep(void *p)
+{
+	free(*(void **)p);
+}
+static inline void closep(int *fd)
+{
+	if (*fd >= 0) {
+		int saved = errno;
+		close(*fd);
+		errno = saved;
+	}
+}
+#define _cleanup_(f) __attribute__((cleanup(f)))
+#define _cleanup_free_ _cleanup_(freep)
+#define _cleanup_close_ _cleanup_(closep)
+
+/* Take ownership out of a cleanup variable. */
+#define TAKE_PTR(p)                                                                                \
+	({                                                                                         \
+		__typeof__(p) _tp = (p);                                                           \
+		(p) = NULL;                                                                        \
+		_tp;                                                                               \
+	})
+#define TAKE_FD(fd)                                                                                \
+	({                                                                                         \
+		int _tf = (fd);                                                                    \
+		(fd) = -1;                                                                         \
+		_tf;                                                                               \
+	})
+
+#ifndef TEMP_FAILURE_RETRY
+#define TEMP_FAILURE_RETRY(expr)                                                                   \
+	({                                                                                         \
+		long _r;                                                                           \
+		do                                                                                 \
+			_r = (long)(expr);                                                         \
+		while (_r == -1L && errno == EINTR);                                               \
+		_r;                                                                                \
+	})
+#endif
+
+/* ------------------------------------------------------- error.c */
+struct cnirt_error {
+	int code;
+	int sys_errno;
+	bool from_plugin;
+	char *msg;
+	char *details;
+	char *network;
+	char *plugin;
+};
+
+/* Set *err to a new error and return -1. Any error already in *err is freed. */
+int error_set(cnirt_error **err, int code, const char *fmt, ...) PRINTF_LIKE(3, 4);
+/* Same, with ": strerror(errnum)" appended and errno recorded. */
+int error_set_errno(cnirt_error **err, int code, int errnum, const char *fmt, ...)
+	PRINTF_LIKE(4, 5);
+/* Prefix the message of *err with context ("<context>: <msg>"); returns -1. */
+int error_prefix(cnirt_error **err, const char *fmt, ...) PRINTF_LIKE(2, 3);
+/* Record the network / plugin (if not yet set). */
+void error_set_network(cnirt_error *e, const char *network);
+void error_set_plugin(cnirt_error *e, const char *plugin);
+static inline void error_freep(cnirt_error **e)
+{
+	cnirt_error_free(*e);
+}
+#define _cleanup_error_ _cleanup_(error_freep)
+
+/* ------------------------------------------------------- json.c */
+/*
+ * A JSON tree that keeps what the CNI spec asks a runtime to pass through
+ * unaltered: object key order, the exact text of numbers, and string bytes
+ * (including UTF-8). Parsing rejects invalid UTF-8, duplicate object keys,
+ * nesting deeper than JSON_MAX_DEPTH and trailing garbage.
+ */
+#define JSON_MAX_DEPTH 128
+
+enum json_type {
+	JSON_NULL,
+	JSON_FALSE,
+	JSON_TRUE,
+	JSON_NUMBER,
+	JSON_STRING,
+	JSON_ARRAY,
+	JSON_OBJECT,
+};
+
+typedef struct json json;
+struct json {
+	enum json_type type;
+	union {
+		char *number; /* raw text as written */
+		struct {
+			char *s; /* NUL terminated; may also contain NULs */
+			size_t len;
+		} string;
+		struct {
+			json **v;
+			size_t n, cap;
+		} array;
+		struct {
+			char **k; /* keys, NUL terminated (keys with NUL are rejected) */
+			json **v;
+			size_t n, cap;
+		} object;
+	} u;
+};
+
+/* Parse exactly one JSON value. `what` names the input in errors
+ * ("network configuration", "plugin result", ...). Errors carry code
+ * CNIRT_ERR_DECODE and the byte offset. */
+int json_parse(const char *buf, size_t len, const char *what, json **out, cnirt_error **err);
+void json_free(json *j);
+static inline void json_freep(json **j)
+{
+	json_free(*j);
+}
+#define _cleanup_json_ _cleanup_(json_freep)
+
+json *json_new(enum json_type t); /* empty array/object, null/true/false */
+json *json_new_bool(bool b);
+json *json_new_string(const char *s);
+json *json_new_stringn(const char *s, size_t len);
+json *json_new_number(const char *raw); /* raw must be valid JSON number text */
+json *json_new_int(long long v);
+json *json_dup(const json *j);
+bool json_equal(const json *a, const json *b); /* objects: order-insensitive */
+
+/* Objects. get returns NULL when absent. set replaces in place (order kept)
+ * or appends, and takes ownership of v. del returns true if removed. */
+json *json_obj_get(const json *o, const char *key);
+void json_obj_set(json *o, const char *key, json *v);
+bool json_obj_del(json *o, const char *key);
+/* Arrays: takes ownership of v. */
+void json_arr_append(json *a, json *v);
+
+/* Typed getters for validation. Absent: 0, and json_get_string sets *out to
+ * NULL while json_get_bool leaves *out (the default) alone. Wrong type, or a
+ * string with a NUL byte: -1 with an error (CNIRT_ERR_DECODE) naming `key`. */
+int json_get_string(const json *o, const char *key, const char **out, cnirt_error **err);
+int json_get_bool(const json *o, const char *key, bool *out, cnirt_error **err);
+bool json_is_string(const json *j);
+/* The C string of a string value, NULL if not a string or it contains NUL. */
+const char *json_str(const json *j);
+
+/* Serialise. pretty: indented with two spaces. Returns a NUL terminated
+ * string (caller frees); *len (may be NULL) gets its length. */
+char *json_gen(const json *j, bool pretty, size_t *len);
+
+/* ------------------------------------------------------- version.c */
+/* Parse "X.Y.Z" (each part decimal, no sign); 0 or -1. */
+int version_parse(const char *v, unsigned *major, unsigned *minor, unsigned *patch);
+bool version_is_supported(const char *v);
+/* a >= b, for valid versions. */
+bool version_ge(const char *a, const char *b);
+
+/* ------------------------------------------------------- names.c */
+/* (the cnirt_check_* functions of the public header) */
+
+/* ------------------------------------------------------- ctx.c */
+struct cnirt_ctx {
+	char **bin_dirs;
+	size_t n_bin_dirs;
+	char *cni_path; /* bin_dirs joined with ':' */
+	char *cache_dir;
+	unsigned timeout_ms;
+	size_t output_limit;
+	char *path_env;
+	cnirt_preexec_fn preexec;
+	void *preexec_data;
+	cnirt_observer_fn observer;
+	void *observer_data;
+};
+
+/* ------------------------------------------------------- conf.c */
+struct netlist_plugin {
+	char *type;
+	json *conf; /* the plugin's configuration object as written */
+};
+struct cnirt_netlist {
+	char *name;
+	char *cni_version;    /* as written in `cniVersion` (may be NULL if only cniVersions) */
+	char *effective_version; /* cnirt_netlist_version() */
+	bool disable_check;
+	bool disable_gc;
+	struct netlist_plugin *plugins;
+	size_t n_plugins;
+	char *bytes; /* as loaded */
+	size_t len;
+	char *path;
+};
+
+/* ------------------------------------------------------- derive.c */
+/*
+ * Spec section 3, "Deriving execution configuration from plugin
+ * configuration": the stdin of one plugin execution. Inserts cniVersion and
+ * name from the list, runtimeConfig (capabilities the plugin declares true
+ * that cap_args provides; omitted when empty), prevResult (when not NULL,
+ * taken as is), removes `capabilities`, passes everything else through.
+ * cap_args may be NULL. Returns the serialised configuration.
+ */
+char *derive_exec_config(const cnirt_netlist *l, size_t plugin, const json *cap_args,
+			 const json *prev_result, size_t *len);
+
+/* ------------------------------------------------------- exec.c */
+struct exec_request {
+	const char *command;	  /* CNI_COMMAND */
+	const char *container_id; /* may be NULL: variable left empty/unset as spec allows */
+	const char *netns;
+	const char *ifname;
+	const char *args; /* CNI_ARGS, already joined "K=V;K=V" */
+	const char *stdin_data;
+	size_t stdin_len;
+};
+/* Find plugin `type` in ctx's directories: a regular file with an execute
+ * bit. `type` containing '/' is refused. */
+int exec_find_plugin(const cnirt_ctx *ctx, const char *type, char **path, cnirt_error **err);
+/* Run the plugin at `path` (spec section 2): exactly the six CNI_*
+ * variables plus PATH, config on stdin, stdout/stderr captured with the
+ * ctx's cap, the ctx's timeout (kills the process group, never waits on
+ * pipes held by grandchildren), a fresh retry on ETXTBSY. Exit 0: *out gets
+ * stdout (NUL terminated, may be empty). Non-zero exit: the error result is
+ * parsed (code, msg, details) from stdout, else stderr, else "exit status N"
+ * and returned in *err with from_plugin set and the code intact. */
+int exec_plugin(const cnirt_ctx *ctx, const char *path, const struct exec_request *req, char **out,
+		size_t *out_len, cnirt_error **err);
+
+/* ------------------------------------------------------- result.c */
+/* Validate a success result whose cniVersion is `version` (spec section 5;
+ * 0.1.0/0.2.0 ip4/ip6, 0.3.x/0.4.0/1.x ips/interfaces/routes/dns). */
+int result_validate(const json *r, cnirt_error **err);
+/* Convert a success result to `to_version` with the reference library's
+ * rules. *out is a new tree with "cniVersion" set to to_version. */
+int result_convert(const json *r, const char *to_version, json **out, cnirt_error **err);
+/* Parse an error result: code (number), msg, details. Returns -1 if the
+ * text is not an error result. */
+int result_parse_error(const char *buf, size_t len, int *code, char **msg, char **details);
+
+/* ------------------------------------------------------- cache.c */
+struct cnirt_cache_entry {
+	char *network;
+	char *container_id;
+	char *ifname;
+	char *netns;
+	char *config; /* decoded */
+	size_t config_len;
+	char **arg_keys;
+	char **arg_values;
+	size_t n_args;
+	char *capability_args; /* JSON text or NULL */
+	char *result;	       /* JSON text or NULL */
+	long long mtime;
+};
+/* <cacheDir>/results/<network>-<id>-<ifname> after validating the three names. */
+int cache_path(const cnirt_ctx *ctx, const char *network, const char *container_id,
+	       const char *ifname, char **path, cnirt_error **err);
+/* Write the entry atomically (dir 0700, file 0600, temp + fsync + rename). */
+int cache_write(const cnirt_ctx *ctx, const cnirt_netlist *l, const cnirt_attachment *a,
+		const json *result, cnirt_error **err);
+/* Remove the entry; a missing one is not an error. */
+int cache_remove(const cnirt_ctx *ctx, const char *network, const char *container_id,
+		 const char *ifname, cnirt_error **err);
+/* Read the cached result only, for prevResult. Missing or corrupt: 0 with
+ * *out NULL (a corrupt entry never blocks a DEL). */
+int cache_read_result(const cnirt_ctx *ctx, const char *network, const char *container_id,
+		      const char *ifname, json **out, cnirt_error **err);
+/* Join CNI_ARGS pairs "K=V;K=V" (NULL when there are none). */
+char *args_join(const cnirt_kv *args, size_t n);
+
+/* ------------------------------------------------------- base64.c */
+char *base64_encode(const void *data, size_t len);
+/* Returns -1 on invalid input. */
+int base64_decode(const char *s, size_t slen, char **out, size_t *out_len);
+
+#endif

@@ -1,0 +1,450 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * A JSON tree on top of yajl's event parser and generator. It keeps what the
+ * spec (section 3, "Deriving execution configuration") asks a runtime to pass
+ * through unaltered: key order, the text of numbers and the bytes of strings.
+ */
+#include "config.h"
+
+#include <string.h>
+#include <yajl/yajl_gen.h>
+#include <yajl/yajl_parse.h>
+
+#include "internal.h"
+
+json *json_new(enum json_type t)
+{
+	json *j = xzalloc(sizeof(*j));
+	j->type = t;
+	return j;
+}
+
+json *json_new_bool(bool b)
+{
+	return json_new(b ? JSON_TRUE : JSON_FALSE);
+}
+
+json *json_new_stringn(const char *s, size_t len)
+{
+	json *j = json_new(JSON_STRING);
+	j->u.string.s = xmemdup(s, len);
+	j->u.string.len = len;
+	return j;
+}
+
+json *json_new_string(const char *s)
+{
+	return json_new_stringn(s, strlen(s));
+}
+
+json *json_new_number(const char *raw)
+{
+	json *j = json_new(JSON_NUMBER);
+	j->u.number = xstrdup(raw);
+	return j;
+}
+
+json *json_new_int(long long v)
+{
+	json *j = json_new(JSON_NUMBER);
+	j->u.number = xasprintf("%lld", v);
+	return j;
+}
+
+void json_free(json *j)
+{
+	if (j == NULL)
+		return;
+	switch (j->type) {
+	case JSON_NUMBER:
+		free(j->u.number);
+		break;
+	case JSON_STRING:
+		free(j->u.string.s);
+		break;
+	case JSON_ARRAY:
+		for (size_t i = 0; i < j->u.array.n; i++)
+			json_free(j->u.array.v[i]);
+		free(j->u.array.v);
+		break;
+	case JSON_OBJECT:
+		for (size_t i = 0; i < j->u.object.n; i++) {
+			free(j->u.object.k[i]);
+			json_free(j->u.object.v[i]);
+		}
+		free(j->u.object.k);
+		free(j->u.object.v);
+		break;
+	default:
+		break;
+	}
+	free(j);
+}
+
+json *json_dup(const json *j)
+{
+	if (j == NULL)
+		return NULL;
+	json *r = json_new(j->type);
+	switch (j->type) {
+	case JSON_NUMBER:
+		r->u.number = xstrdup(j->u.number);
+		break;
+	case JSON_STRING:
+		r->u.string.s = xmemdup(j->u.string.s, j->u.string.len);
+		r->u.string.len = j->u.string.len;
+		break;
+	case JSON_ARRAY:
+		for (size_t i = 0; i < j->u.array.n; i++)
+			json_arr_append(r, json_dup(j->u.array.v[i]));
+		break;
+	case JSON_OBJECT:
+		for (size_t i = 0; i < j->u.object.n; i++)
+			json_obj_set(r, j->u.object.k[i], json_dup(j->u.object.v[i]));
+		break;
+	default:
+		break;
+	}
+	return r;
+}
+
+static bool number_equal(const char *a, const char *b)
+{
+	if (strcmp(a, b) == 0)
+		return true;
+	return strtod(a, NULL) == strtod(b, NULL);
+}
+
+bool json_equal(const json *a, const json *b)
+{
+	if (a == NULL || b == NULL)
+		return a == b;
+	if (a->type != b->type)
+		return false;
+	switch (a->type) {
+	case JSON_NUMBER:
+		return number_equal(a->u.number, b->u.number);
+	case JSON_STRING:
+		return a->u.string.len == b->u.string.len &&
+		       memcmp(a->u.string.s, b->u.string.s, a->u.string.len) == 0;
+	case JSON_ARRAY:
+		if (a->u.array.n != b->u.array.n)
+			return false;
+		for (size_t i = 0; i < a->u.array.n; i++)
+			if (!json_equal(a->u.array.v[i], b->u.array.v[i]))
+				return false;
+		return true;
+	case JSON_OBJECT:
+		if (a->u.object.n != b->u.object.n)
+			return false;
+		for (size_t i = 0; i < a->u.object.n; i++) {
+			const json *bv = json_obj_get(b, a->u.object.k[i]);
+			if (bv == NULL || !json_equal(a->u.object.v[i], bv))
+				return false;
+		}
+		return true;
+	default:
+		return true;
+	}
+}
+
+json *json_obj_get(const json *o, const char *key)
+{
+	if (o == NULL || o->type != JSON_OBJECT)
+		return NULL;
+	for (size_t i = 0; i < o->u.object.n; i++)
+		if (strcmp(o->u.object.k[i], key) == 0)
+			return o->u.object.v[i];
+	return NULL;
+}
+
+void json_obj_set(json *o, const char *key, json *v)
+{
+	for (size_t i = 0; i < o->u.object.n; i++) {
+		if (strcmp(o->u.object.k[i], key) == 0) {
+			json_free(o->u.object.v[i]);
+			o->u.object.v[i] = v;
+			return;
+		}
+	}
+	if (o->u.object.n == o->u.object.cap) {
+		o->u.object.cap = o->u.object.cap ? o->u.object.cap * 2 : 8;
+		o->u.object.k = xreallocarray(o->u.object.k, o->u.object.cap, sizeof(char *));
+		o->u.object.v = xreallocarray(o->u.object.v, o->u.object.cap, sizeof(json *));
+	}
+	o->u.object.k[o->u.object.n] = xstrdup(key);
+	o->u.object.v[o->u.object.n] = v;
+	o->u.object.n++;
+}
+
+bool json_obj_del(json *o, const char *key)
+{
+	if (o == NULL || o->type != JSON_OBJECT)
+		return false;
+	for (size_t i = 0; i < o->u.object.n; i++) {
+		if (strcmp(o->u.object.k[i], key) != 0)
+			continue;
+		free(o->u.object.k[i]);
+		json_free(o->u.object.v[i]);
+		size_t rest = o->u.object.n - i - 1;
+		memmove(&o->u.object.k[i], &o->u.object.k[i + 1], rest * sizeof(char *));
+		memmove(&o->u.object.v[i], &o->u.object.v[i + 1], rest * sizeof(json *));
+		o->u.object.n--;
+		return true;
+	}
+	return false;
+}
+
+void json_arr_append(json *a, json *v)
+{
+	if (a->u.array.n == a->u.array.cap) {
+		a->u.array.cap = a->u.array.cap ? a->u.array.cap * 2 : 8;
+		a->u.array.v = xreallocarray(a->u.array.v, a->u.array.cap, sizeof(json *));
+	}
+	a->u.array.v[a->u.array.n++] = v;
+}
+
+bool json_is_string(const json *j)
+{
+	return j && j->type == JSON_STRING;
+}
+
+const char *json_str(const json *j)
+{
+	if (!json_is_string(j) || strlen(j->u.string.s) != j->u.string.len)
+		return NULL;
+	return j->u.string.s;
+}
+
+int json_get_string(const json *o, const char *key, const char **out, cnirt_error **err)
+{
+	const json *v = json_obj_get(o, key);
+	if (v == NULL) {
+		*out = NULL;
+		return 0;
+	}
+	if (!json_is_string(v))
+		return error_set(err, CNIRT_ERR_DECODE, "field \"%s\": must be a string", key);
+	if (json_str(v) == NULL)
+		return error_set(err, CNIRT_ERR_DECODE, "field \"%s\": contains a NUL byte", key);
+	*out = v->u.string.s;
+	return 0;
+}
+
+int json_get_bool(const json *o, const char *key, bool *out, cnirt_error **err)
+{
+	const json *v = json_obj_get(o, key);
+	if (v == NULL)
+		return 0;
+	if (v->type != JSON_TRUE && v->type != JSON_FALSE)
+		return error_set(err, CNIRT_ERR_DECODE, "field \"%s\": must be true or false", key);
+	*out = v->type == JSON_TRUE;
+	return 0;
+}
+
+/* ---------------------------------------------------------------- parse */
+
+struct parse_state {
+	json *stack[JSON_MAX_DEPTH + 1];
+	char *keys[JSON_MAX_DEPTH + 1]; /* pending key of each open object */
+	size_t depth;
+	json *root;
+	char *problem; /* why the parse was cancelled */
+};
+
+static int add_value(struct parse_state *st, json *v)
+{
+	if (st->depth == 0) {
+		st->root = v;
+		return 1;
+	}
+	json *top = st->stack[st->depth - 1];
+	if (top->type == JSON_ARRAY) {
+		json_arr_append(top, v);
+		return 1;
+	}
+	char *key = st->keys[st->depth - 1];
+	st->keys[st->depth - 1] = NULL;
+	json_obj_set(top, key, v);
+	free(key);
+	return 1;
+}
+
+static int push(struct parse_state *st, json *v)
+{
+	if (st->depth >= JSON_MAX_DEPTH) {
+		json_free(v);
+		st->problem = xasprintf("nesting deeper than %d levels", JSON_MAX_DEPTH);
+		return 0;
+	}
+	add_value(st, v);
+	st->stack[st->depth++] = v;
+	return 1;
+}
+
+static int cb_null(void *ctx)
+{
+	return add_value(ctx, json_new(JSON_NULL));
+}
+
+static int cb_boolean(void *ctx, int b)
+{
+	return add_value(ctx, json_new_bool(b));
+}
+
+static int cb_number(void *ctx, const char *s, size_t len)
+{
+	json *j = json_new(JSON_NUMBER);
+	j->u.number = xmemdup(s, len);
+	return add_value(ctx, j);
+}
+
+static int cb_string(void *ctx, const unsigned char *s, size_t len)
+{
+	return add_value(ctx, json_new_stringn((const char *)s, len));
+}
+
+static int cb_start_map(void *ctx)
+{
+	return push(ctx, json_new(JSON_OBJECT));
+}
+
+static int cb_map_key(void *ctx, const unsigned char *k, size_t len)
+{
+	struct parse_state *st = ctx;
+	json *top = st->stack[st->depth - 1];
+	if (memchr(k, '\0', len)) {
+		st->problem = xstrdup("object key contains a NUL byte");
+		return 0;
+	}
+	_cleanup_free_ char *key = xmemdup(k, len);
+	if (json_obj_get(top, key)) {
+		st->problem = xasprintf("duplicate key \"%s\"", key);
+		return 0;
+	}
+	st->keys[st->depth - 1] = TAKE_PTR(key);
+	return 1;
+}
+
+static int cb_end(void *ctx)
+{
+	struct parse_state *st = ctx;
+	st->depth--;
+	return 1;
+}
+
+static int cb_start_array(void *ctx)
+{
+	return push(ctx, json_new(JSON_ARRAY));
+}
+
+static const yajl_callbacks callbacks = {
+	.yajl_null = cb_null,
+	.yajl_boolean = cb_boolean,
+	.yajl_number = cb_number,
+	.yajl_string = cb_string,
+	.yajl_start_map = cb_start_map,
+	.yajl_map_key = cb_map_key,
+	.yajl_end_map = cb_end,
+	.yajl_start_array = cb_start_array,
+	.yajl_end_array = cb_end,
+};
+
+static char *yajl_message(yajl_handle h, const char *buf, size_t len)
+{
+	unsigned char *m = yajl_get_error(h, 0, (const unsigned char *)buf, len);
+	char *r = xstrdup((char *)m);
+	yajl_free_error(h, m);
+	size_t n = strlen(r);
+	while (n && (r[n - 1] == '\n' || r[n - 1] == ' '))
+		r[--n] = '\0';
+	return r;
+}
+
+int json_parse(const char *buf, size_t len, const char *what, json **out, cnirt_error **err)
+{
+	struct parse_state st = {0};
+	yajl_handle h = yajl_alloc(&callbacks, NULL, &st);
+	if (h == NULL)
+		abort();
+	yajl_status s = yajl_parse(h, (const unsigned char *)buf, len);
+	if (s == yajl_status_ok)
+		s = yajl_complete_parse(h);
+	int r = 0;
+	if (s != yajl_status_ok) {
+		size_t at = yajl_get_bytes_consumed(h);
+		_cleanup_free_ char *m = st.problem ? TAKE_PTR(st.problem) : yajl_message(h, buf, len);
+		if (len == 0)
+			r = error_set(err, CNIRT_ERR_DECODE, "%s: empty input, expected JSON", what);
+		else
+			r = error_set(err, CNIRT_ERR_DECODE, "%s: invalid JSON near byte %zu: %s",
+				      what, at, m);
+	}
+	yajl_free(h);
+	for (size_t i = 0; i < JSON_MAX_DEPTH + 1; i++)
+		free(st.keys[i]);
+	if (r < 0) {
+		json_free(st.root);
+		return r;
+	}
+	*out = st.root;
+	return 0;
+}
+
+/* ------------------------------------------------------------- generate */
+
+static void gen(yajl_gen g, const json *j)
+{
+	switch (j->type) {
+	case JSON_NULL:
+		yajl_gen_null(g);
+		break;
+	case JSON_FALSE:
+	case JSON_TRUE:
+		yajl_gen_bool(g, j->type == JSON_TRUE);
+		break;
+	case JSON_NUMBER:
+		yajl_gen_number(g, j->u.number, strlen(j->u.number));
+		break;
+	case JSON_STRING:
+		yajl_gen_string(g, (const unsigned char *)j->u.string.s, j->u.string.len);
+		break;
+	case JSON_ARRAY:
+		yajl_gen_array_open(g);
+		for (size_t i = 0; i < j->u.array.n; i++)
+			gen(g, j->u.array.v[i]);
+		yajl_gen_array_close(g);
+		break;
+	case JSON_OBJECT:
+		yajl_gen_map_open(g);
+		for (size_t i = 0; i < j->u.object.n; i++) {
+			const char *k = j->u.object.k[i];
+			yajl_gen_string(g, (const unsigned char *)k, strlen(k));
+			gen(g, j->u.object.v[i]);
+		}
+		yajl_gen_map_close(g);
+		break;
+	}
+}
+
+char *json_gen(const json *j, bool pretty, size_t *len)
+{
+	yajl_gen g = yajl_gen_alloc(NULL);
+	if (g == NULL)
+		abort();
+	if (pretty) {
+		yajl_gen_config(g, yajl_gen_beautify, 1);
+		yajl_gen_config(g, yajl_gen_indent_string, "  ");
+	}
+	gen(g, j);
+	const unsigned char *out;
+	size_t n;
+	yajl_gen_get_buf(g, &out, &n);
+	while (n && out[n - 1] == '\n')
+		n--;
+	char *r = xmemdup(out, n);
+	yajl_gen_free(g);
+	if (len)
+		*len = n;
+	return r;
+}

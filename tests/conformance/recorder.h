@@ -1,0 +1,3 @@
+#ifndef RECORDER_H
+#define RECORDER_H
+#endif

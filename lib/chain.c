@@ -1,4 +1,475 @@
 /* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * Operations on an attachment (spec section 3, "Execution of Network
+ * Configurations"): ADD, CHECK and DEL over a network configuration list,
+ * the 1.1.0 verbs STATUS and GC, VERSION probing and validation.
+ */
 #include "config.h"
 
+#include <string.h>
+#include <time.h>
+
 #include "internal.h"
+
+/* One plugin invocation of an operation. */
+struct call {
+	cnirt_ctx *ctx;
+	const cnirt_netlist *list;
+	const char *command;
+	const cnirt_attachment *att; /* NULL for STATUS and GC */
+	const json *cap_args;
+	const char *args; /* CNI_ARGS */
+};
+
+static long long now_usec(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (long long)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
+}
+
+static void tag(cnirt_error *e, const cnirt_netlist *l, const char *plugin)
+{
+	error_set_network(e, l->name);
+	error_set_plugin(e, plugin);
+}
+
+/* Run plugin i with the given stdin. On success *out is its stdout. */
+static int run_stdin(const struct call *c, size_t i, const char *stdin_data, size_t stdin_len,
+		     char **out, size_t *out_len, cnirt_error **err)
+{
+	const char *type = c->list->plugins[i].type;
+	_cleanup_free_ char *path = NULL;
+	struct exec_request req = {
+		.command = c->command,
+		.container_id = c->att ? c->att->container_id : NULL,
+		.netns = c->att ? c->att->netns : NULL,
+		.ifname = c->att ? c->att->ifname : NULL,
+		.args = c->args,
+		.stdin_data = stdin_data,
+		.stdin_len = stdin_len,
+	};
+	long long start = now_usec();
+	int r = exec_find_plugin(c->ctx, type, &path, err);
+	if (r == 0)
+		r = exec_plugin(c->ctx, path, &req, out, out_len, err);
+	if (r < 0)
+		tag(*err, c->list, type);
+	if (c->ctx->observer)
+		c->ctx->observer(c->ctx->observer_data, c->list->name, type, c->command,
+				 now_usec() - start, r < 0 ? *err : NULL);
+	return r;
+}
+
+/* Derive plugin i's execution configuration and run it. */
+static int run(const struct call *c, size_t i, const json *prev, char **out, size_t *out_len,
+	       cnirt_error **err)
+{
+	size_t len;
+	_cleanup_free_ char *conf = derive_exec_config(c->list, i, c->cap_args, prev, &len);
+	return run_stdin(c, i, conf, len, out, out_len, err);
+}
+
+/* A success result in any version, converted to the list's version. */
+static int parse_result(const struct call *c, size_t i, const char *buf, size_t len, json **out,
+			cnirt_error **err)
+{
+	_cleanup_json_ json *raw = NULL;
+	const char *type = c->list->plugins[i].type;
+	if (len == 0) {
+		error_set(err, CNIRT_ERR_DECODE, "%s returned no result", c->command);
+		tag(*err, c->list, type);
+		return -1;
+	}
+	if (json_parse(buf, len, "plugin result", &raw, err) < 0 ||
+	    result_validate(raw, err) < 0 ||
+	    result_convert(raw, c->list->effective_version, out, err) < 0) {
+		error_prefix(err, "%s result", c->command);
+		tag(*err, c->list, type);
+		return -1;
+	}
+	return 0;
+}
+
+static bool uses_prev_result_on_del(const cnirt_netlist *l)
+{
+	return version_ge(l->effective_version, "0.4.0");
+}
+
+/* DEL every plugin in reverse order with prev as prevResult; stops at the
+ * first failure (spec section 3, "Deleting an attachment"). */
+static int del_chain(const struct call *c, const json *prev, cnirt_error **err)
+{
+	if (!uses_prev_result_on_del(c->list))
+		prev = NULL;
+	for (size_t i = c->list->n_plugins; i-- > 0;) {
+		_cleanup_free_ char *out = NULL;
+		size_t len;
+		if (run(c, i, prev, &out, &len, err) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+static int check_attachment(const cnirt_attachment *a, bool need_netns, cnirt_error **err)
+{
+	if (a == NULL)
+		return error_set(err, CNIRT_ERR_INVALID_ENV, "no attachment given");
+	if (cnirt_check_container_id(a->container_id, err) < 0 ||
+	    cnirt_check_ifname(a->ifname, err) < 0)
+		return -1;
+	if (need_netns && (a->netns == NULL || a->netns[0] == '\0'))
+		return error_set(err, CNIRT_ERR_INVALID_ENV, "network namespace path is empty");
+	for (size_t i = 0; i < a->n_args; i++) {
+		const char *k = a->args[i].key, *v = a->args[i].value;
+		if (k == NULL || *k == '\0' || strpbrk(k, "=;") || v == NULL || strchr(v, ';'))
+			return error_set(err, CNIRT_ERR_INVALID_ENV,
+					 "CNI_ARGS pair %zu (\"%s\"): keys must be non-empty "
+					 "without '=' or ';', values without ';'",
+					 i + 1, k ? k : "");
+	}
+	return 0;
+}
+
+/* Set up a call for an operation on an attachment. */
+static int call_init(struct call *c, cnirt_ctx *ctx, const cnirt_netlist *l, const char *command,
+		     const cnirt_attachment *a, bool need_netns, json **cap_args, char **args,
+		     cnirt_error **err)
+{
+	if (l == NULL)
+		return error_set(err, CNIRT_ERR_INVALID_CONFIG, "no network configuration given");
+	if (check_attachment(a, need_netns, err) < 0)
+		return error_set_network(*err, l->name), -1;
+	*cap_args = NULL;
+	if (a->capability_args && a->capability_args[0]) {
+		if (json_parse(a->capability_args, strlen(a->capability_args),
+			       "capability arguments", cap_args, err) < 0)
+			return error_set_network(*err, l->name), -1;
+		if ((*cap_args)->type != JSON_OBJECT) {
+			json_free(*cap_args);
+			*cap_args = NULL;
+			error_set(err, CNIRT_ERR_INVALID_CONFIG,
+				  "capability arguments: must be a JSON object");
+			return error_set_network(*err, l->name), -1;
+		}
+	}
+	*args = args_join(a->args, a->n_args);
+	*c = (struct call){ctx, l, command, a, *cap_args, *args};
+	return 0;
+}
+
+CNIRT_EXPORT int cnirt_add(cnirt_ctx *ctx, const cnirt_netlist *l, const cnirt_attachment *a,
+			   char **result_json, cnirt_error **err)
+{
+	_cleanup_json_ json *cap_args = NULL;
+	_cleanup_free_ char *args = NULL;
+	_cleanup_json_ json *prev = NULL;
+	struct call c;
+	if (call_init(&c, ctx, l, "ADD", a, true, &cap_args, &args, err) < 0)
+		return -1;
+
+	int r = 0;
+	for (size_t i = 0; i < l->n_plugins && r == 0; i++) {
+		_cleanup_free_ char *out = NULL;
+		size_t len;
+		json *res = NULL;
+		r = run(&c, i, prev, &out, &len, err);
+		if (r == 0)
+			r = parse_result(&c, i, out, len, &res, err);
+		if (r == 0) {
+			json_free(prev);
+			prev = res;
+		}
+	}
+	if (r == 0 && cache_write(ctx, l, a, prev, err) < 0) {
+		error_set_network(*err, l->name);
+		r = -1;
+	}
+	if (r < 0) {
+		/* Undo what the plugins that ran may have done; the caller gets
+		 * the error of the ADD, not of this clean-up. */
+		_cleanup_error_ cnirt_error *del_err = NULL;
+		struct call undo = c;
+		undo.command = "DEL";
+		del_chain(&undo, prev, &del_err);
+		return -1;
+	}
+	if (result_json)
+		*result_json = json_gen(prev, true, NULL);
+	return 0;
+}
+
+/* The cached result of an attachment, in the list's version, or NULL. */
+static int cached_result(cnirt_ctx *ctx, const cnirt_netlist *l, const cnirt_attachment *a,
+			 json **out, cnirt_error **err)
+{
+	_cleanup_json_ json *raw = NULL;
+	*out = NULL;
+	if (cache_read_result(ctx, l->name, a->container_id, a->ifname, &raw, err) < 0)
+		return -1;
+	if (raw == NULL)
+		return 0;
+	_cleanup_error_ cnirt_error *conv_err = NULL;
+	if (result_validate(raw, &conv_err) < 0 ||
+	    result_convert(raw, l->effective_version, out, &conv_err) < 0)
+		*out = NULL; /* an unusable cached result is treated as none */
+	return 0;
+}
+
+CNIRT_EXPORT int cnirt_check(cnirt_ctx *ctx, const cnirt_netlist *l, const cnirt_attachment *a,
+			     cnirt_error **err)
+{
+	_cleanup_json_ json *cap_args = NULL;
+	_cleanup_free_ char *args = NULL;
+	_cleanup_json_ json *prev = NULL;
+	struct call c;
+	if (call_init(&c, ctx, l, "CHECK", a, true, &cap_args, &args, err) < 0)
+		return -1;
+	if (!version_ge(l->effective_version, "0.4.0")) {
+		error_set(err, CNIRT_ERR_INCOMPATIBLE_VERSION,
+			  "CHECK needs a network of version 0.4.0 or later; \"%s\" is %s", l->name,
+			  l->effective_version);
+		return error_set_network(*err, l->name), -1;
+	}
+	if (l->disable_check)
+		return 0;
+	if (cached_result(ctx, l, a, &prev, err) < 0)
+		return error_set_network(*err, l->name), -1;
+	if (prev == NULL) {
+		error_set(err, CNIRT_ERR_NONE,
+			  "no cached result for container \"%s\" interface \"%s\": CHECK needs "
+			  "the result of the ADD",
+			  a->container_id, a->ifname);
+		return error_set_network(*err, l->name), -1;
+	}
+	for (size_t i = 0; i < l->n_plugins; i++) {
+		_cleanup_free_ char *out = NULL;
+		size_t len;
+		if (run(&c, i, prev, &out, &len, err) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+CNIRT_EXPORT int cnirt_del(cnirt_ctx *ctx, const cnirt_netlist *l, const cnirt_attachment *a,
+			   cnirt_error **err)
+{
+	_cleanup_json_ json *cap_args = NULL;
+	_cleanup_free_ char *args = NULL;
+	_cleanup_json_ json *prev = NULL;
+	struct call c;
+	if (call_init(&c, ctx, l, "DEL", a, false, &cap_args, &args, err) < 0)
+		return -1;
+	if (uses_prev_result_on_del(l) && cached_result(ctx, l, a, &prev, err) < 0)
+		return error_set_network(*err, l->name), -1;
+	if (del_chain(&c, prev, err) < 0)
+		return -1;
+	if (cache_remove(ctx, l->name, a->container_id, a->ifname, err) < 0)
+		return error_set_network(*err, l->name), -1;
+	return 0;
+}
+
+CNIRT_EXPORT int cnirt_del_cached(cnirt_ctx *ctx, const char *network, const char *container_id,
+				  const char *ifname, const char *netns, cnirt_error **err)
+{
+	cnirt_cache_entry *e = NULL;
+	cnirt_netlist *l = NULL;
+	if (cnirt_cache_get(ctx, network, container_id, ifname, &e, err) < 0)
+		return -1;
+	if (e == NULL)
+		return 0;
+	_cleanup_free_ char *origin =
+		xasprintf("cached configuration of %s/%s/%s", network, container_id, ifname);
+	int r = cnirt_netlist_parse(e->config ? e->config : "", e->config_len, origin, &l, err);
+	if (r == 0 && strcmp(l->name, network) != 0)
+		r = error_set(err, CNIRT_ERR_INVALID_CONFIG, "%s: names network \"%s\"", origin,
+			      l->name);
+	if (r == 0) {
+		_cleanup_free_ cnirt_kv *kv = xcalloc(e->n_args, sizeof(cnirt_kv));
+		for (size_t i = 0; i < e->n_args; i++)
+			kv[i] = (cnirt_kv){e->arg_keys[i], e->arg_values[i]};
+		cnirt_attachment a = {
+			.container_id = container_id,
+			.netns = netns ? netns : e->netns,
+			.ifname = ifname,
+			.args = kv,
+			.n_args = e->n_args,
+			.capability_args = e->capability_args,
+		};
+		r = cnirt_del(ctx, l, &a, err);
+	}
+	if (r < 0)
+		error_set_network(*err, network);
+	cnirt_netlist_free(l);
+	cnirt_cache_entry_free(e);
+	return r;
+}
+
+CNIRT_EXPORT int cnirt_status(cnirt_ctx *ctx, const cnirt_netlist *l, cnirt_error **err)
+{
+	if (!version_ge(l->effective_version, "1.1.0"))
+		return 0; /* STATUS is a 1.1.0 verb: older lists have nothing to ask */
+	struct call c = {ctx, l, "STATUS", NULL, NULL, NULL};
+	for (size_t i = 0; i < l->n_plugins; i++) {
+		_cleanup_free_ char *out = NULL;
+		size_t len;
+		if (run(&c, i, NULL, &out, &len, err) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+static bool attachment_valid(const cnirt_attachment_id *valid, size_t n, const char *id,
+			     const char *ifname)
+{
+	for (size_t i = 0; i < n; i++)
+		if (strcmp(valid[i].container_id, id) == 0 && strcmp(valid[i].ifname, ifname) == 0)
+			return true;
+	return false;
+}
+
+/* The stdin of a GC: the derived configuration plus cni.dev/valid-attachments. */
+static char *gc_config(const cnirt_netlist *l, size_t i, const cnirt_attachment_id *valid, size_t n,
+		       size_t *len)
+{
+	_cleanup_free_ char *base = derive_exec_config(l, i, NULL, NULL, NULL);
+	_cleanup_json_ json *conf = NULL;
+	_cleanup_error_ cnirt_error *e = NULL;
+	if (json_parse(base, strlen(base), "derived configuration", &conf, &e) < 0)
+		abort(); /* we generated it */
+	json *arr = json_new(JSON_ARRAY);
+	for (size_t k = 0; k < n; k++) {
+		json *o = json_new(JSON_OBJECT);
+		json_obj_set(o, "containerID", json_new_string(valid[k].container_id));
+		json_obj_set(o, "ifname", json_new_string(valid[k].ifname));
+		json_arr_append(arr, o);
+	}
+	json_obj_set(conf, "cni.dev/valid-attachments", arr);
+	return json_gen(conf, false, len);
+}
+
+CNIRT_EXPORT int cnirt_gc(cnirt_ctx *ctx, const cnirt_netlist *l, const cnirt_attachment_id *valid,
+			  size_t n, cnirt_error **err)
+{
+	cnirt_cache_entry **entries = NULL;
+	size_t n_entries = 0;
+	int r = 0;
+	for (size_t i = 0; i < n; i++)
+		if (cnirt_check_container_id(valid[i].container_id, err) < 0 ||
+		    cnirt_check_ifname(valid[i].ifname, err) < 0)
+			return error_prefix(err, "cni.dev/valid-attachments[%zu]", i);
+
+	/* First tear down the cached attachments of this network that are not
+	 * valid any more, from what the cache holds. */
+	if (cnirt_cache_list(ctx, &entries, &n_entries, err) < 0)
+		return -1;
+	for (size_t i = 0; i < n_entries; i++) {
+		const cnirt_cache_entry *e = entries[i];
+		_cleanup_error_ cnirt_error *del_err = NULL;
+		if (strcmp(e->network, l->name) != 0 ||
+		    attachment_valid(valid, n, e->container_id, e->ifname))
+			continue;
+		if (cnirt_del_cached(ctx, e->network, e->container_id, e->ifname, NULL, &del_err) <
+			    0 &&
+		    r == 0) {
+			*err = TAKE_PTR(del_err);
+			r = -1;
+		}
+	}
+	cnirt_cache_entries_free(entries, n_entries);
+
+	/* Then the GC verb, for lists that speak 1.1.0. */
+	if (r < 0 || !version_ge(l->effective_version, "1.1.0") || l->disable_gc)
+		return r;
+	struct call c = {ctx, l, "GC", NULL, NULL, NULL};
+	for (size_t i = 0; i < l->n_plugins; i++) {
+		size_t len;
+		_cleanup_free_ char *conf = gc_config(l, i, valid, n, &len);
+		_cleanup_free_ char *out = NULL;
+		size_t out_len;
+		if (run_stdin(&c, i, conf, len, &out, &out_len, err) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+/* VERSION of plugin `type`; *versions gets the supportedVersions array. */
+static int probe_versions(cnirt_ctx *ctx, const char *type, const char *cni_version,
+			  json **version_result, cnirt_error **err)
+{
+	_cleanup_free_ char *path = NULL;
+	_cleanup_free_ char *in = xasprintf("{\"cniVersion\":\"%s\"}", cni_version);
+	_cleanup_free_ char *out = NULL;
+	size_t len;
+	struct exec_request req = {.command = "VERSION", .stdin_data = in, .stdin_len = strlen(in)};
+	if (exec_find_plugin(ctx, type, &path, err) < 0)
+		return -1;
+	if (exec_plugin(ctx, path, &req, &out, &len, err) < 0) {
+		/* Plugins of spec 0.1.0 did not know VERSION. */
+		if ((*err)->from_plugin &&
+		    strcmp(cnirt_error_msg(*err), "unknown CNI_COMMAND: VERSION") == 0) {
+			cnirt_error_free(TAKE_PTR(*err));
+			const char *legacy = "{\"cniVersion\":\"0.1.0\",\"supportedVersions\":"
+					     "[\"0.1.0\"]}";
+			return json_parse(legacy, strlen(legacy), "version", version_result, err);
+		}
+		return error_set_plugin(*err, type), -1;
+	}
+	_cleanup_json_ json *v = NULL;
+	if (json_parse(out, len, "VERSION result", &v, err) < 0)
+		return error_set_plugin(*err, type), -1;
+	const json *sv = json_obj_get(v, "supportedVersions");
+	if (sv == NULL || sv->type != JSON_ARRAY) {
+		error_set(err, CNIRT_ERR_DECODE,
+			  "VERSION result: field \"supportedVersions\": must be an array");
+		return error_set_plugin(*err, type), -1;
+	}
+	for (size_t i = 0; i < sv->u.array.n; i++)
+		if (json_str(sv->u.array.v[i]) == NULL) {
+			error_set(err, CNIRT_ERR_DECODE,
+				  "VERSION result: field \"supportedVersions[%zu]\": must be a "
+				  "string",
+				  i);
+			return error_set_plugin(*err, type), -1;
+		}
+	*version_result = TAKE_PTR(v);
+	return 0;
+}
+
+CNIRT_EXPORT int cnirt_plugin_version(cnirt_ctx *ctx, const char *type, const char *cni_version,
+				      char **version_json, cnirt_error **err)
+{
+	_cleanup_json_ json *v = NULL;
+	if (probe_versions(ctx, type, cni_version ? cni_version : "1.1.0", &v, err) < 0)
+		return -1;
+	*version_json = json_gen(v, true, NULL);
+	return 0;
+}
+
+CNIRT_EXPORT int cnirt_validate(cnirt_ctx *ctx, const cnirt_netlist *l, cnirt_error **err)
+{
+	for (size_t i = 0; i < l->n_plugins; i++) {
+		const char *type = l->plugins[i].type;
+		_cleanup_json_ json *v = NULL;
+		if (probe_versions(ctx, type, l->effective_version, &v, err) < 0)
+			return error_set_network(*err, l->name), -1;
+		const json *sv = json_obj_get(v, "supportedVersions");
+		bool ok = false;
+		struct buf list = {0};
+		for (size_t k = 0; k < sv->u.array.n; k++) {
+			const char *s = json_str(sv->u.array.v[k]);
+			ok = ok || strcmp(s, l->effective_version) == 0;
+			buf_printf(&list, "%s%s", k ? ", " : "", s);
+		}
+		if (!ok) {
+			error_set(err, CNIRT_ERR_INCOMPATIBLE_VERSION,
+				  "does not support version %s (supports: %s)",
+				  l->effective_version, list.data ? list.data : "none");
+			tag(*err, l, type);
+		}
+		buf_free(&list);
+		if (!ok)
+			return -1;
+	}
+	return 0;
+}

@@ -46,8 +46,9 @@ typedef struct cnirt_error cnirt_error;
  * plugin, else one of the well-known codes above (CNIRT_ERR_NONE when none
  * fits). */
 int cnirt_error_code(const cnirt_error *e);
-/* Human readable message, with the context added as the error travelled up
- * (for instance `network "n": plugin "bridge" ADD: ...`). Never NULL. */
+/* Human readable message. For an error of a plugin, the plugin's own `msg`;
+ * the network and plugin it concerns are in the fields below, not repeated
+ * in the message. Never NULL. */
 const char *cnirt_error_msg(const cnirt_error *e);
 /* The plugin's `details` field, or NULL. */
 const char *cnirt_error_details(const cnirt_error *e);

@@ -114,6 +114,7 @@ void buf_printf(struct buf *b, const char *fmt, ...)
 char *buf_steal(struct buf *b, size_t *len)
 {
 	buf_reserve(b, 0);
+	b->data[b->len] = '\0';
 	char *d = b->data;
 	if (len)
 		*len = b->len;

@@ -1,4 +1,655 @@
 /* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * The result cache, in the reference library's format so that podman,
+ * CRI-O and the reference CLI can tear down what we set up, and the other
+ * way round: <cacheDir>/results/<network>-<containerID>-<ifname>, a JSON
+ * object of kind "cniCacheV1". Unlike the reference, entries are written
+ * atomically, the three names are validated on every operation, and a
+ * corrupt entry never blocks a DEL.
+ */
 #include "config.h"
 
+#include <dirent.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+
 #include "internal.h"
+
+#define CACHE_KIND	    "cniCacheV1"
+#define CACHE_RESULTS	    "results"
+#define CACHE_MAX_SIZE	    ((size_t)64 << 20)
+#define CACHE_MAX_SIZE_TEXT "64 MiB"
+/* Temp files: "." + a prefix of the entry name + ".tmpXXXXXX", within NAME_MAX. */
+#define TEMP_SUFFIX	".tmpXXXXXX"
+#define TEMP_PREFIX_MAX (NAME_MAX - 1 - (sizeof(TEMP_SUFFIX) - 1))
+
+static inline void closedirp(DIR **d)
+{
+	if (*d)
+		closedir(*d);
+}
+
+/* --------------------------------------------------------------- names */
+
+/* The file name of an entry, after validating the three names. */
+static int entry_name(const char *network, const char *container_id, const char *ifname, char **out,
+		      cnirt_error **err)
+{
+	if (cnirt_check_network_name(network, err) < 0 ||
+	    cnirt_check_container_id(container_id, err) < 0 || cnirt_check_ifname(ifname, err) < 0)
+		return error_prefix(err, "cache entry");
+	char *name = xasprintf("%s-%s-%s", network, container_id, ifname);
+	if (strlen(name) > NAME_MAX) {
+		error_set(err, CNIRT_ERR_INVALID_ENV,
+			  "cache entry \"%s-%s-%s\": file name is longer than %d bytes", network,
+			  container_id, ifname, NAME_MAX);
+		free(name);
+		return -1;
+	}
+	*out = name;
+	return 0;
+}
+
+static char *results_dir(const cnirt_ctx *ctx)
+{
+	return xasprintf("%s/" CACHE_RESULTS, ctx->cache_dir);
+}
+
+int cache_path(const cnirt_ctx *ctx, const char *network, const char *container_id,
+	       const char *ifname, char **path, cnirt_error **err)
+{
+	_cleanup_free_ char *name = NULL;
+	if (entry_name(network, container_id, ifname, &name, err) < 0)
+		return -1;
+	*path = xasprintf("%s/" CACHE_RESULTS "/%s", ctx->cache_dir, name);
+	return 0;
+}
+
+char *args_join(const cnirt_kv *args, size_t n)
+{
+	if (n == 0)
+		return NULL;
+	struct buf b = {0};
+	for (size_t i = 0; i < n; i++) {
+		if (i)
+			buf_appends(&b, ";");
+		buf_appends(&b, args[i].key ? args[i].key : "");
+		buf_appends(&b, "=");
+		buf_appends(&b, args[i].value ? args[i].value : "");
+	}
+	return buf_steal(&b, NULL);
+}
+
+/* --------------------------------------------------------------- write */
+
+/* mkdir -p with mode 0700 for every directory created. */
+static int mkdir_parents(const char *dir, cnirt_error **err)
+{
+	_cleanup_free_ char *p = xstrdup(dir);
+	size_t len = strlen(p);
+	for (size_t i = 1; i <= len; i++) {
+		if (p[i] != '/' && p[i] != '\0')
+			continue;
+		if (p[i - 1] == '/')
+			continue;
+		char saved = p[i];
+		p[i] = '\0';
+		if (mkdir(p, 0700) == 0) {
+			/* whatever the umask */
+			if (chmod(p, 0700) < 0)
+				return error_set_errno(err, CNIRT_ERR_IO, errno,
+						       "cache directory: chmod \"%s\"", p);
+		} else {
+			int e = errno;
+			struct stat st;
+			if (e != EEXIST)
+				return error_set_errno(err, CNIRT_ERR_IO, e,
+						       "cache directory: mkdir \"%s\"", p);
+			if (stat(p, &st) < 0 || !S_ISDIR(st.st_mode))
+				return error_set_errno(err, CNIRT_ERR_IO, ENOTDIR,
+						       "cache directory: \"%s\"", p);
+		}
+		p[i] = saved;
+	}
+	return 0;
+}
+
+static int write_all(int fd, const char *data, size_t len)
+{
+	while (len > 0) {
+		ssize_t w = TEMP_FAILURE_RETRY(write(fd, data, len));
+		if (w < 0)
+			return -1;
+		if (w == 0) {
+			errno = EIO;
+			return -1;
+		}
+		data += w;
+		len -= (size_t)w;
+	}
+	return 0;
+}
+
+/*
+ * Write `data` as <dir>/<name>: a temp file in the same directory, fsync,
+ * rename over the final name, fsync the directory. On failure the temp file
+ * is removed and an existing entry is left untouched.
+ */
+static int write_atomic(const char *dir, const char *name, const char *data, size_t len,
+			cnirt_error **err)
+{
+	_cleanup_close_ int dfd = TEMP_FAILURE_RETRY(open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+	if (dfd < 0)
+		return error_set_errno(err, CNIRT_ERR_IO, errno, "cache directory \"%s\"", dir);
+
+	size_t prefix = strlen(name);
+	if (prefix > TEMP_PREFIX_MAX)
+		prefix = TEMP_PREFIX_MAX;
+	_cleanup_free_ char *tmp = xasprintf("%s/.%.*s" TEMP_SUFFIX, dir, (int)prefix, name);
+	_cleanup_close_ int fd = mkostemp(tmp, O_CLOEXEC);
+	if (fd < 0)
+		return error_set_errno(err, CNIRT_ERR_IO, errno, "cache entry \"%s/%s\": create",
+				       dir, name);
+	const char *tmp_name = strrchr(tmp, '/') + 1;
+
+	const char *step;
+	if (fchmod(fd, 0600) < 0)
+		step = "chmod";
+	else if (write_all(fd, data, len) < 0)
+		step = "write";
+	else if (fsync(fd) < 0)
+		step = "fsync";
+	else if (close(TAKE_FD(fd)) < 0)
+		step = "close";
+	else if (renameat(dfd, tmp_name, dfd, name) < 0)
+		step = "rename";
+	else
+		step = NULL;
+	if (step) {
+		int e = errno;
+		unlinkat(dfd, tmp_name, 0);
+		return error_set_errno(err, CNIRT_ERR_IO, e, "cache entry \"%s/%s\": %s", dir, name,
+				       step);
+	}
+	if (fsync(dfd) < 0)
+		return error_set_errno(err, CNIRT_ERR_IO, errno, "cache directory \"%s\": fsync",
+				       dir);
+	return 0;
+}
+
+/* The entry as the reference writes it: the fields of its cachedInfo, in
+ * that order, with the same omitempty rules (netns, cniArgs, capabilityArgs
+ * and result are left out when empty). */
+static int entry_build(const cnirt_netlist *l, const cnirt_attachment *a, const json *result,
+		       json **out, cnirt_error **err)
+{
+	_cleanup_json_ json *caps = NULL;
+	if (a->capability_args) {
+		if (json_parse(a->capability_args, strlen(a->capability_args), "capabilityArgs",
+			       &caps, err) < 0)
+			return -1;
+		if (caps->type != JSON_OBJECT && caps->type != JSON_NULL)
+			return error_set(err, CNIRT_ERR_INVALID_CONFIG,
+					 "capabilityArgs: not a JSON object");
+	}
+	if (result && result->type != JSON_OBJECT)
+		return error_set(err, CNIRT_ERR_DECODE, "result: not a JSON object");
+
+	_cleanup_json_ json *o = json_new(JSON_OBJECT);
+	_cleanup_free_ char *config = base64_encode(l->bytes ? l->bytes : "", l->len);
+	json_obj_set(o, "kind", json_new_string(CACHE_KIND));
+	json_obj_set(o, "containerId", json_new_string(a->container_id));
+	json_obj_set(o, "config", json_new_string(config));
+	json_obj_set(o, "ifName", json_new_string(a->ifname));
+	json_obj_set(o, "networkName", json_new_string(l->name));
+	if (a->netns && a->netns[0])
+		json_obj_set(o, "netns", json_new_string(a->netns));
+	if (a->n_args > 0) {
+		json *args = json_new(JSON_ARRAY);
+		for (size_t i = 0; i < a->n_args; i++) {
+			json *pair = json_new(JSON_ARRAY);
+			const char *k = a->args[i].key, *v = a->args[i].value;
+			json_arr_append(pair, json_new_string(k ? k : ""));
+			json_arr_append(pair, json_new_string(v ? v : ""));
+			json_arr_append(args, pair);
+		}
+		json_obj_set(o, "cniArgs", args);
+	}
+	if (caps && caps->type == JSON_OBJECT && caps->u.object.n > 0)
+		json_obj_set(o, "capabilityArgs", TAKE_PTR(caps));
+	if (result && result->u.object.n > 0)
+		json_obj_set(o, "result", json_dup(result));
+	*out = TAKE_PTR(o);
+	return 0;
+}
+
+int cache_write(const cnirt_ctx *ctx, const cnirt_netlist *l, const cnirt_attachment *a,
+		const json *result, cnirt_error **err)
+{
+	_cleanup_free_ char *name = NULL;
+	if (entry_name(l->name, a->container_id, a->ifname, &name, err) < 0)
+		return -1;
+	_cleanup_json_ json *entry = NULL;
+	if (entry_build(l, a, result, &entry, err) < 0)
+		return error_prefix(err, "cache entry \"%s\"", name);
+	size_t len;
+	_cleanup_free_ char *text = json_gen(entry, false, &len);
+	_cleanup_free_ char *dir = results_dir(ctx);
+	if (mkdir_parents(dir, err) < 0)
+		return -1;
+	return write_atomic(dir, name, text, len, err);
+}
+
+int cache_remove(const cnirt_ctx *ctx, const char *network, const char *container_id,
+		 const char *ifname, cnirt_error **err)
+{
+	_cleanup_free_ char *path = NULL;
+	if (cache_path(ctx, network, container_id, ifname, &path, err) < 0)
+		return -1;
+	if (unlink(path) < 0 && errno != ENOENT)
+		return error_set_errno(err, CNIRT_ERR_IO, errno, "cache entry \"%s\": remove",
+				       path);
+	return 0;
+}
+
+/* ---------------------------------------------------------------- read */
+
+/*
+ * Read the regular file `name` (relative to dirfd, or a path with
+ * AT_FDCWD), at most CACHE_MAX_SIZE bytes, never following a symlink.
+ * Missing: 0 with *data NULL. `path` names the file in errors.
+ */
+static int read_entry_file(int dirfd, const char *name, const char *path, char **data, size_t *len,
+			   long long *mtime, cnirt_error **err)
+{
+	_cleanup_close_ int fd = TEMP_FAILURE_RETRY(
+	    openat(dirfd, name, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY));
+	if (fd < 0) {
+		if (errno == ENOENT) {
+			*data = NULL;
+			*len = 0;
+			return 0;
+		}
+		return error_set_errno(err, CNIRT_ERR_IO, errno, "cache entry \"%s\"", path);
+	}
+	struct stat st;
+	if (fstat(fd, &st) < 0)
+		return error_set_errno(err, CNIRT_ERR_IO, errno, "cache entry \"%s\": stat", path);
+	if (!S_ISREG(st.st_mode))
+		return error_set(err, CNIRT_ERR_IO, "cache entry \"%s\": not a regular file", path);
+	if ((unsigned long long)st.st_size > CACHE_MAX_SIZE)
+		return error_set(err, CNIRT_ERR_IO,
+				 "cache entry \"%s\": larger than " CACHE_MAX_SIZE_TEXT, path);
+
+	struct buf b = {0};
+	buf_append(&b, "", 0); /* NUL terminated even when the file is empty */
+	char chunk[8192];
+	for (;;) {
+		ssize_t r = TEMP_FAILURE_RETRY(read(fd, chunk, sizeof(chunk)));
+		if (r < 0) {
+			int e = errno;
+			buf_free(&b);
+			return error_set_errno(err, CNIRT_ERR_IO, e, "cache entry \"%s\": read",
+					       path);
+		}
+		if (r == 0)
+			break;
+		if (b.len + (size_t)r > CACHE_MAX_SIZE) {
+			buf_free(&b);
+			return error_set(err, CNIRT_ERR_IO,
+					 "cache entry \"%s\": larger than " CACHE_MAX_SIZE_TEXT,
+					 path);
+		}
+		buf_append(&b, chunk, (size_t)r);
+	}
+	*data = buf_steal(&b, len);
+	if (mtime)
+		*mtime = (long long)st.st_mtim.tv_sec;
+	return 0;
+}
+
+/* A string field that may be absent (NULL) but, when there, is a string
+ * without NUL bytes. */
+static int get_opt_string(const json *o, const char *key, char **out, cnirt_error **err)
+{
+	const char *s;
+	if (json_get_string(o, key, &s, err) < 0)
+		return -1;
+	*out = s ? xstrdup(s) : NULL;
+	return 0;
+}
+
+static int get_name(const json *o, const char *key, char **out, cnirt_error **err)
+{
+	const json *v = json_obj_get(o, key);
+	const char *s = v ? json_str(v) : NULL;
+	if (s == NULL || s[0] == '\0')
+		return error_set(err, CNIRT_ERR_DECODE, "field \"%s\": %s", key,
+				 v == NULL ? "missing" : "not a non-empty string");
+	*out = xstrdup(s);
+	return 0;
+}
+
+static int get_config(const json *o, struct cnirt_cache_entry *e, cnirt_error **err)
+{
+	const json *v = json_obj_get(o, "config");
+	if (v == NULL || v->type == JSON_NULL)
+		return 0;
+	if (v->type != JSON_STRING ||
+	    base64_decode(v->u.string.s, v->u.string.len, &e->config, &e->config_len) < 0)
+		return error_set(err, CNIRT_ERR_DECODE, "field \"config\": not base64 text");
+	return 0;
+}
+
+static int get_args(const json *o, struct cnirt_cache_entry *e, cnirt_error **err)
+{
+	const json *v = json_obj_get(o, "cniArgs");
+	if (v == NULL || v->type == JSON_NULL)
+		return 0;
+	if (v->type != JSON_ARRAY)
+		return error_set(err, CNIRT_ERR_DECODE, "field \"cniArgs\": not an array");
+	size_t n = v->u.array.n;
+	e->arg_keys = xcalloc(n, sizeof(char *));
+	e->arg_values = xcalloc(n, sizeof(char *));
+	for (size_t i = 0; i < n; i++) {
+		const json *p = v->u.array.v[i];
+		const char *k = NULL, *val = NULL;
+		if (p->type == JSON_ARRAY && p->u.array.n == 2) {
+			k = json_str(p->u.array.v[0]);
+			val = json_str(p->u.array.v[1]);
+		}
+		if (k == NULL || val == NULL)
+			return error_set(err, CNIRT_ERR_DECODE,
+					 "field \"cniArgs\": element %zu is not a [key, value] "
+					 "pair of strings",
+					 i);
+		e->arg_keys[i] = xstrdup(k);
+		e->arg_values[i] = xstrdup(val);
+		e->n_args++;
+	}
+	return 0;
+}
+
+/* An optional object field, re-serialised as JSON text. */
+static int get_object_text(const json *o, const char *key, char **out, cnirt_error **err)
+{
+	const json *v = json_obj_get(o, key);
+	if (v == NULL || v->type == JSON_NULL)
+		return 0;
+	if (v->type != JSON_OBJECT)
+		return error_set(err, CNIRT_ERR_DECODE, "field \"%s\": not an object", key);
+	*out = json_gen(v, false, NULL);
+	return 0;
+}
+
+/* A file written by old libcni versions: the bare result, no "kind". */
+static bool is_legacy_result(const json *j)
+{
+	return j->type == JSON_OBJECT && json_obj_get(j, "kind") == NULL &&
+	       json_obj_get(j, "cniVersion") != NULL;
+}
+
+/* Decode a cniCacheV1 entry. Errors name the problem, not the file. */
+static int entry_decode(const json *j, struct cnirt_cache_entry *e, cnirt_error **err)
+{
+	if (j->type != JSON_OBJECT)
+		return error_set(err, CNIRT_ERR_DECODE, "not a JSON object");
+	const json *kind = json_obj_get(j, "kind");
+	const char *k = kind ? json_str(kind) : NULL;
+	if (k == NULL || strcmp(k, CACHE_KIND) != 0) {
+		if (kind == NULL)
+			return error_set(err, CNIRT_ERR_DECODE,
+					 "field \"kind\": missing, expected \"" CACHE_KIND "\"");
+		_cleanup_free_ char *text = json_gen(kind, false, NULL);
+		return error_set(err, CNIRT_ERR_DECODE,
+				 "field \"kind\": %s is not \"" CACHE_KIND "\"", text);
+	}
+	if (get_name(j, "networkName", &e->network, err) < 0 ||
+	    get_name(j, "containerId", &e->container_id, err) < 0 ||
+	    get_name(j, "ifName", &e->ifname, err) < 0 ||
+	    get_opt_string(j, "netns", &e->netns, err) < 0 || get_config(j, e, err) < 0 ||
+	    get_args(j, e, err) < 0 ||
+	    get_object_text(j, "capabilityArgs", &e->capability_args, err) < 0 ||
+	    get_object_text(j, "result", &e->result, err) < 0)
+		return -1;
+	return 0;
+}
+
+/*
+ * Read and decode the file `name` under dirfd. Missing: 0 with *out NULL.
+ * The legacy format is accepted when `legacy` names the entry (network,
+ * container id, ifname) since the file itself does not.
+ */
+static int entry_load(int dirfd, const char *name, const char *path, const char *const *legacy,
+		      struct cnirt_cache_entry **out, cnirt_error **err)
+{
+	_cleanup_free_ char *data = NULL;
+	size_t len;
+	long long mtime = 0;
+	if (read_entry_file(dirfd, name, path, &data, &len, &mtime, err) < 0)
+		return -1;
+	if (data == NULL) {
+		*out = NULL;
+		return 0;
+	}
+	_cleanup_free_ char *what = xasprintf("cache entry \"%s\"", path);
+	_cleanup_json_ json *j = NULL;
+	if (json_parse(data, len, what, &j, err) < 0)
+		return -1;
+
+	struct cnirt_cache_entry *e = xzalloc(sizeof(*e));
+	if (legacy && is_legacy_result(j)) {
+		e->network = xstrdup(legacy[0]);
+		e->container_id = xstrdup(legacy[1]);
+		e->ifname = xstrdup(legacy[2]);
+		e->result = json_gen(j, false, NULL);
+	} else if (entry_decode(j, e, err) < 0) {
+		cnirt_cache_entry_free(e);
+		return error_prefix(err, "%s", what);
+	}
+	e->mtime = mtime;
+	*out = e;
+	return 0;
+}
+
+int cache_read_result(const cnirt_ctx *ctx, const char *network, const char *container_id,
+		      const char *ifname, json **out, cnirt_error **err)
+{
+	_cleanup_free_ char *path = NULL;
+	if (cache_path(ctx, network, container_id, ifname, &path, err) < 0)
+		return -1;
+
+	/* From here on nothing is an error: a missing, unreadable or corrupt
+	 * entry gives no prevResult rather than a DEL that cannot proceed. */
+	_cleanup_error_ cnirt_error *ignored = NULL;
+	_cleanup_free_ char *data = NULL;
+	size_t len;
+	_cleanup_json_ json *j = NULL;
+	*out = NULL;
+	if (read_entry_file(AT_FDCWD, path, path, &data, &len, NULL, &ignored) < 0 ||
+	    data == NULL || json_parse(data, len, "cache entry", &j, &ignored) < 0 ||
+	    j->type != JSON_OBJECT)
+		return 0;
+	if (is_legacy_result(j)) {
+		*out = TAKE_PTR(j);
+		return 0;
+	}
+	const json *kind = json_obj_get(j, "kind");
+	const json *r = json_obj_get(j, "result");
+	if (kind == NULL || json_str(kind) == NULL || strcmp(json_str(kind), CACHE_KIND) != 0 ||
+	    r == NULL || r->type != JSON_OBJECT)
+		return 0;
+	*out = json_dup(r);
+	return 0;
+}
+
+/* ------------------------------------------------------- public access */
+
+CNIRT_EXPORT int cnirt_cache_get(const cnirt_ctx *ctx, const char *network,
+				 const char *container_id, const char *ifname,
+				 cnirt_cache_entry **out, cnirt_error **err)
+{
+	_cleanup_free_ char *path = NULL;
+	if (cache_path(ctx, network, container_id, ifname, &path, err) < 0)
+		return -1;
+	const char *const names[] = {network, container_id, ifname};
+	return entry_load(AT_FDCWD, path, path, names, out, err);
+}
+
+static int compare_names(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+CNIRT_EXPORT int cnirt_cache_list(const cnirt_ctx *ctx, cnirt_cache_entry ***out, size_t *n,
+				  cnirt_error **err)
+{
+	_cleanup_free_ char *dir = results_dir(ctx);
+	int dfd = TEMP_FAILURE_RETRY(open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+	if (dfd < 0) {
+		if (errno == ENOENT) {
+			*out = NULL;
+			*n = 0;
+			return 0;
+		}
+		return error_set_errno(err, CNIRT_ERR_IO, errno, "cache directory \"%s\"", dir);
+	}
+	_cleanup_(closedirp) DIR *d = fdopendir(dfd);
+	if (d == NULL) {
+		int e = errno;
+		close(dfd);
+		return error_set_errno(err, CNIRT_ERR_IO, e, "cache directory \"%s\"", dir);
+	}
+
+	char **names = NULL;
+	size_t n_names = 0;
+	struct dirent *de;
+	errno = 0;
+	while ((de = readdir(d)) != NULL) {
+		/* Entry names start with a letter or a digit: this skips ".",
+		 * ".." and our temp files. */
+		if (de->d_name[0] == '.')
+			continue;
+		if (de->d_type != DT_REG && de->d_type != DT_UNKNOWN)
+			continue;
+		names = xreallocarray(names, n_names + 1, sizeof(char *));
+		names[n_names++] = xstrdup(de->d_name);
+	}
+	int read_errno = errno;
+	if (read_errno != 0) {
+		for (size_t i = 0; i < n_names; i++)
+			free(names[i]);
+		free(names);
+		return error_set_errno(err, CNIRT_ERR_IO, read_errno,
+				       "cache directory \"%s\": read", dir);
+	}
+	if (n_names > 1)
+		qsort(names, n_names, sizeof(char *), compare_names);
+
+	cnirt_cache_entry **v = NULL;
+	size_t count = 0;
+	for (size_t i = 0; i < n_names; i++) {
+		_cleanup_free_ char *path = xasprintf("%s/%s", dir, names[i]);
+		_cleanup_error_ cnirt_error *ignored = NULL;
+		struct cnirt_cache_entry *e = NULL;
+		if (entry_load(dirfd(d), names[i], path, NULL, &e, &ignored) == 0 && e != NULL) {
+			v = xreallocarray(v, count + 1, sizeof(*v));
+			v[count++] = e;
+		}
+		free(names[i]);
+	}
+	free(names);
+	*out = v;
+	*n = count;
+	return 0;
+}
+
+CNIRT_EXPORT const char *cnirt_cache_entry_network(const cnirt_cache_entry *e)
+{
+	return e->network;
+}
+
+CNIRT_EXPORT const char *cnirt_cache_entry_container_id(const cnirt_cache_entry *e)
+{
+	return e->container_id;
+}
+
+CNIRT_EXPORT const char *cnirt_cache_entry_ifname(const cnirt_cache_entry *e)
+{
+	return e->ifname;
+}
+
+CNIRT_EXPORT const char *cnirt_cache_entry_netns(const cnirt_cache_entry *e)
+{
+	return e->netns;
+}
+
+CNIRT_EXPORT const char *cnirt_cache_entry_result(const cnirt_cache_entry *e)
+{
+	return e->result;
+}
+
+CNIRT_EXPORT const char *cnirt_cache_entry_config(const cnirt_cache_entry *e, size_t *len)
+{
+	if (len)
+		*len = e->config ? e->config_len : 0;
+	return e->config;
+}
+
+CNIRT_EXPORT const char *cnirt_cache_entry_capability_args(const cnirt_cache_entry *e)
+{
+	return e->capability_args;
+}
+
+CNIRT_EXPORT size_t cnirt_cache_entry_arg_count(const cnirt_cache_entry *e)
+{
+	return e->n_args;
+}
+
+CNIRT_EXPORT const char *cnirt_cache_entry_arg_key(const cnirt_cache_entry *e, size_t i)
+{
+	return i < e->n_args ? e->arg_keys[i] : NULL;
+}
+
+CNIRT_EXPORT const char *cnirt_cache_entry_arg_value(const cnirt_cache_entry *e, size_t i)
+{
+	return i < e->n_args ? e->arg_values[i] : NULL;
+}
+
+CNIRT_EXPORT long long cnirt_cache_entry_mtime(const cnirt_cache_entry *e)
+{
+	return e->mtime;
+}
+
+CNIRT_EXPORT void cnirt_cache_entry_free(cnirt_cache_entry *e)
+{
+	if (e == NULL)
+		return;
+	free(e->network);
+	free(e->container_id);
+	free(e->ifname);
+	free(e->netns);
+	free(e->config);
+	for (size_t i = 0; i < e->n_args; i++) {
+		free(e->arg_keys[i]);
+		free(e->arg_values[i]);
+	}
+	free(e->arg_keys);
+	free(e->arg_values);
+	free(e->capability_args);
+	free(e->result);
+	free(e);
+}
+
+CNIRT_EXPORT void cnirt_cache_entries_free(cnirt_cache_entry **v, size_t n)
+{
+	if (v == NULL)
+		return;
+	for (size_t i = 0; i < n; i++)
+		cnirt_cache_entry_free(v[i]);
+	free(v);
+}

@@ -84,8 +84,8 @@ int cnirt_netlist_load_file(const char *path, cnirt_netlist **out, cnirt_error *
 void cnirt_netlist_free(cnirt_netlist *l);
 
 const char *cnirt_netlist_name(const cnirt_netlist *l);
-/* The effective version: the highest supported entry of `cniVersions` if the
- * list has one, else `cniVersion`. */
+/* The effective version: the highest supported version among `cniVersions`
+ * and `cniVersion`. */
 const char *cnirt_netlist_version(const cnirt_netlist *l);
 bool cnirt_netlist_disable_check(const cnirt_netlist *l);
 bool cnirt_netlist_disable_gc(const cnirt_netlist *l);
@@ -95,8 +95,9 @@ const char *cnirt_netlist_plugin_type(const cnirt_netlist *l, size_t i);
 bool cnirt_netlist_plugin_has_capability(const cnirt_netlist *l, size_t i, const char *cap);
 /* Whether any plugin of the list declares `cap` true. */
 bool cnirt_netlist_has_capability(const cnirt_netlist *l, const char *cap);
-/* The bytes the list was loaded from (for a wrapped single-plugin config,
- * the bytes of that config), as stored in the cache. */
+/* The bytes the list was loaded from, as stored in the cache. A single-plugin
+ * config is given as the list that wraps it:
+ * {"cniVersion":V,"name":N,"plugins":[<the config's bytes>]}. */
 const char *cnirt_netlist_bytes(const cnirt_netlist *l, size_t *len);
 /* The file the list was loaded from, or the origin given, or NULL. */
 const char *cnirt_netlist_path(const cnirt_netlist *l);

@@ -1,4 +1,647 @@
 /* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * Network configuration (spec section 1, "Network configuration format"):
+ * configuration lists, single-plugin configurations wrapped into a list of
+ * one, and the configuration directory.
+ */
 #include "config.h"
 
+#include <dirent.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
+
 #include "internal.h"
+
+/* Larger configuration files are refused rather than read into memory. */
+#define CONF_MAX_SIZE ((size_t)16 << 20)
+
+static const char *const conf_extensions[] = {".conflist", ".conf", ".json"};
+
+struct confdir_entry {
+	char *path;
+	cnirt_netlist *list; /* NULL when the file failed to load */
+	cnirt_error *err;
+};
+
+struct cnirt_confdir {
+	struct confdir_entry *entries;
+	size_t n;
+};
+
+/* What the caller expects the bytes to hold. */
+enum conf_kind {
+	CONF_ANY,  /* decided by content: `plugins` present -> list */
+	CONF_LIST, /* a `.conflist`: must be a list */
+};
+
+static int field_error(cnirt_error **err, int code, const char *prefix, const char *field,
+		       const char *fmt, ...) PRINTF_LIKE(5, 6);
+
+/* `field "<prefix><field>": <problem>` */
+static int field_error(cnirt_error **err, int code, const char *prefix, const char *field,
+		       const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	_cleanup_free_ char *problem = xvasprintf(fmt, ap);
+	va_end(ap);
+	return error_set(err, code, "field \"%s%s\": %s", prefix, field, problem);
+}
+
+static const char *json_type_name(const json *j)
+{
+	switch (j->type) {
+	case JSON_NULL:
+		return "null";
+	case JSON_FALSE:
+	case JSON_TRUE:
+		return "a boolean";
+	case JSON_NUMBER:
+		return "a number";
+	case JSON_STRING:
+		return "a string";
+	case JSON_ARRAY:
+		return "an array";
+	case JSON_OBJECT:
+		return "an object";
+	}
+	return "unknown";
+}
+
+/* A string field. Absent: 0 with *out NULL, or an error when required. */
+static int get_string(const json *o, const char *prefix, const char *key, bool required,
+		      const char **out, cnirt_error **err)
+{
+	const json *v = json_obj_get(o, key);
+	if (v == NULL) {
+		if (required)
+			return field_error(err, CNIRT_ERR_INVALID_CONFIG, prefix, key, "missing");
+		*out = NULL;
+		return 0;
+	}
+	if (!json_is_string(v))
+		return field_error(err, CNIRT_ERR_INVALID_CONFIG, prefix, key,
+				   "must be a string, not %s", json_type_name(v));
+	if (json_str(v) == NULL)
+		return field_error(err, CNIRT_ERR_INVALID_CONFIG, prefix, key,
+				   "contains a NUL byte");
+	*out = json_str(v);
+	return 0;
+}
+
+/*
+ * disableCheck / disableGC: a boolean. Like the reference library, the
+ * strings "true" and "false" (in any case) are accepted too.
+ */
+static int get_flag(const json *o, const char *key, bool *out, cnirt_error **err)
+{
+	const json *v = json_obj_get(o, key);
+	if (v == NULL) {
+		*out = false;
+		return 0;
+	}
+	if (v->type == JSON_TRUE || v->type == JSON_FALSE) {
+		*out = v->type == JSON_TRUE;
+		return 0;
+	}
+	const char *s = json_str(v);
+	if (s && strcasecmp(s, "true") == 0) {
+		*out = true;
+		return 0;
+	}
+	if (s && strcasecmp(s, "false") == 0) {
+		*out = false;
+		return 0;
+	}
+	return field_error(err, CNIRT_ERR_INVALID_CONFIG, "", key, "must be true or false");
+}
+
+static char *supported_list(void)
+{
+	struct buf b = {0};
+	const char *const *v = cnirt_supported_versions();
+	for (size_t i = 0; v[i]; i++)
+		buf_printf(&b, "%s%s", i ? ", " : "", v[i]);
+	return buf_steal(&b, NULL);
+}
+
+static int check_version_text(const char *v, const char *field, cnirt_error **err)
+{
+	unsigned a, b, c;
+	if (version_parse(v, &a, &b, &c) < 0)
+		return field_error(err, CNIRT_ERR_INVALID_CONFIG, "", field,
+				   "\"%s\" is not a version (expected X.Y.Z)", v);
+	return 0;
+}
+
+/*
+ * cniVersion and cniVersions. The effective version is the highest version
+ * this library supports among the entries of `cniVersions` and `cniVersion`
+ * (the reference library also counts `cniVersion` as a candidate); without
+ * `cniVersions` it is `cniVersion`, which must then be supported.
+ */
+static int parse_versions(const json *root, char **cni_version, char **effective, cnirt_error **err)
+{
+	const char *cv;
+	if (get_string(root, "", "cniVersion", false, &cv, err) < 0)
+		return -1;
+	if (cv && check_version_text(cv, "cniVersion", err) < 0)
+		return -1;
+
+	const json *vs = json_obj_get(root, "cniVersions");
+	const char *best = NULL;
+	if (vs == NULL) {
+		if (cv == NULL)
+			return field_error(err, CNIRT_ERR_INVALID_CONFIG, "", "cniVersion",
+					   "missing");
+		if (!version_is_supported(cv)) {
+			_cleanup_free_ char *sup = supported_list();
+			return field_error(err, CNIRT_ERR_INCOMPATIBLE_VERSION, "", "cniVersion",
+					   "version \"%s\" is not supported (supported: %s)", cv,
+					   sup);
+		}
+		best = cv;
+	} else {
+		if (vs->type != JSON_ARRAY)
+			return field_error(err, CNIRT_ERR_INVALID_CONFIG, "", "cniVersions",
+					   "must be an array of version strings, not %s",
+					   json_type_name(vs));
+		_cleanup_(buf_free) struct buf seen = {0};
+		for (size_t i = 0; i < vs->u.array.n; i++) {
+			const char *v = json_str(vs->u.array.v[i]);
+			_cleanup_free_ char *field = xasprintf("cniVersions[%zu]", i);
+			if (v == NULL)
+				return field_error(err, CNIRT_ERR_INVALID_CONFIG, "", field,
+						   "must be a string");
+			if (check_version_text(v, field, err) < 0)
+				return -1;
+			buf_printf(&seen, "%s\"%s\"", i ? ", " : "", v);
+			if (version_is_supported(v) &&
+			    (!best || cnirt_version_compare(v, best) > 0))
+				best = v;
+		}
+		if (cv && version_is_supported(cv) &&
+		    (!best || cnirt_version_compare(cv, best) > 0))
+			best = cv;
+		if (best == NULL) {
+			_cleanup_free_ char *sup = supported_list();
+			if (cv)
+				buf_printf(&seen, "%s\"%s\" (cniVersion)", seen.len ? ", " : "",
+					   cv);
+			return field_error(err, CNIRT_ERR_INCOMPATIBLE_VERSION, "", "cniVersions",
+					   "none of [%s] is supported (supported: %s)",
+					   seen.data ? seen.data : "", sup);
+		}
+	}
+	*cni_version = cv ? xstrdup(cv) : NULL;
+	*effective = xstrdup(best);
+	return 0;
+}
+
+/* One plugin configuration object: `type` and `capabilities`. */
+static int check_plugin(const json *p, const char *prefix, const char **type, cnirt_error **err)
+{
+	const char *t;
+	if (get_string(p, prefix, "type", true, &t, err) < 0)
+		return -1;
+	if (*t == '\0')
+		return field_error(err, CNIRT_ERR_INVALID_CONFIG, prefix, "type", "is empty");
+	if (strchr(t, '/'))
+		return field_error(err, CNIRT_ERR_INVALID_CONFIG, prefix, "type",
+				   "must not contain '/'");
+	if (strcmp(t, ".") == 0 || strcmp(t, "..") == 0)
+		return field_error(err, CNIRT_ERR_INVALID_CONFIG, prefix, "type",
+				   "must not be \".\" or \"..\"");
+
+	const json *caps = json_obj_get(p, "capabilities");
+	if (caps) {
+		if (caps->type != JSON_OBJECT)
+			return field_error(err, CNIRT_ERR_INVALID_CONFIG, prefix, "capabilities",
+					   "must be an object, not %s", json_type_name(caps));
+		for (size_t i = 0; i < caps->u.object.n; i++) {
+			const json *v = caps->u.object.v[i];
+			if (v->type == JSON_TRUE || v->type == JSON_FALSE)
+				continue;
+			_cleanup_free_ char *field =
+			    xasprintf("capabilities.%s", caps->u.object.k[i]);
+			return field_error(err, CNIRT_ERR_INVALID_CONFIG, prefix, field,
+					   "must be true or false, not %s", json_type_name(v));
+		}
+	}
+	*type = t;
+	return 0;
+}
+
+static void add_plugin(cnirt_netlist *l, const json *conf, const char *type)
+{
+	struct netlist_plugin *p = &l->plugins[l->n_plugins++];
+	p->type = xstrdup(type);
+	p->conf = json_dup(conf);
+}
+
+static int parse_tree(const json *root, enum conf_kind kind, cnirt_netlist *l, cnirt_error **err)
+{
+	if (root->type != JSON_OBJECT)
+		return error_set(err, CNIRT_ERR_INVALID_CONFIG,
+				 "network configuration must be a JSON object, not %s",
+				 json_type_name(root));
+
+	const char *name;
+	if (get_string(root, "", "name", true, &name, err) < 0)
+		return -1;
+	if (cnirt_check_network_name(name, err) < 0)
+		return error_prefix(err, "field \"name\"");
+	l->name = xstrdup(name);
+	if (parse_versions(root, &l->cni_version, &l->effective_version, err) < 0)
+		return -1;
+
+	const json *plugins = json_obj_get(root, "plugins");
+	if (plugins == NULL) {
+		if (kind == CONF_LIST)
+			return field_error(err, CNIRT_ERR_INVALID_CONFIG, "", "plugins",
+					   "missing (a .conflist file holds a configuration list)");
+		/*
+		 * A single plugin configuration: a list of one with the same
+		 * name and version. Like the reference's ConfListFromConf, the
+		 * list-level flags keep their defaults.
+		 */
+		const char *type;
+		if (check_plugin(root, "", &type, err) < 0)
+			return -1;
+		l->plugins = xcalloc(1, sizeof(*l->plugins));
+		add_plugin(l, root, type);
+		return 0;
+	}
+
+	if (get_flag(root, "disableCheck", &l->disable_check, err) < 0 ||
+	    get_flag(root, "disableGC", &l->disable_gc, err) < 0)
+		return -1;
+	if (plugins->type != JSON_ARRAY)
+		return field_error(err, CNIRT_ERR_INVALID_CONFIG, "", "plugins",
+				   "must be an array, not %s", json_type_name(plugins));
+	if (plugins->u.array.n == 0)
+		return field_error(err, CNIRT_ERR_INVALID_CONFIG, "", "plugins",
+				   "must hold at least one plugin");
+	l->plugins = xcalloc(plugins->u.array.n, sizeof(*l->plugins));
+	for (size_t i = 0; i < plugins->u.array.n; i++) {
+		const json *p = plugins->u.array.v[i];
+		_cleanup_free_ char *prefix = xasprintf("plugins[%zu].", i);
+		if (p->type != JSON_OBJECT)
+			return error_set(err, CNIRT_ERR_INVALID_CONFIG,
+					 "field \"plugins[%zu]\": must be an object, not %s", i,
+					 json_type_name(p));
+		const char *type;
+		if (check_plugin(p, prefix, &type, err) < 0)
+			return -1;
+		add_plugin(l, p, type);
+	}
+	return 0;
+}
+
+static int netlist_parse(const char *bytes, size_t len, const char *origin, enum conf_kind kind,
+			 cnirt_netlist **out, cnirt_error **err)
+{
+	_cleanup_json_ json *root = NULL;
+	cnirt_netlist *l = xzalloc(sizeof(*l));
+	int r = json_parse(bytes, len, "network configuration", &root, err);
+	if (r == 0)
+		r = parse_tree(root, kind, l, err);
+	if (r < 0) {
+		cnirt_netlist_free(l);
+		if (origin)
+			error_prefix(err, "%s", origin);
+		return -1;
+	}
+	if (json_obj_get(root, "plugins") == NULL) {
+		/* A single plugin configuration is kept as the list it stands
+		 * for, as the reference's ConfListFromConf does, so that every
+		 * runtime reading the cache finds a list. The plugin's own bytes
+		 * are kept as they are; name and version are validated text. */
+		struct buf b = {0};
+		buf_printf(&b, "{\"cniVersion\":\"%s\",\"name\":\"%s\",\"plugins\":[",
+			   l->effective_version, l->name);
+		buf_append(&b, bytes, len);
+		buf_appends(&b, "]}");
+		l->bytes = buf_steal(&b, &l->len);
+	} else {
+		l->bytes = xmemdup(bytes, len);
+		l->len = len;
+	}
+	l->path = origin ? xstrdup(origin) : NULL;
+	*out = l;
+	return 0;
+}
+
+CNIRT_EXPORT int cnirt_netlist_parse(const char *bytes, size_t len, const char *origin,
+				     cnirt_netlist **out, cnirt_error **err)
+{
+	return netlist_parse(bytes ? bytes : "", bytes ? len : 0, origin, CONF_ANY, out, err);
+}
+
+static bool has_suffix(const char *s, const char *suffix)
+{
+	size_t n = strlen(s), m = strlen(suffix);
+	return n >= m && strcmp(s + n - m, suffix) == 0;
+}
+
+/* Read a whole regular file of at most CONF_MAX_SIZE bytes. */
+static int read_conf_file(int dirfd, const char *name, const char *path, char **out, size_t *len,
+			  cnirt_error **err)
+{
+	_cleanup_close_ int fd = TEMP_FAILURE_RETRY(openat(dirfd, name, O_RDONLY | O_CLOEXEC));
+	if (fd < 0)
+		return error_set_errno(err, CNIRT_ERR_IO, errno, "%s: open", path);
+	struct stat st;
+	if (fstat(fd, &st) < 0)
+		return error_set_errno(err, CNIRT_ERR_IO, errno, "%s: stat", path);
+	if (!S_ISREG(st.st_mode))
+		return error_set(err, CNIRT_ERR_IO, "%s: not a regular file", path);
+	if ((unsigned long long)st.st_size > CONF_MAX_SIZE)
+		return error_set(err, CNIRT_ERR_IO, "%s: larger than %zu MiB", path,
+				 CONF_MAX_SIZE >> 20);
+
+	/* The size may change while reading: the cap is checked again. */
+	_cleanup_(buf_free) struct buf b = {0};
+	char chunk[8192];
+	for (;;) {
+		ssize_t n = TEMP_FAILURE_RETRY(read(fd, chunk, sizeof(chunk)));
+		if (n < 0)
+			return error_set_errno(err, CNIRT_ERR_IO, errno, "%s: read", path);
+		if (n == 0)
+			break;
+		if (b.len + (size_t)n > CONF_MAX_SIZE)
+			return error_set(err, CNIRT_ERR_IO, "%s: larger than %zu MiB", path,
+					 CONF_MAX_SIZE >> 20);
+		buf_append(&b, chunk, (size_t)n);
+	}
+	*out = buf_steal(&b, len);
+	return 0;
+}
+
+static int load_at(int dirfd, const char *name, const char *path, cnirt_netlist **out,
+		   cnirt_error **err)
+{
+	_cleanup_free_ char *bytes = NULL;
+	size_t len;
+	if (read_conf_file(dirfd, name, path, &bytes, &len, err) < 0)
+		return -1;
+	/*
+	 * The reference decides by extension: `.conflist` is a list,
+	 * `.conf`/`.json` a single plugin. A `.conflist` must be a list here
+	 * too; other files are taken for what their content is.
+	 */
+	enum conf_kind kind = has_suffix(path, ".conflist") ? CONF_LIST : CONF_ANY;
+	return netlist_parse(bytes, len, path, kind, out, err);
+}
+
+CNIRT_EXPORT int cnirt_netlist_load_file(const char *path, cnirt_netlist **out, cnirt_error **err)
+{
+	if (path == NULL || *path == '\0')
+		return error_set(err, CNIRT_ERR_IO, "network configuration file: empty path");
+	return load_at(AT_FDCWD, path, path, out, err);
+}
+
+CNIRT_EXPORT void cnirt_netlist_free(cnirt_netlist *l)
+{
+	if (l == NULL)
+		return;
+	for (size_t i = 0; i < l->n_plugins; i++) {
+		free(l->plugins[i].type);
+		json_free(l->plugins[i].conf);
+	}
+	free(l->plugins);
+	free(l->name);
+	free(l->cni_version);
+	free(l->effective_version);
+	free(l->bytes);
+	free(l->path);
+	free(l);
+}
+
+CNIRT_EXPORT const char *cnirt_netlist_name(const cnirt_netlist *l)
+{
+	return l->name;
+}
+
+CNIRT_EXPORT const char *cnirt_netlist_version(const cnirt_netlist *l)
+{
+	return l->effective_version;
+}
+
+CNIRT_EXPORT bool cnirt_netlist_disable_check(const cnirt_netlist *l)
+{
+	return l->disable_check;
+}
+
+CNIRT_EXPORT bool cnirt_netlist_disable_gc(const cnirt_netlist *l)
+{
+	return l->disable_gc;
+}
+
+CNIRT_EXPORT size_t cnirt_netlist_plugin_count(const cnirt_netlist *l)
+{
+	return l->n_plugins;
+}
+
+CNIRT_EXPORT const char *cnirt_netlist_plugin_type(const cnirt_netlist *l, size_t i)
+{
+	return i < l->n_plugins ? l->plugins[i].type : NULL;
+}
+
+CNIRT_EXPORT bool cnirt_netlist_plugin_has_capability(const cnirt_netlist *l, size_t i,
+						      const char *cap)
+{
+	if (i >= l->n_plugins || cap == NULL)
+		return false;
+	const json *v = json_obj_get(json_obj_get(l->plugins[i].conf, "capabilities"), cap);
+	return v && v->type == JSON_TRUE;
+}
+
+CNIRT_EXPORT bool cnirt_netlist_has_capability(const cnirt_netlist *l, const char *cap)
+{
+	for (size_t i = 0; i < l->n_plugins; i++)
+		if (cnirt_netlist_plugin_has_capability(l, i, cap))
+			return true;
+	return false;
+}
+
+CNIRT_EXPORT const char *cnirt_netlist_bytes(const cnirt_netlist *l, size_t *len)
+{
+	if (len)
+		*len = l->len;
+	return l->bytes;
+}
+
+CNIRT_EXPORT const char *cnirt_netlist_path(const cnirt_netlist *l)
+{
+	return l->path;
+}
+
+/* ------------------------------------------------------------ directory */
+
+static bool is_conf_name(const char *name)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(conf_extensions); i++)
+		if (has_suffix(name, conf_extensions[i]))
+			return true;
+	return false;
+}
+
+static int cmp_names(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static void free_names(char **names, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		free(names[i]);
+	free(names);
+}
+
+/* The configuration file names of the directory, sorted. */
+static int list_conf_names(int dirfd, const char *dir, char ***out, size_t *n_out,
+			   cnirt_error **err)
+{
+	int fd2 = TEMP_FAILURE_RETRY(fcntl(dirfd, F_DUPFD_CLOEXEC, 3));
+	if (fd2 < 0)
+		return error_set_errno(err, CNIRT_ERR_IO, errno, "%s", dir);
+	DIR *d = fdopendir(fd2);
+	if (d == NULL) {
+		int e = errno;
+		close(fd2);
+		return error_set_errno(err, CNIRT_ERR_IO, e, "%s", dir);
+	}
+	char **names = NULL;
+	size_t n = 0;
+	for (;;) {
+		errno = 0;
+		struct dirent *de = readdir(d);
+		if (de == NULL) {
+			if (errno != 0) {
+				int e = errno;
+				closedir(d);
+				free_names(names, n);
+				return error_set_errno(err, CNIRT_ERR_IO, e, "%s: read", dir);
+			}
+			break;
+		}
+		if (!is_conf_name(de->d_name))
+			continue;
+		/* Symbolic links are followed; directories, fifos and the
+		 * like are no configuration. A dangling link is kept, so that
+		 * it is reported as broken. */
+		struct stat st;
+		if (fstatat(dirfd, de->d_name, &st, 0) == 0 && !S_ISREG(st.st_mode))
+			continue;
+		names = xreallocarray(names, n + 1, sizeof(*names));
+		names[n++] = xstrdup(de->d_name);
+	}
+	closedir(d);
+	if (n > 1)
+		qsort(names, n, sizeof(*names), cmp_names);
+	*out = names;
+	*n_out = n;
+	return 0;
+}
+
+CNIRT_EXPORT int cnirt_confdir_scan(const char *dir, cnirt_confdir **out, cnirt_error **err)
+{
+	if (dir == NULL || *dir == '\0')
+		return error_set(err, CNIRT_ERR_IO, "configuration directory: empty path");
+	_cleanup_close_ int dirfd =
+	    TEMP_FAILURE_RETRY(open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+	if (dirfd < 0)
+		return error_set_errno(err, CNIRT_ERR_IO, errno, "configuration directory %s", dir);
+	char **names = NULL;
+	size_t n = 0;
+	if (list_conf_names(dirfd, dir, &names, &n, err) < 0)
+		return -1;
+
+	cnirt_confdir *d = xzalloc(sizeof(*d));
+	d->entries = xcalloc(n ? n : 1, sizeof(*d->entries));
+	bool slash = dir[strlen(dir) - 1] == '/';
+	for (size_t i = 0; i < n; i++) {
+		struct confdir_entry *e = &d->entries[d->n++];
+		e->path = xasprintf("%s%s%s", dir, slash ? "" : "/", names[i]);
+		if (load_at(dirfd, names[i], e->path, &e->list, &e->err) < 0)
+			e->list = NULL;
+	}
+	free_names(names, n);
+	*out = d;
+	return 0;
+}
+
+CNIRT_EXPORT size_t cnirt_confdir_count(const cnirt_confdir *d)
+{
+	return d->n;
+}
+
+CNIRT_EXPORT const char *cnirt_confdir_path(const cnirt_confdir *d, size_t i)
+{
+	return i < d->n ? d->entries[i].path : NULL;
+}
+
+CNIRT_EXPORT const cnirt_netlist *cnirt_confdir_list(const cnirt_confdir *d, size_t i)
+{
+	return i < d->n ? d->entries[i].list : NULL;
+}
+
+CNIRT_EXPORT const cnirt_error *cnirt_confdir_error(const cnirt_confdir *d, size_t i)
+{
+	return i < d->n ? d->entries[i].err : NULL;
+}
+
+CNIRT_EXPORT void cnirt_confdir_free(cnirt_confdir *d)
+{
+	if (d == NULL)
+		return;
+	for (size_t i = 0; i < d->n; i++) {
+		free(d->entries[i].path);
+		cnirt_netlist_free(d->entries[i].list);
+		cnirt_error_free(d->entries[i].err);
+	}
+	free(d->entries);
+	free(d);
+}
+
+static void confdir_freep(cnirt_confdir **d)
+{
+	cnirt_confdir_free(*d);
+}
+
+CNIRT_EXPORT int cnirt_confdir_find(const char *dir, const char *name, cnirt_netlist **out,
+				    cnirt_error **err)
+{
+	if (cnirt_check_network_name(name, err) < 0)
+		return -1;
+	_cleanup_(confdir_freep) cnirt_confdir *d = NULL;
+	if (cnirt_confdir_scan(dir, &d, err) < 0)
+		return -1;
+	for (size_t i = 0; i < d->n; i++) {
+		struct confdir_entry *e = &d->entries[i];
+		if (e->list && strcmp(e->list->name, name) == 0) {
+			/* The entry is dropped with the directory: hand it out. */
+			*out = TAKE_PTR(e->list);
+			return 0;
+		}
+	}
+
+	struct buf broken = {0};
+	for (size_t i = 0; i < d->n; i++)
+		if (d->entries[i].err)
+			buf_printf(&broken, "%s%s", broken.len ? "; " : "",
+				   cnirt_error_msg(d->entries[i].err));
+	if (broken.len)
+		error_set(err, CNIRT_ERR_INVALID_CONFIG,
+			  "network \"%s\" not found in %s (broken files: %s)", name, dir,
+			  broken.data);
+	else
+		error_set(err, CNIRT_ERR_INVALID_CONFIG, "network \"%s\" not found in %s", name,
+			  dir);
+	buf_free(&broken);
+	return -1;
+}

@@ -55,7 +55,9 @@ const char *cnirt_error_details(const cnirt_error *e);
 /* The network and the plugin type the error concerns, or NULL. */
 const char *cnirt_error_network(const cnirt_error *e);
 const char *cnirt_error_plugin(const cnirt_error *e);
-/* True when the error was reported by a plugin (its error result). */
+/* True when a plugin itself failed (it exited non-zero, with or without an
+ * error result); false for failures of the runtime side (not found, killed
+ * by a signal, timeout, output cap, invalid result, ...). */
 bool cnirt_error_from_plugin(const cnirt_error *e);
 /* The errno value behind a system-call failure, or 0. */
 int cnirt_error_errno(const cnirt_error *e);
@@ -134,7 +136,7 @@ void cnirt_ctx_set_cache_dir(cnirt_ctx *ctx, const char *dir);
 const char *cnirt_ctx_cache_dir(const cnirt_ctx *ctx);
 /* Per-plugin timeout in milliseconds (0: none). */
 void cnirt_ctx_set_timeout_ms(cnirt_ctx *ctx, unsigned ms);
-/* Cap on each of a plugin's stdout and stderr, in bytes. */
+/* Cap on each of a plugin's stdout and stderr, in bytes (0: none). */
 void cnirt_ctx_set_output_limit(cnirt_ctx *ctx, size_t bytes);
 /* The PATH given to plugins. NULL (default): a sane system PATH. */
 void cnirt_ctx_set_path_env(cnirt_ctx *ctx, const char *path);

@@ -7,7 +7,6 @@
 #include "config.h"
 
 #include <string.h>
-#include <yajl/yajl_gen.h>
 #include <yajl/yajl_parse.h>
 
 #include "internal.h"
@@ -299,8 +298,53 @@ static int cb_number(void *ctx, const char *s, size_t len)
 	return add_value(ctx, j);
 }
 
+/* Well-formed UTF-8 (RFC 3629): no overlong forms, no surrogates, nothing
+ * above U+10FFFF. yajl checks only the shape of the byte sequences. */
+static bool utf8_valid(const unsigned char *s, size_t len)
+{
+	for (size_t i = 0; i < len;) {
+		unsigned char c = s[i];
+		size_t n;
+		unsigned lo = 0x80, hi = 0xbf;
+		if (c < 0x80) {
+			i++;
+			continue;
+		} else if (c >= 0xc2 && c <= 0xdf) {
+			n = 1;
+		} else if (c >= 0xe0 && c <= 0xef) {
+			n = 2;
+			if (c == 0xe0)
+				lo = 0xa0;
+			else if (c == 0xed)
+				hi = 0x9f;
+		} else if (c >= 0xf0 && c <= 0xf4) {
+			n = 3;
+			if (c == 0xf0)
+				lo = 0x90;
+			else if (c == 0xf4)
+				hi = 0x8f;
+		} else {
+			return false;
+		}
+		if (i + n >= len)
+			return false;
+		if (s[i + 1] < lo || s[i + 1] > hi)
+			return false;
+		for (size_t k = 2; k <= n; k++)
+			if (s[i + k] < 0x80 || s[i + k] > 0xbf)
+				return false;
+		i += n + 1;
+	}
+	return true;
+}
+
 static int cb_string(void *ctx, const unsigned char *s, size_t len)
 {
+	struct parse_state *st = ctx;
+	if (!utf8_valid(s, len)) {
+		st->problem = xstrdup("string is not valid UTF-8");
+		return 0;
+	}
 	return add_value(ctx, json_new_stringn((const char *)s, len));
 }
 
@@ -315,6 +359,10 @@ static int cb_map_key(void *ctx, const unsigned char *k, size_t len)
 	json *top = st->stack[st->depth - 1];
 	if (memchr(k, '\0', len)) {
 		st->problem = xstrdup("object key contains a NUL byte");
+		return 0;
+	}
+	if (!utf8_valid(k, len)) {
+		st->problem = xstrdup("object key is not valid UTF-8");
 		return 0;
 	}
 	_cleanup_free_ char *key = xmemdup(k, len);
@@ -339,15 +387,15 @@ static int cb_start_array(void *ctx)
 }
 
 static const yajl_callbacks callbacks = {
-	.yajl_null = cb_null,
-	.yajl_boolean = cb_boolean,
-	.yajl_number = cb_number,
-	.yajl_string = cb_string,
-	.yajl_start_map = cb_start_map,
-	.yajl_map_key = cb_map_key,
-	.yajl_end_map = cb_end,
-	.yajl_start_array = cb_start_array,
-	.yajl_end_array = cb_end,
+    .yajl_null = cb_null,
+    .yajl_boolean = cb_boolean,
+    .yajl_number = cb_number,
+    .yajl_string = cb_string,
+    .yajl_start_map = cb_start_map,
+    .yajl_map_key = cb_map_key,
+    .yajl_end_map = cb_end,
+    .yajl_start_array = cb_start_array,
+    .yajl_end_array = cb_end,
 };
 
 static char *yajl_message(yajl_handle h, const char *buf, size_t len)
@@ -361,8 +409,58 @@ static char *yajl_message(yajl_handle h, const char *buf, size_t len)
 	return r;
 }
 
+static int hex4(const char *p, const char *end, unsigned *v)
+{
+	if (end - p < 4)
+		return -1;
+	*v = 0;
+	for (int i = 0; i < 4; i++) {
+		char c = p[i];
+		unsigned d = c >= '0' && c <= '9'   ? (unsigned)(c - '0')
+			     : c >= 'a' && c <= 'f' ? (unsigned)(c - 'a' + 10)
+			     : c >= 'A' && c <= 'F' ? (unsigned)(c - 'A' + 10)
+						    : 16u;
+		if (d > 15)
+			return -1;
+		*v = *v << 4 | d;
+	}
+	return 0;
+}
+
+/* yajl decodes an unpaired \uD800-\uDFFF escape into a wrong character
+ * rather than failing; find such escapes first. Returns the offset of the
+ * first one, or -1. */
+static long unpaired_surrogate(const char *buf, size_t len)
+{
+	const char *p = memchr(buf, '\\', len), *end = buf + len;
+	while (p && p < end) {
+		if (p + 1 < end && p[1] == 'u') {
+			unsigned v, w;
+			if (hex4(p + 2, end, &v) == 0 && v >= 0xd800 && v <= 0xdfff) {
+				if (v >= 0xdc00 || end - p < 12 || p[6] != '\\' || p[7] != 'u' ||
+				    hex4(p + 8, end, &w) < 0 || w < 0xdc00 || w > 0xdfff)
+					return p - buf;
+				p += 6;
+			}
+			p += 2;
+		} else {
+			p += 2; /* skip the escaped character, a backslash included */
+		}
+		if (p >= end)
+			break;
+		p = memchr(p, '\\', (size_t)(end - p));
+	}
+	return -1;
+}
+
 int json_parse(const char *buf, size_t len, const char *what, json **out, cnirt_error **err)
 {
+	long bad = unpaired_surrogate(buf, len);
+	if (bad >= 0)
+		return error_set(err, CNIRT_ERR_DECODE,
+				 "%s: invalid JSON near byte %ld: unpaired UTF-16 surrogate escape",
+				 what, bad);
+
 	struct parse_state st = {0};
 	yajl_handle h = yajl_alloc(&callbacks, NULL, &st);
 	if (h == NULL)
@@ -373,9 +471,11 @@ int json_parse(const char *buf, size_t len, const char *what, json **out, cnirt_
 	int r = 0;
 	if (s != yajl_status_ok) {
 		size_t at = yajl_get_bytes_consumed(h);
-		_cleanup_free_ char *m = st.problem ? TAKE_PTR(st.problem) : yajl_message(h, buf, len);
+		_cleanup_free_ char *m =
+		    st.problem ? TAKE_PTR(st.problem) : yajl_message(h, buf, len);
 		if (len == 0)
-			r = error_set(err, CNIRT_ERR_DECODE, "%s: empty input, expected JSON", what);
+			r = error_set(err, CNIRT_ERR_DECODE, "%s: empty input, expected JSON",
+				      what);
 		else
 			r = error_set(err, CNIRT_ERR_DECODE, "%s: invalid JSON near byte %zu: %s",
 				      what, at, m);
@@ -393,58 +493,118 @@ int json_parse(const char *buf, size_t len, const char *what, json **out, cnirt_
 
 /* ------------------------------------------------------------- generate */
 
-static void gen(yajl_gen g, const json *j)
+/* Our own writer: no depth limit, and strings written as their bytes with
+ * only what JSON requires escaped (UTF-8 passes through). */
+static void gen_string(struct buf *b, const char *s, size_t len)
+{
+	static const char hex[] = "0123456789abcdef";
+	buf_append(b, "\"", 1);
+	size_t run = 0;
+	for (size_t i = 0; i < len; i++) {
+		unsigned char c = (unsigned char)s[i];
+		const char *esc = NULL;
+		char u[7];
+		switch (c) {
+		case '"':
+			esc = "\\\"";
+			break;
+		case '\\':
+			esc = "\\\\";
+			break;
+		case '\n':
+			esc = "\\n";
+			break;
+		case '\r':
+			esc = "\\r";
+			break;
+		case '\t':
+			esc = "\\t";
+			break;
+		case '\b':
+			esc = "\\b";
+			break;
+		case '\f':
+			esc = "\\f";
+			break;
+		default:
+			if (c < 0x20) {
+				u[0] = '\\', u[1] = 'u', u[2] = '0', u[3] = '0';
+				u[4] = hex[c >> 4], u[5] = hex[c & 15], u[6] = '\0';
+				esc = u;
+			}
+		}
+		if (esc == NULL) {
+			run++;
+			continue;
+		}
+		buf_append(b, s + i - run, run);
+		run = 0;
+		buf_appends(b, esc);
+	}
+	buf_append(b, s + len - run, run);
+	buf_append(b, "\"", 1);
+}
+
+static void gen_indent(struct buf *b, bool pretty, size_t depth)
+{
+	if (!pretty)
+		return;
+	buf_append(b, "\n", 1);
+	for (size_t i = 0; i < depth; i++)
+		buf_append(b, "  ", 2);
+}
+
+static void gen(struct buf *b, const json *j, bool pretty, size_t depth)
 {
 	switch (j->type) {
 	case JSON_NULL:
-		yajl_gen_null(g);
+		buf_appends(b, "null");
 		break;
 	case JSON_FALSE:
+		buf_appends(b, "false");
+		break;
 	case JSON_TRUE:
-		yajl_gen_bool(g, j->type == JSON_TRUE);
+		buf_appends(b, "true");
 		break;
 	case JSON_NUMBER:
-		yajl_gen_number(g, j->u.number, strlen(j->u.number));
+		buf_appends(b, j->u.number);
 		break;
 	case JSON_STRING:
-		yajl_gen_string(g, (const unsigned char *)j->u.string.s, j->u.string.len);
+		gen_string(b, j->u.string.s, j->u.string.len);
 		break;
 	case JSON_ARRAY:
-		yajl_gen_array_open(g);
-		for (size_t i = 0; i < j->u.array.n; i++)
-			gen(g, j->u.array.v[i]);
-		yajl_gen_array_close(g);
+		buf_append(b, "[", 1);
+		for (size_t i = 0; i < j->u.array.n; i++) {
+			if (i)
+				buf_append(b, ",", 1);
+			gen_indent(b, pretty, depth + 1);
+			gen(b, j->u.array.v[i], pretty, depth + 1);
+		}
+		if (j->u.array.n)
+			gen_indent(b, pretty, depth);
+		buf_append(b, "]", 1);
 		break;
 	case JSON_OBJECT:
-		yajl_gen_map_open(g);
+		buf_append(b, "{", 1);
 		for (size_t i = 0; i < j->u.object.n; i++) {
 			const char *k = j->u.object.k[i];
-			yajl_gen_string(g, (const unsigned char *)k, strlen(k));
-			gen(g, j->u.object.v[i]);
+			if (i)
+				buf_append(b, ",", 1);
+			gen_indent(b, pretty, depth + 1);
+			gen_string(b, k, strlen(k));
+			buf_append(b, pretty ? ": " : ":", pretty ? 2 : 1);
+			gen(b, j->u.object.v[i], pretty, depth + 1);
 		}
-		yajl_gen_map_close(g);
+		if (j->u.object.n)
+			gen_indent(b, pretty, depth);
+		buf_append(b, "}", 1);
 		break;
 	}
 }
 
 char *json_gen(const json *j, bool pretty, size_t *len)
 {
-	yajl_gen g = yajl_gen_alloc(NULL);
-	if (g == NULL)
-		abort();
-	if (pretty) {
-		yajl_gen_config(g, yajl_gen_beautify, 1);
-		yajl_gen_config(g, yajl_gen_indent_string, "  ");
-	}
-	gen(g, j);
-	const unsigned char *out;
-	size_t n;
-	yajl_gen_get_buf(g, &out, &n);
-	while (n && out[n - 1] == '\n')
-		n--;
-	char *r = xmemdup(out, n);
-	yajl_gen_free(g);
-	if (len)
-		*len = n;
-	return r;
+	struct buf b = {0};
+	gen(&b, j, pretty, 0);
+	return buf_steal(&b, len);
 }

@@ -13,6 +13,25 @@
 
 #define NAME_LIMIT 255
 
+/* The value as it may be shown in a message: bytes outside printable ASCII
+ * as \xNN, cut after 80 bytes. */
+static char *shown(const char *s)
+{
+	struct buf b = {0};
+	size_t n = 0;
+	for (const unsigned char *p = (const unsigned char *)(s ? s : ""); *p; p++, n++) {
+		if (n == 80) {
+			buf_appends(&b, "...");
+			break;
+		}
+		if (*p < 0x20 || *p >= 0x7f || *p == '"' || *p == '\\')
+			buf_printf(&b, "\\x%02x", *p);
+		else
+			buf_append(&b, p, 1);
+	}
+	return buf_steal(&b, NULL);
+}
+
 /* ^[a-zA-Z0-9][a-zA-Z0-9_.-]*$ */
 static const char *identifier_problem(const char *s)
 {
@@ -33,19 +52,19 @@ static const char *identifier_problem(const char *s)
 CNIRT_EXPORT int cnirt_check_container_id(const char *id, cnirt_error **err)
 {
 	const char *p = identifier_problem(id);
-	if (p)
-		return error_set(err, CNIRT_ERR_INVALID_ENV, "container id \"%s\": %s", id ? id : "",
-				 p);
-	return 0;
+	if (p == NULL)
+		return 0;
+	_cleanup_free_ char *v = shown(id);
+	return error_set(err, CNIRT_ERR_INVALID_ENV, "container id \"%s\": %s", v, p);
 }
 
 CNIRT_EXPORT int cnirt_check_network_name(const char *name, cnirt_error **err)
 {
 	const char *p = identifier_problem(name);
-	if (p)
-		return error_set(err, CNIRT_ERR_INVALID_CONFIG, "network name \"%s\": %s",
-				 name ? name : "", p);
-	return 0;
+	if (p == NULL)
+		return 0;
+	_cleanup_free_ char *v = shown(name);
+	return error_set(err, CNIRT_ERR_INVALID_CONFIG, "network name \"%s\": %s", v, p);
 }
 
 CNIRT_EXPORT int cnirt_check_ifname(const char *ifname, cnirt_error **err)
@@ -58,11 +77,11 @@ CNIRT_EXPORT int cnirt_check_ifname(const char *ifname, cnirt_error **err)
 	else if (strcmp(ifname, ".") == 0 || strcmp(ifname, "..") == 0)
 		p = "must not be \".\" or \"..\"";
 	else
-		for (const char *c = ifname; *c && !p; c++)
-			if (*c == '/' || *c == ':' || isspace((unsigned char)*c))
-				p = "must not contain '/', ':' or white space";
-	if (p)
-		return error_set(err, CNIRT_ERR_INVALID_ENV, "interface name \"%s\": %s",
-				 ifname ? ifname : "", p);
-	return 0;
+		for (const unsigned char *c = (const unsigned char *)ifname; *c && !p; c++)
+			if (*c == '/' || *c == ':' || *c <= ' ' || *c >= 0x7f)
+				p = "must be printable ASCII without '/', ':' or white space";
+	if (p == NULL)
+		return 0;
+	_cleanup_free_ char *v = shown(ifname);
+	return error_set(err, CNIRT_ERR_INVALID_ENV, "interface name \"%s\": %s", v, p);
 }

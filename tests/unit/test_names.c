@@ -30,6 +30,24 @@ static void assert_good(check_fn check, const char *v)
 	assert_null(err);
 }
 
+/* The value as messages show it: bytes outside printable ASCII, '"' and '\\'
+ * as \xNN, cut after 80 bytes with "...". */
+static void shown(const char *v, char *out, size_t size)
+{
+	size_t n = 0, o = 0;
+	for (const unsigned char *p = (const unsigned char *)(v ? v : ""); *p; p++, n++) {
+		if (n == 80) {
+			o += (size_t)snprintf(out + o, size - o, "...");
+			break;
+		}
+		if (*p < 0x20 || *p >= 0x7f || *p == '"' || *p == '\\')
+			o += (size_t)snprintf(out + o, size - o, "\\x%02x", *p);
+		else
+			out[o++] = (char)*p;
+	}
+	out[o] = '\0';
+}
+
 /* The check fails with `code` and the message `<field> "<v>": <problem>`. */
 static void assert_bad(check_fn check, const char *v, int code, const char *field,
 		       const char *problem)
@@ -40,8 +58,9 @@ static void assert_bad(check_fn check, const char *v, int code, const char *fiel
 		fail_msg("%s \"%s\" accepted", field, v ? v : "(null)");
 	assert_true(r < 0);
 	assert_non_null(err);
-	char expect[1024];
-	snprintf(expect, sizeof(expect), "%s \"%s\": %s", field, v ? v : "", problem);
+	char expect[1024], value[512];
+	shown(v, value, sizeof(value));
+	snprintf(expect, sizeof(expect), "%s \"%s\": %s", field, value, problem);
 	char got[1024];
 	snprintf(got, sizeof(got), "%s", cnirt_error_msg(err));
 	int got_code = cnirt_error_code(err);
@@ -175,7 +194,7 @@ static void test_ifname_bad(void **state)
 	const check_fn f = cnirt_check_ifname;
 	const int code = CNIRT_ERR_INVALID_ENV;
 	const char *field = "interface name";
-	static const char sep[] = "must not contain '/', ':' or white space";
+	static const char sep[] = "must be printable ASCII without '/', ':' or white space";
 	assert_bad(f, NULL, code, field, "is empty");
 	assert_bad(f, "", code, field, "is empty");
 	assert_bad(f, repeat('i', 16), code, field, "is longer than 15 bytes");
@@ -200,6 +219,14 @@ static void test_ifname_bad(void **state)
 	assert_bad(f, "a\fb", code, field, sep);
 	assert_bad(f, " ", code, field, sep);
 	assert_bad(f, "eth0 ", code, field, sep);
+	/* Unicode white space (U+00A0, U+0085) and control bytes, which the
+	 * kernel and the reference refuse too: only printable ASCII passes. */
+	assert_bad(f,
+		   "eth\xc2\xa0"
+		   "0",
+		   code, field, sep);
+	assert_bad(f, "eth\xc2\x85", code, field, sep);
+	assert_bad(f, "eth\x7f", code, field, sep);
 }
 
 /* ----------------------------------------------------------- error.c */

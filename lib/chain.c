@@ -41,13 +41,13 @@ static int run_stdin(const struct call *c, size_t i, const char *stdin_data, siz
 	const char *type = c->list->plugins[i].type;
 	_cleanup_free_ char *path = NULL;
 	struct exec_request req = {
-		.command = c->command,
-		.container_id = c->att ? c->att->container_id : NULL,
-		.netns = c->att ? c->att->netns : NULL,
-		.ifname = c->att ? c->att->ifname : NULL,
-		.args = c->args,
-		.stdin_data = stdin_data,
-		.stdin_len = stdin_len,
+	    .command = c->command,
+	    .container_id = c->att ? c->att->container_id : NULL,
+	    .netns = c->att ? c->att->netns : NULL,
+	    .ifname = c->att ? c->att->ifname : NULL,
+	    .args = c->args,
+	    .stdin_data = stdin_data,
+	    .stdin_len = stdin_len,
 	};
 	long long start = now_usec();
 	int r = exec_find_plugin(c->ctx, type, &path, err);
@@ -81,8 +81,7 @@ static int parse_result(const struct call *c, size_t i, const char *buf, size_t 
 		tag(*err, c->list, type);
 		return -1;
 	}
-	if (json_parse(buf, len, "plugin result", &raw, err) < 0 ||
-	    result_validate(raw, err) < 0 ||
+	if (json_parse(buf, len, "plugin result", &raw, err) < 0 || result_validate(raw, err) < 0 ||
 	    result_convert(raw, c->list->effective_version, out, err) < 0) {
 		error_prefix(err, "%s result", c->command);
 		tag(*err, c->list, type);
@@ -96,19 +95,29 @@ static bool uses_prev_result_on_del(const cnirt_netlist *l)
 	return version_ge(l->effective_version, "0.4.0");
 }
 
-/* DEL every plugin in reverse order with prev as prevResult; stops at the
- * first failure (spec section 3, "Deleting an attachment"). */
-static int del_chain(const struct call *c, const json *prev, cnirt_error **err)
+/* DEL every plugin in reverse order with prev as prevResult. A DEL stops at
+ * the first failure (spec section 3, "Deleting an attachment"); the clean-up
+ * after a failed ADD goes on past failures, since it must reach "all plugins
+ * in the list" (spec 0.4.0) and the first error is the one returned. */
+static int del_chain(const struct call *c, const json *prev, bool best_effort, cnirt_error **err)
 {
+	int r = 0;
 	if (!uses_prev_result_on_del(c->list))
 		prev = NULL;
 	for (size_t i = c->list->n_plugins; i-- > 0;) {
 		_cleanup_free_ char *out = NULL;
+		_cleanup_error_ cnirt_error *e = NULL;
 		size_t len;
-		if (run(c, i, prev, &out, &len, err) < 0)
-			return -1;
+		if (run(c, i, prev, &out, &len, &e) == 0)
+			continue;
+		if (r == 0) {
+			*err = TAKE_PTR(e);
+			r = -1;
+		}
+		if (!best_effort)
+			break;
 	}
-	return 0;
+	return r;
 }
 
 static int check_attachment(const cnirt_attachment *a, bool need_netns, cnirt_error **err)
@@ -191,7 +200,7 @@ CNIRT_EXPORT int cnirt_add(cnirt_ctx *ctx, const cnirt_netlist *l, const cnirt_a
 		_cleanup_error_ cnirt_error *del_err = NULL;
 		struct call undo = c;
 		undo.command = "DEL";
-		del_chain(&undo, prev, &del_err);
+		del_chain(&undo, prev, true, &del_err);
 		return -1;
 	}
 	if (result_json)
@@ -262,7 +271,7 @@ CNIRT_EXPORT int cnirt_del(cnirt_ctx *ctx, const cnirt_netlist *l, const cnirt_a
 		return -1;
 	if (uses_prev_result_on_del(l) && cached_result(ctx, l, a, &prev, err) < 0)
 		return error_set_network(*err, l->name), -1;
-	if (del_chain(&c, prev, err) < 0)
+	if (del_chain(&c, prev, false, err) < 0)
 		return -1;
 	if (cache_remove(ctx, l->name, a->container_id, a->ifname, err) < 0)
 		return error_set_network(*err, l->name), -1;
@@ -279,7 +288,7 @@ CNIRT_EXPORT int cnirt_del_cached(cnirt_ctx *ctx, const char *network, const cha
 	if (e == NULL)
 		return 0;
 	_cleanup_free_ char *origin =
-		xasprintf("cached configuration of %s/%s/%s", network, container_id, ifname);
+	    xasprintf("cached configuration of %s/%s/%s", network, container_id, ifname);
 	int r = cnirt_netlist_parse(e->config ? e->config : "", e->config_len, origin, &l, err);
 	if (r == 0 && strcmp(l->name, network) != 0)
 		r = error_set(err, CNIRT_ERR_INVALID_CONFIG, "%s: names network \"%s\"", origin,
@@ -289,12 +298,12 @@ CNIRT_EXPORT int cnirt_del_cached(cnirt_ctx *ctx, const char *network, const cha
 		for (size_t i = 0; i < e->n_args; i++)
 			kv[i] = (cnirt_kv){e->arg_keys[i], e->arg_values[i]};
 		cnirt_attachment a = {
-			.container_id = container_id,
-			.netns = netns ? netns : e->netns,
-			.ifname = ifname,
-			.args = kv,
-			.n_args = e->n_args,
-			.capability_args = e->capability_args,
+		    .container_id = container_id,
+		    .netns = netns ? netns : e->netns,
+		    .ifname = ifname,
+		    .args = kv,
+		    .n_args = e->n_args,
+		    .capability_args = e->capability_args,
 		};
 		r = cnirt_del(ctx, l, &a, err);
 	}
@@ -348,6 +357,15 @@ static char *gc_config(const cnirt_netlist *l, size_t i, const cnirt_attachment_
 	return json_gen(conf, false, len);
 }
 
+/* Keep the first error of a series in *err. */
+static void keep_first(cnirt_error **err, cnirt_error **e, int *r)
+{
+	if (*r == 0) {
+		*err = TAKE_PTR(*e);
+		*r = -1;
+	}
+}
+
 CNIRT_EXPORT int cnirt_gc(cnirt_ctx *ctx, const cnirt_netlist *l, const cnirt_attachment_id *valid,
 			  size_t n, cnirt_error **err)
 {
@@ -358,6 +376,10 @@ CNIRT_EXPORT int cnirt_gc(cnirt_ctx *ctx, const cnirt_netlist *l, const cnirt_at
 		if (cnirt_check_container_id(valid[i].container_id, err) < 0 ||
 		    cnirt_check_ifname(valid[i].ifname, err) < 0)
 			return error_prefix(err, "cni.dev/valid-attachments[%zu]", i);
+	/* A network shared with other runtimes says so with disableGC: then
+	 * nothing of it is collected, not even what the cache holds. */
+	if (l->disable_gc)
+		return 0;
 
 	/* First tear down the cached attachments of this network that are not
 	 * valid any more, from what the cache holds. */
@@ -370,27 +392,25 @@ CNIRT_EXPORT int cnirt_gc(cnirt_ctx *ctx, const cnirt_netlist *l, const cnirt_at
 		    attachment_valid(valid, n, e->container_id, e->ifname))
 			continue;
 		if (cnirt_del_cached(ctx, e->network, e->container_id, e->ifname, NULL, &del_err) <
-			    0 &&
-		    r == 0) {
-			*err = TAKE_PTR(del_err);
-			r = -1;
-		}
+		    0)
+			keep_first(err, &del_err, &r);
 	}
 	cnirt_cache_entries_free(entries, n_entries);
 
-	/* Then the GC verb, for lists that speak 1.1.0. */
-	if (r < 0 || !version_ge(l->effective_version, "1.1.0") || l->disable_gc)
+	/* Then the GC verb, for lists that speak 1.1.0: every plugin, going on
+	 * past failures and returning the first. */
+	if (!version_ge(l->effective_version, "1.1.0"))
 		return r;
 	struct call c = {ctx, l, "GC", NULL, NULL, NULL};
 	for (size_t i = 0; i < l->n_plugins; i++) {
-		size_t len;
+		size_t len, out_len;
 		_cleanup_free_ char *conf = gc_config(l, i, valid, n, &len);
 		_cleanup_free_ char *out = NULL;
-		size_t out_len;
-		if (run_stdin(&c, i, conf, len, &out, &out_len, err) < 0)
-			return -1;
+		_cleanup_error_ cnirt_error *e = NULL;
+		if (run_stdin(&c, i, conf, len, &out, &out_len, &e) < 0)
+			keep_first(err, &e, &r);
 	}
-	return 0;
+	return r;
 }
 
 /* VERSION of plugin `type`; *versions gets the supportedVersions array. */

@@ -192,9 +192,10 @@ typedef struct cnirt_attachment_id {
 	const char *container_id;
 	const char *ifname;
 } cnirt_attachment_id;
-/* GC (1.1.0 lists unless disableGC): every plugin with
- * cni.dev/valid-attachments, then remove the cache entries of this network
- * that are not valid. */
+/* GC. Nothing at all when the list has disableGC. Otherwise DEL (from the
+ * cache alone) the cached attachments of this network that are not in
+ * `valid`, then, for 1.1.0 lists, GC every plugin with
+ * cni.dev/valid-attachments. Goes on past failures; returns the first. */
 int cnirt_gc(cnirt_ctx *ctx, const cnirt_netlist *l, const cnirt_attachment_id *valid, size_t n,
 	     cnirt_error **err);
 /* Check that every plugin of the list is found and supports the list's

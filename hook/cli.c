@@ -99,9 +99,11 @@ static char *container_id_for(const char *netns)
 	return xasprintf("cnitool-%s", hex);
 }
 
+/* The netns path made absolute, as cnitool does; an empty one stays empty
+ * (DEL may run without a namespace). */
 static char *absolute(const char *path)
 {
-	if (path[0] == '/')
+	if (path[0] == '\0' || path[0] == '/')
 		return xstrdup(path);
 	_cleanup_free_ char *cwd = getcwd(NULL, 0);
 	if (cwd == NULL)

@@ -1,0 +1,623 @@
+#!/bin/bash
+# Helpers for the shell tests; sourced, never run.
+#
+#   . "$abs_top_srcdir/tests/lib.sh"
+#
+# A script is made of cases. Each case is a function run by run_case in a
+# subshell with `set -e`, its own cleanup stack and its own EXIT trap, so that a
+# failing check ends that case (and runs its cleanups) without ending the
+# script. finish prints "N passed, M failed" and sets the exit status.
+#
+# Exit statuses follow automake: 0 pass, 77 skip, 1 fail. Under
+# CNIHOOK_NO_SKIP=1 (CI), a skip is a failure: nothing may skip silently.
+
+set -euo pipefail
+
+# Short unique suffix: Linux interface names are at most 15 bytes, so a name
+# like "cnt${uniq}a" must stay short. 8 hex digits: 16 bits of pid, 16 of random.
+uniq=$(printf %04x%04x $(($$ % 65536)) $((RANDOM)))
+
+T_PASSED=0
+T_FAILED=0
+T_CLEANUPS=()
+
+log() { printf '%s\n' "$*"; }
+
+# Say what is being checked; `ok` confirms it.
+checking() { printf '  checking: %s\n' "$*"; }
+ok() { printf '  ok: %s\n' "$*"; }
+
+fail() {
+	printf 'FAIL: %s\n' "$*" >&2
+	exit 1
+}
+
+skip() {
+	if [ "${CNIHOOK_NO_SKIP:-0}" = 1 ]; then
+		printf 'FAIL: would skip (CNIHOOK_NO_SKIP=1): %s\n' "$*" >&2
+		exit 1
+	fi
+	printf 'SKIP: %s\n' "$*"
+	exit 77
+}
+
+require_root() {
+	[ "$(id -u)" = 0 ] || skip "needs root (network namespaces, links, iptables)"
+}
+
+require_cmd() {
+	local c
+	for c in "$@"; do
+		command -v "$c" >/dev/null 2>&1 || skip "command \"$c\" not found"
+	done
+}
+
+# ---------------------------------------------------------------- cleanup
+# cleanup_push CMD...: register a command (one string, eval'd) to run at exit of
+# the current case (inside run_case) or of the script (outside), in reverse
+# order of registration, whatever happened.
+cleanup_push() {
+	T_CLEANUPS+=("$*")
+}
+
+run_cleanups() {
+	local i
+	set +e
+	for ((i = ${#T_CLEANUPS[@]} - 1; i >= 0; i--)); do
+		eval "${T_CLEANUPS[i]}" >/dev/null 2>&1
+	done
+	T_CLEANUPS=()
+}
+
+t_on_exit() {
+	local rc=$?
+	trap - EXIT
+	run_cleanups
+	exit "$rc"
+}
+trap t_on_exit EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
+
+# One temporary directory per script, removed last.
+T_TMP=$(mktemp -d "${TMPDIR:-/tmp}/cnihook-test.XXXXXX")
+cleanup_push "rm -rf '$T_TMP'"
+# Last safety net, should a case have been killed before its own cleanups:
+# whatever carries our suffix goes.
+cleanup_push t_purge_ours
+t_purge_ours() {
+	local n
+	[ "$(id -u)" = 0 ] || return 0
+	for n in $(ip netns list 2>/dev/null | awk '{print $1}' | grep -F -- "$uniq"); do
+		ip netns delete "$n"
+	done
+	for n in $(ip -o link show 2>/dev/null | awk -F': ' '{sub(/@.*/, "", $2); print $2}' |
+		grep -F -- "$uniq"); do
+		ip link delete dev "$n"
+	done
+	purge_iptables "$uniq"
+}
+
+# ---------------------------------------------------------------- cases
+# run_case NAME FUNCTION [ARGS...]
+run_case() {
+	local name=$1 rc
+	shift
+	log "--- $name"
+	set +e
+	(
+		set -e
+		T_CLEANUPS=()
+		trap t_on_exit EXIT
+		trap 'exit 130' INT
+		trap 'exit 143' TERM
+		"$@"
+	)
+	rc=$?
+	set -e
+	if [ "$rc" = 0 ]; then
+		T_PASSED=$((T_PASSED + 1))
+		log "PASS: $name"
+	else
+		T_FAILED=$((T_FAILED + 1))
+		log "FAIL: $name (status $rc)"
+	fi
+}
+
+finish() {
+	log "$T_PASSED passed, $T_FAILED failed"
+	[ "$T_FAILED" = 0 ] && [ "$T_PASSED" -gt 0 ]
+}
+
+# ---------------------------------------------------------------- host objects
+# new_netns NAME: create a network namespace (its loopback up) and register its
+# deletion. The path is /run/netns/NAME.
+new_netns() {
+	local name=$1
+	ip netns add "$name"
+	cleanup_push "ip netns delete '$name'"
+	ip -n "$name" link set lo up
+}
+
+# delete_link NAME: delete a link if it exists.
+delete_link() {
+	if ip link show dev "$1" >/dev/null 2>&1; then
+		ip link delete dev "$1"
+	fi
+}
+
+# ping_once [ip netns exec NS] ADDR: one echo request, one second.
+ping_once() {
+	if command -v ping >/dev/null 2>&1; then
+		"${@:1:$#-1}" ping -c1 -W1 "${@: -1}" >/dev/null
+	else
+		"${@:1:$#-1}" busybox ping -c1 -W1 "${@: -1}" >/dev/null
+	fi
+}
+
+# random_subnet: print a free 10.X.Y (X in 200-250) no address or route of the
+# host uses; the caller appends ".0/24".
+random_subnet() {
+	local i p
+	for ((i = 0; i < 50; i++)); do
+		p="10.$((200 + RANDOM % 51)).$((RANDOM % 256))"
+		if ! ip -4 -o addr show | grep -q " ${p//./\\.}\." &&
+			! ip -4 route show | grep -q "^${p//./\\.}\."; then
+			printf '%s\n' "$p"
+			return 0
+		fi
+	done
+	fail "no free 10.X.Y.0/24 subnet found"
+}
+
+# ---------------------------------------------------------------- leftovers
+# assert_nothing_left [--id CONTAINERID]... [--subnet 10.X.Y]... [--link NAME]...
+#                     [--datadir DIR]... [--cachedir DIR]...
+# Checks that nothing of ours is left on the host:
+#  - no network namespace, mount or link whose name contains $uniq,
+#  - no link named by --link (bridges),
+#  - no iptables-save/ip6tables-save line naming a container id or a subnet,
+#  - no IPAM lease in a host-local dataDir (a file named by an IP address or
+#    holding a container id),
+#  - no file in CACHEDIR/results.
+assert_nothing_left() {
+	local ids=() subnets=() links=() datadirs=() cachedirs=() x f i bad=0 rules
+	while [ $# -gt 0 ]; do
+		case $1 in
+		--id) ids+=("$2") ;;
+		--subnet) subnets+=("$2") ;;
+		--link) links+=("$2") ;;
+		--datadir) datadirs+=("$2") ;;
+		--cachedir) cachedirs+=("$2") ;;
+		*) fail "assert_nothing_left: unknown option $1" ;;
+		esac
+		shift 2
+	done
+	checking "nothing left on the host (netns, links, iptables, leases, cache)"
+
+	if ip netns list | grep -F -- "$uniq"; then
+		printf 'left: network namespace above\n' >&2
+		bad=1
+	fi
+	if grep -F -- "$uniq" /proc/self/mountinfo; then
+		printf 'left: mount above\n' >&2
+		bad=1
+	fi
+	if ip -o link show | grep -F -- "$uniq"; then
+		printf 'left: link above\n' >&2
+		bad=1
+	fi
+	for x in "${links[@]}"; do
+		if ip link show dev "$x" >/dev/null 2>&1; then
+			printf 'left: link %s\n' "$x" >&2
+			bad=1
+		fi
+	done
+
+	rules=$( (iptables-save 2>/dev/null || true) && (ip6tables-save 2>/dev/null || true))
+	if grep -F -- "$uniq" <<<"$rules"; then
+		printf 'left: iptables rule above names one of our networks (%s)\n' "$uniq" >&2
+		bad=1
+	fi
+	for x in "${ids[@]}"; do
+		if grep -F -- "$x" <<<"$rules"; then
+			printf 'left: iptables rule above names container id %s\n' "$x" >&2
+			bad=1
+		fi
+	done
+	for x in "${subnets[@]}"; do
+		if grep -E -- "(^|[^0-9])${x//./\\.}\." <<<"$rules"; then
+			printf 'left: iptables rule above names subnet %s.0/24\n' "$x" >&2
+			bad=1
+		fi
+	done
+
+	for x in "${datadirs[@]}"; do
+		[ -d "$x" ] || continue
+		f=$(find "$x" -type f \( -regex '.*/[0-9]+\.[0-9]+\.[0-9]+\.[0-9]+' -o -name '*:*' \) -print)
+		if [ -n "$f" ]; then
+			printf 'left: IPAM lease(s):\n%s\n' "$f" >&2
+			bad=1
+		fi
+		for ((i = 0; i < ${#ids[@]}; i++)); do
+			if grep -rlF -- "${ids[i]}" "$x" >&2; then
+				printf 'left: IPAM file above holds container id %s\n' "${ids[i]}" >&2
+				bad=1
+			fi
+		done
+	done
+	for x in "${cachedirs[@]}"; do
+		[ -d "$x/results" ] || continue
+		f=$(find "$x/results" -mindepth 1 -print)
+		if [ -n "$f" ]; then
+			printf 'left: cache file(s):\n%s\n' "$f" >&2
+			bad=1
+		fi
+	done
+
+	[ "$bad" = 0 ] || fail "something was left on the host (see above)"
+	ok "nothing left"
+}
+
+# ---------------------------------------------------------------- iptables
+# The CNI chains every portmap/firewall user shares; they hold no per-container
+# rule of their own.
+T_CNI_GLOBAL_CHAINS="CNI-HOSTPORT-DNAT CNI-HOSTPORT-MASQ CNI-HOSTPORT-SETMARK CNI-FORWARD CNI-ADMIN"
+
+# ipt_each CMD...: run CMD with iptables and with ip6tables (when present).
+ipt_each() {
+	local ipt
+	for ipt in iptables ip6tables; do
+		command -v "$ipt-save" >/dev/null 2>&1 || continue
+		"$@" "$ipt"
+	done
+}
+
+# purge_iptables ERE...: safety net when a test failed half-way: delete every
+# rule matching one of the extended regexes, then flush and delete the
+# per-container CNI chains those rules jumped to.
+purge_iptables() {
+	ipt_each t_purge_ipt "$@"
+}
+t_purge_ipt() {
+	local ipt=${!#} table rule chains c
+	local pats=("${@:1:$#-1}") p
+	for table in nat filter mangle; do
+		chains=()
+		while IFS= read -r rule; do
+			for p in "${pats[@]}"; do
+				if grep -Eq -- "$p" <<<"$rule"; then
+					c=$(sed -n 's/.* -j \(CNI-[^ ]*\).*/\1/p' <<<"$rule")
+					[ -z "$c" ] || [[ " $T_CNI_GLOBAL_CHAINS " == *" $c "* ]] ||
+						chains+=("$c")
+					eval "$ipt -w -t $table -D ${rule#-A }" 2>/dev/null || true
+					break
+				fi
+			done
+		done < <("$ipt-save" -t "$table" 2>/dev/null | grep '^-A ' || true)
+		for c in "${chains[@]}"; do
+			"$ipt" -w -t "$table" -F "$c" 2>/dev/null || true
+			"$ipt" -w -t "$table" -X "$c" 2>/dev/null || true
+		done
+	done
+}
+
+# ---------------------------------------------------------------- host state
+# guard_host_state: for scripts that run real plugins. The bridge plugin turns
+# net.ipv4.ip_forward on for a gateway bridge, and portmap/firewall create
+# shared CNI chains (and jumps to them) that outlive every container. The first
+# of our scripts to start on the host records both; the last one to finish puts
+# ip_forward back and removes the shared chains if they were not there before
+# and hold nothing but their scaffolding. Scripts running at the same time (make
+# -j check) hold a shared lock on the same file meanwhile.
+T_LOCK_DIR=/run/lock
+[ -d "$T_LOCK_DIR" ] && [ -w "$T_LOCK_DIR" ] || T_LOCK_DIR=${TMPDIR:-/tmp}
+T_LOCK=$T_LOCK_DIR/cnihook-tests.lock
+T_LOCK_FD=
+guard_host_state() {
+	local chains
+	exec {T_LOCK_FD}>>"$T_LOCK"
+	if flock -xn "$T_LOCK_FD"; then
+		chains=$( (iptables-save 2>/dev/null; ip6tables-save 2>/dev/null) |
+			grep -c '^:CNI-' || true)
+		printf 'ip_forward=%s\nchains=%s\n' "$(cat /proc/sys/net/ipv4/ip_forward)" \
+			"$chains" >"$T_LOCK.state"
+	fi
+	flock -s "$T_LOCK_FD"
+	cleanup_push t_release_host_state
+}
+t_release_host_state() {
+	local fwd chains
+	[ -n "$T_LOCK_FD" ] || return 0
+	# Only the last script gets the lock exclusively.
+	if flock -xn "$T_LOCK_FD" && [ -f "$T_LOCK.state" ]; then
+		fwd=$(sed -n 's/^ip_forward=//p' "$T_LOCK.state")
+		chains=$(sed -n 's/^chains=//p' "$T_LOCK.state")
+		if [ -n "$fwd" ] && [ "$(cat /proc/sys/net/ipv4/ip_forward)" != "$fwd" ]; then
+			echo "$fwd" >/proc/sys/net/ipv4/ip_forward
+		fi
+		[ "$chains" != 0 ] || ipt_each t_drop_global_chains
+		rm -f "$T_LOCK.state"
+	fi
+	exec {T_LOCK_FD}>&-
+	T_LOCK_FD=
+}
+
+# t_drop_global_chains IPTABLES: remove the shared CNI chains and the jumps to
+# them, unless some container still has rules there.
+t_drop_global_chains() {
+	local ipt=$1 table all rules c
+	for table in nat filter; do
+		all=$("$ipt-save" -t "$table" 2>/dev/null) || continue
+		# Any CNI chain that is not scaffolding is someone's container.
+		for c in $(sed -n 's/^:\(CNI-[^ ]*\) .*/\1/p' <<<"$all"); do
+			[[ " $T_CNI_GLOBAL_CHAINS " == *" $c "* ]] || return 0
+		done
+		rules=$(grep '^-A ' <<<"$all" | grep -E -- '-j CNI-|^-A CNI-' || true)
+		# Scaffolding only: jumps into the chains, the masquerade/mark
+		# rules and the admin jump.
+		if grep -vE -- '-j (CNI-HOSTPORT-DNAT|CNI-HOSTPORT-MASQ|CNI-FORWARD|CNI-ADMIN)$|^-A CNI-HOSTPORT-MASQ -m mark --mark 0x2000/0x2000 -j MASQUERADE$|^-A CNI-HOSTPORT-SETMARK .*-j MARK --set-xmark 0x2000/0x2000$' \
+			<<<"$rules" | grep -q .; then
+			return 0
+		fi
+		while IFS= read -r rule; do
+			[ -n "$rule" ] || continue
+			eval "$ipt -w -t $table -D ${rule#-A }" 2>/dev/null || true
+		done < <(grep -E -- '-j CNI-' <<<"$rules" | grep -v '^-A CNI-' || true)
+		for c in $T_CNI_GLOBAL_CHAINS; do
+			"$ipt" -w -t "$table" -F "$c" 2>/dev/null || true
+		done
+		for c in $T_CNI_GLOBAL_CHAINS; do
+			"$ipt" -w -t "$table" -X "$c" 2>/dev/null || true
+		done
+	done
+}
+
+# ---------------------------------------------------------------- real plugins
+# Helpers for the tests that run Debian's plugins (tests/e2e, tests/interop).
+# They use PLUGINDIR (the plugins), CNIHOOK and REFCNI (the runtimes).
+
+# setup_case LETTER: per-case names and directories; exports the CLI's
+# environment. Sets NET BR SUB GW DIR DATADIR.
+setup_case() {
+	local l=$1
+	NET=${T_NETPREFIX:-e2e}-$uniq-$l
+	BR=cnt$uniq$l
+	SUB=$(random_subnet)
+	GW=$SUB.1
+	DIR=$T_TMP/$l
+	DATADIR=$DIR/ipam
+	mkdir -p "$DIR/net.d" "$DIR/cache" "$DATADIR"
+	export NETCONFPATH=$DIR/net.d CNI_PATH=$PLUGINDIR CNI_CACHE_DIR=$DIR/cache
+	unset CNI_CONTAINERID CNI_ARGS CAP_ARGS CNI_IFNAME
+	# The bridge plugin leaves its bridge behind by design.
+	cleanup_push "delete_link '$BR'"
+	# Safety net if the CLI failed half-way.
+	cleanup_push "purge_iptables '$uniq' '(^|[^0-9])${SUB//./\\.}\\.'"
+	log "  network $NET, bridge $BR, subnet $SUB.0/24"
+}
+
+# plugin_json NAME: one plugin of the list.
+#   bridge      bridge + host-local (dataDir in the case's temp dir)
+#   bridge1     the same, with a range of exactly one address
+#   portmap     portmap with the portMappings capability
+#   tuning      tuning setting net.core.somaxconn=500 in the container
+#   badtuning   tuning with a sysctl that does not exist (ADD fails)
+#   firewall    firewall, iptables backend
+#   *           {"type": NAME}
+plugin_json() {
+	case $1 in
+	bridge | bridge1)
+		jq -n --arg br "$BR" --arg sub "$SUB.0/24" --arg dd "$DATADIR" \
+			--arg one "$([ "$1" = bridge1 ] && echo "$SUB.2")" '
+			{type: "bridge", bridge: $br, isGateway: true, ipMasq: false,
+			 ipam: {type: "host-local", dataDir: $dd,
+				ranges: [[{subnet: $sub} +
+					(if $one != "" then {rangeStart: $one, rangeEnd: $one}
+					 else {} end)]]}}'
+		;;
+	portmap) jq -n '{type: "portmap", capabilities: {portMappings: true}}' ;;
+	tuning) jq -n '{type: "tuning", sysctl: {"net.core.somaxconn": "500"}}' ;;
+	badtuning) jq -n '{type: "tuning", sysctl: {"net.cnihook.nosuchsysctl": "1"}}' ;;
+	firewall) jq -n '{type: "firewall", backend: "iptables"}' ;;
+	*) jq -n --arg t "$1" '{type: $t}' ;;
+	esac
+}
+
+# write_list FILE NAME VERSION PLUGIN...: write a network configuration list.
+write_list() {
+	local file=$1 name=$2 version=$3 p
+	shift 3
+	for p in "$@"; do plugin_json "$p"; done |
+		jq -s --arg n "$name" --arg v "$version" '{cniVersion: $v, name: $n, plugins: .}' \
+			>"$file"
+}
+
+# capture CMD ARGS...: run a command; stdout in $OUT, stderr in $ERR, status in
+# $RC. cli runs cnihook, ref the reference runtime (refcni).
+OUT=
+ERR=
+RC=0
+capture() {
+	local o e
+	o=$(mktemp "$T_TMP/out.XXXXXX")
+	e=$(mktemp "$T_TMP/err.XXXXXX")
+	set +e
+	"$@" >"$o" 2>"$e"
+	RC=$?
+	set -e
+	OUT=$(cat "$o")
+	ERR=$(cat "$e")
+	rm -f "$o" "$e"
+}
+cli() { capture "$CNIHOOK" "$@"; }
+ref() { capture "$REFCNI" "$@"; }
+
+# expect_ok DESCRIPTION cli|ref VERB ARGS...
+expect_ok() {
+	local desc=$1
+	shift
+	checking "$desc"
+	"$@"
+	if [ "$RC" != 0 ]; then
+		printf '%s: status %s\nstdout: %s\nstderr: %s\n' "$*" "$RC" "$OUT" "$ERR" >&2
+		fail "$desc"
+	fi
+	ok "$desc"
+}
+
+# expect_fail DESCRIPTION PATTERN VERB ARGS...: cnihook fails with status 1 and
+# exactly one line on stderr, "cnihook: ...", matching the extended regex
+# PATTERN.
+expect_fail() {
+	local desc=$1 pat=$2
+	shift 2
+	checking "$desc"
+	cli "$@"
+	if [ "$RC" != 1 ]; then
+		printf 'cnihook %s: status %s (want 1)\nstdout: %s\nstderr: %s\n' \
+			"$*" "$RC" "$OUT" "$ERR" >&2
+		fail "$desc"
+	fi
+	if [ "$(printf '%s\n' "$ERR" | wc -l)" != 1 ] || [[ $ERR != "cnihook: "* ]]; then
+		printf 'stderr is not one "cnihook: ..." line:\n%s\n' "$ERR" >&2
+		fail "$desc"
+	fi
+	if ! grep -Eq -- "$pat" <<<"$ERR"; then
+		printf 'stderr does not match /%s/:\n%s\n' "$pat" "$ERR" >&2
+		fail "$desc"
+	fi
+	ok "$desc: $ERR"
+}
+
+# default_cid NETNS: the container id the CLI derives from the netns path, as
+# the reference CLI cnitool does: "cnitool-" and the first 20 hex digits of the
+# SHA-512 of the path.
+default_cid() {
+	printf 'cnitool-%s\n' "$(printf %s "$1" | sha512sum | cut -c1-20)"
+}
+
+# lease_of IP: the host-local lease file of IP in this case's dataDir.
+lease_of() {
+	printf '%s/%s/%s\n' "$DATADIR" "$NET" "$1"
+}
+
+nat_rules_naming() {
+	iptables-save -t nat | grep -F -- "$1" || true
+}
+
+# assert_portmap CID PORT IP: the portmap plugin's rule naming CID sends PORT
+# to a chain that DNATs to IP:80.
+assert_portmap() {
+	local cid=$1 port=$2 ip=$3 line chain
+	line=$(nat_rules_naming "$cid" | grep -E -- "--dports? ([0-9]+,)*$port( |,|$)" || true)
+	[ -n "$line" ] ||
+		fail "no nat rule naming $cid for port $port: $(iptables-save -t nat | grep CNI- || true)"
+	chain=$(sed -n 's/.* -j \(CNI-[^ ]*\).*/\1/p' <<<"$line")
+	iptables-save -t nat | grep -E -- "^-A $chain .*--dport $port .*-j DNAT --to-destination $ip:80$" \
+		>/dev/null || fail "chain $chain does not DNAT port $port to $ip:80: $(iptables-save -t nat)"
+}
+
+# assert_attached NS IP GATEWAY CID: the container interface is there and works.
+assert_attached() {
+	local ns=$1 ip=$2 gw=$3 cid=$4
+	checking "eth0 in $ns has $ip"
+	ip -n "$ns" -4 -o addr show dev eth0 | grep -qF " $ip/24 " ||
+		fail "eth0 in $ns does not have $ip: $(ip -n "$ns" -o addr show 2>&1)"
+	ok "eth0 has $ip"
+	checking "ping the gateway $gw from $ns"
+	ping_once ip netns exec "$ns" "$gw" || fail "no reply from $gw inside $ns"
+	ok "gateway answers"
+	checking "the host reaches $ip"
+	ping_once "$ip" || fail "no reply from $ip on the host"
+	ok "container answers"
+	checking "host-local lease for $ip names $cid"
+	[ -f "$(lease_of "$ip")" ] || fail "no lease file $(lease_of "$ip")"
+	grep -qF -- "$cid" "$(lease_of "$ip")" || fail "lease $(lease_of "$ip") does not name $cid"
+	ok "lease held"
+}
+
+# assert_detached NS IP CID: DEL removed the interface, the lease, the rules and
+# the cache file (NS may be gone already).
+assert_detached() {
+	local ns=$1 ip=$2 cid=$3
+	if [ -n "$ns" ] && ip netns list | grep -qw -- "$ns"; then
+		checking "eth0 is gone from $ns"
+		! ip -n "$ns" link show dev eth0 >/dev/null 2>&1 || fail "eth0 is still in $ns"
+		ok "eth0 gone"
+	fi
+	checking "no veth left on $BR"
+	[ -z "$(ip -o link show master "$BR" 2>/dev/null)" ] ||
+		fail "links still on $BR: $(ip -o link show master "$BR")"
+	ok "bridge has no ports"
+	checking "lease for $ip released"
+	[ ! -e "$(lease_of "$ip")" ] || fail "lease file $(lease_of "$ip") still there"
+	ok "lease released"
+	checking "no nat rule names $cid"
+	[ -z "$(nat_rules_naming "$cid")" ] || fail "nat rules left: $(nat_rules_naming "$cid")"
+	ok "portmap rules gone"
+	checking "no iptables rule names $ip"
+	! iptables-save | grep -F -- "$ip/32" || fail "rules naming $ip are left (above)"
+	ok "firewall rules gone"
+	checking "no cache file for $cid"
+	[ ! -e "$CNI_CACHE_DIR/results/$NET-$cid-eth0" ] ||
+		fail "cache file $CNI_CACHE_DIR/results/$NET-$cid-eth0 still there"
+	ok "cache file gone"
+}
+
+# teardown_and_check NS ID...: delete the namespace and the bridge (which the
+# bridge plugin leaves by design), then nothing of the case may be left.
+teardown_and_check() {
+	local ns=$1 a=() id
+	shift
+	[ -z "$ns" ] || ip netns delete "$ns" 2>/dev/null || true
+	delete_link "$BR"
+	for id in "$@"; do a+=(--id "$id"); done
+	assert_nothing_left "${a[@]}" --subnet "$SUB" --link "$BR" \
+		--datadir "$DATADIR" --cachedir "$CNI_CACHE_DIR"
+}
+
+# check_attachment cli|ref NETWORK NETNS: check passes. Debian's portmap 1.1.1
+# fails CHECK on an IPv4-only attachment whenever ip6tables works ("could not
+# check ipv6 dnat: chain CNI-DN-... not found", containernetworking/plugins#819,
+# fixed in 1.2.0), and these tests use IPv4 only (10.0.0.0/8). When that bug is
+# what failed, cnihook's message must name portmap, and the same check with
+# portmap taken out of the list must pass (the other plugins check the same
+# cached result).
+check_attachment() {
+	local run=$1 net=$2 nspath=$3 conf=$NETCONFPATH/10-net.conflist
+	checking "check ($run)"
+	"$run" check "$net" "$nspath"
+	if [ "$RC" != 0 ] && grep -q 'ipv6 dnat' <<<"$ERR"; then
+		log "  known plugin bug (portmap 1.1.1, containernetworking/plugins#819): $ERR"
+		[ "$run" != cli ] || grep -q 'portmap' <<<"$ERR" ||
+			fail "the check failure does not name portmap: $ERR"
+		cp "$conf" "$conf.orig"
+		jq '.plugins |= map(select(.type != "portmap"))' "$conf.orig" >"$conf"
+		"$run" check "$net" "$nspath"
+		mv "$conf.orig" "$conf"
+		[ "$RC" = 0 ] || fail "check without portmap: status $RC: $ERR"
+		ok "check (portmap left out: plugins#819)"
+	elif [ "$RC" != 0 ]; then
+		fail "check: status $RC: $ERR"
+	else
+		ok "check"
+	fi
+	[ -z "$OUT" ] || fail "check printed: $OUT"
+}
+
+# assert_failed_add_left_nothing NS CID
+assert_failed_add_left_nothing() {
+	local ns=$1 cid=$2
+	checking "the failed add left nothing (veth, lease, rules, cache file)"
+	! ip -n "$ns" link show dev eth0 >/dev/null 2>&1 || fail "eth0 left in $ns"
+	[ -z "$(ip -o link show master "$BR" 2>/dev/null)" ] ||
+		fail "links left on $BR: $(ip -o link show master "$BR")"
+	! grep -rqF -- "$cid" "$DATADIR" || fail "a lease names $cid: $(grep -rlF -- "$cid" "$DATADIR")"
+	[ -z "$(find "$DATADIR" -type f -regex '.*/[0-9.]+' -print)" ] ||
+		fail "lease files: $(find "$DATADIR" -type f -regex '.*/[0-9.]+' -print)"
+	[ -z "$(nat_rules_naming "$cid")" ] || fail "nat rules left: $(nat_rules_naming "$cid")"
+	[ -z "$(find "$CNI_CACHE_DIR" -type f -print 2>/dev/null)" ] ||
+		fail "cache files: $(find "$CNI_CACHE_DIR" -type f -print)"
+	ok "nothing left by the failed add"
+}

@@ -3,6 +3,8 @@
 #include "config.h"
 
 #include <errno.h>
+#include <fcntl.h>
+#include <sys/stat.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -34,6 +36,11 @@ void *xreallocarray(void *p, size_t n, size_t size)
 char *xstrdup(const char *s)
 {
 	return s ? check(strdup(s)) : NULL;
+}
+
+char *xstrndup(const char *s, size_t n)
+{
+	return check(strndup(s, n));
 }
 
 char *xasprintf(const char *fmt, ...)
@@ -75,5 +82,100 @@ int read_all_fd(int fd, size_t limit, char **out, size_t *len)
 	buf[n] = '\0';
 	*out = buf;
 	*len = n;
+	return 0;
+}
+
+void kv_append(struct kv **v, size_t *n, const char *key, const char *value)
+{
+	*v = xreallocarray(*v, *n + 1, sizeof(**v));
+	(*v)[*n].key = xstrdup(key);
+	(*v)[*n].value = xstrdup(value);
+	(*n)++;
+}
+
+void kv_free(struct kv *v, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		free(v[i].key);
+		free(v[i].value);
+	}
+	free(v);
+}
+
+void strv_append(char ***v, size_t *n, const char *s)
+{
+	*v = xreallocarray(*v, *n + 2, sizeof(char *));
+	(*v)[(*n)++] = xstrdup(s);
+	(*v)[*n] = NULL;
+}
+
+void strv_free(char **v, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		free(v[i]);
+	free(v);
+}
+
+int read_file(const char *path, size_t limit, char **out, size_t *len)
+{
+	int fd;
+	do
+		fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+	while (fd < 0 && errno == EINTR);
+	if (fd < 0)
+		return -errno;
+	int r = read_all_fd(fd, limit, out, len);
+	close(fd);
+	return r;
+}
+
+static int write_all(int fd, const char *data, size_t len)
+{
+	while (len > 0) {
+		ssize_t w = write(fd, data, len);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w < 0)
+			return -errno;
+		data += w;
+		len -= (size_t)w;
+	}
+	return 0;
+}
+
+int write_file_atomic(const char *path, const char *data, size_t len, int mode)
+{
+	_cleanup_free_ char *tmp = xasprintf("%s.tmpXXXXXX", path);
+	int fd = mkostemp(tmp, O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	int r = fchmod(fd, (mode_t)mode) < 0 ? -errno : 0;
+	if (r == 0)
+		r = write_all(fd, data, len);
+	if (r == 0 && fsync(fd) < 0)
+		r = -errno;
+	if (close(fd) < 0 && r == 0)
+		r = -errno;
+	if (r == 0 && rename(tmp, path) < 0)
+		r = -errno;
+	if (r < 0)
+		unlink(tmp);
+	return r;
+}
+
+int mkdir_p(const char *path, int mode)
+{
+	_cleanup_free_ char *p = xstrdup(path);
+	for (char *s = p + 1;; s++) {
+		if (*s != '/' && *s != '\0')
+			continue;
+		char c = *s;
+		*s = '\0';
+		if (mkdir(p, (mode_t)mode) < 0 && errno != EEXIST)
+			return -errno;
+		*s = c;
+		if (c == '\0')
+			break;
+	}
 	return 0;
 }

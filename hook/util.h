@@ -1,17 +1,25 @@
 /* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * Helpers of the hook. Error convention of hook/: a failing function returns
+ * -1 and sets *err to a new message (free it) that names the field and the
+ * problem; out parameters are written only on success.
+ */
 #ifndef CNIHOOK_UTIL_H
 #define CNIHOOK_UTIL_H
 
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdlib.h>
 
 #define PRINTF_LIKE(a, b) __attribute__((format(printf, a, b)))
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
 void *xmalloc(size_t n);
 void *xzalloc(size_t n);
 void *xreallocarray(void *p, size_t n, size_t size);
 char *xstrdup(const char *s);
+char *xstrndup(const char *s, size_t n);
 char *xasprintf(const char *fmt, ...) PRINTF_LIKE(1, 2);
 
 static inline void freep(void *p)
@@ -20,8 +28,34 @@ static inline void freep(void *p)
 }
 #define _cleanup_(f) __attribute__((cleanup(f)))
 #define _cleanup_free_ _cleanup_(freep)
+#define TAKE_PTR(p)                                                                                \
+	({                                                                                         \
+		__typeof__(p) _tp = (p);                                                           \
+		(p) = NULL;                                                                        \
+		_tp;                                                                               \
+	})
 
-/* Read all of fd; NUL terminated. Returns 0 or -errno. */
+/* A key and a value (annotations, CNI_ARGS pairs). */
+struct kv {
+	char *key;
+	char *value;
+};
+void kv_append(struct kv **v, size_t *n, const char *key, const char *value);
+void kv_free(struct kv *v, size_t n);
+
+/* A NULL-terminated vector of strings. */
+void strv_append(char ***v, size_t *n, const char *s);
+void strv_free(char **v, size_t n);
+
+/* Read all of fd, at most `limit` bytes; NUL terminated. 0 or -errno
+ * (-EFBIG over the limit). */
 int read_all_fd(int fd, size_t limit, char **out, size_t *len);
+/* Read a whole file (O_CLOEXEC). 0 or -errno. */
+int read_file(const char *path, size_t limit, char **out, size_t *len);
+/* Write a file atomically: temp file in the same directory, fsync, rename.
+ * 0 or -errno. */
+int write_file_atomic(const char *path, const char *data, size_t len, int mode);
+/* mkdir -p with mode for the directories it creates. 0 or -errno. */
+int mkdir_p(const char *path, int mode);
 
 #endif

@@ -1,0 +1,75 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * The container's annotations (cnihook-annotations(7)): which networks to
+ * attach, with which interface names and capability arguments. This is input
+ * written by whoever creates the container: every byte is validated, and a
+ * refusal names the annotation and the problem.
+ */
+#ifndef CNIHOOK_ANNOTATIONS_H
+#define CNIHOOK_ANNOTATIONS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "util.h"
+
+#define ANN_NPWG_NETWORKS "k8s.v1.cni.cncf.io/networks"
+#define ANN_NETWORKS "io.cnihook.networks"
+#define ANN_PORTS "io.cnihook.ports"
+#define ANN_MAC "io.cnihook.mac"
+#define ANN_IPS "io.cnihook.ips"
+#define ANN_BANDWIDTH "io.cnihook.bandwidth"
+#define ANN_ARGS "io.cnihook.args"
+#define ANN_NETNS "io.cnihook.netns"
+
+/* One requested attachment. JSON members are normalised compact JSON text. */
+struct attach_req {
+	char *network;	     /* network name (a valid CNI network name) */
+	char *ns;	     /* NPWG "namespace", or NULL */
+	char *ifname;	     /* always set after parsing: named, or eth0, eth1, ... */
+	char **ips;	     /* CIDRs ("10.1.2.3/24"), n_ips of them */
+	size_t n_ips;
+	char *mac;	     /* "aa:bb:cc:dd:ee:ff" (lower case), or NULL */
+	char *port_mappings; /* JSON array of {hostPort, containerPort, protocol, hostIP?}, or NULL */
+	char *bandwidth;     /* JSON object (CONVENTIONS.md bandwidth), or NULL */
+	char *ib_guid;	     /* infiniband GUID, or NULL */
+	char *cni_args;	     /* JSON object (NPWG "cni-args"), or NULL */
+	char **default_route; /* gateway IPs (NPWG "default-route"), n of them */
+	size_t n_default_route;
+};
+
+struct selection {
+	struct attach_req *v; /* in order */
+	size_t n;
+	struct kv *args;      /* io.cnihook.args pairs, in order */
+	size_t n_args;
+	struct kv *pod;	      /* K8S_POD_NAME, K8S_POD_NAMESPACE, K8S_POD_UID,
+			       * K8S_POD_INFRA_CONTAINER_ID from the engine's annotations */
+	size_t n_pod;
+	char *netns;	      /* io.cnihook.netns, or NULL */
+	/* Not NULL: leave this container alone, and why (not a pod sandbox). */
+	const char *skip_reason;
+};
+
+/* Parse the annotations (ann[0..n)). Without a selection annotation the
+ * default networks apply (none: an empty selection). container_id is the
+ * OCI id (for K8S_POD_INFRA_CONTAINER_ID). */
+int annotations_parse(const struct kv *ann, size_t n, char *const *default_networks,
+		      size_t n_default, const char *container_id, struct selection *out,
+		      char **err);
+void selection_free(struct selection *s);
+
+/* Does the chain of an attachment's network declare capability `cap`? */
+typedef bool (*has_capability_fn)(void *data, const char *cap);
+
+/* The capability arguments (JSON object text, or NULL when none) and the
+ * CNI_ARGS pairs of attachment i, for a network whose chain declares what
+ * has_cap says: portMappings, mac, ips, bandwidth, infinibandGUID become
+ * capability arguments for chains that declare them; a chain that declares
+ * no `ips`/`mac` gets IP=/MAC= in CNI_ARGS instead; a field no plugin can
+ * take is refused. CNI_ARGS: IgnoreUnknown=1, IP=, MAC=, the user's pairs,
+ * then the K8S_POD_* pairs. */
+int attachment_args(const struct selection *s, size_t i, has_capability_fn has_cap, void *data,
+		    char **cap_args, struct kv **args, size_t *n_args, char **err);
+
+#endif

@@ -1,0 +1,34 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* The hook configuration file, cnihook.json(5). */
+#ifndef CNIHOOK_HOOKCONF_H
+#define CNIHOOK_HOOKCONF_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "log.h"
+
+#define CNIHOOK_CONFIG_PATH SYSCONFDIR "/cnihook/cnihook.json"
+
+struct hook_config {
+	char *conf_dir;		  /* confDir: /etc/cni/net.d */
+	char **bin_dirs;	  /* binDirs: /opt/cni/bin, /usr/libexec/cni, /usr/lib/cni */
+	size_t n_bin_dirs;
+	char *cache_dir;	  /* cacheDir: /var/lib/cni */
+	char *state_dir;	  /* stateDir: /run/cnihook */
+	char **default_networks;  /* defaultNetworks: [] */
+	size_t n_default_networks;
+	unsigned plugin_timeout_ms; /* pluginTimeout (seconds in the file): 60 */
+	enum log_level log_level; /* log.level: "warn" */
+	bool log_syslog;	  /* log.syslog: true */
+};
+
+/* Load `path`; NULL means CNIHOOK_CONFIG_PATH, which may be absent (then the
+ * built-in defaults apply). An explicit path must exist. Unknown fields and
+ * wrong types are errors naming the field. */
+int config_load(const char *path, struct hook_config **out, char **err);
+/* The built-in defaults. */
+struct hook_config *config_defaults(void);
+void config_free(struct hook_config *c);
+
+#endif

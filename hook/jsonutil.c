@@ -1,0 +1,196 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* The hook's JSON: yajl's tree, with limits for input written by strangers. */
+#include "config.h"
+
+#include <string.h>
+
+#include "jsonutil.h"
+#include "util.h"
+
+/* Deepest nesting of buf, counting brackets outside strings. */
+static size_t max_depth(const char *buf, size_t len)
+{
+	size_t depth = 0, max = 0;
+	bool in_string = false;
+	for (size_t i = 0; i < len; i++) {
+		char c = buf[i];
+		if (in_string) {
+			if (c == '\\')
+				i++;
+			else if (c == '"')
+				in_string = false;
+		} else if (c == '"') {
+			in_string = true;
+		} else if (c == '[' || c == '{') {
+			if (++depth > max)
+				max = depth;
+		} else if ((c == ']' || c == '}') && depth > 0) {
+			depth--;
+		}
+	}
+	return max;
+}
+
+static const char *duplicate_key(yajl_val v)
+{
+	if (YAJL_IS_OBJECT(v)) {
+		for (size_t i = 0; i < v->u.object.len; i++) {
+			for (size_t k = 0; k < i; k++)
+				if (strcmp(v->u.object.keys[i], v->u.object.keys[k]) == 0)
+					return v->u.object.keys[i];
+			const char *d = duplicate_key(v->u.object.values[i]);
+			if (d)
+				return d;
+		}
+	} else if (YAJL_IS_ARRAY(v)) {
+		for (size_t i = 0; i < v->u.array.len; i++) {
+			const char *d = duplicate_key(v->u.array.values[i]);
+			if (d)
+				return d;
+		}
+	}
+	return NULL;
+}
+
+int jt_parse(const char *buf, size_t len, const char *what, yajl_val *out, char **err)
+{
+	if (len == 0) {
+		*err = xasprintf("%s: empty, expected JSON", what);
+		return -1;
+	}
+	const char *nul = memchr(buf, '\0', len);
+	if (nul) {
+		*err = xasprintf("%s: contains a NUL byte at offset %zu", what, (size_t)(nul - buf));
+		return -1;
+	}
+	size_t depth = max_depth(buf, len);
+	if (depth > JT_MAX_DEPTH) {
+		*err = xasprintf("%s: nested deeper than %d levels", what, JT_MAX_DEPTH);
+		return -1;
+	}
+	char *copy = xmalloc(len + 1);
+	memcpy(copy, buf, len);
+	copy[len] = '\0';
+	char msg[256] = "";
+	yajl_val v = yajl_tree_parse(copy, msg, sizeof(msg));
+	free(copy);
+	if (v == NULL) {
+		size_t n = strlen(msg);
+		while (n && (msg[n - 1] == '\n' || msg[n - 1] == ' '))
+			msg[--n] = '\0';
+		for (char *p = msg; *p; p++)
+			if (*p == '\n')
+				*p = ' ';
+		*err = xasprintf("%s: invalid JSON: %s", what, msg[0] ? msg : "parse error");
+		return -1;
+	}
+	const char *dup = duplicate_key(v);
+	if (dup) {
+		*err = xasprintf("%s: duplicate key \"%s\"", what, dup);
+		yajl_tree_free(v);
+		return -1;
+	}
+	*out = v;
+	return 0;
+}
+
+yajl_val jt_get(yajl_val o, const char *key)
+{
+	if (!YAJL_IS_OBJECT(o))
+		return NULL;
+	for (size_t i = 0; i < o->u.object.len; i++)
+		if (strcmp(o->u.object.keys[i], key) == 0)
+			return o->u.object.values[i];
+	return NULL;
+}
+
+const char *jt_str(yajl_val v)
+{
+	return YAJL_IS_STRING(v) ? v->u.string : NULL;
+}
+
+const char *jt_type_name(yajl_val v)
+{
+	if (v == NULL)
+		return "nothing";
+	switch (v->type) {
+	case yajl_t_string:
+		return "a string";
+	case yajl_t_number:
+		return "a number";
+	case yajl_t_object:
+		return "an object";
+	case yajl_t_array:
+		return "an array";
+	case yajl_t_true:
+	case yajl_t_false:
+		return "a boolean";
+	default:
+		return "null";
+	}
+}
+
+void jt_gen_str(yajl_gen g, const char *s)
+{
+	yajl_gen_string(g, (const unsigned char *)s, strlen(s));
+}
+
+void jt_gen_value(yajl_gen g, yajl_val v)
+{
+	switch (v->type) {
+	case yajl_t_string:
+		jt_gen_str(g, v->u.string);
+		break;
+	case yajl_t_number:
+		yajl_gen_number(g, v->u.number.r, strlen(v->u.number.r));
+		break;
+	case yajl_t_object:
+		yajl_gen_map_open(g);
+		for (size_t i = 0; i < v->u.object.len; i++) {
+			jt_gen_str(g, v->u.object.keys[i]);
+			jt_gen_value(g, v->u.object.values[i]);
+		}
+		yajl_gen_map_close(g);
+		break;
+	case yajl_t_array:
+		yajl_gen_array_open(g);
+		for (size_t i = 0; i < v->u.array.len; i++)
+			jt_gen_value(g, v->u.array.values[i]);
+		yajl_gen_array_close(g);
+		break;
+	case yajl_t_true:
+	case yajl_t_false:
+		yajl_gen_bool(g, v->type == yajl_t_true);
+		break;
+	default:
+		yajl_gen_null(g);
+		break;
+	}
+}
+
+yajl_gen jt_gen_new(void)
+{
+	yajl_gen g = yajl_gen_alloc(NULL);
+	if (g == NULL)
+		abort();
+	return g;
+}
+
+char *jt_gen_finish(yajl_gen g)
+{
+	const unsigned char *buf;
+	size_t len;
+	yajl_gen_get_buf(g, &buf, &len);
+	char *s = xmalloc(len + 1);
+	memcpy(s, buf, len);
+	s[len] = '\0';
+	yajl_gen_free(g);
+	return s;
+}
+
+char *jt_dump(yajl_val v)
+{
+	yajl_gen g = jt_gen_new();
+	jt_gen_value(g, v);
+	return jt_gen_finish(g);
+}

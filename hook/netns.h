@@ -1,0 +1,25 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * Pinning a container's network namespace: a bind mount of the namespace
+ * file on <stateDir>/<id>/netns, so that DEL at poststop runs against a real
+ * namespace and never against /proc/<pid> (the pid may be reused by then).
+ * <stateDir> is made a shared mount point, as `ip netns` does for
+ * /run/netns, so that pins reach peer mount namespaces.
+ */
+#ifndef CNIHOOK_NETNS_H
+#define CNIHOOK_NETNS_H
+
+#include <stdbool.h>
+
+/* Bind-mount the namespace at `source` (e.g. /proc/123/ns/net) on `pin`
+ * (an empty file is created; its directory must exist). `state_dir` is made
+ * a shared mount point first if it is not one. */
+int netns_pin(const char *state_dir, const char *source, const char *pin, char **err);
+/* Unmount (MNT_DETACH) and remove the pin. A missing pin is fine. */
+int netns_unpin(const char *pin, char **err);
+/* Is `path` a network namespace (nsfs with CLONE_NEWNET)? */
+bool netns_is_netns(const char *path);
+/* Do the two paths name the same namespace (same device and inode)? */
+bool netns_same(const char *a, const char *b);
+
+#endif

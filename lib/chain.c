@@ -174,7 +174,11 @@ CNIRT_EXPORT int cnirt_add(cnirt_ctx *ctx, const cnirt_netlist *l, const cnirt_a
 	_cleanup_free_ char *args = NULL;
 	_cleanup_json_ json *prev = NULL;
 	struct call c;
-	if (call_init(&c, ctx, l, "ADD", a, true, &cap_args, &args, err) < 0)
+	/* "" is no capability arguments, for the cache too. */
+	cnirt_attachment att = a ? *a : (cnirt_attachment){0};
+	if (att.capability_args && att.capability_args[0] == '\0')
+		att.capability_args = NULL;
+	if (call_init(&c, ctx, l, "ADD", a ? &att : NULL, true, &cap_args, &args, err) < 0)
 		return -1;
 
 	int r = 0;
@@ -190,7 +194,7 @@ CNIRT_EXPORT int cnirt_add(cnirt_ctx *ctx, const cnirt_netlist *l, const cnirt_a
 			prev = res;
 		}
 	}
-	if (r == 0 && cache_write(ctx, l, a, prev, err) < 0) {
+	if (r == 0 && cache_write(ctx, l, &att, prev, err) < 0) {
 		error_set_network(*err, l->name);
 		r = -1;
 	}
@@ -414,17 +418,24 @@ CNIRT_EXPORT int cnirt_gc(cnirt_ctx *ctx, const cnirt_netlist *l, const cnirt_at
 }
 
 /* VERSION of plugin `type`; *versions gets the supportedVersions array. */
-static int probe_versions(cnirt_ctx *ctx, const char *type, const char *cni_version,
-			  json **version_result, cnirt_error **err)
+static int probe_versions(cnirt_ctx *ctx, const char *network, const char *type,
+			  const char *cni_version, json **version_result, cnirt_error **err)
 {
 	_cleanup_free_ char *path = NULL;
 	_cleanup_free_ char *in = xasprintf("{\"cniVersion\":\"%s\"}", cni_version);
 	_cleanup_free_ char *out = NULL;
 	size_t len;
 	struct exec_request req = {.command = "VERSION", .stdin_data = in, .stdin_len = strlen(in)};
-	if (exec_find_plugin(ctx, type, &path, err) < 0)
-		return -1;
-	if (exec_plugin(ctx, path, &req, &out, &len, err) < 0) {
+	long long start = now_usec();
+	int r = exec_find_plugin(ctx, type, &path, err);
+	if (r == 0)
+		r = exec_plugin(ctx, path, &req, &out, &len, err);
+	if (ctx->observer)
+		ctx->observer(ctx->observer_data, network, type, "VERSION", now_usec() - start,
+			      r < 0 ? *err : NULL);
+	if (r < 0 && !(*err)->from_plugin)
+		return error_set_plugin(*err, type), -1;
+	if (r < 0) {
 		/* Plugins of spec 0.1.0 did not know VERSION. */
 		if ((*err)->from_plugin &&
 		    strcmp(cnirt_error_msg(*err), "unknown CNI_COMMAND: VERSION") == 0) {
@@ -460,7 +471,7 @@ CNIRT_EXPORT int cnirt_plugin_version(cnirt_ctx *ctx, const char *type, const ch
 				      char **version_json, cnirt_error **err)
 {
 	_cleanup_json_ json *v = NULL;
-	if (probe_versions(ctx, type, cni_version ? cni_version : "1.1.0", &v, err) < 0)
+	if (probe_versions(ctx, NULL, type, cni_version ? cni_version : "1.1.0", &v, err) < 0)
 		return -1;
 	*version_json = json_gen(v, true, NULL);
 	return 0;
@@ -471,7 +482,7 @@ CNIRT_EXPORT int cnirt_validate(cnirt_ctx *ctx, const cnirt_netlist *l, cnirt_er
 	for (size_t i = 0; i < l->n_plugins; i++) {
 		const char *type = l->plugins[i].type;
 		_cleanup_json_ json *v = NULL;
-		if (probe_versions(ctx, type, l->effective_version, &v, err) < 0)
+		if (probe_versions(ctx, l->name, type, l->effective_version, &v, err) < 0)
 			return error_set_network(*err, l->name), -1;
 		const json *sv = json_obj_get(v, "supportedVersions");
 		bool ok = false;

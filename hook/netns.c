@@ -1,2 +1,232 @@
 /* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * Pinning network namespaces with bind mounts, the way iproute2's
+ * `ip netns add` keeps them under /run/netns.
+ */
 #include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/magic.h>
+#include <linux/nsfs.h>
+#include <sched.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/ioctl.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <sys/vfs.h>
+#include <unistd.h>
+
+#include "netns.h"
+#include "util.h"
+
+#ifndef NSFS_MAGIC
+#define NSFS_MAGIC 0x6e736673
+#endif
+
+/* Unmounts of one pin at most (mounts stacked by earlier runs). */
+#define UNPIN_MAX 64
+
+static void closep(int *fd)
+{
+	if (*fd >= 0)
+		close(*fd);
+}
+#define _cleanup_close_ _cleanup_(closep)
+
+static int fail(char **err, const char *fmt, ...) PRINTF_LIKE(2, 3);
+static int fail(char **err, const char *fmt, ...)
+{
+	va_list ap;
+	char *s;
+	va_start(ap, fmt);
+	if (vasprintf(&s, fmt, ap) < 0)
+		abort();
+	va_end(ap);
+	*err = s;
+	return -1;
+}
+
+/* Open path if it is an nsfs file: statfs first, so that nothing else is
+ * ever opened (no FIFO, no device). -1 otherwise. */
+static int open_nsfs(const char *path)
+{
+	struct statfs sfs;
+	if (statfs(path, &sfs) < 0 || sfs.f_type != NSFS_MAGIC)
+		return -1;
+	int fd = TEMP_FAILURE_RETRY(open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK));
+	if (fd < 0)
+		return -1;
+	if (fstatfs(fd, &sfs) < 0 || sfs.f_type != NSFS_MAGIC) {
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+static bool fd_is_netns(int fd)
+{
+	return ioctl(fd, NS_GET_NSTYPE) == CLONE_NEWNET;
+}
+
+bool netns_is_netns(const char *path)
+{
+	_cleanup_close_ int fd = open_nsfs(path);
+	return fd >= 0 && fd_is_netns(fd);
+}
+
+/* Is path the same file as the one open at fd? */
+static bool same_as_fd(const char *path, int fd)
+{
+	struct stat a, b;
+	if (stat(path, &a) < 0 || fstat(fd, &b) < 0)
+		return false;
+	return a.st_dev == b.st_dev && a.st_ino == b.st_ino;
+}
+
+bool netns_same(const char *a, const char *b)
+{
+	struct stat sa, sb;
+	if (stat(a, &sa) < 0 || stat(b, &sb) < 0)
+		return false;
+	return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+}
+
+/* The mount id of fd, from /proc/self/fdinfo (kernels before 5.8). */
+static int fd_mount_id(int fd, int *id)
+{
+	_cleanup_free_ char *path = xasprintf("/proc/self/fdinfo/%d", fd);
+	_cleanup_free_ char *buf = NULL;
+	size_t len;
+	int r = read_file(path, 65536, &buf, &len);
+	if (r < 0)
+		return r;
+	const char *line = buf;
+	while (line) {
+		if (sscanf(line, "mnt_id: %d", id) == 1)
+			return 0;
+		line = strchr(line, '\n');
+		if (line)
+			line++;
+	}
+	return -ENOTSUP;
+}
+
+/* Is the directory open at fd the root of a mount? 1, 0, or -errno. A bind
+ * mount of a directory on itself has the st_dev of its parent, so st_dev
+ * cannot tell: ask statx, else compare mount ids with the parent's. */
+static int is_mount_point(int fd)
+{
+	struct statx stx;
+	if (statx(fd, "", AT_EMPTY_PATH | AT_STATX_DONT_SYNC, STATX_INO, &stx) == 0 &&
+	    (stx.stx_attributes_mask & STATX_ATTR_MOUNT_ROOT))
+		return (stx.stx_attributes & STATX_ATTR_MOUNT_ROOT) != 0;
+
+	_cleanup_close_ int parent =
+	    TEMP_FAILURE_RETRY(openat(fd, "..", O_PATH | O_DIRECTORY | O_CLOEXEC));
+	if (parent < 0)
+		return -errno;
+	int id, parent_id, r;
+	if ((r = fd_mount_id(fd, &id)) < 0 || (r = fd_mount_id(parent, &parent_id)) < 0)
+		return r;
+	if (id != parent_id)
+		return 1;
+	/* "/" is its own parent, and a mount root. */
+	struct stat st, pst;
+	if (fstat(fd, &st) < 0 || fstat(parent, &pst) < 0)
+		return -errno;
+	return st.st_dev == pst.st_dev && st.st_ino == pst.st_ino;
+}
+
+/* Make dir a shared mount point: a bind mount of itself first if it is not
+ * a mount point. Serialised by a lock on the directory, so that two hooks
+ * starting at once do not both bind it. */
+static int make_shared_mount_point(const char *dir, char **err)
+{
+	_cleanup_close_ int fd =
+	    TEMP_FAILURE_RETRY(open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOCTTY));
+	if (fd < 0)
+		return fail(err, "state directory \"%s\": %m", dir);
+	if (TEMP_FAILURE_RETRY(flock(fd, LOCK_EX)) < 0)
+		return fail(err, "state directory \"%s\": lock: %m", dir);
+	int r = is_mount_point(fd);
+	if (r < 0)
+		return fail(err,
+			    "state directory \"%s\": cannot tell whether it is a mount point: %s",
+			    dir, strerror(-r));
+	bool bound = false;
+	for (;;) {
+		if (r == 0) {
+			if (mount(dir, dir, "none", MS_BIND | MS_REC, NULL) < 0)
+				return fail(err, "state directory \"%s\": bind mount on itself: %m",
+					    dir);
+			bound = true;
+		}
+		if (mount("none", dir, "none", MS_SHARED | MS_REC, NULL) == 0)
+			return 0;
+		/* EINVAL: not a mount point after all; bind it and retry
+		 * once, as `ip netns add` does. */
+		if (errno != EINVAL || bound)
+			return fail(err, "state directory \"%s\": make it a shared mount: %m", dir);
+		r = 0;
+	}
+}
+
+int netns_pin(const char *state_dir, const char *source, const char *pin, char **err)
+{
+	/* Hold the namespace open from the check to the bind mount, and bind
+	 * the very file that was checked. */
+	_cleanup_close_ int ns = open_nsfs(source);
+	if (ns < 0 || !fd_is_netns(ns))
+		return fail(err, "netns \"%s\": not a network namespace", source);
+	if (make_shared_mount_point(state_dir, err) < 0)
+		return -1;
+
+	int fd = TEMP_FAILURE_RETRY(
+	    open(pin, O_RDONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOCTTY | O_NOFOLLOW, 0444));
+	if (fd < 0 && errno == EEXIST) {
+		if (netns_is_netns(pin) && same_as_fd(pin, ns))
+			return 0;
+		return fail(err, "netns pin \"%s\": exists and is not the namespace \"%s\"", pin,
+			    source);
+	}
+	if (fd < 0)
+		return fail(err, "netns pin \"%s\": %m", pin);
+	close(fd);
+
+	_cleanup_free_ char *from = xasprintf("/proc/self/fd/%d", ns);
+	if (mount(from, pin, "none", MS_BIND, NULL) < 0) {
+		int e = errno;
+		unlink(pin);
+		return fail(err, "netns pin \"%s\": bind mount of \"%s\": %s", pin, source,
+			    strerror(e));
+	}
+	if (!netns_is_netns(pin) || !same_as_fd(pin, ns)) {
+		umount2(pin, MNT_DETACH | UMOUNT_NOFOLLOW);
+		unlink(pin);
+		return fail(err, "netns pin \"%s\": the bind mount of \"%s\" is not that namespace",
+			    pin, source);
+	}
+	return 0;
+}
+
+int netns_unpin(const char *pin, char **err)
+{
+	for (int i = 0;; i++) {
+		if (umount2(pin, MNT_DETACH | UMOUNT_NOFOLLOW) == 0) {
+			if (i < UNPIN_MAX)
+				continue;
+			return fail(err, "netns pin \"%s\": still mounted after %d unmounts", pin,
+				    UNPIN_MAX);
+		}
+		/* EINVAL: not (or no longer) a mount point. */
+		if (errno == EINVAL || errno == ENOENT)
+			break;
+		return fail(err, "netns pin \"%s\": unmount: %m", pin);
+	}
+	if (unlink(pin) < 0 && errno != ENOENT)
+		return fail(err, "netns pin \"%s\": remove: %m", pin);
+	return 0;
+}

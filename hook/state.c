@@ -1,2 +1,381 @@
 /* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * The OCI state a runtime writes on a hook's stdin (runtime-spec 1.0 to 1.2,
+ * "State"), and the parts of the bundle's config.json the hook needs: the
+ * annotations and the network namespace.
+ */
 #include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cnirt.h"
+#include "jsonutil.h"
+#include "state.h"
+
+#define STATE_MAX  (1024 * 1024)
+#define CONFIG_MAX (16 * 1024 * 1024)
+/* Longest part of a foreign string quoted in a message. */
+#define SHOWN_MAX 64
+
+static int fail(char **err, const char *fmt, ...) PRINTF_LIKE(2, 3);
+static int fail(char **err, const char *fmt, ...)
+{
+	va_list ap;
+	char *s;
+	va_start(ap, fmt);
+	if (vasprintf(&s, fmt, ap) < 0)
+		abort();
+	va_end(ap);
+	*err = s;
+	return -1;
+}
+
+/* s quoted for a message: control bytes, '"' and '\' escaped, cut after
+ * SHOWN_MAX bytes (on a character boundary). */
+static char *shown(const char *s)
+{
+	size_t n = strlen(s);
+	char *out = xmalloc(4 * (n < SHOWN_MAX ? n : SHOWN_MAX) + 8);
+	char *o = out;
+	*o++ = '"';
+	size_t i;
+	for (i = 0; s[i] && i < SHOWN_MAX; i++) {
+		unsigned char c = (unsigned char)s[i];
+		if (c < 0x20 || c == 0x7f)
+			o += sprintf(o, "\\x%02x", c);
+		else if (c == '"' || c == '\\')
+			o += sprintf(o, "\\%c", c);
+		else
+			*o++ = (char)c;
+	}
+	/* Do not end in the middle of a UTF-8 sequence. */
+	if (s[i]) {
+		while (o > out + 1 && ((unsigned char)o[-1] & 0xc0) == 0x80)
+			o--;
+		if (o > out + 1 && (unsigned char)o[-1] >= 0xc0)
+			o--;
+	}
+	*o++ = '"';
+	if (s[i])
+		o = stpcpy(o, "...");
+	*o = '\0';
+	return out;
+}
+
+/* yajl decodes "\u0000" into a NUL that silently cuts the string short in
+ * its tree ("a\u0000b" would read as "a"): refuse such input instead. */
+static bool has_escaped_nul(const char *buf, size_t len)
+{
+	bool in_string = false;
+	for (size_t i = 0; i < len; i++) {
+		if (!in_string) {
+			in_string = buf[i] == '"';
+		} else if (buf[i] == '"') {
+			in_string = false;
+		} else if (buf[i] == '\\' && i + 1 < len) {
+			if (buf[i + 1] == 'u' && len - i >= 6 &&
+			    memcmp(buf + i + 2, "0000", 4) == 0)
+				return true;
+			i++;
+		}
+	}
+	return false;
+}
+
+static int parse_json(const char *buf, size_t len, const char *what, yajl_val *out, char **err)
+{
+	yajl_val v;
+	if (jt_parse(buf, len, what, &v, err) < 0)
+		return -1;
+	if (has_escaped_nul(buf, len)) {
+		yajl_tree_free(v);
+		return fail(err, "%s: a string contains an escaped NUL (\\u0000)", what);
+	}
+	if (!YAJL_IS_OBJECT(v)) {
+		fail(err, "%s: must be a JSON object, not %s", what, jt_type_name(v));
+		yajl_tree_free(v);
+		return -1;
+	}
+	*out = v;
+	return 0;
+}
+
+/* A string member; NULL when absent (or null) and not required. */
+static int get_string(yajl_val o, const char *what, const char *key, bool required,
+		      const char **out, char **err)
+{
+	yajl_val v = jt_get(o, key);
+	if (v == NULL || (YAJL_IS_NULL(v) && !required)) {
+		if (required)
+			return fail(err, "%s: field \"%s\": missing", what, key);
+		*out = NULL;
+		return 0;
+	}
+	if (!YAJL_IS_STRING(v))
+		return fail(err, "%s: field \"%s\": must be a string, not %s", what, key,
+			    jt_type_name(v));
+	if (required && v->u.string[0] == '\0')
+		return fail(err, "%s: field \"%s\": must not be empty", what, key);
+	*out = v->u.string;
+	return 0;
+}
+
+static int check_absolute(const char *what, const char *field, const char *path, char **err)
+{
+	if (path[0] == '/')
+		return 0;
+	_cleanup_free_ char *p = shown(path);
+	return fail(err, "%s: field \"%s\": %s is not an absolute path", what, field, p);
+}
+
+/* "annotations": an object of strings (null or absent: none). */
+static int parse_annotations(yajl_val o, const char *what, struct kv **kv, size_t *n, char **err)
+{
+	yajl_val v = jt_get(o, "annotations");
+	if (v == NULL || YAJL_IS_NULL(v))
+		return 0;
+	if (!YAJL_IS_OBJECT(v))
+		return fail(err, "%s: field \"annotations\": must be an object, not %s", what,
+			    jt_type_name(v));
+	struct kv *a = NULL;
+	size_t na = 0;
+	for (size_t i = 0; i < v->u.object.len; i++) {
+		const char *value = jt_str(v->u.object.values[i]);
+		if (value == NULL) {
+			_cleanup_free_ char *k = shown(v->u.object.keys[i]);
+			fail(err, "%s: annotation %s: must be a string, not %s", what, k,
+			     jt_type_name(v->u.object.values[i]));
+			kv_free(a, na);
+			return -1;
+		}
+		kv_append(&a, &na, v->u.object.keys[i], value);
+	}
+	*kv = a;
+	*n = na;
+	return 0;
+}
+
+static int parse_pid(yajl_val o, pid_t *out, char **err)
+{
+	yajl_val v = jt_get(o, "pid");
+	/* runtime-spec "State": pid is REQUIRED only when status is created or
+	 * running; runc leaves it out at poststop, crun passes 0. */
+	if (v == NULL || YAJL_IS_NULL(v)) {
+		*out = 0;
+		return 0;
+	}
+	if (YAJL_IS_INTEGER(v) && v->u.number.i >= 0 && v->u.number.i <= INT_MAX) {
+		*out = (pid_t)v->u.number.i;
+		return 0;
+	}
+	if (YAJL_IS_NUMBER(v))
+		return fail(err,
+			    "OCI state: field \"pid\": must be a non-negative integer, not %.32s%s",
+			    v->u.number.r, strlen(v->u.number.r) > 32 ? "..." : "");
+	return fail(err, "OCI state: field \"pid\": must be a non-negative integer, not %s",
+		    jt_type_name(v));
+}
+
+/* The status is a string the runtime chose: runtime-spec "State" lists
+ * creating, created, running and stopped, and "Additional values MAY be
+ * defined by the runtime". It ends up in log lines: printable ASCII only. */
+static int check_status(const char *status, char **err)
+{
+	for (const char *c = status; *c; c++)
+		if (*c <= ' ' || *c >= 0x7f) {
+			_cleanup_free_ char *p = shown(status);
+			return fail(
+			    err,
+			    "OCI state: field \"status\": %s must be printable ASCII without "
+			    "white space",
+			    p);
+		}
+	return 0;
+}
+
+/* Read <bundle>/config.json: a regular file of at most CONFIG_MAX bytes.
+ * 0 with *out NULL when it does not exist and is not needed. */
+static int read_config(const char *path, bool need_config, yajl_val *out, char **err)
+{
+	int fd = TEMP_FAILURE_RETRY(open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK));
+	if (fd < 0) {
+		if ((errno == ENOENT || errno == ENOTDIR) && !need_config) {
+			*out = NULL;
+			return 0;
+		}
+		return fail(err, "%s: %m", path);
+	}
+	struct stat st;
+	if (fstat(fd, &st) < 0) {
+		int e = errno;
+		close(fd);
+		return fail(err, "%s: %s", path, strerror(e));
+	}
+	if (!S_ISREG(st.st_mode)) {
+		close(fd);
+		return fail(err, "%s: not a regular file", path);
+	}
+	_cleanup_free_ char *buf = NULL;
+	size_t len = 0;
+	int r = read_all_fd(fd, CONFIG_MAX, &buf, &len);
+	close(fd);
+	if (r == -EFBIG)
+		return fail(err, "%s: larger than %d MiB", path, CONFIG_MAX / (1024 * 1024));
+	if (r < 0)
+		return fail(err, "%s: %s", path, strerror(-r));
+	return parse_json(buf, len, path, out, err);
+}
+
+/* The "network" entry of linux.namespaces (runtime-spec config-linux.md,
+ * "Namespaces"): present or not, and its path. */
+static int parse_namespaces(yajl_val config, const char *what, struct oci_state *s, char **err)
+{
+	yajl_val lnx = jt_get(config, "linux");
+	if (lnx == NULL || YAJL_IS_NULL(lnx))
+		return 0;
+	if (!YAJL_IS_OBJECT(lnx))
+		return fail(err, "%s: field \"linux\": must be an object, not %s", what,
+			    jt_type_name(lnx));
+	yajl_val ns = jt_get(lnx, "namespaces");
+	if (ns == NULL || YAJL_IS_NULL(ns))
+		return 0;
+	if (!YAJL_IS_ARRAY(ns))
+		return fail(err, "%s: field \"linux.namespaces\": must be an array, not %s", what,
+			    jt_type_name(ns));
+	bool found = false;
+	const char *path = NULL;
+	for (size_t i = 0; i < ns->u.array.len; i++) {
+		yajl_val e = ns->u.array.values[i];
+		if (!YAJL_IS_OBJECT(e))
+			return fail(
+			    err, "%s: field \"linux.namespaces[%zu]\": must be an object, not %s",
+			    what, i, jt_type_name(e));
+		yajl_val type = jt_get(e, "type");
+		if (!YAJL_IS_STRING(type))
+			return fail(
+			    err,
+			    "%s: field \"linux.namespaces[%zu].type\": must be a string, not %s",
+			    what, i, jt_type_name(type));
+		if (strcmp(type->u.string, "network") != 0)
+			continue;
+		if (found)
+			return fail(
+			    err, "%s: field \"linux.namespaces\": more than one \"network\" entry",
+			    what);
+		found = true;
+		yajl_val p = jt_get(e, "path");
+		if (p == NULL || YAJL_IS_NULL(p))
+			continue;
+		if (!YAJL_IS_STRING(p))
+			return fail(
+			    err,
+			    "%s: field \"linux.namespaces[%zu].path\": must be a string, not %s",
+			    what, i, jt_type_name(p));
+		/* An empty path is no path: runc and crun create a new
+		 * namespace for it. */
+		if (p->u.string[0] == '\0')
+			continue;
+		if (p->u.string[0] != '/') {
+			_cleanup_free_ char *q = shown(p->u.string);
+			return fail(
+			    err,
+			    "%s: field \"linux.namespaces[%zu].path\": %s is not an absolute "
+			    "path",
+			    what, i, q);
+		}
+		path = p->u.string;
+	}
+	s->netns_in_config = found;
+	s->netns_path = xstrdup(path);
+	return 0;
+}
+
+static int apply_config(struct oci_state *s, bool need_config, char **err)
+{
+	if (s->bundle == NULL) {
+		if (need_config)
+			return fail(err, "OCI state: field \"bundle\": missing, config.json cannot "
+					 "be read");
+		return 0;
+	}
+	_cleanup_free_ char *path = xasprintf("%s%sconfig.json", s->bundle,
+					      s->bundle[strlen(s->bundle) - 1] == '/' ? "" : "/");
+	_cleanup_jt_ yajl_val config = NULL;
+	if (read_config(path, need_config, &config, err) < 0)
+		return -1;
+	if (config == NULL)
+		return 0;
+	if (parse_namespaces(config, path, s, err) < 0)
+		return -1;
+	if (s->n_annotations == 0 &&
+	    parse_annotations(config, path, &s->annotations, &s->n_annotations, err) < 0)
+		return -1;
+	s->has_config = true;
+	return 0;
+}
+
+static void state_freep(struct oci_state **s)
+{
+	state_free(*s);
+}
+
+int state_parse(const char *buf, size_t len, bool need_config, struct oci_state **out, char **err)
+{
+	if (len > STATE_MAX)
+		return fail(err, "OCI state: larger than %d MiB", STATE_MAX / (1024 * 1024));
+	_cleanup_jt_ yajl_val root = NULL;
+	if (parse_json(buf, len, "OCI state", &root, err) < 0)
+		return -1;
+
+	const char *version, *id, *status, *bundle;
+	if (get_string(root, "OCI state", "ociVersion", true, &version, err) < 0 ||
+	    get_string(root, "OCI state", "id", true, &id, err) < 0 ||
+	    get_string(root, "OCI state", "status", true, &status, err) < 0 ||
+	    get_string(root, "OCI state", "bundle", false, &bundle, err) < 0)
+		return -1;
+	cnirt_error *e = NULL;
+	if (cnirt_check_container_id(id, &e) < 0) {
+		/* The library's message names the field ("container id ..."). */
+		fail(err, "OCI state: %s", cnirt_error_msg(e));
+		cnirt_error_free(e);
+		return -1;
+	}
+	if (check_status(status, err) < 0)
+		return -1;
+	/* runtime-spec "State": bundle "is the absolute path to the
+	 * container's bundle directory". */
+	if (bundle && check_absolute("OCI state", "bundle", bundle, err) < 0)
+		return -1;
+
+	__attribute__((cleanup(state_freep))) struct oci_state *s = xzalloc(sizeof(*s));
+	if (parse_pid(root, &s->pid, err) < 0 ||
+	    parse_annotations(root, "OCI state", &s->annotations, &s->n_annotations, err) < 0)
+		return -1;
+	s->oci_version = xstrdup(version);
+	s->id = xstrdup(id);
+	s->status = xstrdup(status);
+	s->bundle = xstrdup(bundle);
+	if (apply_config(s, need_config, err) < 0)
+		return -1;
+	*out = TAKE_PTR(s);
+	return 0;
+}
+
+void state_free(struct oci_state *s)
+{
+	if (s == NULL)
+		return;
+	free(s->oci_version);
+	free(s->id);
+	free(s->status);
+	free(s->bundle);
+	kv_free(s->annotations, s->n_annotations);
+	free(s->netns_path);
+	free(s);
+}

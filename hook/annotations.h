@@ -14,26 +14,27 @@
 #include "util.h"
 
 #define ANN_NPWG_NETWORKS "k8s.v1.cni.cncf.io/networks"
-#define ANN_NETWORKS "io.cnihook.networks"
-#define ANN_PORTS "io.cnihook.ports"
-#define ANN_MAC "io.cnihook.mac"
-#define ANN_IPS "io.cnihook.ips"
-#define ANN_BANDWIDTH "io.cnihook.bandwidth"
-#define ANN_ARGS "io.cnihook.args"
-#define ANN_NETNS "io.cnihook.netns"
+#define ANN_NETWORKS	  "io.cnihook.networks"
+#define ANN_PORTS	  "io.cnihook.ports"
+#define ANN_MAC		  "io.cnihook.mac"
+#define ANN_IPS		  "io.cnihook.ips"
+#define ANN_BANDWIDTH	  "io.cnihook.bandwidth"
+#define ANN_ARGS	  "io.cnihook.args"
+#define ANN_NETNS	  "io.cnihook.netns"
 
 /* One requested attachment. JSON members are normalised compact JSON text. */
 struct attach_req {
-	char *network;	     /* network name (a valid CNI network name) */
-	char *ns;	     /* NPWG "namespace", or NULL */
-	char *ifname;	     /* always set after parsing: named, or eth0, eth1, ... */
-	char **ips;	     /* CIDRs ("10.1.2.3/24"), n_ips of them */
+	char *network; /* network name (a valid CNI network name) */
+	char *ns;      /* NPWG "namespace", or NULL */
+	char *ifname;  /* always set after parsing: named, or eth0, eth1, ... */
+	char **ips;    /* CIDRs ("10.1.2.3/24"), n_ips of them */
 	size_t n_ips;
-	char *mac;	     /* "aa:bb:cc:dd:ee:ff" (lower case), or NULL */
-	char *port_mappings; /* JSON array of {hostPort, containerPort, protocol, hostIP?}, or NULL */
-	char *bandwidth;     /* JSON object (CONVENTIONS.md bandwidth), or NULL */
-	char *ib_guid;	     /* infiniband GUID, or NULL */
-	char *cni_args;	     /* JSON object (NPWG "cni-args"), or NULL */
+	char *mac; /* "aa:bb:cc:dd:ee:ff" (lower case), or NULL */
+	char *
+	    port_mappings; /* JSON array of {hostPort, containerPort, protocol, hostIP?}, or NULL */
+	char *bandwidth;   /* JSON object (CONVENTIONS.md bandwidth), or NULL */
+	char *ib_guid;	   /* infiniband GUID, or NULL */
+	char *cni_args;	   /* JSON object (NPWG "cni-args"), or NULL */
 	char **default_route; /* gateway IPs (NPWG "default-route"), n of them */
 	size_t n_default_route;
 };
@@ -41,12 +42,12 @@ struct attach_req {
 struct selection {
 	struct attach_req *v; /* in order */
 	size_t n;
-	struct kv *args;      /* io.cnihook.args pairs, in order */
+	struct kv *args; /* io.cnihook.args pairs, in order */
 	size_t n_args;
-	struct kv *pod;	      /* K8S_POD_NAME, K8S_POD_NAMESPACE, K8S_POD_UID,
-			       * K8S_POD_INFRA_CONTAINER_ID from the engine's annotations */
+	struct kv *pod; /* K8S_POD_NAME, K8S_POD_NAMESPACE, K8S_POD_UID,
+			 * K8S_POD_INFRA_CONTAINER_ID from the engine's annotations */
 	size_t n_pod;
-	char *netns;	      /* io.cnihook.netns, or NULL */
+	char *netns; /* io.cnihook.netns, or NULL */
 	/* Not NULL: leave this container alone, and why (not a pod sandbox). */
 	const char *skip_reason;
 };

@@ -18,8 +18,8 @@
 #include "util.h"
 
 #define DEFAULT_NETCONFPATH "/etc/cni/net.d"
-#define DEFAULT_CNI_PATH "/opt/cni/bin:/usr/libexec/cni:/usr/lib/cni"
-#define DEFAULT_CACHE_DIR "/var/lib/cni"
+#define DEFAULT_CNI_PATH    "/opt/cni/bin:/usr/libexec/cni:/usr/lib/cni"
+#define DEFAULT_CACHE_DIR   "/var/lib/cni"
 
 static const char *env_or(const char *name, const char *fallback)
 {
@@ -30,19 +30,8 @@ static const char *env_or(const char *name, const char *fallback)
 /* One line on stderr that names the operation, network, plugin, CNI code and message. */
 void cli_report(const char *op, const char *network, const cnirt_error *e)
 {
-	const char *net = cnirt_error_network(e) ? cnirt_error_network(e) : network;
-	const char *plugin = cnirt_error_plugin(e);
-	const char *details = cnirt_error_details(e);
-	_cleanup_free_ char *where = xasprintf("%s%s%s%s%s%s%s", op, net ? " network \"" : "",
-					       net ? net : "", net ? "\"" : "",
-					       plugin ? ": plugin \"" : "", plugin ? plugin : "",
-					       plugin ? "\"" : "");
-	_cleanup_free_ char *code = cnirt_error_code(e) || cnirt_error_from_plugin(e)
-					    ? xasprintf(": CNI error %d", cnirt_error_code(e))
-					    : xstrdup("");
-	log_error("%s%s: %s%s%s%s", where, code, cnirt_error_msg(e),
-		  details && *details ? " (" : "", details && *details ? details : "",
-		  details && *details ? ")" : "");
+	_cleanup_free_ char *msg = log_format_error(network, e);
+	log_error("%s %s", op, msg);
 }
 
 static cnirt_ctx *ctx_from_env(void)
@@ -130,8 +119,8 @@ static int do_attachment(const char *op, const char *network, const char *netns_
 
 	_cleanup_free_ char *netns = absolute(netns_arg);
 	_cleanup_free_ char *id = getenv("CNI_CONTAINERID") && *getenv("CNI_CONTAINERID")
-					  ? xstrdup(getenv("CNI_CONTAINERID"))
-					  : container_id_for(netns);
+				      ? xstrdup(getenv("CNI_CONTAINERID"))
+				      : container_id_for(netns);
 	_cleanup_free_ char *args_buf = xstrdup(env_or("CNI_ARGS", ""));
 	_cleanup_free_ cnirt_kv *args = NULL;
 	size_t n_args = 0;
@@ -140,12 +129,12 @@ static int do_attachment(const char *op, const char *network, const char *netns_
 		return 1;
 	}
 	cnirt_attachment a = {
-		.container_id = id,
-		.netns = netns,
-		.ifname = env_or("CNI_IFNAME", "eth0"),
-		.args = args,
-		.n_args = n_args,
-		.capability_args = getenv("CAP_ARGS"),
+	    .container_id = id,
+	    .netns = netns,
+	    .ifname = env_or("CNI_IFNAME", "eth0"),
+	    .args = args,
+	    .n_args = n_args,
+	    .capability_args = getenv("CAP_ARGS"),
 	};
 	cnirt_ctx *ctx = ctx_from_env();
 	cnirt_error *e = NULL;
@@ -223,18 +212,24 @@ static int do_version(void)
 
 void cli_usage(FILE *f)
 {
-	fprintf(f,
-		"Usage:\n"
-		"  cnihook add|check|del NETWORK NETNS   run a network's plugins on a netns\n"
-		"  cnihook validate [NETWORK]            check networks against their plugins\n"
-		"  cnihook version                       print versions\n"
-		"  cnihook --help                        this text\n"
-		"\n"
-		"Environment: NETCONFPATH (default " DEFAULT_NETCONFPATH "), CNI_PATH (default "
-		DEFAULT_CNI_PATH "),\n"
-		"CNI_IFNAME (eth0), CNI_ARGS (K=V;K=V), CAP_ARGS (JSON object), CNI_CONTAINERID,\n"
-		"CNI_CACHE_DIR (default " DEFAULT_CACHE_DIR "), CNIHOOK_PLUGIN_TIMEOUT (seconds).\n"
-		"See cnihook(8).\n");
+	fprintf(
+	    f, "Usage:\n"
+	       "  cnihook [--config FILE] createRuntime|prestart|poststop < STATE\n"
+	       "                                        the OCI hook (stage inferred when absent)\n"
+	       "  cnihook [--config FILE] status ID     a container's network status\n"
+	       "  cnihook add|check|del NETWORK NETNS   run a network's plugins on a netns\n"
+	       "  cnihook validate [NETWORK]            check networks against their plugins\n"
+	       "  cnihook version                       print versions\n"
+	       "  cnihook --help                        this text\n"
+	       "Options: --config FILE (default $CNIHOOK_CONFIG, else " SYSCONFDIR
+	       "/cnihook/cnihook.json),\n"
+	       "  --log-level=error|warn|info|debug\n"
+	       "\n"
+	       "Environment: NETCONFPATH (default " DEFAULT_NETCONFPATH
+	       "), CNI_PATH (default " DEFAULT_CNI_PATH "),\n"
+	       "CNI_IFNAME (eth0), CNI_ARGS (K=V;K=V), CAP_ARGS (JSON object), CNI_CONTAINERID,\n"
+	       "CNI_CACHE_DIR (default " DEFAULT_CACHE_DIR "), CNIHOOK_PLUGIN_TIMEOUT (seconds).\n"
+	       "See cnihook(8).\n");
 }
 
 int cli_main(int argc, char **argv)

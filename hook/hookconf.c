@@ -1,2 +1,194 @@
 /* SPDX-License-Identifier: Apache-2.0 */
+/* The hook configuration file, cnihook.json(5). */
 #include "config.h"
+
+#include <errno.h>
+#include <string.h>
+
+#include <cnirt.h>
+
+#include "hookconf.h"
+#include "jsonutil.h"
+
+#define CONFIG_MAX_SIZE (1u << 20)
+#define TIMEOUT_MAX_S	3600
+
+struct hook_config *config_defaults(void)
+{
+	static const char *const bins[] = {"/opt/cni/bin", "/usr/libexec/cni", "/usr/lib/cni"};
+	struct hook_config *c = xzalloc(sizeof(*c));
+	c->conf_dir = xstrdup("/etc/cni/net.d");
+	for (size_t i = 0; i < ARRAY_SIZE(bins); i++)
+		strv_append(&c->bin_dirs, &c->n_bin_dirs, bins[i]);
+	c->cache_dir = xstrdup("/var/lib/cni");
+	c->state_dir = xstrdup(RUNSTATEDIR "/cnihook");
+	c->plugin_timeout_ms = 60 * 1000;
+	c->log_level = LOG_LEVEL_WARN;
+	c->log_syslog = true;
+	return c;
+}
+
+void config_free(struct hook_config *c)
+{
+	if (c == NULL)
+		return;
+	free(c->conf_dir);
+	strv_free(c->bin_dirs, c->n_bin_dirs);
+	free(c->cache_dir);
+	free(c->state_dir);
+	strv_free(c->default_networks, c->n_default_networks);
+	free(c);
+}
+
+static int bad(char **err, const char *path, const char *field, const char *problem)
+{
+	*err = xasprintf("%s: field \"%s\": %s", path, field, problem);
+	return -1;
+}
+
+/* An absolute path without "..", replacing *dst. */
+static int get_dir(yajl_val v, const char *path, const char *field, char **dst, char **err)
+{
+	const char *s = jt_str(v);
+	if (s == NULL)
+		return bad(err, path, field, "must be a string");
+	if (s[0] != '/' || strstr(s, "/../") ||
+	    (strlen(s) >= 3 && !strcmp(s + strlen(s) - 3, "/..")))
+		return bad(err, path, field, "must be an absolute path without \"..\"");
+	free(*dst);
+	*dst = xstrdup(s);
+	return 0;
+}
+
+static int get_dirs(yajl_val v, const char *path, struct hook_config *c, char **err)
+{
+	if (!YAJL_IS_ARRAY(v))
+		return bad(err, path, "binDirs", "must be an array of paths");
+	char **dirs = NULL;
+	size_t n = 0;
+	for (size_t i = 0; i < v->u.array.len; i++) {
+		_cleanup_free_ char *field = xasprintf("binDirs[%zu]", i);
+		_cleanup_free_ char *d = NULL;
+		if (get_dir(v->u.array.values[i], path, field, &d, err) < 0) {
+			strv_free(dirs, n);
+			return -1;
+		}
+		strv_append(&dirs, &n, d);
+	}
+	strv_free(c->bin_dirs, c->n_bin_dirs);
+	c->bin_dirs = dirs;
+	c->n_bin_dirs = n;
+	return 0;
+}
+
+static int get_networks(yajl_val v, const char *path, struct hook_config *c, char **err)
+{
+	if (!YAJL_IS_ARRAY(v))
+		return bad(err, path, "defaultNetworks", "must be an array of network names");
+	for (size_t i = 0; i < v->u.array.len; i++) {
+		_cleanup_free_ char *field = xasprintf("defaultNetworks[%zu]", i);
+		const char *name = jt_str(v->u.array.values[i]);
+		cnirt_error *e = NULL;
+		if (name == NULL)
+			return bad(err, path, field, "must be a string");
+		if (cnirt_check_network_name(name, &e) < 0) {
+			int r = bad(err, path, field, cnirt_error_msg(e));
+			cnirt_error_free(e);
+			return r;
+		}
+		strv_append(&c->default_networks, &c->n_default_networks, name);
+	}
+	return 0;
+}
+
+static int get_log(yajl_val v, const char *path, struct hook_config *c, char **err)
+{
+	if (!YAJL_IS_OBJECT(v))
+		return bad(err, path, "log", "must be an object");
+	for (size_t i = 0; i < v->u.object.len; i++) {
+		const char *k = v->u.object.keys[i];
+		yajl_val x = v->u.object.values[i];
+		if (strcmp(k, "level") == 0) {
+			if (jt_str(x) == NULL || log_parse_level(jt_str(x), &c->log_level) < 0)
+				return bad(
+				    err, path, "log.level",
+				    "must be one of \"error\", \"warn\", \"info\", \"debug\"");
+		} else if (strcmp(k, "syslog") == 0) {
+			if (!YAJL_IS_TRUE(x) && !YAJL_IS_FALSE(x))
+				return bad(err, path, "log.syslog", "must be true or false");
+			c->log_syslog = YAJL_IS_TRUE(x);
+		} else {
+			_cleanup_free_ char *field = xasprintf("log.%s", k);
+			return bad(err, path, field, "unknown field");
+		}
+	}
+	return 0;
+}
+
+static int apply(yajl_val root, const char *path, struct hook_config *c, char **err)
+{
+	if (!YAJL_IS_OBJECT(root)) {
+		*err = xasprintf("%s: must hold a JSON object, not %s", path, jt_type_name(root));
+		return -1;
+	}
+	for (size_t i = 0; i < root->u.object.len; i++) {
+		const char *k = root->u.object.keys[i];
+		yajl_val v = root->u.object.values[i];
+		int r;
+		if (strcmp(k, "confDir") == 0)
+			r = get_dir(v, path, k, &c->conf_dir, err);
+		else if (strcmp(k, "cacheDir") == 0)
+			r = get_dir(v, path, k, &c->cache_dir, err);
+		else if (strcmp(k, "stateDir") == 0)
+			r = get_dir(v, path, k, &c->state_dir, err);
+		else if (strcmp(k, "binDirs") == 0)
+			r = get_dirs(v, path, c, err);
+		else if (strcmp(k, "defaultNetworks") == 0)
+			r = get_networks(v, path, c, err);
+		else if (strcmp(k, "log") == 0)
+			r = get_log(v, path, c, err);
+		else if (strcmp(k, "pluginTimeout") == 0) {
+			if (!YAJL_IS_INTEGER(v) || YAJL_GET_INTEGER(v) < 1 ||
+			    YAJL_GET_INTEGER(v) > TIMEOUT_MAX_S)
+				return bad(err, path, k,
+					   "must be a whole number of seconds, 1-3600");
+			c->plugin_timeout_ms = (unsigned)YAJL_GET_INTEGER(v) * 1000;
+			r = 0;
+		} else if (strcmp(k, "policy") == 0 || strcmp(k, "sandbox") == 0) {
+			r = YAJL_IS_OBJECT(v) ? 0 : bad(err, path, k, "must be an object");
+		} else {
+			r = bad(err, path, k, "unknown field");
+		}
+		if (r < 0)
+			return -1;
+	}
+	return 0;
+}
+
+int config_load(const char *path, struct hook_config **out, char **err)
+{
+	const char *p = path ? path : CNIHOOK_CONFIG_PATH;
+	_cleanup_free_ char *buf = NULL;
+	size_t len;
+	int r = read_file(p, CONFIG_MAX_SIZE, &buf, &len);
+	if (r == -ENOENT && path == NULL) {
+		*out = config_defaults();
+		return 0;
+	}
+	if (r < 0) {
+		*err = xasprintf("%s: %s", p, r == -EFBIG ? "larger than 1 MiB" : strerror(-r));
+		return -1;
+	}
+	yajl_val root = NULL;
+	if (jt_parse(buf, len, p, &root, err) < 0)
+		return -1;
+	struct hook_config *c = config_defaults();
+	r = apply(root, p, c, err);
+	yajl_tree_free(root);
+	if (r < 0) {
+		config_free(c);
+		return -1;
+	}
+	*out = c;
+	return 0;
+}

@@ -11,16 +11,16 @@
 #define CNIHOOK_CONFIG_PATH SYSCONFDIR "/cnihook/cnihook.json"
 
 struct hook_config {
-	char *conf_dir;		  /* confDir: /etc/cni/net.d */
-	char **bin_dirs;	  /* binDirs: /opt/cni/bin, /usr/libexec/cni, /usr/lib/cni */
+	char *conf_dir;	 /* confDir: /etc/cni/net.d */
+	char **bin_dirs; /* binDirs: /opt/cni/bin, /usr/libexec/cni, /usr/lib/cni */
 	size_t n_bin_dirs;
-	char *cache_dir;	  /* cacheDir: /var/lib/cni */
-	char *state_dir;	  /* stateDir: /run/cnihook */
-	char **default_networks;  /* defaultNetworks: [] */
+	char *cache_dir;	 /* cacheDir: /var/lib/cni */
+	char *state_dir;	 /* stateDir: /run/cnihook */
+	char **default_networks; /* defaultNetworks: [] */
 	size_t n_default_networks;
 	unsigned plugin_timeout_ms; /* pluginTimeout (seconds in the file): 60 */
-	enum log_level log_level; /* log.level: "warn" */
-	bool log_syslog;	  /* log.syslog: true */
+	enum log_level log_level;   /* log.level: "warn" */
+	bool log_syslog;	    /* log.syslog: true */
 };
 
 /* Load `path`; NULL means CNIHOOK_CONFIG_PATH, which may be absent (then the

@@ -60,7 +60,8 @@ int jt_parse(const char *buf, size_t len, const char *what, yajl_val *out, char 
 	}
 	const char *nul = memchr(buf, '\0', len);
 	if (nul) {
-		*err = xasprintf("%s: contains a NUL byte at offset %zu", what, (size_t)(nul - buf));
+		*err =
+		    xasprintf("%s: contains a NUL byte at offset %zu", what, (size_t)(nul - buf));
 		return -1;
 	}
 	size_t depth = max_depth(buf, len);

@@ -1,2 +1,688 @@
 /* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * The hook's stages: attach at createRuntime (or prestart), detach at
+ * poststop. Attach validates everything before the first plugin runs,
+ * writes the attachment record, pins the namespace, and attaches the
+ * networks in order; any failure detaches what was attached and leaves
+ * nothing behind. Detach works from the record and the cache (never from
+ * /proc/<pid>), in reverse order, and succeeds when repeated, without a
+ * createRuntime, or after the state directory was wiped.
+ */
 #include "config.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <cnirt.h>
+
+#include "annotations.h"
+#include "jsonutil.h"
+#include "lifecycle.h"
+#include "lock.h"
+#include "log.h"
+#include "netns.h"
+#include "record.h"
+#include "state.h"
+#include "status.h"
+
+#define STATE_MAX_SIZE (1u << 20)
+
+struct run {
+	const struct hook_config *cfg;
+	const char *stage; /* as named on the command line or inferred */
+	const char *id;
+	cnirt_ctx *ctx;
+	long long plugin_usec;
+	long long start_usec;
+};
+
+static long long now_usec(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (long long)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
+}
+
+int stage_parse(const char *s, enum stage *out)
+{
+	if (strcmp(s, "createRuntime") == 0 || strcmp(s, "prestart") == 0)
+		*out = STAGE_ATTACH;
+	else if (strcmp(s, "poststop") == 0)
+		*out = STAGE_DETACH;
+	else
+		return -1;
+	return 0;
+}
+
+static void observe(void *data, const char *network, const char *plugin, const char *command,
+		    long long usec, const cnirt_error *e)
+{
+	struct run *r = data;
+	r->plugin_usec += usec;
+	if (e) {
+		_cleanup_free_ char *msg = log_format_error(network, e);
+		log_debug("%s %s: %s %s failed after %.1f ms", r->id, r->stage, command, msg,
+			  usec / 1000.0);
+	} else {
+		log_debug("%s %s: network \"%s\": plugin \"%s\" %s ok in %.1f ms", r->id, r->stage,
+			  network ? network : "", plugin, command, usec / 1000.0);
+	}
+}
+
+static void fail(const struct run *r, const char *msg)
+{
+	log_error("%s %s: %s", r->id ? r->id : "-", r->stage, msg);
+}
+
+static void fail_cni(const struct run *r, const char *network, cnirt_error *e)
+{
+	_cleanup_free_ char *msg = log_format_error(network, e);
+	fail(r, msg);
+	cnirt_error_free(e);
+}
+
+static bool has_cap(void *data, const char *cap)
+{
+	return cnirt_netlist_has_capability(data, cap);
+}
+
+/* The list bytes with `cni-args` in every plugin's args.cni (CONVENTIONS.md
+ * "args in network config"), other fields as they were. */
+static char *inject_cni_args(const char *bytes, size_t len, const char *cni_args, char **err)
+{
+	yajl_val root = NULL, extra = NULL;
+	if (jt_parse(bytes, len, "network configuration", &root, err) < 0)
+		return NULL;
+	if (jt_parse(cni_args, strlen(cni_args), "cni-args", &extra, err) < 0) {
+		yajl_tree_free(root);
+		return NULL;
+	}
+	yajl_gen g = jt_gen_new();
+	yajl_gen_map_open(g);
+	for (size_t i = 0; i < root->u.object.len; i++) {
+		const char *k = root->u.object.keys[i];
+		yajl_val v = root->u.object.values[i];
+		jt_gen_str(g, k);
+		if (strcmp(k, "plugins") != 0 || !YAJL_IS_ARRAY(v)) {
+			jt_gen_value(g, v);
+			continue;
+		}
+		yajl_gen_array_open(g);
+		for (size_t p = 0; p < v->u.array.len; p++) {
+			yajl_val plugin = v->u.array.values[p];
+			yajl_val args = jt_get(plugin, "args");
+			yajl_gen_map_open(g);
+			for (size_t f = 0; f < plugin->u.object.len; f++) {
+				if (strcmp(plugin->u.object.keys[f], "args") == 0)
+					continue;
+				jt_gen_str(g, plugin->u.object.keys[f]);
+				jt_gen_value(g, plugin->u.object.values[f]);
+			}
+			jt_gen_str(g, "args");
+			yajl_gen_map_open(g);
+			for (size_t f = 0; YAJL_IS_OBJECT(args) && f < args->u.object.len; f++) {
+				if (strcmp(args->u.object.keys[f], "cni") == 0)
+					continue;
+				jt_gen_str(g, args->u.object.keys[f]);
+				jt_gen_value(g, args->u.object.values[f]);
+			}
+			jt_gen_str(g, "cni");
+			jt_gen_value(g, extra);
+			yajl_gen_map_close(g);
+			yajl_gen_map_close(g);
+		}
+		yajl_gen_array_close(g);
+	}
+	yajl_gen_map_close(g);
+	yajl_tree_free(root);
+	yajl_tree_free(extra);
+	return jt_gen_finish(g);
+}
+
+/* Which annotation (or setting) selected the networks, for messages. */
+static const char *selected_by(const struct oci_state *st)
+{
+	for (size_t i = 0; i < st->n_annotations; i++)
+		if (strcmp(st->annotations[i].key, ANN_NPWG_NETWORKS) == 0 ||
+		    strcmp(st->annotations[i].key, ANN_NETWORKS) == 0)
+			return st->annotations[i].key;
+	return NULL;
+}
+
+/* Is `path` a namespace cnihook pinned for another container? */
+static bool joins_pinned(const char *state_dir, const char *path, const char *id)
+{
+	DIR *d = opendir(state_dir);
+	if (d == NULL)
+		return false;
+	bool found = false;
+	struct dirent *de;
+	while (!found && (de = readdir(d))) {
+		if (de->d_name[0] == '.' || strcmp(de->d_name, id) == 0)
+			continue;
+		_cleanup_free_ char *pin = xasprintf("%s/%s/netns", state_dir, de->d_name);
+		found = netns_is_netns(pin) && netns_same(pin, path);
+	}
+	closedir(d);
+	return found;
+}
+
+/* What one attachment needs for ADD and DEL. */
+struct prepared {
+	cnirt_netlist *list;
+	char *cap_args;
+	struct kv *args;
+	size_t n_args;
+	cnirt_kv *cnikv;
+};
+
+static void prepared_free(struct prepared *p, size_t n)
+{
+	for (size_t i = 0; p && i < n; i++) {
+		cnirt_netlist_free(p[i].list);
+		free(p[i].cap_args);
+		kv_free(p[i].args, p[i].n_args);
+		free(p[i].cnikv);
+	}
+	free(p);
+}
+
+static cnirt_kv *to_cnikv(const struct kv *args, size_t n)
+{
+	cnirt_kv *v = xreallocarray(NULL, n ? n : 1, sizeof(*v));
+	for (size_t i = 0; i < n; i++)
+		v[i] = (cnirt_kv){args[i].key, args[i].value};
+	return v;
+}
+
+/* Load and check everything an attachment needs, before any plugin runs. */
+static int prepare(const struct run *r, const struct oci_state *st, const struct selection *sel,
+		   size_t i, struct prepared *p, char **err)
+{
+	const struct attach_req *a = &sel->v[i];
+	const char *by = selected_by(st);
+	_cleanup_free_ char *where =
+	    by ? xasprintf("annotation \"%s\"", by) : xstrdup("defaultNetworks (cnihook.json)");
+	cnirt_error *e = NULL;
+	cnirt_netlist *found = NULL;
+	if (cnirt_confdir_find(r->cfg->conf_dir, a->network, &found, &e) < 0) {
+		*err = xasprintf("%s: %s", where, cnirt_error_msg(e));
+		cnirt_error_free(e);
+		return -1;
+	}
+	if (attachment_args(sel, i, has_cap, found, &p->cap_args, &p->args, &p->n_args, err) < 0) {
+		cnirt_netlist_free(found);
+		return -1;
+	}
+	p->cnikv = to_cnikv(p->args, p->n_args);
+	if (a->cni_args == NULL) {
+		p->list = found;
+		return 0;
+	}
+	size_t len;
+	const char *bytes = cnirt_netlist_bytes(found, &len);
+	_cleanup_free_ char *with_args = inject_cni_args(bytes, len, a->cni_args, err);
+	int ret = with_args ? cnirt_netlist_parse(with_args, strlen(with_args),
+						  cnirt_netlist_path(found), &p->list, &e)
+			    : -1;
+	if (ret < 0 && with_args) {
+		*err = xasprintf("%s: cni-args: %s", where, cnirt_error_msg(e));
+		cnirt_error_free(e);
+	}
+	cnirt_netlist_free(found);
+	return ret;
+}
+
+/* DEL one recorded attachment: from the cache when it has the entry, else
+ * from the record (a hook killed before the cache was written). */
+static int detach_one(struct run *r, const struct record_att *a, const char *netns)
+{
+	cnirt_error *e = NULL;
+	cnirt_cache_entry *entry = NULL;
+	int got = cnirt_cache_get(r->ctx, a->network, r->id, a->ifname, &entry, &e);
+	cnirt_cache_entry_free(entry);
+	if (got < 0) {
+		_cleanup_free_ char *msg = log_format_error(a->network, e);
+		log_warn("%s %s: %s; deleting from the attachment record instead", r->id, r->stage,
+			 msg);
+		cnirt_error_free(TAKE_PTR(e));
+	}
+	if (got == 0 && entry) {
+		if (cnirt_del_cached(r->ctx, a->network, r->id, a->ifname, netns, &e) < 0) {
+			fail_cni(r, a->network, e);
+			return -1;
+		}
+		return 0;
+	}
+	cnirt_netlist *l = NULL;
+	if (cnirt_netlist_parse(a->config, strlen(a->config), "attachment record", &l, &e) < 0) {
+		fail_cni(r, a->network, e);
+		return -1;
+	}
+	_cleanup_free_ cnirt_kv *kv = to_cnikv(a->args, a->n_args);
+	cnirt_attachment att = {
+	    .container_id = r->id,
+	    .netns = netns,
+	    .ifname = a->ifname,
+	    .args = kv,
+	    .n_args = a->n_args,
+	    .capability_args = a->cap_args,
+	};
+	int ret = cnirt_del(r->ctx, l, &att, &e);
+	if (ret < 0)
+		fail_cni(r, a->network, e);
+	cnirt_netlist_free(l);
+	return ret;
+}
+
+/* Remove what the state directory holds for the container. */
+static void remove_state(const struct run *r, const char *pin)
+{
+	_cleanup_free_ char *err = NULL;
+	if (pin && netns_unpin(pin, &err) < 0)
+		log_warn("%s %s: %s", r->id, r->stage, err);
+	_cleanup_free_ char *status = status_path(r->cfg->state_dir, r->id);
+	_cleanup_free_ char *record = record_path(r->cfg->state_dir, r->id);
+	_cleanup_free_ char *dir = xasprintf("%s/%s", r->cfg->state_dir, r->id);
+	unlink(status);
+	unlink(record);
+	if (rmdir(dir) < 0 && errno != ENOENT)
+		log_warn("%s %s: cannot remove %s: %s", r->id, r->stage, dir, strerror(errno));
+}
+
+/* Detach what the record names, in reverse order. 0 when all went. */
+static int detach_record(struct run *r, const struct record *rec)
+{
+	const char *pin = rec->netns && *rec->netns ? rec->netns : NULL;
+	const char *netns = "";
+	if (pin && netns_is_netns(pin))
+		netns = pin;
+	else if (pin)
+		log_warn("%s %s: %s is not a network namespace any more (the host rebooted, or the "
+			 "hook ran in another mount namespace): DEL runs without one",
+			 r->id, r->stage, pin);
+	int failed = 0;
+	for (size_t i = rec->n; i-- > 0;)
+		failed |= detach_one(r, &rec->v[i], netns) < 0;
+	return failed ? -1 : 0;
+}
+
+static int by_ifname_desc(const void *a, const void *b)
+{
+	const cnirt_cache_entry *x = *(cnirt_cache_entry *const *)a;
+	const cnirt_cache_entry *y = *(cnirt_cache_entry *const *)b;
+	return strcmp(cnirt_cache_entry_ifname(y), cnirt_cache_entry_ifname(x));
+}
+
+/* No record (the state directory was wiped): find the container's
+ * attachments in the cache. */
+static int detach_from_cache(struct run *r)
+{
+	cnirt_cache_entry **v = NULL;
+	size_t n = 0;
+	cnirt_error *e = NULL;
+	if (cnirt_cache_list(r->ctx, &v, &n, &e) < 0) {
+		fail_cni(r, NULL, e);
+		return -1;
+	}
+	size_t mine = 0;
+	for (size_t i = 0; i < n; i++) {
+		if (strcmp(cnirt_cache_entry_container_id(v[i]), r->id) == 0)
+			v[mine++] = v[i];
+		else
+			cnirt_cache_entry_free(v[i]);
+	}
+	qsort(v, mine, sizeof(*v), by_ifname_desc);
+	_cleanup_free_ char *pin = xasprintf("%s/%s/netns", r->cfg->state_dir, r->id);
+	const char *netns = netns_is_netns(pin) ? pin : "";
+	int failed = 0;
+	for (size_t i = 0; i < mine; i++) {
+		const char *network = cnirt_cache_entry_network(v[i]);
+		if (cnirt_del_cached(r->ctx, network, r->id, cnirt_cache_entry_ifname(v[i]), netns,
+				     &e) < 0) {
+			fail_cni(r, network, e);
+			failed = 1;
+		}
+	}
+	cnirt_cache_entries_free(v, mine);
+	return failed ? -1 : 0;
+}
+
+static int detach(struct run *r)
+{
+	_cleanup_free_ char *path = record_path(r->cfg->state_dir, r->id);
+	_cleanup_free_ char *err = NULL;
+	struct record *rec = NULL;
+	if (record_read(path, &rec, &err) < 0) {
+		log_warn("%s %s: %s; looking for the container in the cache", r->id, r->stage, err);
+	}
+	int ret = rec ? detach_record(r, rec) : detach_from_cache(r);
+	if (ret == 0) {
+		_cleanup_free_ char *pin = xasprintf("%s/%s/netns", r->cfg->state_dir, r->id);
+		remove_state(r, pin);
+		log_info("%s %s: detached %zu network(s) in %.1f ms (plugins %.1f ms)", r->id,
+			 r->stage, rec ? rec->n : 0, (now_usec() - r->start_usec) / 1000.0,
+			 r->plugin_usec / 1000.0);
+	}
+	record_free(rec);
+	return ret;
+}
+
+/* Attach, under the container's lock. */
+static int attach_locked(struct run *r, const struct selection *sel, struct prepared *p,
+			 const char *source)
+{
+	_cleanup_free_ char *err = NULL;
+	_cleanup_free_ char *dir = xasprintf("%s/%s", r->cfg->state_dir, r->id);
+	_cleanup_free_ char *pin = xasprintf("%s/netns", dir);
+	_cleanup_free_ char *rpath = record_path(r->cfg->state_dir, r->id);
+
+	/* A record left by an earlier attach of the same id: detach it first. */
+	struct record *old = NULL;
+	if (record_read(rpath, &old, &err) == 0 && old) {
+		log_warn("%s %s: the container was attached already; detaching that first", r->id,
+			 r->stage);
+		if (detach_record(r, old) < 0) {
+			record_free(old);
+			return -1;
+		}
+		remove_state(r, pin);
+	}
+	record_free(old);
+	free(TAKE_PTR(err));
+
+	/* The record before anything else, so that a hook killed from here on
+	 * leaves enough behind to clean up. */
+	if (mkdir(dir, 0700) < 0 && errno != EEXIST) {
+		err = xasprintf("state directory %s: %s", dir, strerror(errno));
+		fail(r, err);
+		return -1;
+	}
+	bool any_default_route = false;
+	for (size_t i = 0; i < sel->n; i++)
+		any_default_route |= sel->v[i].n_default_route > 0;
+	struct record rec = {.id = (char *)r->id, .netns = pin, .n = sel->n};
+	rec.v = xreallocarray(NULL, sel->n, sizeof(*rec.v));
+	for (size_t i = 0; i < sel->n; i++) {
+		size_t len;
+		const char *bytes = cnirt_netlist_bytes(p[i].list, &len);
+		rec.v[i] = (struct record_att){
+		    .network = sel->v[i].network,
+		    .ns = sel->v[i].ns,
+		    .ifname = sel->v[i].ifname,
+		    /* The first attachment holds the default route unless
+		     * the annotation gives "default-route" to some. */
+		    .is_default = any_default_route ? sel->v[i].n_default_route > 0 : i == 0,
+		    .config = (char *)bytes,
+		    .cap_args = p[i].cap_args,
+		    .args = p[i].args,
+		    .n_args = p[i].n_args,
+		};
+	}
+	int ret = record_write(rpath, &rec, &err);
+	if (ret == 0)
+		ret = netns_pin(r->cfg->state_dir, source, pin, &err);
+	if (ret < 0) {
+		fail(r, err);
+		remove_state(r, pin);
+		free(rec.v);
+		return -1;
+	}
+
+	char **results = xreallocarray(NULL, sel->n, sizeof(char *));
+	size_t done = 0;
+	for (; done < sel->n; done++) {
+		const struct attach_req *a = &sel->v[done];
+		cnirt_error *e = NULL;
+		cnirt_cache_entry *stale = NULL;
+		if (cnirt_cache_get(r->ctx, a->network, r->id, a->ifname, &stale, &e) < 0)
+			cnirt_error_free(TAKE_PTR(e));
+		if (stale) {
+			log_info("%s %s: network \"%s\" interface %s is in the cache already: "
+				 "deleting it first",
+				 r->id, r->stage, a->network, a->ifname);
+			cnirt_cache_entry_free(stale);
+			if (cnirt_del_cached(r->ctx, a->network, r->id, a->ifname, NULL, &e) < 0) {
+				_cleanup_free_ char *m = log_format_error(a->network, e);
+				log_warn("%s %s: %s", r->id, r->stage, m);
+				cnirt_error_free(TAKE_PTR(e));
+			}
+		}
+		cnirt_attachment att = {
+		    .container_id = r->id,
+		    .netns = pin,
+		    .ifname = a->ifname,
+		    .args = p[done].cnikv,
+		    .n_args = p[done].n_args,
+		    .capability_args = p[done].cap_args,
+		};
+		if (cnirt_add(r->ctx, p[done].list, &att, &results[done], &e) < 0) {
+			fail_cni(r, a->network, e);
+			ret = -1;
+			break;
+		}
+		log_info("%s %s: network \"%s\" attached as %s", r->id, r->stage, a->network,
+			 a->ifname);
+	}
+
+	if (ret < 0) {
+		/* Detach what was attached, in reverse, and leave nothing. */
+		struct record partial = rec;
+		partial.n = done;
+		if (detach_record(r, &partial) < 0)
+			log_error("%s %s: the attachments made before the failure could not all "
+				  "be removed; the record in %s is kept for poststop or gc",
+				  r->id, r->stage, dir);
+		else
+			remove_state(r, pin);
+	} else {
+		struct status_entry *st = xreallocarray(NULL, sel->n, sizeof(*st));
+		for (size_t i = 0; i < sel->n; i++) {
+			const struct attach_req *a = &sel->v[i];
+			st[i] = (struct status_entry){
+			    .network =
+				a->ns ? xasprintf("%s/%s", a->ns, a->network) : xstrdup(a->network),
+			    .ifname = a->ifname,
+			    .is_default = rec.v[i].is_default,
+			    .result = results[i],
+			};
+		}
+		_cleanup_free_ char *spath = status_path(r->cfg->state_dir, r->id);
+		if (status_write(spath, st, sel->n, &err) < 0)
+			log_warn("%s %s: %s", r->id, r->stage, err);
+		for (size_t i = 0; i < sel->n; i++)
+			free((char *)st[i].network);
+		free(st);
+	}
+	for (size_t i = 0; i < done; i++)
+		free(results[i]);
+	free(results);
+	free(rec.v);
+	return ret;
+}
+
+static int attach(struct run *r, const struct oci_state *st)
+{
+	struct selection sel = {0};
+	_cleanup_free_ char *err = NULL;
+	int ret = 0;
+	if (annotations_parse(st->annotations, st->n_annotations, r->cfg->default_networks,
+			      r->cfg->n_default_networks, st->id, &sel, &err) < 0) {
+		fail(r, err);
+		return -1;
+	}
+	struct prepared *p = NULL;
+	const char *by = selected_by(st);
+	_cleanup_free_ char *source = NULL;
+	if (sel.skip_reason) {
+		log_info("%s %s: left alone: %s", r->id, r->stage, sel.skip_reason);
+		goto out;
+	}
+	if (sel.n == 0)
+		goto out;
+	if (sel.netns) {
+		fail(r, "annotation \"" ANN_NETNS "\": refused: the policy does not allow "
+			"containers to choose their network namespace");
+		ret = -1;
+		goto out;
+	}
+	if (!st->netns_in_config) {
+		if (by) {
+			_cleanup_free_ char *m = xasprintf(
+			    "annotation \"%s\": the container has no network namespace of its "
+			    "own (it shares the host's): refusing to attach networks to the host",
+			    by);
+			fail(r, m);
+			ret = -1;
+		} else {
+			log_info("%s %s: left alone: the container shares the host's network "
+				 "namespace",
+				 r->id, r->stage);
+		}
+		goto out;
+	}
+	if (st->netns_path) {
+		if (joins_pinned(r->cfg->state_dir, st->netns_path, r->id)) {
+			log_info("%s %s: left alone: it joins the network namespace of another "
+				 "attached container (%s)",
+				 r->id, r->stage, st->netns_path);
+			goto out;
+		}
+		source = xstrdup(st->netns_path);
+	} else if (st->pid > 0) {
+		source = xasprintf("/proc/%d/ns/net", (int)st->pid);
+	} else {
+		fail(r, "OCI state: field \"pid\": needed to find the network namespace, but "
+			"absent or 0");
+		ret = -1;
+		goto out;
+	}
+
+	p = xreallocarray(NULL, sel.n, sizeof(*p));
+	memset(p, 0, sel.n * sizeof(*p));
+	for (size_t i = 0; i < sel.n && ret == 0; i++)
+		if (prepare(r, st, &sel, i, &p[i], &err) < 0) {
+			fail(r, err);
+			ret = -1;
+		}
+	if (ret == 0) {
+		int fd = -1;
+		if (lock_take(r->cfg->state_dir, r->id, &fd, &err) < 0) {
+			fail(r, err);
+			ret = -1;
+		} else {
+			ret = attach_locked(r, &sel, p, source);
+			lock_release(r->cfg->state_dir, r->id, fd, true);
+		}
+	}
+	if (ret == 0)
+		log_info("%s %s: attached %zu network(s) in %.1f ms (plugins %.1f ms, own %.1f ms)",
+			 r->id, r->stage, sel.n, (now_usec() - r->start_usec) / 1000.0,
+			 r->plugin_usec / 1000.0,
+			 (now_usec() - r->start_usec - r->plugin_usec) / 1000.0);
+out:
+	prepared_free(p, sel.n);
+	selection_free(&sel);
+	return ret;
+}
+
+static cnirt_ctx *make_ctx(const struct hook_config *cfg, struct run *r)
+{
+	cnirt_ctx *ctx = cnirt_ctx_new();
+	cnirt_ctx_set_bin_dirs(ctx, (const char *const *)cfg->bin_dirs, cfg->n_bin_dirs);
+	cnirt_ctx_set_cache_dir(ctx, cfg->cache_dir);
+	cnirt_ctx_set_timeout_ms(ctx, cfg->plugin_timeout_ms);
+	cnirt_ctx_set_observer(ctx, observe, r);
+	return ctx;
+}
+
+int lifecycle_run(const struct hook_config *cfg, enum stage stage, const char *stage_name, int fd)
+{
+	struct run r = {
+	    .cfg = cfg, .stage = stage_name ? stage_name : "hook", .start_usec = now_usec()};
+	_cleanup_free_ char *buf = NULL;
+	_cleanup_free_ char *err = NULL;
+	size_t len;
+	int e = read_all_fd(fd, STATE_MAX_SIZE, &buf, &len);
+	if (e < 0) {
+		err = xasprintf("OCI state on stdin: %s",
+				e == -EFBIG ? "larger than 1 MiB" : strerror(-e));
+		fail(&r, err);
+		return 1;
+	}
+	struct oci_state *st = NULL;
+	if (state_parse(buf, len, false, &st, &err) < 0) {
+		fail(&r, err);
+		return 1;
+	}
+	r.id = st->id;
+	if (stage == STAGE_NONE) {
+		if (strcmp(st->status, "creating") == 0 || strcmp(st->status, "created") == 0) {
+			stage = STAGE_ATTACH;
+			r.stage = "createRuntime";
+		} else if (strcmp(st->status, "stopped") == 0) {
+			stage = STAGE_DETACH;
+			r.stage = "poststop";
+		} else {
+			err = xasprintf("OCI state: field \"status\": \"%s\" names no stage (give "
+					"createRuntime or poststop)",
+					st->status);
+			fail(&r, err);
+			state_free(st);
+			return 1;
+		}
+	}
+	if (stage == STAGE_ATTACH && !st->has_config) {
+		err = xasprintf("OCI state: field \"bundle\": no readable config.json in \"%s\"",
+				st->bundle ? st->bundle : "");
+		fail(&r, err);
+		state_free(st);
+		return 1;
+	}
+	r.ctx = make_ctx(cfg, &r);
+	int ret;
+	if (stage == STAGE_ATTACH) {
+		ret = attach(&r, st);
+	} else {
+		int lfd = -1;
+		ret = lock_take(cfg->state_dir, r.id, &lfd, &err);
+		if (ret < 0)
+			fail(&r, err);
+		else {
+			ret = detach(&r);
+			lock_release(cfg->state_dir, r.id, lfd, true);
+		}
+	}
+	cnirt_ctx_free(r.ctx);
+	state_free(st);
+	return ret < 0 ? 1 : 0;
+}
+
+int lifecycle_status(const struct hook_config *cfg, const char *id)
+{
+	cnirt_error *e = NULL;
+	if (cnirt_check_container_id(id, &e) < 0) {
+		log_error("status: %s", cnirt_error_msg(e));
+		cnirt_error_free(e);
+		return 2;
+	}
+	_cleanup_free_ char *path = status_path(cfg->state_dir, id);
+	_cleanup_free_ char *buf = NULL;
+	size_t len;
+	int r = read_file(path, 16u << 20, &buf, &len);
+	if (r < 0) {
+		log_error("status: container \"%s\": %s", id,
+			  r == -ENOENT ? "no network status (not attached by cnihook)"
+				       : strerror(-r));
+		return 1;
+	}
+	fwrite(buf, 1, len, stdout);
+	if (len && buf[len - 1] != '\n')
+		putchar('\n');
+	return 0;
+}

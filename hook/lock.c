@@ -1,2 +1,57 @@
 /* SPDX-License-Identifier: Apache-2.0 */
+/* The per-container lock. */
 #include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "lock.h"
+#include "util.h"
+
+int lock_take(const char *state_dir, const char *id, int *fd_out, char **err)
+{
+	int r = mkdir_p(state_dir, 0700);
+	if (r < 0) {
+		*err = xasprintf("state directory %s: %s", state_dir, strerror(-r));
+		return -1;
+	}
+	_cleanup_free_ char *path = xasprintf("%s/%s.lock", state_dir, id);
+	for (;;) {
+		int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
+		if (fd < 0) {
+			*err = xasprintf("lock %s: %s", path, strerror(errno));
+			return -1;
+		}
+		while ((r = flock(fd, LOCK_EX)) < 0 && errno == EINTR)
+			;
+		if (r < 0) {
+			*err = xasprintf("lock %s: %s", path, strerror(errno));
+			close(fd);
+			return -1;
+		}
+		/* The holder before us may have removed the file: then the lock we
+		 * hold is on a file nobody else will open; take the new one. */
+		struct stat a, b;
+		if (fstat(fd, &a) == 0 && stat(path, &b) == 0 && a.st_ino == b.st_ino &&
+		    a.st_dev == b.st_dev) {
+			*fd_out = fd;
+			return 0;
+		}
+		close(fd);
+	}
+}
+
+void lock_release(const char *state_dir, const char *id, int fd, bool remove)
+{
+	if (fd < 0)
+		return;
+	if (remove) {
+		_cleanup_free_ char *path = xasprintf("%s/%s.lock", state_dir, id);
+		unlink(path);
+	}
+	close(fd);
+}

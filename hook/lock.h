@@ -1,4 +1,17 @@
 /* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * The per-container lock: <stateDir>/<id>.lock, held with flock(2) for the
+ * length of a stage, so that the stages of one container never run at once
+ * while different containers proceed in parallel.
+ */
 #ifndef CNIHOOK_LOCK_H
 #define CNIHOOK_LOCK_H
+
+#include <stdbool.h>
+
+/* Take the lock (waits). Creates the state directory (0700) if needed. */
+int lock_take(const char *state_dir, const char *id, int *fd, char **err);
+/* Release it; with `remove`, the lock file is removed first (while held). */
+void lock_release(const char *state_dir, const char *id, int fd, bool remove);
+
 #endif

@@ -6,6 +6,8 @@
 #include <string.h>
 #include <syslog.h>
 
+#include <cnirt.h>
+
 #include "log.h"
 
 static enum log_level max_level = LOG_LEVEL_WARN;
@@ -46,4 +48,18 @@ void log_msg(enum log_level level, const char *fmt, ...)
 	if (use_syslog)
 		syslog(prio[level], "%s", msg);
 	free(msg);
+}
+
+char *log_format_error(const char *network, const cnirt_error *e)
+{
+	const char *net = cnirt_error_network(e) ? cnirt_error_network(e) : network;
+	const char *plugin = cnirt_error_plugin(e);
+	const char *details = cnirt_error_details(e);
+	bool has_code = cnirt_error_code(e) || cnirt_error_from_plugin(e);
+	_cleanup_free_ char *n = net ? xasprintf("network \"%s\": ", net) : xstrdup("");
+	_cleanup_free_ char *p = plugin ? xasprintf("plugin \"%s\": ", plugin) : xstrdup("");
+	_cleanup_free_ char *c =
+	    has_code ? xasprintf("CNI error %d: ", cnirt_error_code(e)) : xstrdup("");
+	_cleanup_free_ char *d = details && *details ? xasprintf(" (%s)", details) : xstrdup("");
+	return xasprintf("%s%s%s%s%s", n, p, c, cnirt_error_msg(e), d);
 }

@@ -1,15 +1,64 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* cnihook: the OCI hook and the operator CLI. */
+/*
+ * cnihook: the OCI hook (createRuntime, prestart, poststop: the OCI state on
+ * stdin) and the operator CLI (add, check, del, validate, version, status).
+ */
 #include "config.h"
 
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli.h"
+#include "hookconf.h"
+#include "lifecycle.h"
 #include "log.h"
+
+static int usage_error(const char *what, const char *arg)
+{
+	fprintf(stderr, "cnihook: %s \"%s\" (see cnihook --help)\n", what, arg);
+	return 2;
+}
+
+/* The hook and the commands that read cnihook.json. */
+static int run_with_config(const char *config, const char *level_arg, int argc, char **argv)
+{
+	struct hook_config *cfg = NULL;
+	char *err = NULL;
+	const char *path = config ? config : getenv("CNIHOOK_CONFIG");
+	if (path && *path == '\0')
+		path = NULL;
+	if (config_load(path, &cfg, &err) < 0) {
+		fprintf(stderr, "cnihook: %s\n", err);
+		free(err);
+		return 1;
+	}
+	enum log_level level = cfg->log_level;
+	if (level_arg)
+		log_parse_level(level_arg, &level);
+	const char *verb = argc ? argv[0] : NULL;
+	enum stage stage = STAGE_NONE;
+	int ret;
+	if (verb && strcmp(verb, "status") == 0) {
+		log_init(level, 0);
+		ret = argc == 2 ? lifecycle_status(cfg, argv[1])
+				: usage_error("status: expected one container id, as in",
+					      "cnihook status ID");
+	} else if (verb && stage_parse(verb, &stage) < 0) {
+		ret = usage_error("unknown command", verb);
+	} else if (argc > 1) {
+		ret = usage_error("expected no argument after the stage", verb);
+	} else {
+		log_init(level, cfg->log_syslog);
+		ret = lifecycle_run(cfg, stage, verb, STDIN_FILENO);
+	}
+	config_free(cfg);
+	return ret;
+}
 
 int main(int argc, char **argv)
 {
+	const char *level_arg = NULL, *config = NULL;
 	enum log_level level = LOG_LEVEL_WARN;
 	int i = 1;
 	for (; i < argc && argv[i][0] == '-'; i++) {
@@ -17,22 +66,31 @@ int main(int argc, char **argv)
 			cli_usage(stdout);
 			return 0;
 		} else if (strncmp(argv[i], "--log-level=", 12) == 0) {
-			if (log_parse_level(argv[i] + 12, &level) < 0) {
-				fprintf(stderr, "cnihook: --log-level: \"%s\" is not one of error, "
-						"warn, info, debug\n",
-					argv[i] + 12);
-				return 2;
-			}
+			level_arg = argv[i] + 12;
+			if (log_parse_level(level_arg, &level) < 0)
+				return usage_error(
+				    "--log-level: expected error, warn, info or debug, not",
+				    level_arg);
+		} else if (strcmp(argv[i], "--config") == 0 && i + 1 < argc) {
+			config = argv[++i];
+		} else if (strncmp(argv[i], "--config=", 9) == 0) {
+			config = argv[i] + 9;
 		} else {
-			fprintf(stderr, "cnihook: unknown option \"%s\" (see cnihook --help)\n",
-				argv[i]);
-			return 2;
+			return usage_error("unknown option", argv[i]);
 		}
 	}
-	log_init(level, 0);
-	if (i == argc) {
-		cli_usage(stderr);
-		return 2;
+	const char *verb = i < argc ? argv[i] : NULL;
+	enum stage stage;
+	if (verb == NULL) {
+		/* Run by an engine without a stage argument: the state says. */
+		if (isatty(STDIN_FILENO)) {
+			cli_usage(stderr);
+			return 2;
+		}
+		return run_with_config(config, level_arg, 0, argv + i);
 	}
+	if (stage_parse(verb, &stage) == 0 || strcmp(verb, "status") == 0)
+		return run_with_config(config, level_arg, argc - i, argv + i);
+	log_init(level, 0);
 	return cli_main(argc - i, argv + i);
 }

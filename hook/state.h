@@ -11,24 +11,23 @@
 
 struct oci_state {
 	char *oci_version;
-	char *id;	  /* validated as a container id */
-	char *status;	  /* "creating", "created", "running", "stopped", ... */
-	pid_t pid;	  /* 0 when absent (runc at poststop) or 0 (crun) */
-	char *bundle;	  /* absolute path, or NULL */
+	char *id;		/* validated as a container id */
+	char *status;		/* "creating", "created", "running", "stopped", ... */
+	pid_t pid;		/* 0 when absent (runc at poststop) or 0 (crun) */
+	char *bundle;		/* absolute path, or NULL */
 	struct kv *annotations; /* from the state, else from config.json */
 	size_t n_annotations;
 	/* From <bundle>/config.json (when readable): */
 	bool has_config;
-	bool netns_in_config;	 /* linux.namespaces has a "network" entry */
-	char *netns_path;	 /* its "path", or NULL (a new namespace) */
+	bool netns_in_config; /* linux.namespaces has a "network" entry */
+	char *netns_path;     /* its "path", or NULL (a new namespace) */
 };
 
 /* Parse the state JSON (at most 1 MiB); then, if the bundle's config.json
  * can be read, take the network namespace from it and the annotations when
  * the state carries none. A missing config.json is not an error at
  * poststop (need_config false); at attach time it is. */
-int state_parse(const char *buf, size_t len, bool need_config, struct oci_state **out,
-		char **err);
+int state_parse(const char *buf, size_t len, bool need_config, struct oci_state **out, char **err);
 void state_free(struct oci_state *s);
 
 #endif

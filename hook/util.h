@@ -13,7 +13,7 @@
 #include <stdlib.h>
 
 #define PRINTF_LIKE(a, b) __attribute__((format(printf, a, b)))
-#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+#define ARRAY_SIZE(a)	  (sizeof(a) / sizeof((a)[0]))
 
 void *xmalloc(size_t n);
 void *xzalloc(size_t n);
@@ -26,7 +26,7 @@ static inline void freep(void *p)
 {
 	free(*(void **)p);
 }
-#define _cleanup_(f) __attribute__((cleanup(f)))
+#define _cleanup_(f)   __attribute__((cleanup(f)))
 #define _cleanup_free_ _cleanup_(freep)
 #define TAKE_PTR(p)                                                                                \
 	({                                                                                         \

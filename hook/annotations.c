@@ -66,19 +66,6 @@ static const char *const known_keys[] = {
 
 /* ------------------------------------------------------------ messages */
 
-static int msg_set(char **problem, const char *fmt, ...) PRINTF_LIKE(2, 3);
-static int msg_set(char **problem, const char *fmt, ...)
-{
-	va_list ap;
-	char *s;
-	va_start(ap, fmt);
-	if (vasprintf(&s, fmt, ap) < 0)
-		abort();
-	va_end(ap);
-	*problem = s;
-	return -1;
-}
-
 /* `annotation "key": problem` into *err; takes problem. */
 static int ann_fail(char **err, const char *key, char *problem)
 {
@@ -195,7 +182,7 @@ static int split_items(const char *value, char sep, char ***items, size_t *n, ch
 	size_t k = 0;
 	const char *p = value;
 	if (*first_non_space(value) == '\0')
-		return msg_set(problem, "is empty");
+		return set_error(problem, "is empty");
 	for (;;) {
 		const char *end = strchr(p, sep);
 		size_t len = end ? (size_t)(end - p) : strlen(p);
@@ -203,7 +190,7 @@ static int split_items(const char *value, char sep, char ***items, size_t *n, ch
 		if (*item == '\0') {
 			free(item);
 			strv_free(v, k);
-			return msg_set(problem, "item %zu is empty", k + 1);
+			return set_error(problem, "item %zu is empty", k + 1);
 		}
 		v = xreallocarray(v, k + 2, sizeof(char *));
 		v[k++] = item;
@@ -223,22 +210,22 @@ static int check_namespace(const char *s, char **problem)
 	_cleanup_free_ char *v = shown(s);
 	size_t len = strlen(s);
 	if (len == 0)
-		return msg_set(problem, "namespace is empty");
+		return set_error(problem, "namespace is empty");
 	if (len > 63)
-		return msg_set(problem, "namespace \"%s\" is longer than 63 bytes", v);
+		return set_error(problem, "namespace \"%s\" is longer than 63 bytes", v);
 	for (size_t i = 0; i < len; i++) {
 		char c = s[i];
 		bool alnum = (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9');
 		if (!alnum && c != '-')
-			return msg_set(problem,
-				       "namespace \"%s\" may only contain lower case letters, "
-				       "digits and '-'",
-				       v);
+			return set_error(problem,
+					 "namespace \"%s\" may only contain lower case letters, "
+					 "digits and '-'",
+					 v);
 		if (!alnum && (i == 0 || i == len - 1))
-			return msg_set(problem,
-				       "namespace \"%s\" must start and end with a letter or a "
-				       "digit",
-				       v);
+			return set_error(problem,
+					 "namespace \"%s\" must start and end with a letter or a "
+					 "digit",
+					 v);
 	}
 	return 0;
 }
@@ -270,17 +257,17 @@ static int parse_port(const char *s, size_t len, const char *what, unsigned *out
 {
 	_cleanup_free_ char *v = shown_n(s, len);
 	if (len == 0)
-		return msg_set(problem, "%s is empty", what);
+		return set_error(problem, "%s is empty", what);
 	for (size_t i = 0; i < len; i++)
 		if (s[i] < '0' || s[i] > '9')
-			return msg_set(problem, "%s \"%s\" is not a decimal number", what, v);
+			return set_error(problem, "%s \"%s\" is not a decimal number", what, v);
 	if (s[0] == '0' && len > 1)
-		return msg_set(problem, "%s \"%s\" has a leading zero", what, v);
+		return set_error(problem, "%s \"%s\" has a leading zero", what, v);
 	unsigned long n = 0;
 	for (size_t i = 0; i < len && n <= 65535; i++)
 		n = n * 10 + (unsigned long)(s[i] - '0');
 	if (n < 1 || n > 65535)
-		return msg_set(problem, "%s %s is not in 1-65535", what, v);
+		return set_error(problem, "%s %s is not in 1-65535", what, v);
 	*out = (unsigned)n;
 	return 0;
 }
@@ -306,16 +293,16 @@ static int check_ip(const char *s, enum ip_form form, char **problem)
 {
 	_cleanup_free_ char *v = shown(s);
 	if (strchr(s, '%'))
-		return msg_set(problem, "\"%s\": IPv6 zone ids ('%%') are not allowed", v);
+		return set_error(problem, "\"%s\": IPv6 zone ids ('%%') are not allowed", v);
 	const char *slash = strchr(s, '/');
 	if (slash && form == IP_ONLY)
-		return msg_set(problem, "\"%s\" is not an IP address (no prefix length here)", v);
+		return set_error(problem, "\"%s\" is not an IP address (no prefix length here)", v);
 	if (!slash && form == IP_CIDR)
-		return msg_set(problem, "\"%s\" has no prefix length (ADDRESS/LENGTH)", v);
+		return set_error(problem, "\"%s\" has no prefix length (ADDRESS/LENGTH)", v);
 	_cleanup_free_ char *addr = xstrndup(s, slash ? (size_t)(slash - s) : strlen(s));
 	int family = ip_family(addr);
 	if (family == 0)
-		return msg_set(problem, "\"%s\" is not an IP address", v);
+		return set_error(problem, "\"%s\" is not an IP address", v);
 	if (slash) {
 		const char *p = slash + 1;
 		size_t len = strlen(p);
@@ -327,10 +314,11 @@ static int check_ip(const char *s, enum ip_form form, char **problem)
 			n = n * 10 + (unsigned long)(p[i] - '0');
 		}
 		if (!digits || (p[0] == '0' && len > 1))
-			return msg_set(problem, "\"%s\": prefix length is not a decimal number", v);
+			return set_error(problem, "\"%s\": prefix length is not a decimal number",
+					 v);
 		if (n > max)
-			return msg_set(problem, "\"%s\": prefix length %lu is not in 0-%u", v, n,
-				       max);
+			return set_error(problem, "\"%s\": prefix length %lu is not in 0-%u", v, n,
+					 max);
 	}
 	return 0;
 }
@@ -372,16 +360,16 @@ static int parse_mac(const char *s, char **out, char **problem)
 	_cleanup_free_ char *v = shown(s);
 	char *norm = NULL;
 	if (!parse_octets(s, 6, &norm))
-		return msg_set(problem,
-			       "\"%s\" is not a MAC address (6 hex octets separated by ':')", v);
+		return set_error(problem,
+				 "\"%s\" is not a MAC address (6 hex octets separated by ':')", v);
 	unsigned first = (unsigned)strtoul(norm, NULL, 16);
 	if (first & 1) {
 		free(norm);
-		return msg_set(problem, "\"%s\" is a multicast address, not a unicast one", v);
+		return set_error(problem, "\"%s\" is a multicast address, not a unicast one", v);
 	}
 	if (strcmp(norm, "00:00:00:00:00:00") == 0) {
 		free(norm);
-		return msg_set(problem, "\"%s\" is the all-zero address", v);
+		return set_error(problem, "\"%s\" is the all-zero address", v);
 	}
 	*out = norm;
 	return 0;
@@ -392,40 +380,17 @@ static int parse_guid(const char *s, char **out, char **problem)
 {
 	_cleanup_free_ char *v = shown(s);
 	if (!parse_octets(s, 8, out))
-		return msg_set(problem,
-			       "\"%s\" is not an InfiniBand GUID (8 hex octets separated by "
-			       "':')",
-			       v);
+		return set_error(problem,
+				 "\"%s\" is not an InfiniBand GUID (8 hex octets separated by "
+				 "':')",
+				 v);
 	return 0;
 }
 
 /* ------------------------------------------------------------ JSON */
 
-/* Offset of a \u0000 escape inside a JSON string of s, or -1: yajl's tree
- * would hand such a string out cut at the NUL. */
-static long escaped_nul_at(const char *s)
-{
-	bool in_string = false;
-	for (const char *p = s; *p; p++) {
-		if (!in_string) {
-			in_string = *p == '"';
-		} else if (*p == '"') {
-			in_string = false;
-		} else if (*p == '\\') {
-			if (strncmp(p + 1, "u0000", 5) == 0)
-				return (long)(p - s);
-			if (p[1])
-				p++;
-		}
-	}
-	return -1;
-}
-
 static int parse_json(const char *value, yajl_val *out, char **problem)
 {
-	long at = escaped_nul_at(value);
-	if (at >= 0)
-		return msg_set(problem, "a JSON string holds a NUL (\\u0000) at offset %ld", at);
 	char *msg = NULL;
 	if (jt_parse(value, strlen(value), "@", out, &msg) < 0) {
 		/* jt_parse says "@: problem". */
@@ -456,8 +421,8 @@ static int json_string(yajl_val v, const char *field, const char **out, char **p
 {
 	const char *s = jt_str(v);
 	if (s == NULL)
-		return msg_set(problem, "field \"%s\": is %s, expected a string", field,
-			       jt_type_name(v));
+		return set_error(problem, "field \"%s\": is %s, expected a string", field,
+				 jt_type_name(v));
 	*out = s;
 	return 0;
 }
@@ -511,7 +476,7 @@ static char *portmaps_json(const struct portmap *v, size_t n)
 static int portmap_from_json(yajl_val o, struct portmap *pm, char **problem)
 {
 	if (!YAJL_IS_OBJECT(o))
-		return msg_set(problem, "is %s, expected an object", jt_type_name(o));
+		return set_error(problem, "is %s, expected an object", jt_type_name(o));
 	struct portmap m = {.proto = "tcp"};
 	bool have_host = false, have_container = false;
 	for (size_t i = 0; i < o->u.object.len; i++) {
@@ -524,14 +489,14 @@ static int portmap_from_json(yajl_val o, struct portmap *pm, char **problem)
 				    YAJL_IS_NUMBER(v) ? shown(v->u.number.r) : NULL;
 				free(m.host_ip);
 				if (text)
-					return msg_set(problem,
-						       "field \"%s\": %s is not an integer in "
-						       "1-65535",
-						       k, text);
-				return msg_set(problem,
-					       "field \"%s\": is %s, expected an integer in "
-					       "1-65535",
-					       k, jt_type_name(v));
+					return set_error(problem,
+							 "field \"%s\": %s is not an integer in "
+							 "1-65535",
+							 k, text);
+				return set_error(problem,
+						 "field \"%s\": is %s, expected an integer in "
+						 "1-65535",
+						 k, jt_type_name(v));
 			}
 			if (k[0] == 'h')
 				m.host_port = (unsigned)n, have_host = true;
@@ -547,10 +512,10 @@ static int portmap_from_json(yajl_val o, struct portmap *pm, char **problem)
 			if (m.proto == NULL) {
 				_cleanup_free_ char *text = shown(s);
 				free(m.host_ip);
-				return msg_set(problem,
-					       "field \"protocol\": \"%s\" is not tcp, udp or "
-					       "sctp",
-					       text);
+				return set_error(problem,
+						 "field \"protocol\": \"%s\" is not tcp, udp or "
+						 "sctp",
+						 text);
 			}
 		} else if (strcmp(k, "hostIP") == 0) {
 			const char *s = NULL;
@@ -567,13 +532,13 @@ static int portmap_from_json(yajl_val o, struct portmap *pm, char **problem)
 		} else {
 			_cleanup_free_ char *text = shown(k);
 			free(m.host_ip);
-			return msg_set(problem, "unknown field \"%s\"", text);
+			return set_error(problem, "unknown field \"%s\"", text);
 		}
 	}
 	if (!have_host || !have_container) {
 		free(m.host_ip);
-		return msg_set(problem, "field \"%s\" is missing",
-			       have_host ? "containerPort" : "hostPort");
+		return set_error(problem, "field \"%s\" is missing",
+				 have_host ? "containerPort" : "hostPort");
 	}
 	*pm = m;
 	return 0;
@@ -583,8 +548,8 @@ static int portmap_from_json(yajl_val o, struct portmap *pm, char **problem)
 static int portmaps_from_json(yajl_val a, char **out, char **problem)
 {
 	if (!YAJL_IS_ARRAY(a))
-		return msg_set(problem, "is %s, expected an array of port mappings",
-			       jt_type_name(a));
+		return set_error(problem, "is %s, expected an array of port mappings",
+				 jt_type_name(a));
 	size_t n = a->u.array.len;
 	struct portmap *v = xreallocarray(NULL, n, sizeof(*v));
 	for (size_t i = 0; i < n; i++) {
@@ -610,20 +575,20 @@ static int portmap_from_string(const char *item, struct portmap *pm, char **prob
 		m.proto = protocol(slash + 1);
 		if (m.proto == NULL) {
 			_cleanup_free_ char *text = shown(slash + 1);
-			return msg_set(problem, "protocol \"%s\" is not tcp, udp or sctp", text);
+			return set_error(problem, "protocol \"%s\" is not tcp, udp or sctp", text);
 		}
 	}
 	char *ports = s;
 	if (s[0] == '[') {
 		char *close = strchr(s, ']');
 		if (close == NULL || close[1] != ':')
-			return msg_set(problem, "an IPv6 host IP is written [ADDRESS]:HOSTPORT:"
-						"CONTAINERPORT");
+			return set_error(problem, "an IPv6 host IP is written [ADDRESS]:HOSTPORT:"
+						  "CONTAINERPORT");
 		*close = '\0';
 		if (check_ip(s + 1, IP_ONLY, problem) < 0)
 			return problem_prefix(problem, "host IP");
 		if (ip_family(s + 1) != AF_INET6)
-			return msg_set(problem, "host IP in brackets must be IPv6");
+			return set_error(problem, "host IP in brackets must be IPv6");
 		m.host_ip = xstrdup(s + 1);
 		ports = close + 2;
 	}
@@ -640,9 +605,9 @@ static int portmap_from_string(const char *item, struct portmap *pm, char **prob
 	} else if (colons != 1) {
 		free(m.host_ip);
 		if (colons == 0)
-			return msg_set(problem, "expected HOSTPORT:CONTAINERPORT");
-		return msg_set(problem, "too many ':' (an IPv6 host IP goes in brackets: "
-					"[fd00::1]:8080:80)");
+			return set_error(problem, "expected HOSTPORT:CONTAINERPORT");
+		return set_error(problem, "too many ':' (an IPv6 host IP goes in brackets: "
+					  "[fd00::1]:8080:80)");
 	}
 	char *c = strchr(ports, ':');
 	if (parse_port(ports, (size_t)(c - ports), "host port", &m.host_port, problem) < 0 ||
@@ -682,7 +647,7 @@ static int bandwidth_from_json(yajl_val o, char **out, char **problem)
 	static const char *const fields[] = {"ingressRate", "ingressBurst", "egressRate",
 					     "egressBurst"};
 	if (!YAJL_IS_OBJECT(o))
-		return msg_set(problem, "is %s, expected an object", jt_type_name(o));
+		return set_error(problem, "is %s, expected an object", jt_type_name(o));
 	for (size_t i = 0; i < o->u.object.len; i++) {
 		const char *k = o->u.object.keys[i];
 		bool known = false;
@@ -690,12 +655,12 @@ static int bandwidth_from_json(yajl_val o, char **out, char **problem)
 			known = known || strcmp(k, fields[f]) == 0;
 		if (!known) {
 			_cleanup_free_ char *text = shown(k);
-			return msg_set(problem, "unknown field \"%s\"", text);
+			return set_error(problem, "unknown field \"%s\"", text);
 		}
 	}
 	if (o->u.object.len == 0)
-		return msg_set(problem, "sets none of ingressRate, ingressBurst, egressRate, "
-					"egressBurst");
+		return set_error(problem, "sets none of ingressRate, ingressBurst, egressRate, "
+					  "egressBurst");
 	yajl_gen g = jt_gen_new();
 	yajl_gen_map_open(g);
 	for (size_t f = 0; f < ARRAY_SIZE(fields); f++) {
@@ -707,13 +672,13 @@ static int bandwidth_from_json(yajl_val o, char **out, char **problem)
 			yajl_gen_free(g);
 			if (YAJL_IS_NUMBER(v)) {
 				_cleanup_free_ char *text = shown(v->u.number.r);
-				return msg_set(problem,
-					       "field \"%s\": %s is not a non-negative integer",
-					       fields[f], text);
+				return set_error(problem,
+						 "field \"%s\": %s is not a non-negative integer",
+						 fields[f], text);
 			}
-			return msg_set(problem,
-				       "field \"%s\": is %s, expected a non-negative integer",
-				       fields[f], jt_type_name(v));
+			return set_error(problem,
+					 "field \"%s\": is %s, expected a non-negative integer",
+					 fields[f], jt_type_name(v));
 		}
 		jt_gen_str(g, fields[f]);
 		yajl_gen_integer(g, n);
@@ -765,16 +730,16 @@ static int ip_list(yajl_val a, const char *field, enum ip_form form, char ***out
 		   char **problem)
 {
 	if (!YAJL_IS_ARRAY(a))
-		return msg_set(problem, "field \"%s\": is %s, expected an array of strings", field,
-			       jt_type_name(a));
+		return set_error(problem, "field \"%s\": is %s, expected an array of strings",
+				 field, jt_type_name(a));
 	char **v = NULL;
 	size_t k = 0;
 	for (size_t i = 0; i < a->u.array.len; i++) {
 		const char *s = jt_str(a->u.array.values[i]);
 		if (s == NULL) {
 			strv_free(v, k);
-			return msg_set(problem, "field \"%s\": item %zu is %s, expected a string",
-				       field, i + 1, jt_type_name(a->u.array.values[i]));
+			return set_error(problem, "field \"%s\": item %zu is %s, expected a string",
+					 field, i + 1, jt_type_name(a->u.array.values[i]));
 		}
 		if (check_ip(s, form, problem) < 0) {
 			strv_free(v, k);
@@ -793,7 +758,7 @@ static int ip_list(yajl_val a, const char *field, enum ip_form form, char ***out
 static int element_from_json(yajl_val o, struct attach_req *r, char **problem)
 {
 	if (!YAJL_IS_OBJECT(o))
-		return msg_set(problem, "is %s, expected an object", jt_type_name(o));
+		return set_error(problem, "is %s, expected an object", jt_type_name(o));
 	for (size_t i = 0; i < o->u.object.len; i++) {
 		const char *k = o->u.object.keys[i];
 		yajl_val v = o->u.object.values[i];
@@ -838,21 +803,21 @@ static int element_from_json(yajl_val o, struct attach_req *r, char **problem)
 			if (YAJL_IS_OBJECT(v))
 				r->cni_args = jt_dump(v);
 			else
-				rc = msg_set(problem,
-					     "field \"cni-args\": is %s, expected an object",
-					     jt_type_name(v));
+				rc = set_error(problem,
+					       "field \"cni-args\": is %s, expected an object",
+					       jt_type_name(v));
 		} else if (strcmp(k, "default-route") == 0) {
 			rc =
 			    ip_list(v, k, IP_ONLY, &r->default_route, &r->n_default_route, problem);
 		} else {
 			_cleanup_free_ char *text = shown(k);
-			rc = msg_set(problem, "unknown field \"%s\"", text);
+			rc = set_error(problem, "unknown field \"%s\"", text);
 		}
 		if (rc < 0)
 			return -1;
 	}
 	if (r->network == NULL)
-		return msg_set(problem, "field \"name\" is missing");
+		return set_error(problem, "field \"name\" is missing");
 	return 0;
 }
 
@@ -862,10 +827,10 @@ static int selection_from_json(const char *value, struct selection *s, char **pr
 	if (parse_json(value, &top, problem) < 0)
 		return -1;
 	if (!YAJL_IS_ARRAY(top))
-		return msg_set(problem, "is %s, expected a list of networks", jt_type_name(top));
+		return set_error(problem, "is %s, expected a list of networks", jt_type_name(top));
 	if (top->u.array.len > MAX_ATTACHMENTS)
-		return msg_set(problem, "%zu networks requested, at most %d", top->u.array.len,
-			       MAX_ATTACHMENTS);
+		return set_error(problem, "%zu networks requested, at most %d", top->u.array.len,
+				 MAX_ATTACHMENTS);
 	for (size_t i = 0; i < top->u.array.len; i++) {
 		struct attach_req *r = selection_add(s);
 		if (element_from_json(top->u.array.values[i], r, problem) < 0) {
@@ -909,7 +874,7 @@ static int selection_from_string(const char *value, struct selection *s, char **
 		return -1;
 	int rc = 0;
 	if (n > MAX_ATTACHMENTS)
-		rc = msg_set(problem, "%zu networks requested, at most %d", n, MAX_ATTACHMENTS);
+		rc = set_error(problem, "%zu networks requested, at most %d", n, MAX_ATTACHMENTS);
 	for (size_t i = 0; rc == 0 && i < n; i++) {
 		struct attach_req *r = selection_add(s);
 		if (element_from_string(items[i], r, problem) < 0) {
@@ -929,8 +894,8 @@ static int assign_ifnames(struct selection *s, char **problem)
 	for (size_t i = 0; i < s->n; i++)
 		for (size_t k = 0; k < i && s->v[i].ifname; k++)
 			if (s->v[k].ifname && strcmp(s->v[i].ifname, s->v[k].ifname) == 0)
-				return msg_set(problem, "interface \"%s\" is requested twice",
-					       s->v[i].ifname);
+				return set_error(problem, "interface \"%s\" is requested twice",
+						 s->v[i].ifname);
 	unsigned next = 0;
 	for (size_t i = 0; i < s->n; i++) {
 		if (s->v[i].ifname)
@@ -1078,7 +1043,7 @@ static int parse_single_keys(const struct kv *ann, size_t n, struct selection *s
 			if (rc == 0)
 				rc = portmaps_from_json(top, &out, &problem);
 			if (rc == 0 && out == NULL)
-				rc = msg_set(&problem, "the list is empty");
+				rc = set_error(&problem, "the list is empty");
 		} else {
 			rc = portmaps_from_string(value, &out, &problem);
 		}
@@ -1131,10 +1096,10 @@ static int check_arg_value(const char *v, char **problem)
 	for (const char *p = v; *p; p++) {
 		if (*p == ';' || *p == '=' || is_control((unsigned char)*p)) {
 			_cleanup_free_ char *text = shown(v);
-			return msg_set(problem,
-				       "value \"%s\" must not contain ';', '=' or control "
-				       "characters",
-				       text);
+			return set_error(problem,
+					 "value \"%s\" must not contain ';', '=' or control "
+					 "characters",
+					 text);
 		}
 	}
 	return 0;
@@ -1327,25 +1292,25 @@ int attachment_args(const struct selection *s, size_t i, has_capability_fn has_c
 	bool cap_guid = has_cap(data, "infinibandGUID");
 
 	if (r->port_mappings && !cap_ports)
-		return msg_set(err,
-			       "network \"%s\" has no plugin with the \"portMappings\" "
-			       "capability: cannot map ports",
-			       r->network);
+		return set_error(err,
+				 "network \"%s\" has no plugin with the \"portMappings\" "
+				 "capability: cannot map ports",
+				 r->network);
 	if (r->bandwidth && !cap_bw)
-		return msg_set(err,
-			       "network \"%s\" has no plugin with the \"bandwidth\" "
-			       "capability: cannot limit bandwidth",
-			       r->network);
+		return set_error(err,
+				 "network \"%s\" has no plugin with the \"bandwidth\" "
+				 "capability: cannot limit bandwidth",
+				 r->network);
 	if (r->ib_guid && !cap_guid)
-		return msg_set(err,
-			       "network \"%s\" has no plugin with the \"infinibandGUID\" "
-			       "capability: cannot set the InfiniBand GUID",
-			       r->network);
+		return set_error(err,
+				 "network \"%s\" has no plugin with the \"infinibandGUID\" "
+				 "capability: cannot set the InfiniBand GUID",
+				 r->network);
 	if (r->n_ips > 1 && !cap_ips)
-		return msg_set(err,
-			       "network \"%s\" declares no \"ips\" capability: only one "
-			       "IP can be passed, as CNI_ARGS IP=",
-			       r->network);
+		return set_error(err,
+				 "network \"%s\" declares no \"ips\" capability: only one "
+				 "IP can be passed, as CNI_ARGS IP=",
+				 r->network);
 
 	yajl_gen g = jt_gen_new();
 	bool any = false;

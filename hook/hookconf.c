@@ -21,7 +21,8 @@ struct hook_config *config_defaults(void)
 	for (size_t i = 0; i < ARRAY_SIZE(bins); i++)
 		strv_append(&c->bin_dirs, &c->n_bin_dirs, bins[i]);
 	c->cache_dir = xstrdup("/var/lib/cni");
-	c->state_dir = xstrdup(RUNSTATEDIR "/cnihook");
+	/* Runtime state belongs on the tmpfs /run whatever the prefix. */
+	c->state_dir = xstrdup("/run/cnihook");
 	c->plugin_timeout_ms = 60 * 1000;
 	c->log_level = LOG_LEVEL_WARN;
 	c->log_syslog = true;

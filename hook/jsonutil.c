@@ -7,17 +7,24 @@
 #include "jsonutil.h"
 #include "util.h"
 
-/* Deepest nesting of buf, counting brackets outside strings. */
-static size_t max_depth(const char *buf, size_t len)
+/* Deepest nesting of buf, counting brackets outside strings; *nul_at gets
+ * the offset of the first \u0000 escape in a string, or -1 (yajl's tree
+ * would hand such a string out cut short at the NUL: "a\u0000/../b" would
+ * read as "a"). */
+static size_t scan(const char *buf, size_t len, long *nul_at)
 {
 	size_t depth = 0, max = 0;
 	bool in_string = false;
+	*nul_at = -1;
 	for (size_t i = 0; i < len; i++) {
 		char c = buf[i];
 		if (in_string) {
-			if (c == '\\')
+			if (c == '\\') {
+				if (*nul_at < 0 && len - i >= 6 &&
+				    memcmp(buf + i + 1, "u0000", 5) == 0)
+					*nul_at = (long)i;
 				i++;
-			else if (c == '"')
+			} else if (c == '"')
 				in_string = false;
 		} else if (c == '"') {
 			in_string = true;
@@ -64,7 +71,13 @@ int jt_parse(const char *buf, size_t len, const char *what, yajl_val *out, char 
 		    xasprintf("%s: contains a NUL byte at offset %zu", what, (size_t)(nul - buf));
 		return -1;
 	}
-	size_t depth = max_depth(buf, len);
+	long nul_at;
+	size_t depth = scan(buf, len, &nul_at);
+	if (nul_at >= 0) {
+		*err = xasprintf("%s: a string contains an escaped NUL (\\u0000) at offset %ld",
+				 what, nul_at);
+		return -1;
+	}
 	if (depth > JT_MAX_DEPTH) {
 		*err = xasprintf("%s: nested deeper than %d levels", what, JT_MAX_DEPTH);
 		return -1;

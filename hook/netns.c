@@ -36,19 +36,6 @@ static void closep(int *fd)
 }
 #define _cleanup_close_ _cleanup_(closep)
 
-static int fail(char **err, const char *fmt, ...) PRINTF_LIKE(2, 3);
-static int fail(char **err, const char *fmt, ...)
-{
-	va_list ap;
-	char *s;
-	va_start(ap, fmt);
-	if (vasprintf(&s, fmt, ap) < 0)
-		abort();
-	va_end(ap);
-	*err = s;
-	return -1;
-}
-
 /* Open path if it is an nsfs file: statfs first, so that nothing else is
  * ever opened (no FIFO, no device). -1 otherwise. */
 static int open_nsfs(const char *path)
@@ -148,20 +135,20 @@ static int make_shared_mount_point(const char *dir, char **err)
 	_cleanup_close_ int fd =
 	    TEMP_FAILURE_RETRY(open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOCTTY));
 	if (fd < 0)
-		return fail(err, "state directory \"%s\": %m", dir);
+		return set_error(err, "state directory \"%s\": %m", dir);
 	if (TEMP_FAILURE_RETRY(flock(fd, LOCK_EX)) < 0)
-		return fail(err, "state directory \"%s\": lock: %m", dir);
+		return set_error(err, "state directory \"%s\": lock: %m", dir);
 	int r = is_mount_point(fd);
 	if (r < 0)
-		return fail(err,
-			    "state directory \"%s\": cannot tell whether it is a mount point: %s",
-			    dir, strerror(-r));
+		return set_error(
+		    err, "state directory \"%s\": cannot tell whether it is a mount point: %s", dir,
+		    strerror(-r));
 	bool bound = false;
 	for (;;) {
 		if (r == 0) {
 			if (mount(dir, dir, "none", MS_BIND | MS_REC, NULL) < 0)
-				return fail(err, "state directory \"%s\": bind mount on itself: %m",
-					    dir);
+				return set_error(
+				    err, "state directory \"%s\": bind mount on itself: %m", dir);
 			bound = true;
 		}
 		if (mount("none", dir, "none", MS_SHARED | MS_REC, NULL) == 0)
@@ -169,7 +156,8 @@ static int make_shared_mount_point(const char *dir, char **err)
 		/* EINVAL: not a mount point after all; bind it and retry
 		 * once, as `ip netns add` does. */
 		if (errno != EINVAL || bound)
-			return fail(err, "state directory \"%s\": make it a shared mount: %m", dir);
+			return set_error(err, "state directory \"%s\": make it a shared mount: %m",
+					 dir);
 		r = 0;
 	}
 }
@@ -180,7 +168,7 @@ int netns_pin(const char *state_dir, const char *source, const char *pin, char *
 	 * the very file that was checked. */
 	_cleanup_close_ int ns = open_nsfs(source);
 	if (ns < 0 || !fd_is_netns(ns))
-		return fail(err, "netns \"%s\": not a network namespace", source);
+		return set_error(err, "netns \"%s\": not a network namespace", source);
 	if (make_shared_mount_point(state_dir, err) < 0)
 		return -1;
 
@@ -189,25 +177,26 @@ int netns_pin(const char *state_dir, const char *source, const char *pin, char *
 	if (fd < 0 && errno == EEXIST) {
 		if (netns_is_netns(pin) && same_as_fd(pin, ns))
 			return 0;
-		return fail(err, "netns pin \"%s\": exists and is not the namespace \"%s\"", pin,
-			    source);
+		return set_error(err, "netns pin \"%s\": exists and is not the namespace \"%s\"",
+				 pin, source);
 	}
 	if (fd < 0)
-		return fail(err, "netns pin \"%s\": %m", pin);
+		return set_error(err, "netns pin \"%s\": %m", pin);
 	close(fd);
 
 	_cleanup_free_ char *from = xasprintf("/proc/self/fd/%d", ns);
 	if (mount(from, pin, "none", MS_BIND, NULL) < 0) {
 		int e = errno;
 		unlink(pin);
-		return fail(err, "netns pin \"%s\": bind mount of \"%s\": %s", pin, source,
-			    strerror(e));
+		return set_error(err, "netns pin \"%s\": bind mount of \"%s\": %s", pin, source,
+				 strerror(e));
 	}
 	if (!netns_is_netns(pin) || !same_as_fd(pin, ns)) {
 		umount2(pin, MNT_DETACH | UMOUNT_NOFOLLOW);
 		unlink(pin);
-		return fail(err, "netns pin \"%s\": the bind mount of \"%s\" is not that namespace",
-			    pin, source);
+		return set_error(err,
+				 "netns pin \"%s\": the bind mount of \"%s\" is not that namespace",
+				 pin, source);
 	}
 	return 0;
 }
@@ -218,15 +207,15 @@ int netns_unpin(const char *pin, char **err)
 		if (umount2(pin, MNT_DETACH | UMOUNT_NOFOLLOW) == 0) {
 			if (i < UNPIN_MAX)
 				continue;
-			return fail(err, "netns pin \"%s\": still mounted after %d unmounts", pin,
-				    UNPIN_MAX);
+			return set_error(err, "netns pin \"%s\": still mounted after %d unmounts",
+					 pin, UNPIN_MAX);
 		}
 		/* EINVAL: not (or no longer) a mount point. */
 		if (errno == EINVAL || errno == ENOENT)
 			break;
-		return fail(err, "netns pin \"%s\": unmount: %m", pin);
+		return set_error(err, "netns pin \"%s\": unmount: %m", pin);
 	}
 	if (unlink(pin) < 0 && errno != ENOENT)
-		return fail(err, "netns pin \"%s\": remove: %m", pin);
+		return set_error(err, "netns pin \"%s\": remove: %m", pin);
 	return 0;
 }

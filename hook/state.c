@@ -23,19 +23,6 @@
 /* Longest part of a foreign string quoted in a message. */
 #define SHOWN_MAX 64
 
-static int fail(char **err, const char *fmt, ...) PRINTF_LIKE(2, 3);
-static int fail(char **err, const char *fmt, ...)
-{
-	va_list ap;
-	char *s;
-	va_start(ap, fmt);
-	if (vasprintf(&s, fmt, ap) < 0)
-		abort();
-	va_end(ap);
-	*err = s;
-	return -1;
-}
-
 /* s quoted for a message: control bytes, '"' and '\' escaped, cut after
  * SHOWN_MAX bytes (on a character boundary). */
 static char *shown(const char *s)
@@ -68,37 +55,13 @@ static char *shown(const char *s)
 	return out;
 }
 
-/* yajl decodes "\u0000" into a NUL that silently cuts the string short in
- * its tree ("a\u0000b" would read as "a"): refuse such input instead. */
-static bool has_escaped_nul(const char *buf, size_t len)
-{
-	bool in_string = false;
-	for (size_t i = 0; i < len; i++) {
-		if (!in_string) {
-			in_string = buf[i] == '"';
-		} else if (buf[i] == '"') {
-			in_string = false;
-		} else if (buf[i] == '\\' && i + 1 < len) {
-			if (buf[i + 1] == 'u' && len - i >= 6 &&
-			    memcmp(buf + i + 2, "0000", 4) == 0)
-				return true;
-			i++;
-		}
-	}
-	return false;
-}
-
 static int parse_json(const char *buf, size_t len, const char *what, yajl_val *out, char **err)
 {
 	yajl_val v;
 	if (jt_parse(buf, len, what, &v, err) < 0)
 		return -1;
-	if (has_escaped_nul(buf, len)) {
-		yajl_tree_free(v);
-		return fail(err, "%s: a string contains an escaped NUL (\\u0000)", what);
-	}
 	if (!YAJL_IS_OBJECT(v)) {
-		fail(err, "%s: must be a JSON object, not %s", what, jt_type_name(v));
+		set_error(err, "%s: must be a JSON object, not %s", what, jt_type_name(v));
 		yajl_tree_free(v);
 		return -1;
 	}
@@ -113,15 +76,15 @@ static int get_string(yajl_val o, const char *what, const char *key, bool requir
 	yajl_val v = jt_get(o, key);
 	if (v == NULL || (YAJL_IS_NULL(v) && !required)) {
 		if (required)
-			return fail(err, "%s: field \"%s\": missing", what, key);
+			return set_error(err, "%s: field \"%s\": missing", what, key);
 		*out = NULL;
 		return 0;
 	}
 	if (!YAJL_IS_STRING(v))
-		return fail(err, "%s: field \"%s\": must be a string, not %s", what, key,
-			    jt_type_name(v));
+		return set_error(err, "%s: field \"%s\": must be a string, not %s", what, key,
+				 jt_type_name(v));
 	if (required && v->u.string[0] == '\0')
-		return fail(err, "%s: field \"%s\": must not be empty", what, key);
+		return set_error(err, "%s: field \"%s\": must not be empty", what, key);
 	*out = v->u.string;
 	return 0;
 }
@@ -131,7 +94,7 @@ static int check_absolute(const char *what, const char *field, const char *path,
 	if (path[0] == '/')
 		return 0;
 	_cleanup_free_ char *p = shown(path);
-	return fail(err, "%s: field \"%s\": %s is not an absolute path", what, field, p);
+	return set_error(err, "%s: field \"%s\": %s is not an absolute path", what, field, p);
 }
 
 /* "annotations": an object of strings (null or absent: none). */
@@ -141,16 +104,16 @@ static int parse_annotations(yajl_val o, const char *what, struct kv **kv, size_
 	if (v == NULL || YAJL_IS_NULL(v))
 		return 0;
 	if (!YAJL_IS_OBJECT(v))
-		return fail(err, "%s: field \"annotations\": must be an object, not %s", what,
-			    jt_type_name(v));
+		return set_error(err, "%s: field \"annotations\": must be an object, not %s", what,
+				 jt_type_name(v));
 	struct kv *a = NULL;
 	size_t na = 0;
 	for (size_t i = 0; i < v->u.object.len; i++) {
 		const char *value = jt_str(v->u.object.values[i]);
 		if (value == NULL) {
 			_cleanup_free_ char *k = shown(v->u.object.keys[i]);
-			fail(err, "%s: annotation %s: must be a string, not %s", what, k,
-			     jt_type_name(v->u.object.values[i]));
+			set_error(err, "%s: annotation %s: must be a string, not %s", what, k,
+				  jt_type_name(v->u.object.values[i]));
 			kv_free(a, na);
 			return -1;
 		}
@@ -175,11 +138,11 @@ static int parse_pid(yajl_val o, pid_t *out, char **err)
 		return 0;
 	}
 	if (YAJL_IS_NUMBER(v))
-		return fail(err,
-			    "OCI state: field \"pid\": must be a non-negative integer, not %.32s%s",
-			    v->u.number.r, strlen(v->u.number.r) > 32 ? "..." : "");
-	return fail(err, "OCI state: field \"pid\": must be a non-negative integer, not %s",
-		    jt_type_name(v));
+		return set_error(
+		    err, "OCI state: field \"pid\": must be a non-negative integer, not %.32s%s",
+		    v->u.number.r, strlen(v->u.number.r) > 32 ? "..." : "");
+	return set_error(err, "OCI state: field \"pid\": must be a non-negative integer, not %s",
+			 jt_type_name(v));
 }
 
 /* The status is a string the runtime chose: runtime-spec "State" lists
@@ -190,7 +153,7 @@ static int check_status(const char *status, char **err)
 	for (const char *c = status; *c; c++)
 		if (*c <= ' ' || *c >= 0x7f) {
 			_cleanup_free_ char *p = shown(status);
-			return fail(
+			return set_error(
 			    err,
 			    "OCI state: field \"status\": %s must be printable ASCII without "
 			    "white space",
@@ -209,26 +172,26 @@ static int read_config(const char *path, bool need_config, yajl_val *out, char *
 			*out = NULL;
 			return 0;
 		}
-		return fail(err, "%s: %m", path);
+		return set_error(err, "%s: %m", path);
 	}
 	struct stat st;
 	if (fstat(fd, &st) < 0) {
 		int e = errno;
 		close(fd);
-		return fail(err, "%s: %s", path, strerror(e));
+		return set_error(err, "%s: %s", path, strerror(e));
 	}
 	if (!S_ISREG(st.st_mode)) {
 		close(fd);
-		return fail(err, "%s: not a regular file", path);
+		return set_error(err, "%s: not a regular file", path);
 	}
 	_cleanup_free_ char *buf = NULL;
 	size_t len = 0;
 	int r = read_all_fd(fd, CONFIG_MAX, &buf, &len);
 	close(fd);
 	if (r == -EFBIG)
-		return fail(err, "%s: larger than %d MiB", path, CONFIG_MAX / (1024 * 1024));
+		return set_error(err, "%s: larger than %d MiB", path, CONFIG_MAX / (1024 * 1024));
 	if (r < 0)
-		return fail(err, "%s: %s", path, strerror(-r));
+		return set_error(err, "%s: %s", path, strerror(-r));
 	return parse_json(buf, len, path, out, err);
 }
 
@@ -240,32 +203,32 @@ static int parse_namespaces(yajl_val config, const char *what, struct oci_state 
 	if (lnx == NULL || YAJL_IS_NULL(lnx))
 		return 0;
 	if (!YAJL_IS_OBJECT(lnx))
-		return fail(err, "%s: field \"linux\": must be an object, not %s", what,
-			    jt_type_name(lnx));
+		return set_error(err, "%s: field \"linux\": must be an object, not %s", what,
+				 jt_type_name(lnx));
 	yajl_val ns = jt_get(lnx, "namespaces");
 	if (ns == NULL || YAJL_IS_NULL(ns))
 		return 0;
 	if (!YAJL_IS_ARRAY(ns))
-		return fail(err, "%s: field \"linux.namespaces\": must be an array, not %s", what,
-			    jt_type_name(ns));
+		return set_error(err, "%s: field \"linux.namespaces\": must be an array, not %s",
+				 what, jt_type_name(ns));
 	bool found = false;
 	const char *path = NULL;
 	for (size_t i = 0; i < ns->u.array.len; i++) {
 		yajl_val e = ns->u.array.values[i];
 		if (!YAJL_IS_OBJECT(e))
-			return fail(
+			return set_error(
 			    err, "%s: field \"linux.namespaces[%zu]\": must be an object, not %s",
 			    what, i, jt_type_name(e));
 		yajl_val type = jt_get(e, "type");
 		if (!YAJL_IS_STRING(type))
-			return fail(
+			return set_error(
 			    err,
 			    "%s: field \"linux.namespaces[%zu].type\": must be a string, not %s",
 			    what, i, jt_type_name(type));
 		if (strcmp(type->u.string, "network") != 0)
 			continue;
 		if (found)
-			return fail(
+			return set_error(
 			    err, "%s: field \"linux.namespaces\": more than one \"network\" entry",
 			    what);
 		found = true;
@@ -273,7 +236,7 @@ static int parse_namespaces(yajl_val config, const char *what, struct oci_state 
 		if (p == NULL || YAJL_IS_NULL(p))
 			continue;
 		if (!YAJL_IS_STRING(p))
-			return fail(
+			return set_error(
 			    err,
 			    "%s: field \"linux.namespaces[%zu].path\": must be a string, not %s",
 			    what, i, jt_type_name(p));
@@ -283,7 +246,7 @@ static int parse_namespaces(yajl_val config, const char *what, struct oci_state 
 			continue;
 		if (p->u.string[0] != '/') {
 			_cleanup_free_ char *q = shown(p->u.string);
-			return fail(
+			return set_error(
 			    err,
 			    "%s: field \"linux.namespaces[%zu].path\": %s is not an absolute "
 			    "path",
@@ -300,7 +263,8 @@ static int apply_config(struct oci_state *s, bool need_config, char **err)
 {
 	if (s->bundle == NULL) {
 		if (need_config)
-			return fail(err, "OCI state: field \"bundle\": missing, config.json cannot "
+			return set_error(err,
+					 "OCI state: field \"bundle\": missing, config.json cannot "
 					 "be read");
 		return 0;
 	}
@@ -328,7 +292,7 @@ static void state_freep(struct oci_state **s)
 int state_parse(const char *buf, size_t len, bool need_config, struct oci_state **out, char **err)
 {
 	if (len > STATE_MAX)
-		return fail(err, "OCI state: larger than %d MiB", STATE_MAX / (1024 * 1024));
+		return set_error(err, "OCI state: larger than %d MiB", STATE_MAX / (1024 * 1024));
 	_cleanup_jt_ yajl_val root = NULL;
 	if (parse_json(buf, len, "OCI state", &root, err) < 0)
 		return -1;
@@ -342,7 +306,7 @@ int state_parse(const char *buf, size_t len, bool need_config, struct oci_state 
 	cnirt_error *e = NULL;
 	if (cnirt_check_container_id(id, &e) < 0) {
 		/* The library's message names the field ("container id ..."). */
-		fail(err, "OCI state: %s", cnirt_error_msg(e));
+		set_error(err, "OCI state: %s", cnirt_error_msg(e));
 		cnirt_error_free(e);
 		return -1;
 	}

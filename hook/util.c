@@ -54,6 +54,18 @@ char *xasprintf(const char *fmt, ...)
 	return s;
 }
 
+int set_error(char **err, const char *fmt, ...)
+{
+	va_list ap;
+	char *s;
+	va_start(ap, fmt);
+	if (vasprintf(&s, fmt, ap) < 0)
+		abort();
+	va_end(ap);
+	*err = s;
+	return -1;
+}
+
 int read_all_fd(int fd, size_t limit, char **out, size_t *len)
 {
 	size_t cap = 4096, n = 0;

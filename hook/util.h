@@ -35,6 +35,9 @@ static inline void freep(void *p)
 		_tp;                                                                               \
 	})
 
+/* Set *err to a new message and return -1. */
+int set_error(char **err, const char *fmt, ...) PRINTF_LIKE(2, 3);
+
 /* A key and a value (annotations, CNI_ARGS pairs). */
 struct kv {
 	char *key;

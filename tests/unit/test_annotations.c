@@ -1018,7 +1018,7 @@ static void test_hostile_encoding(void **state)
 		 "\"caf\\xc3\\xa9\": may only contain letters, digits, '_', '.' and '-'");
 	/* A NUL inside a JSON string would cut the name short. */
 	refused1(ANN_NPWG_NETWORKS, "[{\"name\":\"a\\u0000../../x\"}]",
-		 "annotation \"k8s.v1.cni.cncf.io/networks\": a JSON string holds a NUL "
+		 "annotation \"k8s.v1.cni.cncf.io/networks\": a string contains an escaped NUL "
 		 "(\\u0000) at offset 11");
 	/* An escaped backslash before "u0000" is not a NUL. */
 	refused1(ANN_NPWG_NETWORKS, "[{\"name\":\"a\\\\u0000\"}]",

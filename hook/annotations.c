@@ -887,22 +887,22 @@ static int selection_from_string(const char *value, struct selection *s, char **
 	return rc;
 }
 
-/* Named interfaces must differ; the others get the lowest ethN no
- * attachment names, in order. */
-static int assign_ifnames(struct selection *s, char **problem)
+/* Named interfaces must differ; the others get the lowest <prefix>N
+ * (N >= first) no attachment names, in order. */
+static int assign_ifnames(struct selection *s, const char *prefix, unsigned first, char **problem)
 {
 	for (size_t i = 0; i < s->n; i++)
 		for (size_t k = 0; k < i && s->v[i].ifname; k++)
 			if (s->v[k].ifname && strcmp(s->v[i].ifname, s->v[k].ifname) == 0)
 				return set_error(problem, "interface \"%s\" is requested twice",
 						 s->v[i].ifname);
-	unsigned next = 0;
+	unsigned next = first;
 	for (size_t i = 0; i < s->n; i++) {
 		if (s->v[i].ifname)
 			continue;
 		for (;; next++) {
 			char name[16];
-			snprintf(name, sizeof(name), "eth%u", next);
+			snprintf(name, sizeof(name), "%s%u", prefix, next);
 			bool taken = false;
 			for (size_t k = 0; k < s->n && !taken; k++)
 				taken = s->v[k].ifname && strcmp(s->v[k].ifname, name) == 0;
@@ -988,8 +988,6 @@ static int parse_selection(const struct kv *ann, size_t n, char *const *defaults
 	} else if (selection_from_string(value, s, &problem) < 0) {
 		return ann_fail(err, key, problem);
 	}
-	if (assign_ifnames(s, &problem) < 0)
-		return ann_fail(err, key, problem);
 	return 0;
 }
 
@@ -1261,6 +1259,15 @@ int annotations_parse(const struct kv *ann, size_t n, char *const *default_netwo
 	    parse_pod(ann, n, container_id, &s, err) < 0) {
 		selection_free(&s);
 		return -1;
+	}
+	/* In a Kubernetes pod the engine gives eth0 to the cluster network:
+	 * the extra networks are net1, net2, ... as with Multus. */
+	char *problem = NULL;
+	if (assign_ifnames(&s, s.n_pod ? "net" : "eth", s.n_pod ? 1 : 0, &problem) < 0) {
+		const char *key =
+		    ann_get(ann, n, ANN_NPWG_NETWORKS) ? ANN_NPWG_NETWORKS : ANN_NETWORKS;
+		selection_free(&s);
+		return ann_fail(err, key, problem);
 	}
 	*out = s;
 	return 0;

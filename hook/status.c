@@ -90,8 +90,6 @@ static void render_one(yajl_gen g, const struct status_entry *s)
 char *status_render(const struct status_entry *v, size_t n)
 {
 	yajl_gen g = jt_gen_new();
-	yajl_gen_config(g, yajl_gen_beautify, 1);
-	yajl_gen_config(g, yajl_gen_indent_string, "  ");
 	yajl_gen_array_open(g);
 	for (size_t i = 0; i < n; i++)
 		render_one(g, &v[i]);

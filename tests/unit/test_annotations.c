@@ -853,12 +853,17 @@ static void test_crio_sandbox(void **state)
 	    KV("io.kubernetes.pod.namespace", "default"),
 	    KV("io.kubernetes.pod.uid", "1f0c8e4a-0d6e-4c55-9a37-3c0f7a7f8f11"),
 	    KV("io.kubernetes.cri-o.SandboxID", "sandboxid123"),
-	    KV(ANN_NPWG_NETWORKS, "net1"),
+	    KV(ANN_NPWG_NETWORKS, "net1,other@eth3,third"),
 	};
 	struct selection s;
 	parse(ann, COUNT(ann), &s);
 	assert_null(s.skip_reason);
-	assert_int_equal(s.n, 1);
+	assert_int_equal(s.n, 3);
+	/* In a pod, eth0 is the cluster network's: the extra networks are
+	 * net1, net2, ... unless named (as with Multus). */
+	assert_string_equal(s.v[0].ifname, "net1");
+	assert_string_equal(s.v[1].ifname, "eth3");
+	assert_string_equal(s.v[2].ifname, "net2");
 	const char *expected[] = {"K8S_POD_NAME=web-0", "K8S_POD_NAMESPACE=default",
 				  "K8S_POD_UID=1f0c8e4a-0d6e-4c55-9a37-3c0f7a7f8f11",
 				  "K8S_POD_INFRA_CONTAINER_ID=sandboxid123", NULL};

@@ -320,8 +320,8 @@ static int by_ifname_desc(const void *a, const void *b)
 }
 
 /* No record (the state directory was wiped): find the container's
- * attachments in the cache. */
-static int detach_from_cache(struct run *r)
+ * attachments in the cache. *n gets how many were found. */
+static int detach_from_cache(struct run *r, size_t *found)
 {
 	cnirt_cache_entry **v = NULL;
 	size_t n = 0;
@@ -338,8 +338,14 @@ static int detach_from_cache(struct run *r)
 			cnirt_cache_entry_free(v[i]);
 	}
 	qsort(v, mine, sizeof(*v), by_ifname_desc);
+	*found = mine;
 	_cleanup_free_ char *pin = xasprintf("%s/%s/netns", r->cfg->state_dir, r->id);
 	const char *netns = netns_is_netns(pin) ? pin : "";
+	if (mine)
+		log_warn("%s %s: no attachment record (the state directory was wiped?): %zu "
+			 "attachment(s) found in the cache%s",
+			 r->id, r->stage, mine,
+			 *netns ? "" : "; DEL runs without a network namespace, none is pinned");
 	int failed = 0;
 	for (size_t i = 0; i < mine; i++) {
 		const char *network = cnirt_cache_entry_network(v[i]);
@@ -361,12 +367,13 @@ static int detach(struct run *r)
 	if (record_read(path, &rec, &err) < 0) {
 		log_warn("%s %s: %s; looking for the container in the cache", r->id, r->stage, err);
 	}
-	int ret = rec ? detach_record(r, rec) : detach_from_cache(r);
+	size_t n = rec ? rec->n : 0;
+	int ret = rec ? detach_record(r, rec) : detach_from_cache(r, &n);
 	if (ret == 0) {
 		_cleanup_free_ char *pin = xasprintf("%s/%s/netns", r->cfg->state_dir, r->id);
 		remove_state(r, pin);
 		log_info("%s %s: detached %zu network(s) in %.1f ms (plugins %.1f ms)", r->id,
-			 r->stage, rec ? rec->n : 0, (now_usec() - r->start_usec) / 1000.0,
+			 r->stage, n, (now_usec() - r->start_usec) / 1000.0,
 			 r->plugin_usec / 1000.0);
 	}
 	record_free(rec);

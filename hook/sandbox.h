@@ -1,0 +1,38 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * The sandbox the hook puts around the plugins it runs (the `sandbox` object
+ * of cnihook.json(5)): a reduced capability bounding set and no_new_privs
+ * (libcap), and a seccomp filter (libseccomp) that fails with EPERM the
+ * system calls no CNI plugin needs. Applied in the plugin's process, between
+ * fork and exec, and inherited by everything the plugin runs.
+ */
+#ifndef CNIHOOK_SANDBOX_H
+#define CNIHOOK_SANDBOX_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <yajl/yajl_tree.h>
+
+struct sandbox_config {
+	bool enabled;	     /* sandbox.enabled; default true */
+	char **capabilities; /* sandbox.capabilities: names ("CAP_NET_ADMIN"); default: the
+			      * smallest set Debian's plugins need */
+	size_t n_capabilities;
+	bool seccomp;	     /* sandbox.seccomp: "default" (true) or "off" (false) */
+};
+
+void sandbox_defaults(struct sandbox_config *s);
+/* Parse cnihook.json's "sandbox" object (v may be NULL: defaults). */
+int sandbox_parse(yajl_val v, const char *path, struct sandbox_config *out, char **err);
+void sandbox_config_free(struct sandbox_config *s);
+
+/* Everything computed in the hook's own process (capability numbers, the
+ * compiled seccomp program), so that the child only makes system calls. */
+struct sandbox;
+int sandbox_prepare(const struct sandbox_config *c, struct sandbox **out, char **err);
+void sandbox_free(struct sandbox *s);
+/* The cnirt_preexec_fn: apply the sandbox in the plugin's process. Returns 0
+ * or an errno value. Async-signal-safe: no allocation. */
+int sandbox_apply(void *sandbox);
+
+#endif

@@ -26,6 +26,7 @@
 #include "lock.h"
 #include "log.h"
 #include "netns.h"
+#include "ports.h"
 #include "record.h"
 #include "state.h"
 #include "status.h"
@@ -371,6 +372,7 @@ static int detach(struct run *r)
 	int ret = rec ? detach_record(r, rec) : detach_from_cache(r, &n);
 	if (ret == 0) {
 		_cleanup_free_ char *pin = xasprintf("%s/%s/netns", r->cfg->state_dir, r->id);
+		ports_release(r->cfg->state_dir, r->id);
 		remove_state(r, pin);
 		log_info("%s %s: detached %zu network(s) in %.1f ms (plugins %.1f ms)", r->id,
 			 r->stage, n, (now_usec() - r->start_usec) / 1000.0,
@@ -398,6 +400,7 @@ static int attach_locked(struct run *r, const struct selection *sel, struct prep
 			record_free(old);
 			return -1;
 		}
+		ports_release(r->cfg->state_dir, r->id);
 		remove_state(r, pin);
 	}
 	record_free(old);
@@ -408,6 +411,13 @@ static int attach_locked(struct run *r, const struct selection *sel, struct prep
 	if (mkdir(dir, 0700) < 0 && errno != EEXIST) {
 		err = xasprintf("state directory %s: %s", dir, strerror(errno));
 		fail(r, err);
+		return -1;
+	}
+	/* Host ports, once the state directory shows we are attaching (a
+	 * reservation whose holder has none and no cache entry is stale). */
+	if (ports_reserve(r->cfg->state_dir, r->ctx, r->id, sel, &err) < 0) {
+		fail(r, err);
+		remove_state(r, NULL);
 		return -1;
 	}
 	bool any_default_route = false;
@@ -436,6 +446,7 @@ static int attach_locked(struct run *r, const struct selection *sel, struct prep
 		ret = netns_pin(r->cfg->state_dir, source, pin, &err);
 	if (ret < 0) {
 		fail(r, err);
+		ports_release(r->cfg->state_dir, r->id);
 		remove_state(r, pin);
 		free(rec.v);
 		return -1;
@@ -485,8 +496,10 @@ static int attach_locked(struct run *r, const struct selection *sel, struct prep
 			log_error("%s %s: the attachments made before the failure could not all "
 				  "be removed; the record in %s is kept for poststop or gc",
 				  r->id, r->stage, dir);
-		else
+		else {
+			ports_release(r->cfg->state_dir, r->id);
 			remove_state(r, pin);
+		}
 	} else {
 		struct status_entry *st = xreallocarray(NULL, sel->n, sizeof(*st));
 		for (size_t i = 0; i < sel->n; i++) {

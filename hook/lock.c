@@ -12,26 +12,17 @@
 #include "lock.h"
 #include "util.h"
 
-int lock_take(const char *state_dir, const char *id, int *fd_out, char **err)
+int lock_path(const char *path, int *fd_out, char **err)
 {
-	int r = mkdir_p(state_dir, 0700);
-	if (r < 0) {
-		*err = xasprintf("state directory %s: %s", state_dir, strerror(-r));
-		return -1;
-	}
-	_cleanup_free_ char *path = xasprintf("%s/%s.lock", state_dir, id);
 	for (;;) {
-		int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
-		if (fd < 0) {
-			*err = xasprintf("lock %s: %s", path, strerror(errno));
-			return -1;
-		}
+		int r, fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
+		if (fd < 0)
+			return set_error(err, "lock %s: %s", path, strerror(errno));
 		while ((r = flock(fd, LOCK_EX)) < 0 && errno == EINTR)
 			;
 		if (r < 0) {
-			*err = xasprintf("lock %s: %s", path, strerror(errno));
 			close(fd);
-			return -1;
+			return set_error(err, "lock %s: %s", path, strerror(errno));
 		}
 		/* The holder before us may have removed the file: then the lock we
 		 * hold is on a file nobody else will open; take the new one. */
@@ -43,6 +34,15 @@ int lock_take(const char *state_dir, const char *id, int *fd_out, char **err)
 		}
 		close(fd);
 	}
+}
+
+int lock_take(const char *state_dir, const char *id, int *fd_out, char **err)
+{
+	int r = mkdir_p(state_dir, 0700);
+	if (r < 0)
+		return set_error(err, "state directory %s: %s", state_dir, strerror(-r));
+	_cleanup_free_ char *path = xasprintf("%s/%s.lock", state_dir, id);
+	return lock_path(path, fd_out, err);
 }
 
 void lock_release(const char *state_dir, const char *id, int fd, bool remove)

@@ -9,6 +9,10 @@
 
 #include <stdbool.h>
 
+/* flock(2) the file at `path` (created 0600 if missing), waiting; the lock is
+ * held on the file the path names when it returns (a holder may remove the
+ * file before releasing it). */
+int lock_path(const char *path, int *fd, char **err);
 /* Take the lock (waits). Creates the state directory (0700) if needed. */
 int lock_take(const char *state_dir, const char *id, int *fd, char **err);
 /* Release it; with `remove`, the lock file is removed first (while held). */

@@ -193,3 +193,12 @@ int config_load(const char *path, struct hook_config **out, char **err)
 	*out = c;
 	return 0;
 }
+
+cnirt_ctx *config_ctx(const struct hook_config *c)
+{
+	cnirt_ctx *ctx = cnirt_ctx_new();
+	cnirt_ctx_set_bin_dirs(ctx, (const char *const *)c->bin_dirs, c->n_bin_dirs);
+	cnirt_ctx_set_cache_dir(ctx, c->cache_dir);
+	cnirt_ctx_set_timeout_ms(ctx, c->plugin_timeout_ms);
+	return ctx;
+}

@@ -30,5 +30,9 @@ int config_load(const char *path, struct hook_config **out, char **err);
 /* The built-in defaults. */
 struct hook_config *config_defaults(void);
 void config_free(struct hook_config *c);
+/* A libcnirt runtime set up from the configuration (plugin directories,
+ * cache directory, plugin timeout). */
+struct cnirt_ctx;
+struct cnirt_ctx *config_ctx(const struct hook_config *c);
 
 #endif

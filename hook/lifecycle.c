@@ -613,12 +613,34 @@ out:
 
 static cnirt_ctx *make_ctx(const struct hook_config *cfg, struct run *r)
 {
-	cnirt_ctx *ctx = cnirt_ctx_new();
-	cnirt_ctx_set_bin_dirs(ctx, (const char *const *)cfg->bin_dirs, cfg->n_bin_dirs);
-	cnirt_ctx_set_cache_dir(ctx, cfg->cache_dir);
-	cnirt_ctx_set_timeout_ms(ctx, cfg->plugin_timeout_ms);
+	cnirt_ctx *ctx = config_ctx(cfg);
 	cnirt_ctx_set_observer(ctx, observe, r);
 	return ctx;
+}
+
+/* Detach container `id` under its lock (poststop, gc). */
+static int detach_locked(const struct hook_config *cfg, const char *id, const char *stage,
+			 bool wait)
+{
+	struct run r = {.cfg = cfg, .stage = stage, .id = id, .start_usec = now_usec()};
+	_cleanup_free_ char *err = NULL;
+	int lfd = -1;
+	int ret = wait ? lock_take(cfg->state_dir, id, &lfd, &err)
+		       : lock_try(cfg->state_dir, id, &lfd, &err);
+	if (ret < 0)
+		fail(&r, err);
+	if (ret != 0)
+		return ret;
+	r.ctx = make_ctx(cfg, &r);
+	ret = detach(&r);
+	lock_release(cfg->state_dir, id, lfd, true);
+	cnirt_ctx_free(r.ctx);
+	return ret;
+}
+
+int lifecycle_detach(const struct hook_config *cfg, const char *id, const char *stage)
+{
+	return detach_locked(cfg, id, stage, false);
 }
 
 int lifecycle_run(const struct hook_config *cfg, enum stage stage, const char *stage_name, int fd)
@@ -664,45 +686,14 @@ int lifecycle_run(const struct hook_config *cfg, enum stage stage, const char *s
 		state_free(st);
 		return 1;
 	}
-	r.ctx = make_ctx(cfg, &r);
 	int ret;
 	if (stage == STAGE_ATTACH) {
+		r.ctx = make_ctx(cfg, &r);
 		ret = attach(&r, st);
+		cnirt_ctx_free(r.ctx);
 	} else {
-		int lfd = -1;
-		ret = lock_take(cfg->state_dir, r.id, &lfd, &err);
-		if (ret < 0)
-			fail(&r, err);
-		else {
-			ret = detach(&r);
-			lock_release(cfg->state_dir, r.id, lfd, true);
-		}
+		ret = detach_locked(cfg, r.id, r.stage, true);
 	}
-	cnirt_ctx_free(r.ctx);
 	state_free(st);
 	return ret < 0 ? 1 : 0;
-}
-
-int lifecycle_status(const struct hook_config *cfg, const char *id)
-{
-	cnirt_error *e = NULL;
-	if (cnirt_check_container_id(id, &e) < 0) {
-		log_error("status: %s", cnirt_error_msg(e));
-		cnirt_error_free(e);
-		return 2;
-	}
-	_cleanup_free_ char *path = status_path(cfg->state_dir, id);
-	_cleanup_free_ char *buf = NULL;
-	size_t len;
-	int r = read_file(path, 16u << 20, &buf, &len);
-	if (r < 0) {
-		log_error("status: container \"%s\": %s", id,
-			  r == -ENOENT ? "no network status (not attached by cnihook)"
-				       : strerror(-r));
-		return 1;
-	}
-	fwrite(buf, 1, len, stdout);
-	if (len && buf[len - 1] != '\n')
-		putchar('\n');
-	return 0;
 }

@@ -15,7 +15,9 @@ enum stage {
 int stage_parse(const char *s, enum stage *out);
 /* Run a stage on the OCI state read from fd; returns the exit status. */
 int lifecycle_run(const struct hook_config *cfg, enum stage stage, const char *stage_name, int fd);
-/* cnihook status ID: print the container's network status. */
-int lifecycle_status(const struct hook_config *cfg, const char *id);
+/* Detach container `id` as poststop does (record, else cache), for gc:
+ * without waiting for its lock. 0 done, 1 busy (its lock is held), -1
+ * failed (logged). */
+int lifecycle_detach(const struct hook_config *cfg, const char *id, const char *stage);
 
 #endif

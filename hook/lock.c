@@ -45,6 +45,31 @@ int lock_take(const char *state_dir, const char *id, int *fd_out, char **err)
 	return lock_path(path, fd_out, err);
 }
 
+int lock_try(const char *state_dir, const char *id, int *fd_out, char **err)
+{
+	int r = mkdir_p(state_dir, 0700);
+	if (r < 0)
+		return set_error(err, "state directory %s: %s", state_dir, strerror(-r));
+	_cleanup_free_ char *path = xasprintf("%s/%s.lock", state_dir, id);
+	int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
+	if (fd < 0)
+		return set_error(err, "lock %s: %s", path, strerror(errno));
+	if (flock(fd, LOCK_EX | LOCK_NB) < 0) {
+		int e = errno;
+		close(fd);
+		if (e == EWOULDBLOCK)
+			return 1;
+		return set_error(err, "lock %s: %s", path, strerror(e));
+	}
+	struct stat a, b;
+	if (fstat(fd, &a) < 0 || stat(path, &b) < 0 || a.st_ino != b.st_ino) {
+		close(fd);
+		return 1; /* removed under us: someone was just done with it */
+	}
+	*fd_out = fd;
+	return 0;
+}
+
 void lock_release(const char *state_dir, const char *id, int fd, bool remove)
 {
 	if (fd < 0)

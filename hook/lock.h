@@ -15,6 +15,8 @@
 int lock_path(const char *path, int *fd, char **err);
 /* Take the lock (waits). Creates the state directory (0700) if needed. */
 int lock_take(const char *state_dir, const char *id, int *fd, char **err);
+/* Same, without waiting: 1 (and no lock) when another process holds it. */
+int lock_try(const char *state_dir, const char *id, int *fd, char **err);
 /* Release it; with `remove`, the lock file is removed first (while held). */
 void lock_release(const char *state_dir, const char *id, int fd, bool remove);
 

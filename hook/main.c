@@ -5,11 +5,14 @@
  */
 #include "config.h"
 
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "cli.h"
+#include "gc.h"
+#include "inventory.h"
 #include "hookconf.h"
 #include "lifecycle.h"
 #include "log.h"
@@ -39,11 +42,31 @@ static int run_with_config(const char *config, const char *level_arg, int argc, 
 	const char *verb = argc ? argv[0] : NULL;
 	enum stage stage = STAGE_NONE;
 	int ret;
-	if (verb && strcmp(verb, "status") == 0) {
-		log_init(level, 0);
-		ret = argc == 2 ? lifecycle_status(cfg, argv[1])
-				: usage_error("status: expected one container id, as in",
-					      "cnihook status ID");
+	if (verb &&
+	    (strcmp(verb, "status") == 0 || strcmp(verb, "list") == 0 || strcmp(verb, "gc") == 0)) {
+		/* Operator commands: their flags, then at most one operand. */
+		const char *operand = NULL;
+		bool json = false, dry_run = false;
+		ret = 0;
+		for (int k = 1; k < argc && ret == 0; k++) {
+			if (strcmp(argv[k], "--json") == 0 && strcmp(verb, "gc") != 0)
+				json = true;
+			else if (strcmp(argv[k], "--dry-run") == 0 && strcmp(verb, "gc") == 0)
+				dry_run = true;
+			else if (argv[k][0] != '-' && !operand && strcmp(verb, "status") == 0)
+				operand = argv[k];
+			else
+				ret = usage_error("unexpected argument", argv[k]);
+		}
+		if (ret == 0) {
+			log_init(level, strcmp(verb, "gc") == 0 && cfg->log_syslog);
+			if (strcmp(verb, "status") == 0)
+				ret = inventory_status(cfg, operand, json);
+			else if (strcmp(verb, "list") == 0)
+				ret = inventory_list(cfg, json);
+			else
+				ret = gc_run(cfg, dry_run);
+		}
 	} else if (verb && stage_parse(verb, &stage) < 0) {
 		ret = usage_error("unknown command", verb);
 	} else if (argc > 1) {
@@ -89,7 +112,8 @@ int main(int argc, char **argv)
 		}
 		return run_with_config(config, level_arg, 0, argv + i);
 	}
-	if (stage_parse(verb, &stage) == 0 || strcmp(verb, "status") == 0)
+	if (stage_parse(verb, &stage) == 0 || strcmp(verb, "status") == 0 ||
+	    strcmp(verb, "list") == 0 || strcmp(verb, "gc") == 0)
 		return run_with_config(config, level_arg, argc - i, argv + i);
 	log_init(level, 0);
 	return cli_main(argc - i, argv + i);

@@ -26,14 +26,16 @@ enum {
 };
 
 struct policy {
-	char **networks; /* policy.networks: names or globs (fnmatch) annotations may select; default ["*"] */
+	char **networks; /* policy.networks: names or globs (fnmatch) annotations may select;
+			    default ["*"] */
 	size_t n_networks;
 	unsigned allowed_fields; /* policy.allowedFields; default all but POLICY_NETNS */
 	unsigned host_port_min;	 /* policy.hostPortRange [min, max]; default 1024-65535 */
 	unsigned host_port_max;
 	char **host_ips; /* policy.hostIPs: allowed hostIP of port mappings; default [] = any */
 	size_t n_host_ips;
-	char **netns_prefixes; /* policy.netnsPrefixes: allowed io.cnihook.netns directories; default [] */
+	char **netns_prefixes; /* policy.netnsPrefixes: allowed io.cnihook.netns directories;
+				  default [] */
 	size_t n_netns_prefixes;
 	unsigned max_attachments; /* policy.maxAttachments; default 8 */
 	size_t max_annotation;	  /* policy.maxAnnotationSize (bytes); default 65536 */

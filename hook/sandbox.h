@@ -18,7 +18,7 @@ struct sandbox_config {
 	char **capabilities; /* sandbox.capabilities: names ("CAP_NET_ADMIN"); default: the
 			      * smallest set Debian's plugins need */
 	size_t n_capabilities;
-	bool seccomp;	     /* sandbox.seccomp: "default" (true) or "off" (false) */
+	bool seccomp; /* sandbox.seccomp: "default" (true) or "off" (false) */
 };
 
 void sandbox_defaults(struct sandbox_config *s);

@@ -251,9 +251,15 @@ check "network-status: net1, eth0, [10.99.0.2], default" \
 		.[0].ips == ["10.99.0.2"] and .[0].default == true' \
 	"$state/$id/network-status.json"
 st_file=$(cat "$state/$id/network-status.json")
+hookin "" --config "$cfg" status --json "$id"
+check "cnihook status --json ID exits 0" test "$rc" = 0
+check "cnihook status --json ID prints network-status.json" test -n "$st_file" -a "$out" = "$st_file"
 hookin "" --config "$cfg" status "$id"
-check "cnihook status ID exits 0" test "$rc" = 0
-check "cnihook status ID prints network-status.json" test -n "$st_file" -a "$out" = "$st_file"
+check "cnihook status ID prints a table row: id, network, interface, address, default" \
+	eval 'printf "%s\n" "$out" | grep -Eq "^$id +net1 +eth0 +10\.99\.0\.2 +- +yes\$"'
+hookin "" --config "$cfg" status --json
+check "cnihook status --json (all) has the container" \
+	eval 'printf "%s" "$out" | jq -e --arg id "$id" ".[\$id][0].interface == \"eth0\"" >/dev/null' 
 check "the cache file <cacheDir>/results/net1-<id>-eth0 exists" \
 	test -f "$cache/results/net1-$id-eth0"
 hookin "" --config "$cfg" status "nosuch-$uniq"
@@ -692,7 +698,7 @@ check "--config to a missing file: an error naming it" \
 check_gone "... none made anything" "$id"
 attach "$id"
 check "(attach for CNIHOOK_CONFIG)" test "$rc" = 0
-CNIHOOK_CONFIG=$cfg "$CNIHOOK" status "$id" >"$tmp/run/out" 2>"$tmp/run/err"
+CNIHOOK_CONFIG=$cfg "$CNIHOOK" status --json "$id" >"$tmp/run/out" 2>"$tmp/run/err"
 rc=$? out=$(cat "$tmp/run/out") err=$(cat "$tmp/run/err")
 check "CNIHOOK_CONFIG is honoured (status reads our stateDir)" \
 	eval '[ "$rc" = 0 ] && [ -n "$out" ] && [ "$out" = "$(cat "$state/$id/network-status.json")" ]'

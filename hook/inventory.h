@@ -1,0 +1,16 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* What is attached: `cnihook status [ID]` and `cnihook list`. */
+#ifndef CNIHOOK_INVENTORY_H
+#define CNIHOOK_INVENTORY_H
+
+#include <stdbool.h>
+
+#include "hookconf.h"
+
+/* The network status of one container (id) or of every container the hook
+ * attached (id NULL): a table, or JSON. Returns the exit status. */
+int inventory_status(const struct hook_config *cfg, const char *id, bool json);
+/* Every attachment in the cache, whoever made it: a table, or JSON. */
+int inventory_list(const struct hook_config *cfg, bool json);
+
+#endif

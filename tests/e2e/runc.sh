@@ -1,0 +1,9 @@
+#!/bin/bash
+# cnihook as an OCI hook under runc: real containers (busybox rootfs), hooks at
+# createRuntime and poststop, Debian's CNI plugins. The cases are in
+# runtime-lib.sh; each one checks that nothing is left after the container.
+set -euo pipefail
+srcdir=${abs_top_srcdir:-$(cd "$(dirname "$0")/../.." && pwd)}
+. "$srcdir/tests/e2e/runtime-lib.sh"
+rt_init runc
+rt_run_all

@@ -1,0 +1,1112 @@
+#!/bin/bash
+# End-to-end tests of the OCI hook under real runtimes; sourced, never run.
+#
+#   RT=runc; . "$srcdir/tests/e2e/runtime-lib.sh"; rt_init runc
+#
+# runc.sh, crun.sh and podman.sh run the same cases (the rt_case_* functions
+# below) through a small runtime layer (rt_start, rt_exec, rt_stop, ...):
+# real containers on a busybox rootfs, hooks at createRuntime and poststop
+# running cnihook with a cnihook.json of the case's own, Debian's real CNI
+# plugins (bridge, host-local, portmap, firewall, tuning) on networks with
+# unique names and subnets. After every case nothing of it may be left.
+#
+# Environment:
+#   CNIHOOK            the hook (default: BUILD_DIR/hook/cnihook, the libtool
+#                      wrapper script, which runtimes execute like any binary)
+#   CNI_PLUGIN_DIR     the plugins (default /usr/lib/cni)
+#   CNIHOOK_BUSYBOX    a static busybox for the rootfs (default /bin/busybox)
+#   CNIHOOK_E2E_SHIM   1 (default): the hook entry is a small /bin/sh shim
+#                      that runs nothing but cnihook, with the runtime's
+#                      arguments, stdin and environment, and keeps a copy of
+#                      its stderr (runc and podman discard a successful hook's
+#                      output, crun any hook's), so that the test can print
+#                      the hook's own log lines. 0: the hook entry's path is
+#                      $CNIHOOK itself (crun then gets the annotation
+#                      run.oci.hooks.stderr; with runc and podman the checks
+#                      of log lines of successful hooks are left out).
+#   CNIHOOK_NO_SKIP=1  a missing runtime or tool fails instead of skipping.
+#
+# What the runtimes on Debian 12 pass to the hooks (seen with a hook that
+# logs its input; "…" is the config.json annotations, which every runtime
+# copies into the state):
+#   runc 1.1.5   createRuntime {"ociVersion":"1.0.2-dev","id":ID,"status":"creating",
+#                  "pid":PID,"bundle":B,"annotations":{…}}
+#                poststop {"ociVersion":"1.0.2-dev","id":ID,"status":"stopped",
+#                  "bundle":B,"annotations":{…}}  (no pid)
+#                Runs in runc's mount namespace, cwd = the bundle. Environment:
+#                the hook entry's "env" if it has one, else runc's own. stdout and
+#                stderr are kept and shown only in runc's error when the hook
+#                fails. A failed createRuntime is followed by poststop.
+#   crun 1.8.1   createRuntime {"ociVersion":"1.0","id":ID,"pid":PID,"root":"rootfs",
+#                  "bundle":B,"status":"created","annotations":{…}}
+#                poststop the same with "pid":0 and "status":"stopped".
+#                Runs in crun's mount namespace, cwd = the bundle, crun's
+#                environment. Hook output goes nowhere unless the annotations
+#                run.oci.hooks.stdout/run.oci.hooks.stderr name files; a failed
+#                hook shows only "error executing hook `PATH` (exit code: 1)".
+#                A failed createRuntime is NOT followed by poststop.
+#   podman 4.3.1 (runc) createRuntime: runc runs it, as above, with conmon's
+#                environment (HOME, PATH, _OCI_SYNCPIPE, _CONTAINERS_*...);
+#                the state carries podman's own annotations too
+#                (io.container.manager=libpod, io.kubernetes.cri-o.Created,
+#                io.kubernetes.cri-o.TTY, io.podman.annotations.*), and ID is
+#                the 64-hex container id, bundle its userdata directory.
+#                poststop: podman runs it itself at `podman stop` (or its
+#                cleanup process) with an EMPTY environment, in the caller's
+#                cwd, state {"ociVersion":"1.0.2-dev","id":ID,"status":"stopped",
+#                "bundle":B,"annotations":{…}}. --network none gives config.json
+#                {"type":"network"} (a new namespace, no path); --network
+#                container:X gives {"type":"network","path":"/proc/PID/ns/net"};
+#                --network host no network entry. After a failed createRuntime
+#                the container stays "created" and `podman rm -f` runs no
+#                poststop. --annotation is parsed as CSV: a value with a comma
+#                or a quote must be quoted ("k=[{""name"":""a""}]").
+set -euo pipefail
+
+srcdir=${abs_top_srcdir:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)}
+. "$srcdir/tests/lib.sh"
+
+RT=${RT:-}
+RT_ROOTFS=
+RT_PAGE=
+T_NETPREFIX=${T_NETPREFIX:-rt}
+
+# ---------------------------------------------------------------- set-up
+# rt_init RUNTIME: check what the runtime needs (skip when missing), guard
+# the host state, build the shared rootfs (and the podman image).
+rt_init() {
+	RT=$1
+	require_root
+	require_cmd ip jq iptables-save ip6tables-save flock mount umount stat timeout
+	case $RT in
+	runc) require_cmd runc ;;
+	crun) require_cmd crun unshare ;;
+	podman) require_cmd podman runc tar ;;
+	*) fail "rt_init: unknown runtime $RT" ;;
+	esac
+	CNIHOOK=${CNIHOOK:-${abs_top_builddir:-$srcdir}/hook/cnihook}
+	[ -x "$CNIHOOK" ] || fail "cnihook not found at $CNIHOOK (set CNIHOOK)"
+	case $CNIHOOK in /*) ;; *) CNIHOOK=$(cd "$(dirname "$CNIHOOK")" && pwd)/$(basename "$CNIHOOK") ;; esac
+	PLUGINDIR=${CNI_PLUGIN_DIR:-/usr/lib/cni}
+	local p
+	for p in bridge host-local portmap firewall tuning; do
+		[ -x "$PLUGINDIR/$p" ] ||
+			skip "CNI plugin $PLUGINDIR/$p not found (install containernetworking-plugins)"
+	done
+	RT_BUSYBOX=${CNIHOOK_BUSYBOX:-/bin/busybox}
+	[ -x "$RT_BUSYBOX" ] || skip "no static busybox at $RT_BUSYBOX (install busybox-static)"
+	if ldd "$RT_BUSYBOX" >/dev/null 2>&1; then
+		skip "$RT_BUSYBOX is not statically linked (install busybox-static)"
+	fi
+
+	if [ "$RT" = crun ]; then
+		rt_crun_cgroups
+	fi
+
+	guard_host_state
+
+	RT_PAGE="cnihook e2e page $uniq"
+	RT_ROOTFS=$T_TMP/rootfs
+	make_rootfs "$RT_ROOTFS" "$RT_PAGE"
+
+	log "runtime: $RT ($("$RT" --version 2>/dev/null | head -1))"
+	log "cnihook: $CNIHOOK"
+	log "plugins: $PLUGINDIR"
+	log "suffix:  $uniq"
+	log "hook entry: $([ "${CNIHOOK_E2E_SHIM:-1}" = 1 ] && echo "shim copying stderr" || echo direct)"
+
+	if [ "$RT" = podman ]; then
+		pm_init
+	fi
+}
+
+# crun refuses cgroups in hybrid mode (cgroup v1 controllers plus a cgroup2
+# mount at /sys/fs/cgroup/unified). crun.sh runs itself in a mount namespace
+# of its own (unshare -m); there, and only there, the cgroup2 mount goes.
+rt_crun_cgroups() {
+	local mine parent
+	mine=$(readlink /proc/self/ns/mnt)
+	parent=$(readlink "/proc/$PPID/ns/mnt" 2>/dev/null || true)
+	if [ "$(stat -f -c %T /sys/fs/cgroup/unified 2>/dev/null)" = cgroup2fs ]; then
+		[ "${CNIHOOK_IN_CRUN_NS:-}" = 1 ] && [ "$mine" != "$parent" ] ||
+			skip "cgroups in hybrid mode, which crun refuses, and no mount namespace of our own to unmount /sys/fs/cgroup/unified in (unshare -m failed)"
+		# Keep the umount in this namespace even where / is shared.
+		mount --make-rslave /sys/fs/cgroup
+		umount /sys/fs/cgroup/unified || fail "cannot umount /sys/fs/cgroup/unified"
+		log "crun: in mount namespace $mine, /sys/fs/cgroup/unified unmounted there"
+	fi
+}
+
+# make_rootfs DIR [PAGE]: a minimal rootfs: a static busybox with its applets
+# as symbolic links, /etc/passwd, and PAGE in /www/index.html.
+make_rootfs() {
+	local dir=$1 page=${2:-hello} a
+	mkdir -p "$dir"/{bin,etc,proc,sys,dev,tmp,www,run,var}
+	cp "$RT_BUSYBOX" "$dir/bin/busybox"
+	for a in $("$dir/bin/busybox" --list); do
+		[ "$a" = busybox ] || ln -sf busybox "$dir/bin/$a"
+	done
+	printf 'root:x:0:0:root:/:/bin/sh\nnobody:x:65534:65534:nobody:/:/bin/false\n' >"$dir/etc/passwd"
+	printf 'root:x:0:\nnobody:x:65534:\n' >"$dir/etc/group"
+	printf '%s\n' "$page" >"$dir/www/index.html"
+	chmod 1777 "$dir/tmp"
+}
+
+# ---------------------------------------------------------------- cases
+# rt_setup_case LETTER: one network's names (lib.sh's setup_case: NET BR SUB
+# GW DIR DATADIR), the case's cnihook.json ($HOOKCONF: confDir, cacheDir and
+# stateDir under DIR, log level info on stderr), the hook entry ($HOOKPATH)
+# and its log ($HOOKLOG). (podman's hooks.d directory is made by the first
+# rt_start of the case.)
+rt_setup_case() {
+	local l=$1
+	RT_BRIDGES=()
+	RT_SUBNETS=()
+	RT_IDS=()
+	RT_LOG_SEEN=0
+	setup_case "$l"
+	RT_L=$l
+	RT_BRIDGES+=("$BR")
+	RT_SUBNETS+=("$SUB")
+	CACHEDIR=$DIR/cache
+	STATEDIR=$DIR/state
+	HOOKCONF=$DIR/cnihook.json
+	HOOKLOG=$DIR/hook.log
+	: >"$HOOKLOG"
+	jq -n --arg conf "$DIR/net.d" --arg bin "$PLUGINDIR" --arg cache "$CACHEDIR" \
+		--arg state "$STATEDIR" '{confDir: $conf, binDirs: [$bin], cacheDir: $cache,
+		stateDir: $state, log: {level: "info", syslog: false}}' >"$HOOKCONF"
+	if [ "${CNIHOOK_E2E_SHIM:-1}" = 1 ]; then
+		HOOKPATH=$DIR/cnihook-shim
+		# No PATH needed: dash has a built-in default for lookups and
+		# exports nothing of its own but PWD.
+		cat >"$HOOKPATH" <<EOF
+#!/bin/sh
+# Runs the hook under test with the runtime's arguments (after argv[0]),
+# stdin and environment; a copy of its stderr goes to the case's log.
+e='$DIR/hook-stderr.'\$\$
+'$CNIHOOK' "\$@" 2>"\$e"
+rc=\$?
+{ printf '%s: exit %s\n' "\$*" "\$rc"; sed 's/^/  /' "\$e"; } >>'$HOOKLOG'
+cat "\$e" >&2
+rm -f "\$e"
+exit \$rc
+EOF
+		chmod 755 "$HOOKPATH"
+	else
+		HOOKPATH=$CNIHOOK
+	fi
+	# Safety nets, in case the hook or the runtime failed half-way: pins
+	# under the state directory, then the state directory's own mount.
+	cleanup_push "rt_umount_under '$STATEDIR'"
+	log "  hook config $HOOKCONF"
+}
+
+# rt_umount_under DIR: unmount (lazily) every mount at or under DIR, deepest first.
+rt_umount_under() {
+	local d=$1 m
+	for m in $(awk -v d="$d" '$5 == d || index($5, d "/") == 1 { print $5 }' /proc/self/mountinfo |
+		sort -r); do
+		umount -l "$m" 2>/dev/null || true
+	done
+}
+
+# rt_add_net NAME BRIDGE SUBNET [KIND]: write network NAME (cniVersion 1.0.0) to
+# the case's confDir. KIND:
+#   full (default)  bridge (capabilities ips; host-local in DATADIR, no routes,
+#                   isGateway, no ipMasq) + portmap (portMappings) + firewall
+#                   (iptables) + tuning (mac)
+#   broken          bridge + host-local, then a plugin type that does not exist
+rt_add_net() {
+	local name=$1 br=$2 sub=$3 kind=${4:-full}
+	jq -n --arg n "$name" --arg br "$br" --arg sub "$sub.0/24" --arg dd "$DATADIR" \
+		--arg kind "$kind" --arg bad "nosuchplugin-$uniq" '
+		{cniVersion: "1.0.0", name: $n, plugins: ([
+			{type: "bridge", bridge: $br, isGateway: true, ipMasq: false,
+			 capabilities: {ips: true},
+			 ipam: {type: "host-local", dataDir: $dd, ranges: [[{subnet: $sub}]],
+				routes: []}}]
+			+ if $kind == "full" then [
+				{type: "portmap", capabilities: {portMappings: true}},
+				{type: "firewall", backend: "iptables"},
+				{type: "tuning", capabilities: {mac: true}}]
+			  else [{type: $bad}] end)}' >"$DIR/net.d/50-$name.conflist"
+}
+
+# rt_more_net SUFFIX [KIND]: a further network for the case; sets NET2 BR2
+# SUB2 GW2 (named with SUFFIX).
+rt_more_net() {
+	local s=$1 kind=${2:-full} i
+	NET2=$NET-$s
+	BR2=cnt$uniq$RT_L$s
+	for ((i = 0; i < 20; i++)); do
+		SUB2=$(random_subnet)
+		[[ " ${RT_SUBNETS[*]} " == *" $SUB2 "* ]] || break
+	done
+	GW2=$SUB2.1
+	RT_BRIDGES+=("$BR2")
+	RT_SUBNETS+=("$SUB2")
+	cleanup_push "delete_link '$BR2'"
+	cleanup_push "purge_iptables '(^|[^0-9])${SUB2//./\\.}\\.'"
+	rt_add_net "$NET2" "$BR2" "$SUB2" "$kind"
+	log "  network $NET2, bridge $BR2, subnet $SUB2.0/24 ($kind)"
+}
+
+# rt_id SUFFIX: a container name for this case.
+rt_id() {
+	printf 'cnh-%s-%s%s\n' "$uniq" "$RT_L" "${1:-}"
+}
+
+# hook_log_complete: does $HOOKLOG get everything the hook writes on stderr
+# (the shim, or crun's run.oci.hooks.stderr), not only what runc and podman
+# show of a failed hook?
+hook_log_complete() {
+	[ "${CNIHOOK_E2E_SHIM:-1}" = 1 ] || [ "$RT" = crun ]
+}
+
+# rt_hook_log: print what the hook logged since the last call.
+rt_hook_log() {
+	local n
+	n=$(wc -l <"$HOOKLOG")
+	if [ "$n" -gt "$RT_LOG_SEEN" ]; then
+		tail -n +"$((RT_LOG_SEEN + 1))" "$HOOKLOG" | sed 's/^/    hook| /'
+	fi
+	RT_LOG_SEEN=$n
+}
+
+# rt_stage_args: the stage argument of each hook entry, as JSON; none when
+# RT_INFER_STAGE=1 (the hook infers the stage from the state's status).
+RT_INFER_STAGE=0
+rt_stage_args() {
+	if [ "$RT_INFER_STAGE" = 1 ]; then
+		echo '{"createRuntime": [], "poststop": []}'
+	else
+		echo '{"createRuntime": ["createRuntime"], "poststop": ["poststop"]}'
+	fi
+}
+
+# ---------------------------------------------------------------- bundles
+# make_bundle DIR ID ANNOTATIONS_JSON [NETNS [COMMAND]]: a runc/crun bundle in
+# DIR (config.json from `runc spec`, root = the shared rootfs, read-only).
+# NETNS: "" a new network namespace, "host" none (the host's), or a path to
+# join. COMMAND (sh -c) defaults to busybox httpd on port 80 serving /www.
+# The hooks run $HOOKPATH with --config $HOOKCONF and the stage (see
+# rt_stage_args) at createRuntime and poststop. crun without the shim: the annotation run.oci.hooks.stderr sends
+# the hooks' stderr to $HOOKLOG (crun otherwise discards it, even when a hook
+# fails).
+make_bundle() {
+	local dir=$1 id=$2 ann=$3 netns=${4:-} cmd=${5:-httpd -f -p 80 -h /www}
+	mkdir -p "$dir"
+	rm -f "$dir/config.json"
+	(cd "$dir" && runc spec --rootless=false) || fail "runc spec failed"
+	jq --arg root "$RT_ROOTFS" --arg cmd "$cmd" --argjson ann "$ann" --arg netns "$netns" \
+		--arg hook "$HOOKPATH" --arg conf "$HOOKCONF" --arg id "$id" \
+		--arg stderr "$([ "$RT" != crun ] || [ "${CNIHOOK_E2E_SHIM:-1}" = 1 ] || echo "$HOOKLOG")" \
+		--argjson stage "$(rt_stage_args)" '
+		.process.terminal = false
+		| .process.args = ["sh", "-c", $cmd]
+		| .process.capabilities |= with_entries(.value += ["CAP_NET_RAW"])
+		| .root = {path: $root, readonly: true}
+		| .hostname = $id
+		| .annotations = $ann
+		| if $stderr != "" then .annotations["run.oci.hooks.stderr"] = $stderr else . end
+		| .linux.namespaces |= (map(select(.type != "network"))
+			+ if $netns == "" then [{type: "network"}]
+			  elif $netns == "host" then []
+			  else [{type: "network", path: $netns}] end)
+		| .hooks = {
+			createRuntime: [{path: $hook,
+				args: (["cnihook", "--config", $conf] + $stage["createRuntime"])}],
+			poststop: [{path: $hook, args: (["cnihook", "--config", $conf] + $stage["poststop"])}]}
+		' "$dir/config.json" >"$dir/config.json.new"
+	mv "$dir/config.json.new" "$dir/config.json"
+}
+
+# ---------------------------------------------------------------- podman
+pm_init() {
+	PM_DIR=$T_TMP/podman
+	mkdir -p "$PM_DIR/graph" "$PM_DIR/run" "$PM_DIR/tmp"
+	cat >"$PM_DIR/storage.conf" <<EOF
+[storage]
+driver = "vfs"
+graphroot = "$PM_DIR/graph"
+runroot = "$PM_DIR/run"
+EOF
+	cat >"$PM_DIR/containers.conf" <<EOF
+[engine]
+tmp_dir = "$PM_DIR/tmp"
+events_logger = "file"
+events_logfile_path = "$PM_DIR/events.log"
+EOF
+	export CONTAINERS_STORAGE_CONF=$PM_DIR/storage.conf CONTAINERS_CONF=$PM_DIR/containers.conf
+	PM_IMAGE=localhost/cnihook-test-$uniq
+	# What podman makes outside our storage whatever the configuration
+	# says (as root): the image copy's blob-info cache and netavark's run
+	# directory. Removed at exit if this script made them.
+	local d
+	for d in /var/lib/containers /var/lib/containers/cache /run/containers \
+		/run/containers/networks; do
+		[ -e "$d" ] || cleanup_push "rm -rf '$d'"
+	done
+	# Last: the storage and what podman mounted in it (registered first,
+	# runs after the containers and the image are gone).
+	cleanup_push "rt_umount_under '$PM_DIR'"
+	cleanup_push "podman rmi -f '$PM_IMAGE'"
+	cleanup_push "pm_rm_all"
+	tar -C "$RT_ROOTFS" -c . | podman import -q - "$PM_IMAGE" >/dev/null ||
+		fail "podman import of the rootfs failed"
+	log "podman: image $PM_IMAGE, storage $PM_DIR (vfs), runtime runc"
+}
+
+# pm ARGS...: podman with the test's storage, runc, and the case's hooks.d.
+pm() {
+	podman --runtime runc --hooks-dir "$DIR/hooks.d" "$@"
+}
+
+pm_rm_all() {
+	local c
+	for c in $(podman ps -aq 2>/dev/null); do
+		podman --runtime runc rm -f -t 0 "$c"
+	done
+}
+
+# pm_hooks_dir [always]: oci-hooks(5) files in $DIR/hooks.d, as
+# config/hooks.d installs them (one per stage, run when a selection
+# annotation is set), with path = $HOOKPATH and --config $HOOKCONF. always:
+# {"always": true} instead of the annotation condition.
+pm_hooks_dir() {
+	local s
+	mkdir -p "$DIR/hooks.d"
+	for s in createRuntime poststop; do
+		jq -n --arg path "$HOOKPATH" --arg conf "$HOOKCONF" --arg s "$s" \
+			--arg always "${1:-}" --argjson stage "$(rt_stage_args)" '
+			{version: "1.0.0",
+			 hook: {path: $path, args: (["cnihook", "--config", $conf] + $stage[$s])},
+			 when: (if $always == "always" then {always: true} else
+				{annotations: {"^(k8s\\.v1\\.cni\\.cncf\\.io/networks|io\\.cnihook\\.networks)$": ".+"}}
+				end),
+			 stages: [$s]}' >"$DIR/hooks.d/cnihook-$s.json"
+	done
+}
+
+# ---------------------------------------------------------------- runtime layer
+declare -A RT_BUNDLE=() RT_ANN=() RT_OUT=()
+
+# rt_cmd ARGS...: the runtime's CLI (podman: pm).
+rt_cmd() {
+	case $RT in
+	podman) pm "$@" ;;
+	*) "$RT" "$@" ;;
+	esac
+}
+
+# rt_start NAME ANNOTATIONS_JSON [NETMODE [COMMAND]]: create and start a
+# container; NETMODE "" (its own namespace), "host", or "join:CONTAINER". Sets
+# RT_CID, the id the runtime gives the hook (runc/crun: NAME; podman: the
+# 64-hex id). Returns the runtime's status; its output is in
+# $DIR/NAME.out (and printed when it failed).
+rt_start() {
+	local name=$1 ann=$2 mode=${3:-} cmd=${4:-httpd -f -p 80 -h /www} netns='' rc=0 out
+	out=$DIR/$name.out
+	RT_CID=$name
+	case $RT in
+	runc | crun)
+		case $mode in
+		"") ;;
+		host) netns=host ;;
+		join:*) netns=/proc/$(rt_pid "${mode#join:}")/ns/net ;;
+		esac
+		make_bundle "$DIR/bundle-$name" "$name" "$ann" "$netns" "$cmd"
+		RT_BUNDLE[$name]=$DIR/bundle-$name
+		cleanup_push "$RT delete --force '$name'"
+		# The container inherits stdio (no terminal): not a pipe of ours.
+		"$RT" run -d --bundle "$DIR/bundle-$name" "$name" </dev/null >"$out" 2>&1 || rc=$?
+		;;
+	podman)
+		local a=() kv net=none
+		[ -d "$DIR/hooks.d" ] || pm_hooks_dir
+		# podman parses --annotation as CSV (a comma splits, a quote
+		# must be doubled inside a quoted field): quote every one.
+		while IFS= read -r kv; do a+=(--annotation "$kv"); done \
+			< <(jq -r 'to_entries[] | "\"\(.key)=\(.value | gsub("\""; "\"\""))\""' <<<"$ann")
+		case $mode in
+		host) net=host ;;
+		join:*) net=container:${mode#join:} ;;
+		esac
+		# With the case's hooks.d: podman runs poststop.
+		cleanup_push "pm rm -f -t 0 '$name'"
+		pm run -d --name "$name" --network "$net" --cap-add NET_RAW \
+			--ulimit nofile=20000:20000 --ulimit nproc=32768:32768 \
+			"${a[@]}" "$PM_IMAGE" sh -c "$cmd" </dev/null >"$out" 2>&1 || rc=$?
+		RT_CID=$(podman inspect -f '{{.Id}}' "$name" 2>/dev/null) || RT_CID=
+		[ -n "$RT_CID" ] || RT_CID=$name
+		RT_BUNDLE[$RT_CID]=$(dirname "$(podman inspect -f '{{.OCIConfigPath}}' "$name" 2>/dev/null || echo /nonexistent/x)")
+		;;
+	esac
+	RT_ANN[$RT_CID]=$ann
+	RT_OUT[$RT_CID]=$out
+	RT_IDS+=("$RT_CID")
+	if [ "$rc" != 0 ]; then
+		printf '    %s| %s\n' "$RT" "$(cat "$out")"
+	fi
+	rt_hook_log
+	return "$rc"
+}
+
+# rt_start_ok DESCRIPTION NAME ANNOTATIONS_JSON [NETMODE [COMMAND]]
+rt_start_ok() {
+	local desc=$1
+	shift
+	checking "$desc"
+	rt_start "$@" || fail "$desc: $RT could not start container $1"
+	ok "$desc: container $RT_CID is running"
+}
+
+# rt_exec NAME CMD...
+rt_exec() {
+	local n=$1
+	shift
+	rt_cmd exec "$n" "$@" </dev/null
+}
+
+# rt_pid NAME: the container's pid on the host.
+rt_pid() {
+	local p
+	case $RT in
+	podman) p=$(podman inspect -f '{{.State.Pid}}' "$1") ;;
+	*) p=$("$RT" state "$1" | jq -r .pid) ;;
+	esac
+	[ -n "$p" ] && [ "$p" != 0 ] || fail "no pid for container $1"
+	printf '%s\n' "$p"
+}
+
+# rt_status NAME: the runtime's status (created, running, stopped, ...) or
+# "gone".
+rt_status() {
+	case $RT in
+	podman) podman inspect -f '{{.State.Status}}' "$1" 2>/dev/null || echo gone ;;
+	*) { "$RT" state "$1" 2>/dev/null || echo '{"status":"gone"}'; } | jq -r .status ;;
+	esac
+}
+
+# rt_stop NAME: kill the container and delete it (the runtime runs the
+# poststop hooks); fails if the runtime does.
+rt_stop() {
+	local n=$1 i out=$DIR/$1.stop
+	checking "stop and delete container $n ($RT runs poststop)"
+	case $RT in
+	podman)
+		pm stop -t 0 "$n" >"$out" 2>&1 || fail "podman stop $n: $(cat "$out")"
+		pm rm "$n" >>"$out" 2>&1 || fail "podman rm $n: $(cat "$out")"
+		;;
+	*)
+		"$RT" kill "$n" KILL >"$out" 2>&1 || fail "$RT kill $n: $(cat "$out")"
+		for ((i = 0; i < 50; i++)); do
+			[ "$(rt_status "$n")" != running ] && break
+			sleep 0.1
+		done
+		"$RT" delete "$n" >>"$out" 2>&1 || fail "$RT delete $n: $(cat "$out")"
+		;;
+	esac
+	rt_hook_log
+	[ "$(rt_status "$n")" = gone ] || fail "container $n still exists after delete"
+	ok "container $n stopped and deleted"
+}
+
+# rt_force_remove NAME: remove a container whatever its state (a failed start).
+rt_force_remove() {
+	case $RT in
+	podman) pm rm -f -t 0 "$1" >/dev/null 2>&1 || true ;;
+	*) "$RT" delete --force "$1" >/dev/null 2>&1 || true ;;
+	esac
+	rt_hook_log
+}
+
+# rt_poststop_state ID: the state JSON this runtime gives the poststop hook
+# (see the report in tests/e2e: runc leaves out pid, crun gives pid 0).
+rt_poststop_state() {
+	local id=$1
+	case $RT in
+	crun)
+		jq -cn --arg id "$id" --arg b "${RT_BUNDLE[$id]}" --argjson a "${RT_ANN[$id]}" \
+			'{ociVersion: "1.0", id: $id, pid: 0, root: "rootfs", bundle: $b,
+			  status: "stopped", annotations: $a}'
+		;;
+	*)
+		jq -cn --arg id "$id" --arg b "${RT_BUNDLE[$id]}" --argjson a "${RT_ANN[$id]}" \
+			'{ociVersion: "1.0.2-dev", id: $id, status: "stopped", bundle: $b,
+			  annotations: $a}'
+		;;
+	esac
+}
+
+# ---------------------------------------------------------------- checks
+# container_addr NAME IFNAME: the first IPv4 CIDR of IFNAME, seen from inside.
+container_addr() {
+	rt_exec "$1" ip -4 -o addr show dev "$2" | awk '$3 == "inet" { print $4; exit }'
+}
+
+# container_mac NAME IFNAME
+container_mac() {
+	rt_exec "$1" cat "/sys/class/net/$2/address"
+}
+
+# hook_status ID: `cnihook status --json ID` (the network-status JSON).
+hook_status() {
+	"$CNIHOOK" --config "$HOOKCONF" status --json "$1"
+}
+
+# assert_attached_to NAME CID NETWORK IFNAME SUBNET: IFNAME in the container
+# has an address of SUBNET that host-local leased to CID; prints the address.
+assert_attached_to() {
+	local n=$1 cid=$2 net=$3 ifn=$4 sub=$5 cidr ip
+	cidr=$(container_addr "$n" "$ifn") || true
+	[[ $cidr == "$sub".*/24 ]] ||
+		fail "$ifn in $n has no address of $sub.0/24: $(rt_exec "$n" ip -o addr 2>&1)"
+	ip=${cidr%/24}
+	[ -f "$DATADIR/$net/$ip" ] || fail "no host-local lease $DATADIR/$net/$ip"
+	grep -qF -- "$cid" "$DATADIR/$net/$ip" ||
+		fail "lease $DATADIR/$net/$ip does not name $cid: $(cat "$DATADIR/$net/$ip")"
+	[ -f "$CACHEDIR/results/$net-$cid-$ifn" ] ||
+		fail "no cache file $CACHEDIR/results/$net-$cid-$ifn: $(ls "$CACHEDIR/results" 2>&1)"
+	printf '%s\n' "$ip"
+}
+
+# assert_pinned CID NAME: <stateDir>/<id>/netns is a bind mount of the
+# container's network namespace, and the attachment record exists.
+assert_pinned() {
+	local cid=$1 n=$2 pin want got
+	pin=$STATEDIR/$cid/netns
+	checking "the hook pinned the container's namespace at $pin and wrote its record"
+	grep -qF " $pin " /proc/self/mountinfo || fail "$pin is not a mount point"
+	want=$(readlink "/proc/$(rt_pid "$n")/ns/net")
+	got="net:[$(stat -L -c %i "$pin")]"
+	[ "$want" = "$got" ] || fail "the pin is $got, the container's namespace $want"
+	[ -f "$STATEDIR/$cid/record.json" ] || fail "no $STATEDIR/$cid/record.json"
+	ok "pinned ($got), record written"
+}
+
+# http_get URL: the body, with curl if present, else busybox wget (busybox
+# 1.35's wget crashes with -T: timeout(1) bounds it instead).
+http_get() {
+	if command -v curl >/dev/null 2>&1; then
+		curl -sf --max-time 3 "$1" 2>/dev/null
+	else
+		timeout 3 "$RT_BUSYBOX" wget -q -O - "$1" 2>/dev/null
+	fi
+}
+
+# assert_page URL: the page the rootfs serves comes back.
+assert_page() {
+	local url=$1 got='' i
+	checking "GET $url returns the container's page"
+	for ((i = 0; i < 30; i++)); do
+		got=$(http_get "$url") || true
+		[ -z "$got" ] || break
+		sleep 0.2
+	done
+	[ "$got" = "$RT_PAGE" ] || fail "GET $url: got \"$got\", want \"$RT_PAGE\""
+	ok "GET $url: $got"
+}
+
+# assert_left_alone CID: the hook attached nothing for CID.
+assert_left_alone() {
+	local cid=$1
+	[ ! -e "$STATEDIR/$cid/netns" ] || fail "the hook pinned a namespace for $cid"
+	[ -z "$(find "$CACHEDIR" -type f -name "*-$cid-*" 2>/dev/null)" ] ||
+		fail "cache files for $cid: $(find "$CACHEDIR" -type f -name "*-$cid-*")"
+	! grep -rqF -- "$cid" "$DATADIR" 2>/dev/null || fail "a lease names $cid: $(grep -rlF -- "$cid" "$DATADIR")"
+	[ -z "$(iptables-save | grep -F -- "$cid")" ] || fail "iptables rules name $cid"
+}
+
+# rt_nothing_left_for ID...: what the hook keeps per container is gone.
+rt_nothing_left_for() {
+	local id f bad=0
+	checking "no state, lock, pin, port reservation or cache file of $*"
+	for id in "$@"; do
+		if [ -e "$STATEDIR/$id" ]; then
+			printf 'left: %s\n' "$(find "$STATEDIR/$id")" >&2
+			bad=1
+		fi
+		if [ -e "$STATEDIR/$id.lock" ]; then
+			printf 'left: %s\n' "$STATEDIR/$id.lock" >&2
+			bad=1
+		fi
+		f=$(find "$CACHEDIR" -type f -name "*-$id-*" 2>/dev/null)
+		if [ -n "$f" ]; then
+			printf 'left: cache file(s) %s\n' "$f" >&2
+			bad=1
+		fi
+		if [ -d "$STATEDIR/ports" ] && grep -rlF -- "$id" "$STATEDIR/ports" >&2; then
+			printf 'left: host port reservation(s) above name %s\n' "$id" >&2
+			bad=1
+		fi
+	done
+	if awk -v d="$STATEDIR/" 'index($5, d) == 1 { print; found = 1 } END { exit !found }' \
+		/proc/self/mountinfo >&2; then
+		printf 'left: mount(s) under %s (above)\n' "$STATEDIR" >&2
+		bad=1
+	fi
+	[ "$bad" = 0 ] || fail "the hook left something for $* (see above)"
+	ok "nothing of the hook left"
+}
+
+# rt_teardown_and_check: after the case's containers are gone: no port on the
+# case's bridges, no lease (only last_reserved_ip* and lock may stay in the
+# dataDir), nothing of the hook; delete the bridges (the bridge plugin keeps
+# them by design); then lib.sh's assert_nothing_left.
+rt_teardown_and_check() {
+	local a=() x f
+	rt_nothing_left_for "${RT_IDS[@]}"
+	checking "no port left on ${RT_BRIDGES[*]}, no lease in $DATADIR"
+	for x in "${RT_BRIDGES[@]}"; do
+		[ -z "$(ip -o link show master "$x" 2>/dev/null)" ] ||
+			fail "links left on $x: $(ip -o link show master "$x")"
+	done
+	f=$(find "$DATADIR" -type f ! -name 'last_reserved_ip*' ! -name lock -print)
+	[ -z "$f" ] || fail "host-local files left: $f"
+	ok "bridges empty, no lease"
+	for x in "${RT_BRIDGES[@]}"; do delete_link "$x"; done
+	for x in "${RT_IDS[@]}"; do a+=(--id "$x"); done
+	for x in "${RT_SUBNETS[@]}"; do a+=(--subnet "$x"); done
+	for x in "${RT_BRIDGES[@]}"; do a+=(--link "$x"); done
+	assert_nothing_left "${a[@]}" --datadir "$DATADIR" --cachedir "$CACHEDIR"
+}
+
+# annotations K V [K V]...: a JSON object.
+annotations() {
+	local j='{}'
+	while [ $# -gt 1 ]; do
+		j=$(jq -c --arg k "$1" --arg v "$2" '. + {($k): $v}' <<<"$j")
+		shift 2
+	done
+	printf '%s\n' "$j"
+}
+
+# ---------------------------------------------------------------- the cases
+# 1. One network with a port mapping: the container sees eth0 with its
+# address and pings the gateway; the host reaches httpd inside through
+# 127.0.0.1:HOSTPORT; network-status, pin, record, lease and cache file are
+# there; after the runtime deleted the container, nothing is left.
+rt_case_one_network() {
+	local id port ip st
+	rt_setup_case a
+	rt_add_net "$NET" "$BR" "$SUB"
+	id=$(rt_id)
+	port=$((20000 + RANDOM % 10001))
+	rt_start_ok "start $id with io.cnihook.networks=$NET io.cnihook.ports=$port:80" \
+		"$id" "$(annotations io.cnihook.networks "$NET" io.cnihook.ports "$port:80")"
+	local cid=$RT_CID
+
+	checking "eth0 inside the container has an address of $SUB.0/24 leased to $cid"
+	ip=$(assert_attached_to "$id" "$cid" "$NET" eth0 "$SUB")
+	ok "eth0 has $ip (lease and cache file present)"
+
+	checking "cnihook status --json $cid"
+	st=$(hook_status "$cid") || fail "cnihook status $cid failed"
+	printf '    status| %s\n' "$(jq -c . <<<"$st")"
+	jq -e --arg n "$NET" --arg ip "$ip" 'length == 1 and .[0].name == $n and
+		.[0].interface == "eth0" and (.[0].ips | index($ip) != null) and
+		(.[0].mac | test("^[0-9a-f]{2}(:[0-9a-f]{2}){5}$"))' <<<"$st" >/dev/null ||
+		fail "network-status does not describe $NET/eth0/$ip"
+	ok "network-status names $NET, eth0, $ip"
+	checking "it is $STATEDIR/$cid/network-status.json; the table names $NET too"
+	[ "$(jq -cS . <<<"$st")" = "$(jq -cS . "$STATEDIR/$cid/network-status.json")" ] ||
+		fail "status --json differs from $(cat "$STATEDIR/$cid/network-status.json")"
+	st=$("$CNIHOOK" --config "$HOOKCONF" status "$cid") || fail "cnihook status $cid failed"
+	printf '%s\n' "$st" | sed 's/^/    status| /'
+	grep -F -- "$NET" <<<"$st" | grep -qF -- "$ip" || fail "the table has no line with $NET and $ip"
+	ok "same"
+
+	assert_pinned "$cid" "$id"
+
+	checking "the container pings the gateway $GW"
+	rt_exec "$id" ping -c1 -W2 "$GW" >/dev/null || fail "no reply from $GW inside $id"
+	ok "gateway answers"
+	checking "the host pings the container at $ip"
+	ping_once "$ip" || fail "no reply from $ip"
+	ok "container answers"
+
+	checking "portmap rules name $cid and send $port to $ip:80"
+	assert_portmap "$cid" "$port" "$ip"
+	ok "portmap rules present"
+	assert_page "http://127.0.0.1:$port/"
+	assert_page "http://$ip:80/"
+
+	rt_stop "$id"
+	rt_teardown_and_check
+}
+
+# 2. Two networks from the NPWG JSON form: eth0 with a MAC (tuning's mac
+# capability), eth1 with a static IP (the ips capability, declared by bridge,
+# read by host-local) and an NPWG namespace.
+rt_case_two_networks() {
+	local id mac static ip0 ip1 st sel
+	rt_setup_case b
+	rt_add_net "$NET" "$BR" "$SUB"
+	rt_more_net 2
+	id=$(rt_id)
+	mac=$(printf '0a:58:%02x:%02x:%02x:%02x' $((RANDOM % 256)) $((RANDOM % 256)) \
+		$((RANDOM % 256)) $((RANDOM % 256)))
+	static=$SUB2.$((100 + RANDOM % 100))
+	sel=$(jq -cn --arg a "$NET" --arg b "$NET2" --arg mac "$mac" --arg ip "$static/24" \
+		'[{name: $a, mac: $mac}, {name: $b, namespace: "e2e", ips: [$ip]}]')
+	rt_start_ok "start $id with k8s.v1.cni.cncf.io/networks=$sel" \
+		"$id" "$(annotations k8s.v1.cni.cncf.io/networks "$sel")"
+	local cid=$RT_CID
+
+	checking "eth0: an address of $SUB.0/24, MAC $mac"
+	ip0=$(assert_attached_to "$id" "$cid" "$NET" eth0 "$SUB")
+	[ "$(container_mac "$id" eth0)" = "$mac" ] ||
+		fail "eth0 has MAC $(container_mac "$id" eth0), want $mac"
+	ok "eth0 has $ip0 and $mac"
+	checking "eth1: the static address $static"
+	ip1=$(assert_attached_to "$id" "$cid" "$NET2" eth1 "$SUB2")
+	[ "$ip1" = "$static" ] || fail "eth1 has $ip1, want $static"
+	ok "eth1 has $ip1"
+
+	checking "the container pings both gateways"
+	rt_exec "$id" ping -c1 -W2 "$GW" >/dev/null || fail "no reply from $GW"
+	rt_exec "$id" ping -c1 -W2 "$GW2" >/dev/null || fail "no reply from $GW2"
+	ok "$GW and $GW2 answer"
+
+	checking "cnihook status --json $cid lists both attachments in order"
+	st=$(hook_status "$cid") || fail "cnihook status $cid failed"
+	printf '    status| %s\n' "$(jq -c . <<<"$st")"
+	jq -e --arg a "$NET" --arg b "e2e/$NET2" --arg mac "$mac" --arg ip0 "$ip0" \
+		--arg ip1 "$static" 'length == 2 and
+		.[0].name == $a and .[0].interface == "eth0" and .[0].mac == $mac and
+		(.[0].ips | index($ip0) != null) and
+		.[1].name == $b and .[1].interface == "eth1" and (.[1].ips | index($ip1) != null)' \
+		<<<"$st" >/dev/null || fail "network-status does not describe both attachments"
+	ok "network-status: $NET eth0 $mac $ip0, e2e/$NET2 eth1 $static"
+
+	rt_stop "$id"
+	rt_teardown_and_check
+}
+
+# 3. The second network fails (its chain has a plugin that does not exist,
+# after bridge and host-local succeeded): the container does not start, the
+# runtime's error carries the hook's message, and the first network is rolled
+# back.
+rt_case_failing_network() {
+	local id st
+	rt_setup_case c
+	rt_add_net "$NET" "$BR" "$SUB"
+	rt_more_net x broken
+	id=$(rt_id)
+	checking "start $id with io.cnihook.networks=$NET,$NET2 fails"
+	if rt_start "$id" "$(annotations io.cnihook.networks "$NET,$NET2" \
+		io.cnihook.ports "$((20000 + RANDOM % 10001)):80")"; then
+		fail "$RT started the container although $NET2 cannot be attached"
+	fi
+	ok "$RT did not start it"
+	local cid=$RT_CID
+	checking "the error names the network and the missing plugin"
+	grep -q "nosuchplugin-$uniq" "${RT_OUT[$cid]}" "$HOOKLOG" ||
+		fail "neither $RT's output nor the hook's log names nosuchplugin-$uniq"
+	grep -q "$NET2" "${RT_OUT[$cid]}" "$HOOKLOG" || fail "the error does not name $NET2"
+	ok "named"
+	checking "the container is not running"
+	st=$(rt_status "$id")
+	[ "$st" != running ] || fail "container $id is running"
+	ok "status: $st"
+	rt_force_remove "$id"
+	rt_teardown_and_check
+}
+
+# 3b. Bad annotations (a port out of range, a network that does not exist)
+# are refused before any plugin runs: the container does not start, the
+# error names the annotation, and the bridge was never even created. So is a
+# host port another container holds (the error names the holder).
+rt_case_bad_annotation() {
+	local k id ann pat
+	rt_setup_case k
+	rt_add_net "$NET" "$BR" "$SUB"
+	for k in p n; do
+		case $k in
+		p)
+			ann=$(annotations io.cnihook.networks "$NET" io.cnihook.ports "8080:99999")
+			pat='io\.cnihook\.ports.*99999'
+			;;
+		n)
+			ann=$(annotations io.cnihook.networks "$NET,$NET-nonet")
+			pat="io\\.cnihook\\.networks.*$NET-nonet"
+			;;
+		esac
+		id=$(rt_id "$k")
+		checking "start $id with $(jq -c . <<<"$ann") fails"
+		if rt_start "$id" "$ann"; then
+			fail "$RT started $id"
+		fi
+		grep -Eq -- "$pat" "${RT_OUT[$RT_CID]}" "$HOOKLOG" ||
+			fail "the error does not match /$pat/"
+		! ip link show "$BR" >/dev/null 2>&1 || fail "bridge $BR exists: a plugin ran"
+		ok "refused before any plugin ran"
+		rt_force_remove "$id"
+	done
+
+	local port a cida
+	port=$((20000 + RANDOM % 10001))
+	a=$(rt_id a)
+	rt_start_ok "start $a with io.cnihook.ports=$port:80" "$a" \
+		"$(annotations io.cnihook.networks "$NET" io.cnihook.ports "$port:80")"
+	cida=$RT_CID
+	checking "the hook reserved host port $port for $cida"
+	grep -rqF -- "$cida" "$STATEDIR/ports" 2>/dev/null ||
+		fail "no reservation under $STATEDIR/ports names $cida"
+	ok "reserved"
+	id=$(rt_id b)
+	checking "start $id asking for the same host port $port fails, naming $a's id"
+	if rt_start "$id" "$(annotations io.cnihook.networks "$NET" io.cnihook.ports "$port:8080")" \
+		"" "sleep 1000"; then
+		fail "$RT started $id"
+	fi
+	grep -q -- "$port.*$cida\|$cida.*$port" "${RT_OUT[$RT_CID]}" "$HOOKLOG" ||
+		fail "the error does not name port $port and $cida"
+	[ "$(ip -o link show master "$BR" | wc -l)" = 1 ] ||
+		fail "want only $a's port on $BR: $(ip -o link show master "$BR")"
+	ok "refused before any plugin ran"
+	rt_force_remove "$id"
+	assert_page "http://127.0.0.1:$port/"
+	rt_stop "$a"
+	rt_teardown_and_check
+}
+
+# 4a. poststop again, by hand, after the runtime ran it: succeeds, changes
+# nothing.
+rt_case_poststop_twice() {
+	local id cid
+	rt_setup_case d
+	rt_add_net "$NET" "$BR" "$SUB"
+	id=$(rt_id)
+	rt_start_ok "start $id" "$id" "$(annotations io.cnihook.networks "$NET" \
+		io.cnihook.ports "$((20000 + RANDOM % 10001)):80")"
+	cid=$RT_CID
+	assert_attached_to "$id" "$cid" "$NET" eth0 "$SUB" >/dev/null
+	rt_stop "$id"
+	rt_nothing_left_for "$cid"
+	checking "cnihook poststop by hand with the same state"
+	capture "$CNIHOOK" --config "$HOOKCONF" poststop <<<"$(rt_poststop_state "$cid")"
+	[ "$RC" = 0 ] || fail "poststop again: status $RC: $ERR"
+	[ -z "$OUT" ] || fail "poststop printed on stdout: $OUT"
+	ok "poststop again: status 0"
+	checking "cnihook poststop by hand, stage from the state's status"
+	capture "$CNIHOOK" --config "$HOOKCONF" <<<"$(rt_poststop_state "$cid")"
+	[ "$RC" = 0 ] || fail "poststop (inferred) again: status $RC: $ERR"
+	ok "status 0"
+	rt_teardown_and_check
+}
+
+# 4b. The state directory of the container vanished while it ran (a reboot
+# of /run, an operator): poststop finds the attachments in the cache.
+rt_case_state_removed() {
+	local id cid
+	rt_setup_case e
+	rt_add_net "$NET" "$BR" "$SUB"
+	id=$(rt_id)
+	rt_start_ok "start $id" "$id" "$(annotations io.cnihook.networks "$NET" \
+		io.cnihook.ports "$((20000 + RANDOM % 10001)):80")"
+	cid=$RT_CID
+	assert_attached_to "$id" "$cid" "$NET" eth0 "$SUB" >/dev/null
+	checking "remove $STATEDIR/$cid (unmount the pin first, as a reboot would)"
+	rt_umount_under "$STATEDIR/$cid"
+	rm -rf "${STATEDIR:?}/$cid" "$STATEDIR/$cid.lock"
+	[ ! -e "$STATEDIR/$cid" ] || fail "could not remove $STATEDIR/$cid"
+	[ -f "$CACHEDIR/results/$NET-$cid-eth0" ] || fail "no cache file to fall back on"
+	ok "state gone, cache file $NET-$cid-eth0 remains"
+	rt_stop "$id"
+	rt_teardown_and_check
+}
+
+# 4c. A container joining another container's network namespace (its
+# config.json names /proc/<pid of the first>/ns/net) is left alone: its start
+# and stop do not touch the first container's attachment.
+rt_case_join() {
+	local a b cida cidb ip ann port
+	rt_setup_case f
+	rt_add_net "$NET" "$BR" "$SUB"
+	a=$(rt_id a)
+	b=$(rt_id b)
+	port=$((20000 + RANDOM % 10001))
+	ann=$(annotations io.cnihook.networks "$NET" io.cnihook.ports "$port:80")
+	rt_start_ok "start $a" "$a" "$ann"
+	cida=$RT_CID
+	ip=$(assert_attached_to "$a" "$cida" "$NET" eth0 "$SUB")
+	rt_start_ok "start $b in the namespace of $a, same annotations" "$b" "$ann" \
+		"join:$a" "sleep 1000"
+	cidb=$RT_CID
+	checking "$b sees $a's eth0 ($ip) and the hook left $b alone"
+	[ "$(container_addr "$b" eth0)" = "$ip/24" ] ||
+		fail "$b does not see $ip on eth0: $(rt_exec "$b" ip -o addr 2>&1)"
+	assert_left_alone "$cidb"
+	ok "left alone"
+	rt_stop "$b"
+	checking "$a's attachment is intact after $b stopped"
+	[ "$(assert_attached_to "$a" "$cida" "$NET" eth0 "$SUB")" = "$ip" ] ||
+		fail "$a's address changed"
+	rt_exec "$a" ping -c1 -W2 "$GW" >/dev/null || fail "no reply from $GW in $a"
+	ok "eth0 $ip, lease, cache file, gateway reachable"
+	assert_pinned "$cida" "$a"
+	assert_portmap "$cida" "$port" "$ip"
+	assert_page "http://127.0.0.1:$port/"
+	rt_stop "$a"
+	rt_teardown_and_check
+}
+
+# 4d. Containers that are not a pod's sandbox (CRI-O's and containerd's
+# annotations) are left alone although they carry a selection annotation.
+rt_case_left_alone() {
+	local n cid k
+	rt_setup_case g
+	rt_add_net "$NET" "$BR" "$SUB"
+	for k in crio:io.kubernetes.cri-o.ContainerType ctrd:io.kubernetes.cri.container-type; do
+		n=$(rt_id "${k%%:*}")
+		k=${k#*:}
+		rt_start_ok "start $n with $k=container, io.cnihook.networks=$NET" "$n" \
+			"$(annotations "$k" container io.cnihook.networks "$NET")" "" "sleep 1000"
+		cid=$RT_CID
+		checking "$n has no eth0, the hook attached nothing"
+		! rt_exec "$n" ip link show eth0 >/dev/null 2>&1 || fail "$n has an eth0"
+		assert_left_alone "$cid"
+		ok "left alone"
+		rt_stop "$n"
+	done
+	rt_teardown_and_check
+}
+
+# 4e. A container without a network namespace of its own (it shares the
+# host's) is never attached (cnihook(8), cnihook-annotations(7)): with a
+# selection annotation the hook fails, so that the container does not start
+# and the mistake is seen; with networks from defaultNetworks only, it is left
+# alone and starts.
+rt_case_host_netns() {
+	local n cid
+	rt_setup_case h
+	rt_add_net "$NET" "$BR" "$SUB"
+	n=$(rt_id a)
+	checking "start $n in the host's network namespace with io.cnihook.networks=$NET fails"
+	if rt_start "$n" "$(annotations io.cnihook.networks "$NET")" host "sleep 1000"; then
+		fail "$RT started $n: the hook did not refuse to attach the host's namespace"
+	fi
+	cid=$RT_CID
+	grep -q 'io.cnihook.networks.*host' "${RT_OUT[$cid]}" "$HOOKLOG" ||
+		fail "the error does not name the annotation and the host"
+	assert_left_alone "$cid"
+	ok "refused, nothing attached"
+	rt_force_remove "$n"
+
+	checking "with defaultNetworks [$NET] and no annotation"
+	jq --arg n "$NET" '.defaultNetworks = [$n]' "$HOOKCONF" >"$HOOKCONF.new"
+	mv "$HOOKCONF.new" "$HOOKCONF"
+	# podman runs hooks.d entries on their "when" condition: an engine that
+	# relies on defaultNetworks runs the hook for every container.
+	[ "$RT" != podman ] || pm_hooks_dir always
+	ok "hook configuration updated"
+	n=$(rt_id b)
+	rt_start_ok "start $n in the host's network namespace, no annotation" "$n" '{}' host \
+		"sleep 1000"
+	cid=$RT_CID
+	checking "the hook attached nothing for $n and said why"
+	assert_left_alone "$cid"
+	if hook_log_complete; then
+		grep -q "$cid.*host's network namespace" "$HOOKLOG" ||
+			fail "the hook's log does not say that $cid shares the host's namespace"
+		ok "left alone, the log says why"
+	else
+		ok "left alone ($RT discarded the hook's log lines: not checked)"
+	fi
+	rt_stop "$n"
+
+	n=$(rt_id c)
+	rt_start_ok "start $n in a namespace of its own, no annotation: defaultNetworks apply" \
+		"$n" '{}'
+	cid=$RT_CID
+	checking "$n has eth0 on $NET"
+	assert_attached_to "$n" "$cid" "$NET" eth0 "$SUB" >/dev/null
+	ok "attached"
+	rt_stop "$n"
+	rt_teardown_and_check
+}
+
+# 5. Hook entries without a stage argument: the hook infers it from the
+# state's status (runc says "creating" at createRuntime, crun "created";
+# both "stopped" at poststop).
+rt_case_inferred_stage() {
+	local id cid port ip
+	rt_setup_case i
+	RT_INFER_STAGE=1
+	rt_add_net "$NET" "$BR" "$SUB"
+	id=$(rt_id)
+	port=$((20000 + RANDOM % 10001))
+	rt_start_ok "start $id, hook args without a stage" "$id" \
+		"$(annotations io.cnihook.networks "$NET" io.cnihook.ports "$port:80")"
+	cid=$RT_CID
+	checking "eth0 has an address of $SUB.0/24"
+	ip=$(assert_attached_to "$id" "$cid" "$NET" eth0 "$SUB")
+	ok "eth0 has $ip"
+	assert_page "http://127.0.0.1:$port/"
+	rt_stop "$id"
+	rt_teardown_and_check
+}
+
+# 6. A container whose process exits by itself: runc and crun run poststop
+# at `delete`; podman's cleanup process (conmon's exit command) runs it as
+# soon as the container exited, with no podman command of ours involved.
+rt_case_exits() {
+	local id cid i
+	rt_setup_case j
+	rt_add_net "$NET" "$BR" "$SUB"
+	id=$(rt_id)
+	rt_start_ok "start $id, its process exits after 3 seconds" "$id" \
+		"$(annotations io.cnihook.networks "$NET")" "" "sleep 3"
+	cid=$RT_CID
+	checking "eth0 has an address of $SUB.0/24"
+	assert_attached_to "$id" "$cid" "$NET" eth0 "$SUB" >/dev/null
+	ok "attached"
+	checking "the container exits"
+	for ((i = 0; i < 100; i++)); do
+		case $(rt_status "$id") in stopped | exited) break ;; esac
+		sleep 0.1
+	done
+	case $(rt_status "$id") in stopped | exited) ;; *) fail "still $(rt_status "$id")" ;; esac
+	ok "$(rt_status "$id")"
+	if [ "$RT" = podman ]; then
+		checking "podman's cleanup ran poststop by itself"
+		for ((i = 0; i < 100; i++)); do
+			[ -e "$STATEDIR/$cid" ] || [ -e "$CACHEDIR/results/$NET-$cid-eth0" ] || break
+			sleep 0.1
+		done
+		rt_hook_log
+		[ ! -e "$CACHEDIR/results/$NET-$cid-eth0" ] || fail "no poststop after 10 s"
+		ok "detached"
+		rt_nothing_left_for "$cid"
+		pm rm "$id" >/dev/null
+	else
+		checking "$RT delete $id runs poststop"
+		"$RT" delete "$id" >"$DIR/$id.stop" 2>&1 || fail "$RT delete: $(cat "$DIR/$id.stop")"
+		rt_hook_log
+		ok "deleted"
+	fi
+	rt_teardown_and_check
+}
+
+rt_run_all() {
+	run_case "1. one network: address, gateway, port mapping to httpd ($RT)" rt_case_one_network
+	run_case "2. two networks from the NPWG JSON form, MAC and static IP ($RT)" rt_case_two_networks
+	run_case "3. a failing second network: no start, the first rolled back ($RT)" rt_case_failing_network
+	run_case "3. bad annotations, a host port in use: refused before any plugin runs ($RT)" \
+		rt_case_bad_annotation
+	run_case "4. poststop twice ($RT)" rt_case_poststop_twice
+	run_case "4. poststop with the state directory removed ($RT)" rt_case_state_removed
+	run_case "4. a container joining another's namespace is left alone ($RT)" rt_case_join
+	run_case "4. non-sandbox CRI containers are left alone ($RT)" rt_case_left_alone
+	run_case "4. host's network namespace: refused with an annotation, left alone by defaultNetworks ($RT)" \
+		rt_case_host_netns
+	run_case "5. hook entries without a stage: inferred from the state ($RT)" \
+		rt_case_inferred_stage
+	run_case "6. a container that exits by itself ($RT)" rt_case_exits
+	log "--- whole script"
+	assert_nothing_left
+	finish
+}

@@ -125,7 +125,8 @@ static void collect(const struct hook_config *cfg, cnirt_cache_entry **cache, si
 
 /* The spec 1.1.0 GC verb for every network that speaks it, with the
  * attachments the cache still holds as the valid ones. */
-static int gc_verb(const struct hook_config *cfg, cnirt_ctx *ctx, bool dry_run)
+static int gc_verb(const struct hook_config *cfg, cnirt_ctx *ctx, bool dry_run, char **gone,
+		   size_t n_gone)
 {
 	cnirt_confdir *dir = NULL;
 	cnirt_error *e = NULL;
@@ -192,8 +193,12 @@ int gc_run(const struct hook_config *cfg, bool dry_run)
 	cnirt_cache_entries_free(cache, n_cache);
 
 	int failed = 0;
+	char **gone = NULL; /* in a dry run, what would be gone */
+	size_t n_gone = 0;
 	for (size_t i = 0; i < n; i++) {
 		const char *why = alive(cfg, &v[i]);
+		if (!why && dry_run)
+			strv_append(&gone, &n_gone, v[i].id);
 		if (why) {
 			log_info("gc: container \"%s\": kept: %s", v[i].id, why);
 		} else if (dry_run) {
@@ -217,8 +222,9 @@ int gc_run(const struct hook_config *cfg, bool dry_run)
 		strv_free(v[i].netns, v[i].n_netns);
 	}
 	free(v);
-	if (gc_verb(cfg, ctx, dry_run) < 0)
+	if (gc_verb(cfg, ctx, dry_run, gone, n_gone) < 0)
 		failed = 1;
+	strv_free(gone, n_gone);
 	cnirt_ctx_free(ctx);
 	return failed ? 1 : 0;
 }

@@ -342,11 +342,15 @@ static int detach_from_cache(struct run *r, size_t *found)
 	*found = mine;
 	_cleanup_free_ char *pin = xasprintf("%s/%s/netns", r->cfg->state_dir, r->id);
 	const char *netns = netns_is_netns(pin) ? pin : "";
+	/* At poststop a missing record means the state directory was wiped;
+	 * gc also meets attachments made by others, which never had one. */
 	if (mine)
-		log_warn("%s %s: no attachment record (the state directory was wiped?): %zu "
-			 "attachment(s) found in the cache%s",
-			 r->id, r->stage, mine,
-			 *netns ? "" : "; DEL runs without a network namespace, none is pinned");
+		log_msg(strcmp(r->stage, "gc") == 0 ? LOG_LEVEL_INFO : LOG_LEVEL_WARN,
+			"%s %s: no attachment record%s: %zu attachment(s) found in the cache%s",
+			r->id, r->stage,
+			strcmp(r->stage, "gc") == 0 ? "" : " (the state directory was wiped?)",
+			mine,
+			*netns ? "" : "; DEL runs without a network namespace, none is pinned");
 	int failed = 0;
 	for (size_t i = 0; i < mine; i++) {
 		const char *network = cnirt_cache_entry_network(v[i]);

@@ -94,9 +94,10 @@ static bool holder_alive(const char *state_dir, cnirt_cache_entry **cache, size_
 }
 
 /* Rewrite the reservation file under its lock: drop the lines of `drop`
- * (and of holders no longer attached when cache is given), then, when p is
- * given, refuse if a live holder overlaps, else add our line. */
-static int update_file(const char *state_dir, const char *path, const char *drop,
+ * (and, with prune, of holders no longer attached: cache[0..n_cache) is
+ * what the cache holds), then, when p is given, refuse if a live holder
+ * overlaps, else add our line. */
+static int update_file(const char *state_dir, const char *path, const char *drop, bool prune,
 		       cnirt_cache_entry **cache, size_t n_cache, const struct port *p,
 		       const char *id, char **err)
 {
@@ -119,7 +120,7 @@ static int update_file(const char *state_dir, const char *path, const char *drop
 		if (sscanf(line, "%255s %63s", holder, ip) != 2)
 			continue;
 		if ((drop && strcmp(holder, drop) == 0) ||
-		    (cache && !holder_alive(state_dir, cache, n_cache, holder)))
+		    (prune && !holder_alive(state_dir, cache, n_cache, holder)))
 			continue;
 		if (p && ret == 0 && overlap(ip, p->ip)) {
 			ret = set_error(err,
@@ -159,7 +160,7 @@ void ports_release(const char *state_dir, const char *id)
 			continue;
 		_cleanup_free_ char *path = xasprintf("%s/%s", dir, de->d_name);
 		_cleanup_free_ char *err = NULL;
-		update_file(state_dir, path, id, NULL, 0, NULL, id, &err);
+		update_file(state_dir, path, id, false, NULL, 0, NULL, id, &err);
 	}
 	closedir(d);
 }
@@ -237,7 +238,8 @@ int ports_reserve(const char *state_dir, cnirt_ctx *ctx, const char *id,
 		_cleanup_free_ char *path = xasprintf("%s/%s-%u", dir, want[i].proto, want[i].port);
 		r = check_cache(state_dir, cache, n_cache, id, &want[i], err);
 		if (r == 0)
-			r = update_file(state_dir, path, NULL, cache, n_cache, &want[i], id, err);
+			r = update_file(state_dir, path, NULL, true, cache, n_cache, &want[i], id,
+					err);
 	}
 	if (r < 0)
 		ports_release(state_dir, id);

@@ -1,0 +1,850 @@
+#!/bin/bash
+# Fault injection for the OCI hook (issue 4): what goes wrong around
+# `cnihook createRuntime|poststop|gc` must never leave anything behind.
+#
+# Each case drives the real hook binary with OCI states made by hand, a
+# bundle of our own, networks of recording fake plugins (tests/plugins/
+# fakeplugin: "chain" = fa -> fb -> fc, fa declaring portMappings; "second" =
+# fd) and a network namespace of its own (ip netns add). After every case the
+# same check as the end-to-end tests: no <stateDir>/<id>, no pin mount under
+# it, no <id>.lock, no port reservation line for the id, no cache file naming
+# the id, and every plugin that got an ADD for the id got a DEL after it.
+#
+# Cases: SIGKILL of the hook at five points of an attach (blocked on the port
+# reservation lock before the record; record written but blocked before the
+# pin and the first plugin; during fb; during fc; during the second network)
+# each followed by poststop and, separately, by gc; plugin faults (non-zero
+# exit in the middle of the chain, hang past pluginTimeout with a pipe-holding
+# child, killed by a signal, 100 MB of output, invalid JSON); the cache on a
+# full tmpfs and on a read-only one; corrupt and zero-byte cache files; the
+# network configuration deleted or changed between createRuntime and
+# poststop; the state directory wiped while the container runs; the plugin
+# binary held open for writing (ETXTBSY); poststop with a reused pid;
+# createRuntime and poststop racing on one id; host port reservations.
+#
+# Checks are often eval'd single-quoted strings, expanded when run.
+# shellcheck disable=SC2016
+set -uo pipefail
+: "${CNIHOOK:?}" "${FAKEPLUGIN:?}"
+
+if [ "$(id -u)" != 0 ] || ! command -v ip >/dev/null || ! command -v jq >/dev/null ||
+	! command -v unshare >/dev/null || ! command -v flock >/dev/null; then
+	if [ "${CNIHOOK_NO_SKIP:-0}" = 1 ]; then
+		echo "FAIL: would skip (CNIHOOK_NO_SKIP=1): needs root, ip, jq, unshare and flock"
+		exit 1
+	fi
+	echo "SKIP: needs root (mounts, network namespaces), ip, jq, unshare and flock"
+	exit 77
+fi
+
+# $CNIHOOK is a libtool wrapper script in the build tree: run the real binary,
+# so that the pid we kill is the hook's.
+hookdir=$(cd "$(dirname "$CNIHOOK")" && pwd)
+if [ -x "$hookdir/.libs/cnihook" ]; then
+	HOOKBIN=$hookdir/.libs/cnihook
+	LIBDIR=${abs_top_builddir:-$(cd "$hookdir/.." && pwd)}/lib/.libs
+	export LD_LIBRARY_PATH=$LIBDIR${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+else
+	HOOKBIN=$CNIHOOK
+fi
+
+uniq=$(printf %04x%04x $(($$ % 65536)) $((RANDOM)))
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/cnihook-faults.XXXXXX")
+NAMESPACES=() # every namespace we made (ip netns)
+SLEEPERS=()   # pids of the processes we started
+ORPHANS=()    # pids of plugins left running by a killed hook
+
+unmount_all() { # everything under $tmp, deepest first, stacked mounts too
+	local i m p
+	for ((i = 0; i < 20; i++)); do
+		m=$(awk -v p="$tmp/" 'index($5, p) == 1 {print length($5), $5}' /proc/self/mountinfo |
+			sort -rn | cut -d' ' -f2-)
+		[ -n "$m" ] || return 0
+		while IFS= read -r p; do umount -l "$p" 2>/dev/null; done <<<"$m"
+	done
+}
+
+# kill_child PID: SIGKILL PID if it is still a child of this shell (a pid we
+# waited for may have been reused by anyone)
+kill_child() {
+	local s pp
+	s=$(cat "/proc/$1/stat" 2>/dev/null) || return 0
+	read -r _ pp _ <<<"${s##*) }"
+	[ "$pp" = "$$" ] || return 0
+	kill -9 "$1" 2>/dev/null
+	wait "$1" 2>/dev/null
+}
+cleanup() {
+	local p n
+	for p in "${SLEEPERS[@]}"; do kill_child "$p"; done
+	for p in "${ORPHANS[@]}" $(cat "$tmp"/*.pid 2>/dev/null); do kill_ours "$p"; done
+	unmount_all
+	for n in "${NAMESPACES[@]}"; do
+		[ -e "/run/netns/$n" ] && ip netns delete "$n" 2>/dev/null
+	done
+	rm -rf "$tmp"
+}
+trap cleanup EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
+
+passed=0 failed=0
+rc=0 out='' err=''
+ok() { passed=$((passed + 1)); echo "ok - $1"; }
+not_ok() {
+	failed=$((failed + 1))
+	echo "not ok - $1"
+	printf '#   last cnihook: status %s\n#   stdout: %s\n#   stderr: %s\n' "$rc" \
+		"${out//$'\n'/$'\n#     '}" "${err//$'\n'/$'\n#     '}"
+}
+check() { # check NAME CMD...: the command must succeed
+	local name=$1
+	shift
+	if "$@"; then ok "$name"; else not_ok "$name"; fi
+}
+not() { ! "$@"; }
+jqe() { jq -e "$@" >/dev/null 2>&1; }
+has() { grep -qF -- "$1" <<<"$2"; }
+one_line() { [ -n "$err" ] && [ "$(printf '%s\n' "$err" | wc -l)" = 1 ] && [[ $err == "cnihook: "* ]]; }
+now_ms() { echo $(($(date +%s%N) / 1000000)); }
+# wait_for TENTHS CMD...: until CMD succeeds, at most TENTHS tenths of a second
+wait_for() {
+	local i n=$1
+	shift
+	for ((i = 0; i < n; i++)); do "$@" && return 0; sleep 0.1; done
+	"$@"
+}
+# alive PID: a running process (not a zombie)
+alive() {
+	local s
+	s=$(awk '{print $3}' "/proc/$1/stat" 2>/dev/null) || return 1
+	[ -n "$s" ] && [ "$s" != Z ]
+}
+# kill_ours PID: SIGKILL a fake plugin we caused to run (only if it is one)
+kill_ours() {
+	local exe
+	exe=$(readlink "/proc/$1/exe" 2>/dev/null) || return 0
+	[[ $exe == "$tmp/"* ]] || return 0
+	kill -9 "$1" 2>/dev/null
+	wait_for 30 not alive "$1"
+}
+
+new_netns() {
+	ip netns add "$1" || { echo "Bail out! ip netns add $1"; exit 1; }
+	NAMESPACES+=("$1")
+}
+del_netns() { ip netns delete "$1" 2>/dev/null; }
+
+# ---------------------------------------------------------------- setup
+bin=$tmp/bin conf=$tmp/net.d cache=$tmp/cache state=$tmp/state
+mkdir -p "$bin" "$conf" "$cache" "$tmp/bundles" "$tmp/run"
+for p in fa fb fc fd fe; do cp "$FAKEPLUGIN" "$bin/$p"; done
+chain_v1='{"cniVersion":"1.0.0","name":"chain","plugins":[
+ {"type":"fa","capabilities":{"portMappings":true},"marker":"v1"},{"type":"fb"},{"type":"fc"}]}'
+printf '%s\n' "$chain_v1" >"$conf/10-chain.conflist"
+echo '{"cniVersion":"1.0.0","name":"second","plugins":[{"type":"fd"}]}' >"$conf/20-second.conflist"
+
+cfg=$tmp/cnihook.json
+jq -n --arg c "$conf" --arg b "$bin" --arg k "$cache" --arg s "$state" \
+	'{confDir: $c, binDirs: [$b], cacheDir: $k, stateDir: $s, pluginTimeout: 2,
+	  log: {syslog: false}}' >"$cfg"
+
+# bundle ID ANNOTATIONS-JSON NETNS: $tmp/bundles/ID/config.json; NETNS is a
+# path, or "new" (a "network" entry without a path: the namespace of the pid)
+bundle() {
+	local id=$1 ann=$2 ns=$3 nss
+	if [ "$ns" = new ]; then
+		nss='[{"type":"mount"},{"type":"network"}]'
+	else
+		nss=$(jq -cn --arg p "$ns" '[{type: "mount"}, {type: "network", path: $p}]')
+	fi
+	mkdir -p "$tmp/bundles/$id"
+	jq -n --argjson a "$ann" --argjson n "$nss" \
+		'{ociVersion: "1.0.2", process: {args: ["sh"]}, root: {path: "rootfs"},
+		  annotations: $a, linux: {namespaces: $n}}' >"$tmp/bundles/$id/config.json"
+}
+ann() { # ann KEY VALUE ...: an annotations object
+	local a='{}'
+	while [ $# -ge 2 ]; do
+		a=$(jq -c --arg k "$1" --arg v "$2" '. + {($k): $v}' <<<"$a")
+		shift 2
+	done
+	printf '%s\n' "$a"
+}
+state() { # state ID STATUS [PID]
+	jq -cn --arg id "$1" --arg st "$2" --arg b "$tmp/bundles/$1" --arg pid "${3-}" \
+		'{ociVersion: "1.0.2", id: $id, status: $st, bundle: $b} +
+		 (if $pid == "" then {} else {pid: ($pid | tonumber)} end)'
+}
+# runhook STDIN-TEXT ARGS...: the hook with --config $cfg; rc, out, err
+runhook() {
+	local input=$1
+	shift
+	printf '%s' "$input" | "$HOOKBIN" --config "$cfg" "$@" >"$tmp/run/out" 2>"$tmp/run/err"
+	rc=$?
+	out=$(cat "$tmp/run/out")
+	err=$(cat "$tmp/run/err")
+}
+PID=
+attach() { runhook "$(state "$1" creating "$PID")" createRuntime; }
+poststop() { runhook "$(state "$1" stopped "$PID")" poststop; }
+gc() { runhook "" gc; }
+
+# The fake plugins' recordings: $bin/rec/NNNN-NAME-COMMAND.{env,stdin,argv}.
+clear_rec() { rm -rf "$bin/rec" "$bin/.seq"; }
+calls() { # the calls in order, "NAME-COMMAND" (no VERSION)
+	(cd "$bin/rec" 2>/dev/null && ls -- *.stdin 2>/dev/null) | sort |
+		sed 's/^[0-9]*-//; s/\.stdin$//' | grep -v -- '-VERSION$' | tr '\n' ' ' | sed 's/ $//'
+}
+rec() { # rec NAME COMMAND [EXT] [N]: the file of the Nth (default 1st) such call
+	(cd "$bin/rec" 2>/dev/null && ls -- *-"$1-$2.${3:-env}" 2>/dev/null) | sort |
+		sed -n "${4:-1}{s|^|$bin/rec/|;p}"
+}
+has_rec() { [ -n "$(rec "$1" "$2")" ]; }
+no_plugin_ran() { [ ! -e "$bin/rec" ]; }
+has_env() { # has_env NAME COMMAND KEY=VALUE [N]
+	local f
+	f=$(rec "$1" "$2" env "${4:-1}")
+	[ -n "$f" ] && grep -qxF -- "$3" "$f"
+}
+is_mount() { awk -v p="$1" '$5 == p {f = 1} END {exit !f}' /proc/self/mountinfo; }
+ns_ino() { stat -L -c %d:%i "$1" 2>/dev/null; }
+same_ns() { [ -n "$(ns_ino "$1")" ] && [ "$(ns_ino "$1")" = "$(ns_ino "$2")" ]; }
+unmount_pin() {
+	local i
+	for ((i = 0; i < 10; i++)); do is_mount "$1" || return 0; umount "$1"; done
+}
+
+# unbalanced ID: ADD calls for ID with no DEL of the same plugin and
+# interface after them
+unbalanced() {
+	local id=$1 f g b name seq gs ifn found
+	for f in "$bin"/rec/*-ADD.env; do
+		[ -e "$f" ] || continue
+		grep -qxF "CNI_CONTAINERID=$id" "$f" || continue
+		b=${f##*/} seq=${b%%-*} name=${b#*-}
+		name=${name%-ADD.env}
+		ifn=$(grep -m1 '^CNI_IFNAME=' "$f")
+		found=0
+		for g in "$bin"/rec/*-"$name"-DEL.env; do
+			[ -e "$g" ] || continue
+			gs=${g##*/}
+			gs=${gs%%-*}
+			if [ $((10#$gs)) -gt $((10#$seq)) ] && grep -qxF "CNI_CONTAINERID=$id" "$g" &&
+				grep -qxF -- "$ifn" "$g"; then
+				found=1
+				break
+			fi
+		done
+		[ "$found" = 1 ] || echo "ADD-without-DEL:$b"
+	done
+}
+# left ID: what is left of container ID (nothing when fully detached)
+left() {
+	local id=$1 f
+	[ ! -e "$state/$id" ] || echo "state-dir:$state/$id"
+	[ ! -e "$state/$id.lock" ] || echo "lock:$state/$id.lock"
+	(ls -A "$cache/results" 2>/dev/null || true) | grep -F -- "-$id-" | sed 's/^/cache:/'
+	awk -v p="$state/$id/" 'index($5, p) == 1 {print "mount:" $5}' /proc/self/mountinfo
+	for f in "$state"/ports/*; do
+		[ -f "$f" ] && awk -v id="$id" '$1 == id {print "port:" FILENAME ": " $0}' "$f"
+	done
+	unbalanced "$id"
+	return 0
+}
+check_gone() { # check_gone NAME ID
+	local l
+	l=$(left "$2")
+	if [ -z "$l" ]; then
+		ok "$1"
+	else
+		not_ok "$1"
+		printf '#   left: %s\n' "${l//$'\n'/$'\n#   left: '}"
+	fi
+}
+# reset: whatever a failed case left, so that the next starts clean
+reset() {
+	local d p
+	for p in "${ORPHANS[@]}"; do kill_ours "$p"; done
+	ORPHANS=()
+	for d in "$state"/*/; do
+		[ -d "$d" ] || continue
+		[ "$d" = "$state/ports/" ] && continue
+		unmount_pin "${d}netns"
+		rm -rf "$d"
+	done
+	rm -rf "$state"/*.lock "$state/ports" "$cache/results" "$bin"/*.ADD "$bin"/*.DEL \
+		"$bin"/*.default "$tmp"/*.pid
+	clear_rec
+	PID=
+}
+# setup_case NAME ANNOTATIONS-JSON: id=NAME-$uniq, its own netns, its bundle
+setup_case() {
+	id=$1-$uniq
+	ns=cnihook-f$uniq-$1
+	ns=${ns:0:60}
+	new_netns "$ns"
+	bundle "$id" "$2" "/run/netns/$ns"
+}
+end_case() { del_netns "$ns"; reset; }
+
+# ---------------------------------------------------------------- SIGKILL
+# The record is written before the first ADD: a hook killed with SIGKILL
+# anywhere in an attach leaves state from which poststop (or gc) removes
+# everything.
+#
+# kill_at POINT MODE. POINT is where the hook is killed:
+#   ports  blocked on the port reservation lock: <id>/ made, no record yet
+#   pin    record written, blocked on the state directory's lock in
+#          netns_pin: no pin, no plugin yet
+#   fb     during fb's ADD (fa done; chain not cached)
+#   fc     during fc's ADD
+#   fd     during the second network (chain cached, fd not)
+# MODE: poststop, or gc (the named netns deleted first: only the pin is left).
+kill_at() {
+	local point=$1 mode=$2 port=$3 hpid lfd='' pidfile=$tmp/$1.pid plugin t0 what
+	setup_case "k-$point-$mode" "$(ann io.cnihook.networks chain,second io.cnihook.ports "$port:80")"
+	echo "# SIGKILL of the hook: $point, then $mode"
+	mkdir -p "$state/ports"
+	case $point in
+	ports)
+		: >>"$state/ports/tcp-$port"
+		exec {lfd}<>"$state/ports/tcp-$port"
+		flock -x "$lfd"
+		;;
+	pin)
+		exec {lfd}<"$state"
+		flock -x "$lfd"
+		;;
+	*)
+		plugin=$point
+		printf 'sleep-ms=20000\npid-file=%s\n' "$pidfile" >"$bin/$plugin.ADD"
+		;;
+	esac
+	state "$id" creating >"$tmp/run/create"
+	"$HOOKBIN" --config "$cfg" createRuntime <"$tmp/run/create" >"$tmp/run/out" 2>"$tmp/run/err" &
+	hpid=$!
+	SLEEPERS+=("$hpid")
+	t0=$(now_ms)
+	case $point in
+	ports) wait_for 50 test -d "$state/$id" && sleep 0.3 ;;
+	pin) wait_for 50 test -s "$state/$id/record.json" && sleep 0.3 ;;
+	*) wait_for 50 test -s "$pidfile" ;;
+	esac
+	check "the pid we kill is the hook itself ($HOOKBIN)" \
+		test "$(readlink "/proc/$hpid/exe")" = "$HOOKBIN"
+	case $point in
+	ports) what='<id>/ made, no record, blocked on the reservation lock' ;;
+	pin) what='record written, no pin, no plugin ran' ;;
+	*) what="$plugin is running its ADD" ;;
+	esac
+	case $point in
+	ports)
+		check "before the kill: $what" eval 'alive $hpid && [ -d "$state/$id" ] &&
+			[ ! -e "$state/$id/record.json" ] && no_plugin_ran'
+		;;
+	pin)
+		check "before the kill: $what" eval 'alive $hpid &&
+			jqe ".attachments | length == 2" "$state/$id/record.json" &&
+			! is_mount "$state/$id/netns" && no_plugin_ran'
+		;;
+	*)
+		check "before the kill: the record exists and $what" eval 'alive $hpid &&
+			jqe ".attachments | length == 2" "$state/$id/record.json" &&
+			is_mount "$state/$id/netns" && has_rec $plugin ADD'
+		;;
+	esac
+	kill -9 "$hpid"
+	wait "$hpid" 2>/dev/null
+	rc=$?
+	out=$(cat "$tmp/run/out") err=$(cat "$tmp/run/err")
+	check "the hook died of SIGKILL (status $rc) $(($(now_ms) - t0)) ms after start" test "$rc" = 137
+	if [ -n "$lfd" ]; then
+		flock -u "$lfd"
+		exec {lfd}>&-
+	fi
+	if [ -s "$pidfile" ]; then
+		local op
+		op=$(head -1 "$pidfile")
+		ORPHANS+=("$op")
+		if alive "$op"; then
+			echo "# note: plugin $plugin (pid $op) outlives the SIGKILLed hook (its own" \
+				"process group, no parent-death signal); killed by the test"
+		fi
+		kill_ours "$op"
+		rm -f "$bin/$plugin.ADD"
+	fi
+	echo "# left after the kill: $(left "$id" | tr '\n' ' ')"
+	if [ "$mode" = poststop ]; then
+		poststop "$id"
+		check "poststop after the kill exits 0" test "$rc" = 0
+	else
+		del_netns "$ns"
+		gc
+		check "gc after the kill exits 0" test "$rc" = 0
+		check "gc says the container is gone and was detached" \
+			has "gc: container \"$id\": gone: detached" "$out"
+	fi
+	case $point in
+	ports) check "no plugin ran (no record, nothing to DEL): $(calls)" no_plugin_ran ;;
+	pin) check "the plugins got DEL (no ADD ran): $(calls)" \
+		test "$(calls)" = "fd-DEL fc-DEL fb-DEL fa-DEL" ;;
+	fb) check "calls: ADD fa fb, then DEL second and the chain: $(calls)" \
+		test "$(calls)" = "fa-ADD fb-ADD fd-DEL fc-DEL fb-DEL fa-DEL" ;;
+	fc) check "calls: ADD fa fb fc, then DELs: $(calls)" \
+		test "$(calls)" = "fa-ADD fb-ADD fc-ADD fd-DEL fc-DEL fb-DEL fa-DEL" ;;
+	fd) check "calls: ADD chain and fd, then DELs in reverse: $(calls)" \
+		test "$(calls)" = "fa-ADD fb-ADD fc-ADD fd-ADD fd-DEL fc-DEL fb-DEL fa-DEL" ;;
+	esac
+	case $point in
+	fb | fc | fd) check "the DELs ran in the pinned namespace" \
+		eval 'has_env fa DEL "CNI_NETNS=$state/$id/netns" &&
+		      has_env fd DEL "CNI_NETNS=$state/$id/netns"' ;;
+	esac
+	check_gone "after the kill ($point) and $mode: nothing left" "$id"
+	end_case
+}
+port=18100
+for point in ports pin fb fc fd; do
+	for mode in poststop gc; do
+		kill_at "$point" "$mode" "$port"
+		port=$((port + 1))
+	done
+done
+
+# ---------------------------------------------------------------- plugin faults
+# plugin_fault NAME CONTROL-TEXT PATTERN...: fb's ADD does what CONTROL-TEXT
+# says; createRuntime fails with one line naming the plugin, leaves nothing.
+plugin_fault() {
+	local name=$1 control=$2 p good=1
+	shift 2
+	setup_case "pf-$name" "$(ann io.cnihook.networks chain)"
+	printf '%s\n' "$control" >"$bin/fb.ADD"
+	local t0
+	t0=$(now_ms)
+	attach "$id"
+	elapsed=$(($(now_ms) - t0))
+	check "$name: createRuntime fails (status $rc, $elapsed ms)" test "$rc" != 0 -a "$rc" -lt 128
+	check "$name: one line on stderr naming the id, network \"chain\" and plugin \"fb\"" \
+		eval 'one_line && has "cnihook: $id createRuntime: network \"chain\": plugin \"fb\"" "$err"'
+	for p in "$@"; do has "$p" "$err" || good=0; done
+	check "$name: the message says why ($*): $err" test "$good" = 1
+	check "$name: fa, fb ADDed, the chain DELeted in reverse: $(calls)" \
+		test "$(calls)" = "fa-ADD fb-ADD fc-DEL fb-DEL fa-DEL"
+	check_gone "$name: nothing left" "$id"
+}
+echo "# plugin faults in the middle of the chain (fb)"
+plugin_fault exit 'exit=3
+stdout={"cniVersion":"1.0.0","code":11,"msg":"no more addresses"}' "CNI error 11" "no more addresses"
+end_case
+
+plugin_fault hang "sleep-ms=60000
+child-sleep-ms=60000
+pid-file=$tmp/hang.pid" "timed out"
+check "hang: killed by the timeout (2 s): took $elapsed ms, 2000 <= t < 10000" \
+	test "$elapsed" -ge 2000 -a "$elapsed" -lt 10000
+if [ -s "$tmp/hang.pid" ]; then
+	mapfile -t hp <"$tmp/hang.pid"
+	ORPHANS+=("${hp[@]}")
+	check "hang: the plugin (pid ${hp[0]}) and its child (pid ${hp[1]:-none}) are gone" \
+		eval '[ ${#hp[@]} = 2 ] && wait_for 20 not alive ${hp[0]} && wait_for 20 not alive ${hp[1]}'
+else
+	not_ok "hang: the plugin wrote its pid file"
+fi
+end_case
+
+plugin_fault signal 'signal=9' "killed by signal 9"
+end_case
+
+# 100 MB of output: the hook stops reading at its cap and kills the plugin; it
+# must not grow to the size of the output. Its peak RSS (VmHWM) is sampled
+# while it runs (the plugin itself buffers the 100 MB, so getrusage of the
+# hook's children would count the plugin).
+echo "# plugin prints 100 MB"
+setup_case pf-flood "$(ann io.cnihook.networks chain)"
+echo "flood=104857600" >"$bin/fb.ADD"
+state "$id" creating >"$tmp/run/create"
+t0=$(now_ms)
+"$HOOKBIN" --config "$cfg" createRuntime <"$tmp/run/create" >"$tmp/run/out" 2>"$tmp/run/err" &
+hpid=$!
+SLEEPERS+=("$hpid")
+hwm=0
+while alive "$hpid"; do
+	h=$(awk '/^VmHWM:/ {print $2}' "/proc/$hpid/status" 2>/dev/null)
+	[ -n "$h" ] && [ "$h" -gt "$hwm" ] && hwm=$h
+	sleep 0.01
+done
+wait "$hpid"
+rc=$?
+elapsed=$(($(now_ms) - t0))
+out=$(cat "$tmp/run/out") err=$(cat "$tmp/run/err")
+check "flood: createRuntime fails (status $rc, not a crash) in $elapsed ms (< 60 s)" \
+	test "$rc" != 0 -a "$rc" -lt 128 -a "$elapsed" -lt 60000
+check "flood: one line naming the plugin and the cap" \
+	eval 'one_line && has "network \"chain\": plugin \"fb\"" "$err" && has "exceeds" "$err"'
+check "flood: the hook's peak RSS stayed under 64 MiB (sampled: $hwm kB)" test "$hwm" -lt 65536
+check "flood: the chain DELeted: $(calls)" test "$(calls)" = "fa-ADD fb-ADD fc-DEL fb-DEL fa-DEL"
+check_gone "flood: nothing left" "$id"
+end_case
+
+plugin_fault badjson 'stdout={"cniVersion":"1.0.0", this is not JSON' "fb"
+end_case
+
+# ---------------------------------------------------------------- cache faults
+echo "# the cache directory on a full tmpfs (ENOSPC)"
+setup_case enospc "$(ann io.cnihook.networks chain)"
+mount -t tmpfs -o size=64k,mode=0700 "cnihook-f$uniq" "$cache"
+mkdir "$cache/results"
+dd if=/dev/zero of="$cache/fill" bs=4k 2>/dev/null
+check "(the tmpfs is full)" not eval 'echo x >"$cache/probe" 2>/dev/null'
+rm -f "$cache/probe"
+attach "$id"
+check "ENOSPC: createRuntime fails cleanly (status $rc)" test "$rc" != 0 -a "$rc" -lt 128
+check "ENOSPC: one line naming the cache and ENOSPC: $err" \
+	eval 'one_line && has "No space left on device" "$err" && has "$cache" "$err"'
+check "ENOSPC: the plugins that ran got DEL: $(calls)" \
+	test "$(calls)" = "fa-ADD fb-ADD fc-ADD fc-DEL fb-DEL fa-DEL"
+check "ENOSPC: no file (temp or entry) left in the cache" test -z "$(ls -A "$cache/results")"
+check_gone "ENOSPC: nothing left" "$id"
+umount "$cache"
+end_case
+
+echo "# the cache directory read-only"
+setup_case rocache "$(ann io.cnihook.networks chain)"
+mount -t tmpfs -o ro,size=64k,mode=0700 "cnihook-f$uniq" "$cache"
+attach "$id"
+check "read-only: createRuntime fails cleanly (status $rc)" test "$rc" != 0 -a "$rc" -lt 128
+check "read-only: one line naming the cache and EROFS: $err" \
+	eval 'one_line && has "Read-only file system" "$err" && has "$cache" "$err"'
+check "read-only: the plugins that ran got DEL: $(calls)" \
+	test "$(calls)" = "fa-ADD fb-ADD fc-ADD fc-DEL fb-DEL fa-DEL"
+check_gone "read-only: nothing left" "$id"
+umount "$cache"
+end_case
+
+for kind in corrupt zero; do
+	echo "# a $kind cache file"
+	setup_case "cache-$kind" "$(ann io.cnihook.networks chain,second)"
+	attach "$id"
+	check "$kind: attach" test "$rc" = 0
+	f=$cache/results/chain-$id-eth0
+	if [ "$kind" = corrupt ]; then
+		printf '{"kind":"cniCacheV1","config":"%s' "$(head -c 300 /dev/urandom | base64 -w0)" >"$f"
+	else
+		: >"$f"
+	fi
+	clear_rec
+	poststop "$id"
+	check "$kind: poststop exits 0 (status $rc)" test "$rc" = 0
+	check "$kind: DELs from the record for the chain, the cache for second: $(calls)" \
+		test "$(calls)" = "fd-DEL fc-DEL fb-DEL fa-DEL"
+	check "$kind: the chain's DEL had the pin" has_env fa DEL "CNI_NETNS=$state/$id/netns"
+	check "$kind: a warning names the cache file" has "chain-$id-eth0" "$err"
+	check "$kind: the $kind file is removed" test ! -e "$f"
+	check_gone "$kind: nothing left" "$id"
+	end_case
+done
+
+# ---------------------------------------------------------------- config changes
+for kind in deleted changed; do
+	echo "# the network configuration $kind between createRuntime and poststop"
+	setup_case "conf-$kind" "$(ann io.cnihook.networks chain)"
+	attach "$id"
+	check "$kind: attach" test "$rc" = 0
+	if [ "$kind" = deleted ]; then
+		rm "$conf/10-chain.conflist"
+	else
+		echo '{"cniVersion":"1.0.0","name":"chain","plugins":[{"type":"fe","marker":"v2"}]}' \
+			>"$conf/10-chain.conflist"
+	fi
+	clear_rec
+	poststop "$id"
+	check "$kind: poststop exits 0 (status $rc)" test "$rc" = 0
+	check "$kind: DEL went to the plugins named at ADD time: $(calls)" \
+		test "$(calls)" = "fc-DEL fb-DEL fa-DEL"
+	check "$kind: fa's DEL stdin is the old configuration (marker v1)" \
+		jqe '.marker == "v1"' "$(rec fa DEL stdin)"
+	check_gone "$kind: nothing left" "$id"
+	printf '%s\n' "$chain_v1" >"$conf/10-chain.conflist"
+	end_case
+done
+
+# ---------------------------------------------------------------- state dir wiped
+echo "# the state directory wiped (a reboot) while the container runs"
+setup_case wiped "$(ann io.cnihook.networks chain,second io.cnihook.ports 18200:80)"
+attach "$id"
+check "wiped: attach" test "$rc" = 0
+unmount_pin "$state/$id/netns"
+rm -rf "${state:?}"/*
+clear_rec
+poststop "$id"
+check "wiped: poststop exits 0 (status $rc)" test "$rc" = 0
+check "wiped: DEL from the cache, in reverse: $(calls)" test "$(calls)" = "fd-DEL fc-DEL fb-DEL fa-DEL"
+check "wiped: DEL had an empty CNI_NETNS" eval 'has_env fa DEL "CNI_NETNS=" && has_env fd DEL "CNI_NETNS="'
+check "wiped: the DEL still had the portMappings (cached)" \
+	jqe '.runtimeConfig.portMappings[0].hostPort == 18200' "$(rec fa DEL stdin)"
+check "wiped: the log says why" has "state directory was wiped" "$err"
+check_gone "wiped: nothing left" "$id"
+end_case
+
+# ---------------------------------------------------------------- ETXTBSY
+# hold FILE MS: open FILE for writing for MS ms in the background; returns
+# once it is open; $tmp/held.closed gets the time (ns) it was closed
+hold() {
+	rm -f "$tmp/held.open" "$tmp/held.closed"
+	(
+		exec 3>>"$1"
+		: >"$tmp/held.open"
+		sleep "$(printf '0.%03d' "$2")"
+		exec 3>&-
+		date +%s%N >"$tmp/held.closed"
+	) &
+	holder=$!
+	SLEEPERS+=("$holder")
+	wait_for 50 test -e "$tmp/held.open"
+}
+echo "# the plugin binary being replaced (ETXTBSY)"
+hold "$bin/fb" 300
+check "(exec of fb while it is open for writing fails: Text file busy)" \
+	eval '! "$bin/fb" </dev/null 2>"$tmp/run/etx" && grep -q "Text file busy" "$tmp/run/etx"'
+wait "$holder"
+clear_rec
+setup_case etxtbsy "$(ann io.cnihook.networks chain)"
+hold "$bin/fb" 200
+attach "$id"
+wait "$holder"
+check "ETXTBSY: createRuntime succeeds (status $rc; the library retries)" test "$rc" = 0 -a -z "$err"
+check "ETXTBSY: fb ran once the writer had closed it" \
+	eval '[ "$(date -r "$(rec fb ADD)" +%s%N)" -ge "$(cat "$tmp/held.closed")" ]'
+check "ETXTBSY: the chain ran once: $(calls)" test "$(calls)" = "fa-ADD fb-ADD fc-ADD"
+poststop "$id"
+check_gone "ETXTBSY: poststop leaves nothing" "$id"
+end_case
+
+setup_case etxtbsy-long "$(ann io.cnihook.networks chain)"
+hold "$bin/fb" 999
+attach "$id"
+wait "$holder"
+check "ETXTBSY past the retries (1 s): createRuntime fails (status $rc)" test "$rc" != 0 -a "$rc" -lt 128
+check "... one line naming the plugin and ETXTBSY: $err" \
+	eval 'one_line && has "plugin \"fb\"" "$err" && has "Text file busy" "$err"'
+check "... fa was DELeted: $(calls)" eval '[[ "$(calls)" == "fa-ADD "*"fa-DEL" ]]'
+check_gone "... nothing left" "$id"
+end_case
+
+# ---------------------------------------------------------------- pid reuse
+echo "# poststop with the pid reused by another process"
+netns_of() { readlink "/proc/$1/ns/net"; }
+start_sleeper() { # start_sleeper: $sleeper = a process in a new network namespace
+	unshare -n sleep 300 &
+	sleeper=$!
+	SLEEPERS+=("$sleeper")
+	wait_for 50 eval '[ "$(netns_of $sleeper)" != "$(netns_of $$)" ]'
+}
+start_sleeper
+P=$sleeper
+A=$(ns_ino "/proc/$P/ns/net")
+id=pidreuse-$uniq ns=
+bundle "$id" "$(ann io.cnihook.networks chain)" new
+PID=$P attach "$id"
+check "pid: attach with the pid of P (in namespace A) exits 0" test "$rc" = 0
+check "pid: the pin is A" eval '[ "$(ns_ino "$state/$id/netns")" = "$A" ]'
+kill -9 "$P"
+wait "$P" 2>/dev/null
+# Q gets P's pid if we can make it (ns_last_pid), else any pid.
+Q=
+for ((try = 0; try < 5; try++)); do
+	echo $((P - 1)) >/proc/sys/kernel/ns_last_pid 2>/dev/null
+	start_sleeper
+	[ "$sleeper" = "$P" ] && { Q=$sleeper; break; }
+	kill -9 "$sleeper"
+	wait "$sleeper" 2>/dev/null
+done
+if [ -z "$Q" ]; then
+	echo "# (could not get pid $P again; the state carries Q's pid instead)"
+	start_sleeper
+	Q=$sleeper
+fi
+B=$(ns_ino "/proc/$Q/ns/net")
+check "pid: Q (pid $Q, P was $P) lives in another namespace B" test -n "$B" -a "$B" != "$A"
+clear_rec
+PID=$Q poststop "$id"
+check "pid: poststop with Q's pid exits 0" test "$rc" = 0
+check "pid: the DEL ran in the pin, never /proc/<pid>" \
+	eval 'has_env fa DEL "CNI_NETNS=$state/$id/netns" && ! grep -q "/proc/" "$(rec fa DEL)"'
+check "pid: all three DELs, none with Q's namespace: $(calls)" \
+	eval '[ "$(calls)" = "fc-DEL fb-DEL fa-DEL" ] && ! grep -l "CNI_NETNS=/proc" "$bin"/rec/*.env'
+check "pid: Q is alive and still in B" eval 'alive $Q && [ "$(ns_ino /proc/$Q/ns/net)" = "$B" ]'
+check_gone "pid: nothing left" "$id"
+kill -9 "$Q"
+wait "$Q" 2>/dev/null
+reset
+
+# ---------------------------------------------------------------- race
+echo "# createRuntime and poststop racing on one id, 20 times"
+setup_case race "$(ann io.cnihook.networks chain,second)"
+state "$id" creating >"$tmp/run/create"
+state "$id" stopped >"$tmp/run/stop"
+rm -f "$tmp/race.stop" "$tmp"/race.bad.*
+(
+	n=0
+	while [ ! -e "$tmp/race.stop" ]; do
+		if c=$(cat "$state/$id/record.json" 2>/dev/null); then
+			n=$((n + 1))
+			jq -e . >/dev/null 2>&1 <<<"$c" || printf '%s\n' "$c" >"$tmp/race.bad.$n"
+		fi
+	done
+	echo "$n" >"$tmp/race.reads"
+) &
+watcher=$!
+SLEEPERS+=("$watcher")
+attached=0 gone=0 badrc=0 inconsistent=0 notclean=0
+for ((i = 0; i < 20; i++)); do
+	"$HOOKBIN" --config "$cfg" createRuntime <"$tmp/run/create" >"$tmp/run/c.out" 2>&1 &
+	p1=$!
+	"$HOOKBIN" --config "$cfg" poststop <"$tmp/run/stop" >"$tmp/run/p.out" 2>&1 &
+	p2=$!
+	SLEEPERS+=("$p1" "$p2")
+	wait "$p1" || { badrc=$((badrc + 1)); echo "# createRuntime: $(cat "$tmp/run/c.out")"; }
+	wait "$p2" || { badrc=$((badrc + 1)); echo "# poststop: $(cat "$tmp/run/p.out")"; }
+	if [ -e "$state/$id" ]; then
+		if jqe '.attachments | length == 2' "$state/$id/record.json" &&
+			[ -f "$cache/results/chain-$id-eth0" ] && [ -f "$cache/results/second-$id-eth1" ] &&
+			same_ns "$state/$id/netns" "/run/netns/$ns" &&
+			jqe 'length == 2' "$state/$id/network-status.json" && [ ! -e "$state/$id.lock" ]; then
+			attached=$((attached + 1))
+		else
+			inconsistent=$((inconsistent + 1))
+			echo "# round $i: inconsistent: $(left "$id" | tr '\n' ' ')"
+		fi
+	elif [ -z "$(left "$id")" ]; then
+		gone=$((gone + 1))
+	else
+		inconsistent=$((inconsistent + 1))
+		echo "# round $i: partly gone: $(left "$id" | tr '\n' ' ')"
+	fi
+	poststop "$id"
+	[ "$rc" = 0 ] && [ -z "$(left "$id")" ] || notclean=$((notclean + 1))
+done
+: >"$tmp/race.stop"
+wait "$watcher"
+check "race: every createRuntime and poststop exited 0 ($badrc failures)" test "$badrc" = 0
+check "race: each round ended attached-and-consistent ($attached) or fully gone ($gone)" \
+	test "$inconsistent" = 0 -a $((attached + gone)) = 20
+check "race: the record parsed every time it was read ($(cat "$tmp/race.reads") reads)" \
+	test -z "$(ls "$tmp"/race.bad.* 2>/dev/null)"
+check "race: the final poststop of every round left nothing ($notclean did not)" test "$notclean" = 0
+check_gone "race: nothing left" "$id"
+end_case
+
+# ---------------------------------------------------------------- host ports
+echo "# host port reservations"
+port_case() { # port_case NAME PORTS: setup and attach; id in $id
+	setup_case "$1" "$(ann io.cnihook.networks chain io.cnihook.ports "$2")"
+	nss+=("$ns")
+	attach "$id"
+}
+reserved() { # reserved PROTO-PORT ID: a reservation line for ID
+	awk -v id="$2" '$1 == id {f = 1} END {exit !f}' "$state/ports/$1" 2>/dev/null
+}
+refused_for() { # the last attach was refused before any plugin ran, naming HOLDER
+	[ "$rc" != 0 ] && one_line && has "\"$1\"" "$err" && has "host port" "$err" && no_plugin_ran &&
+		[ -z "$(left "$id")" ]
+}
+nss=()
+port_case pA 18080:80
+A_id=$id
+check "ports: A (18080:80) attached" eval '[ "$rc" = 0 ] && reserved tcp-18080 "$A_id"'
+clear_rec
+port_case pB 18080:80
+B_id=$id
+check "ports: B asking 18080:80 is refused before any plugin runs, naming A: $err" refused_for "$A_id"
+clear_rec
+bundle "$B_id" "$(ann io.cnihook.networks chain io.cnihook.ports 18081:80)" "/run/netns/$ns"
+attach "$B_id"
+check "ports: B asking 18081:80 works" eval '[ "$rc" = 0 ] && reserved tcp-18081 "$B_id"'
+poststop "$A_id"
+check_gone "ports: A's poststop releases 18080" "$A_id"
+port_case pC 18080:80
+C_id=$id
+check "ports: after A's poststop, C takes 18080" eval '[ "$rc" = 0 ] && reserved tcp-18080 "$C_id"'
+for x in "$B_id" "$C_id"; do poststop "$x"; done
+check "ports: B and C detached, their reservations gone" \
+	eval '[ -z "$(left "$B_id")$(left "$C_id")" ]'
+
+mkdir -p "$state/ports"
+echo "ghost-$uniq *" >"$state/ports/tcp-18082"
+clear_rec
+port_case pD 18082:80
+D_id=$id
+check "ports: a stale reservation (holder with no state, no cache) does not block (empty cache)" \
+	eval '[ "$rc" = 0 ] && reserved tcp-18082 "$D_id" && ! reserved tcp-18082 "ghost-$uniq"'
+poststop "$D_id"
+rm -f "$state/ports/tcp-18082"
+
+port_case pE 10.1.2.3:18083:80
+E_id=$id
+check "ports: E holds 10.1.2.3:18083/tcp" eval '[ "$rc" = 0 ] && reserved tcp-18083 "$E_id"'
+clear_rec
+port_case pF 0.0.0.0:18083:80
+check "ports: 0.0.0.0:18083 vs E's 10.1.2.3:18083: refused, naming E: $err" refused_for "$E_id"
+clear_rec
+port_case pG 10.1.2.3:18083:80
+check "ports: 10.1.2.3:18083 again: refused, naming E" refused_for "$E_id"
+clear_rec
+port_case pH 10.1.2.4:18083:80
+H_id=$id
+check "ports: 10.1.2.4:18083 does not overlap 10.1.2.3" eval '[ "$rc" = 0 ] && reserved tcp-18083 "$H_id"'
+port_case pI 10.1.2.3:18083:80/udp
+I_id=$id
+check "ports: 10.1.2.3:18083/udp does not overlap tcp" eval '[ "$rc" = 0 ] && reserved udp-18083 "$I_id"'
+port_case pJ 18084:80
+J_id=$id
+echo "ghost2-$uniq *" >"$state/ports/tcp-18086"
+port_case pM 18086:80
+M_id=$id
+check "ports: a stale reservation does not block (cache holding other containers)" \
+	eval '[ "$rc" = 0 ] && reserved tcp-18086 "$M_id" && ! reserved tcp-18086 "ghost2-$uniq"'
+poststop "$M_id"
+rm -f "$state/ports/tcp-18086"
+clear_rec
+port_case pK 10.1.2.3:18084:80
+check "ports: 10.1.2.3:18084 vs J's 0.0.0.0 (any): refused, naming J" refused_for "$J_id"
+for x in "$E_id" "$H_id" "$I_id" "$J_id"; do poststop "$x"; done
+check "ports: all detached, no reservation left" \
+	eval '[ -z "$(left "$E_id")$(left "$H_id")$(left "$I_id")$(left "$J_id")" ] &&
+	      [ -z "$(cat "$state"/ports/* 2>/dev/null)" ]'
+
+# A port held by another runtime's attachment (a cache entry without cnihook
+# state, here made by `cnihook add`).
+ns_cli=cnihook-f$uniq-cli
+new_netns "$ns_cli"
+NETCONFPATH=$conf CNI_PATH=$bin CNI_CACHE_DIR=$cache CNI_CONTAINERID=other-$uniq \
+	CAP_ARGS='{"portMappings":[{"hostPort":18085,"containerPort":80,"protocol":"tcp"}]}' \
+	"$HOOKBIN" add chain "/run/netns/$ns_cli" >/dev/null 2>&1
+check "(cnihook add with portMappings 18085 cached)" test -f "$cache/results/chain-other-$uniq-eth0"
+clear_rec
+port_case pL 18085:80
+check "ports: 18085 held by another runtime's cache entry: refused, naming it: $err" \
+	refused_for "other-$uniq"
+NETCONFPATH=$conf CNI_PATH=$bin CNI_CACHE_DIR=$cache CNI_CONTAINERID=other-$uniq \
+	"$HOOKBIN" del chain "/run/netns/$ns_cli" >/dev/null 2>&1
+check "(cnihook del removed it)" test ! -e "$cache/results/chain-other-$uniq-eth0"
+for n in "${nss[@]}" "$ns_cli"; do del_netns "$n"; done
+reset
+
+# ---------------------------------------------------------------- the end
+echo "# nothing left"
+check "no orphaned plugin of ours is running" \
+	eval '! for p in /proc/[0-9]*; do readlink "$p/exe" 2>/dev/null; done | grep -qF "$bin/"'
+check "the state directory holds nothing" test -z "$(ls -A "$state")"
+check "the cache holds no result" test -z "$(ls -A "$cache/results" 2>/dev/null)"
+for ((i = 0; i < 10; i++)); do is_mount "$state" && umount "$state"; done
+check "no mount under the temp dir" \
+	test -z "$(awk -v p="$tmp/" 'index($5, p) == 1 || $5 == substr(p, 1, length(p) - 1)' \
+		/proc/self/mountinfo)"
+for n in "${NAMESPACES[@]}"; do del_netns "$n"; done
+check "the network namespaces are removed" eval '! ip netns list | grep -qF -- "$uniq"'
+
+echo "$passed passed, $failed failed"
+[ "$failed" = 0 ]

@@ -13,6 +13,7 @@
 #include <cnirt.h>
 
 #include "cli.h"
+#include "hookconf.h"
 #include "log.h"
 #include "sha512.h"
 #include "util.h"
@@ -34,9 +35,31 @@ void cli_report(const char *op, const char *network, const cnirt_error *e)
 	log_error("%s %s", op, msg);
 }
 
+/* The sandbox of cnihook.json (absent: the default one) for the plugins
+ * the CLI runs too; loaded once. */
+static struct hook_config *cli_config(void)
+{
+	static struct hook_config *cfg;
+	if (cfg == NULL) {
+		char *err = NULL;
+		if (config_load(getenv("CNIHOOK_CONFIG") && *getenv("CNIHOOK_CONFIG")
+				    ? getenv("CNIHOOK_CONFIG")
+				    : NULL,
+				&cfg, &err) < 0) {
+			log_error("%s", err);
+			free(err);
+			exit(1);
+		}
+	}
+	return cfg;
+}
+
 static cnirt_ctx *ctx_from_env(void)
 {
 	cnirt_ctx *ctx = cnirt_ctx_new();
+	struct hook_config *cfg = cli_config();
+	if (cfg->sb)
+		cnirt_ctx_set_preexec(ctx, sandbox_apply, cfg->sb);
 	cnirt_ctx_set_bin_path(ctx, env_or("CNI_PATH", DEFAULT_CNI_PATH));
 	cnirt_ctx_set_cache_dir(ctx, env_or("CNI_CACHE_DIR", DEFAULT_CACHE_DIR));
 	const char *t = getenv("CNIHOOK_PLUGIN_TIMEOUT");

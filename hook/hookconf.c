@@ -26,6 +26,8 @@ struct hook_config *config_defaults(void)
 	c->plugin_timeout_ms = 60 * 1000;
 	c->log_level = LOG_LEVEL_WARN;
 	c->log_syslog = true;
+	policy_defaults(&c->policy);
+	sandbox_defaults(&c->sandbox);
 	return c;
 }
 
@@ -38,6 +40,9 @@ void config_free(struct hook_config *c)
 	free(c->cache_dir);
 	free(c->state_dir);
 	strv_free(c->default_networks, c->n_default_networks);
+	policy_free(&c->policy);
+	sandbox_config_free(&c->sandbox);
+	sandbox_free(c->sb);
 	free(c);
 }
 
@@ -155,14 +160,34 @@ static int apply(yajl_val root, const char *path, struct hook_config *c, char **
 					   "must be a whole number of seconds, 1-3600");
 			c->plugin_timeout_ms = (unsigned)YAJL_GET_INTEGER(v) * 1000;
 			r = 0;
-		} else if (strcmp(k, "policy") == 0 || strcmp(k, "sandbox") == 0) {
-			r = YAJL_IS_OBJECT(v) ? 0 : bad(err, path, k, "must be an object");
+		} else if (strcmp(k, "policy") == 0) {
+			struct policy p;
+			r = policy_parse(v, path, &p, err);
+			if (r == 0) {
+				policy_free(&c->policy);
+				c->policy = p;
+			}
+		} else if (strcmp(k, "sandbox") == 0) {
+			struct sandbox_config sc;
+			r = sandbox_parse(v, path, &sc, err);
+			if (r == 0) {
+				sandbox_config_free(&c->sandbox);
+				c->sandbox = sc;
+			}
 		} else {
 			r = bad(err, path, k, "unknown field");
 		}
 		if (r < 0)
 			return -1;
 	}
+	return 0;
+}
+
+/* The sandbox is prepared once, in the hook's process, when enabled. */
+static int finish(struct hook_config *c, char **err)
+{
+	if (c->sandbox.enabled && sandbox_prepare(&c->sandbox, &c->sb, err) < 0)
+		return -1;
 	return 0;
 }
 
@@ -173,7 +198,12 @@ int config_load(const char *path, struct hook_config **out, char **err)
 	size_t len;
 	int r = read_file(p, CONFIG_MAX_SIZE, &buf, &len);
 	if (r == -ENOENT && path == NULL) {
-		*out = config_defaults();
+		struct hook_config *c = config_defaults();
+		if (finish(c, err) < 0) {
+			config_free(c);
+			return -1;
+		}
+		*out = c;
 		return 0;
 	}
 	if (r < 0) {
@@ -186,6 +216,8 @@ int config_load(const char *path, struct hook_config **out, char **err)
 	struct hook_config *c = config_defaults();
 	r = apply(root, p, c, err);
 	yajl_tree_free(root);
+	if (r == 0)
+		r = finish(c, err);
 	if (r < 0) {
 		config_free(c);
 		return -1;
@@ -200,5 +232,7 @@ cnirt_ctx *config_ctx(const struct hook_config *c)
 	cnirt_ctx_set_bin_dirs(ctx, (const char *const *)c->bin_dirs, c->n_bin_dirs);
 	cnirt_ctx_set_cache_dir(ctx, c->cache_dir);
 	cnirt_ctx_set_timeout_ms(ctx, c->plugin_timeout_ms);
+	if (c->sb)
+		cnirt_ctx_set_preexec(ctx, sandbox_apply, c->sb);
 	return ctx;
 }

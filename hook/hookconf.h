@@ -7,6 +7,8 @@
 #include <stddef.h>
 
 #include "log.h"
+#include "policy.h"
+#include "sandbox.h"
 
 #define CNIHOOK_CONFIG_PATH SYSCONFDIR "/cnihook/cnihook.json"
 
@@ -18,9 +20,12 @@ struct hook_config {
 	char *state_dir;	 /* stateDir: /run/cnihook */
 	char **default_networks; /* defaultNetworks: [] */
 	size_t n_default_networks;
-	unsigned plugin_timeout_ms; /* pluginTimeout (seconds in the file): 60 */
-	enum log_level log_level;   /* log.level: "warn" */
-	bool log_syslog;	    /* log.syslog: true */
+	unsigned plugin_timeout_ms;    /* pluginTimeout (seconds in the file): 60 */
+	enum log_level log_level;      /* log.level: "warn" */
+	bool log_syslog;	       /* log.syslog: true */
+	struct policy policy;	       /* policy: what annotations may ask */
+	struct sandbox_config sandbox; /* sandbox: around the plugins */
+	struct sandbox *sb;	       /* the sandbox prepared, when enabled */
 };
 
 /* Load `path`; NULL means CNIHOOK_CONFIG_PATH, which may be absent (then the
@@ -31,7 +36,7 @@ int config_load(const char *path, struct hook_config **out, char **err);
 struct hook_config *config_defaults(void);
 void config_free(struct hook_config *c);
 /* A libcnirt runtime set up from the configuration (plugin directories,
- * cache directory, plugin timeout). */
+ * cache directory, plugin timeout, the sandbox). */
 struct cnirt_ctx;
 struct cnirt_ctx *config_ctx(const struct hook_config *c);
 

@@ -26,6 +26,7 @@
 #include "lock.h"
 #include "log.h"
 #include "netns.h"
+#include "policy.h"
 #include "ports.h"
 #include "record.h"
 #include "state.h"
@@ -535,6 +536,11 @@ static int attach(struct run *r, const struct oci_state *st)
 	struct selection sel = {0};
 	_cleanup_free_ char *err = NULL;
 	int ret = 0;
+	if (policy_check_annotations(&r->cfg->policy, st->annotations, st->n_annotations, &err) <
+	    0) {
+		fail(r, err);
+		return -1;
+	}
 	if (annotations_parse(st->annotations, st->n_annotations, r->cfg->default_networks,
 			      r->cfg->n_default_networks, st->id, &sel, &err) < 0) {
 		fail(r, err);
@@ -549,9 +555,9 @@ static int attach(struct run *r, const struct oci_state *st)
 	}
 	if (sel.n == 0)
 		goto out;
-	if (sel.netns) {
-		fail(r, "annotation \"" ANN_NETNS "\": refused: the policy does not allow "
-			"containers to choose their network namespace");
+	if (policy_check_selection_ann(&r->cfg->policy, &sel, st->annotations, st->n_annotations,
+				       &err) < 0) {
+		fail(r, err);
 		ret = -1;
 		goto out;
 	}
@@ -570,7 +576,10 @@ static int attach(struct run *r, const struct oci_state *st)
 		}
 		goto out;
 	}
-	if (st->netns_path) {
+	if (sel.netns) {
+		/* Allowed by the policy (a VM runtime's namespace, say). */
+		source = xstrdup(sel.netns);
+	} else if (st->netns_path) {
 		if (joins_pinned(r->cfg->state_dir, st->netns_path, r->id)) {
 			log_info("%s %s: left alone: it joins the network namespace of another "
 				 "attached container (%s)",

@@ -51,5 +51,9 @@ void policy_free(struct policy *p);
 int policy_check_annotations(const struct policy *p, const struct kv *ann, size_t n, char **err);
 /* After: the selection (networks, fields, ports, host IPs, netns, count). */
 int policy_check_selection(const struct policy *p, const struct selection *s, char **err);
+/* The same, naming in refusals the annotation that set each refused value
+ * (ann[0..n): the annotations the selection was parsed from). */
+int policy_check_selection_ann(const struct policy *p, const struct selection *s,
+			       const struct kv *ann, size_t n, char **err);
 
 #endif

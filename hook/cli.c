@@ -35,6 +35,8 @@ void cli_report(const char *op, const char *network, const cnirt_error *e)
 	log_error("%s %s", op, msg);
 }
 
+static const char *config_path;
+
 /* The sandbox of cnihook.json (absent: the default one) for the plugins
  * the CLI runs too; loaded once. */
 static struct hook_config *cli_config(void)
@@ -42,10 +44,8 @@ static struct hook_config *cli_config(void)
 	static struct hook_config *cfg;
 	if (cfg == NULL) {
 		char *err = NULL;
-		if (config_load(getenv("CNIHOOK_CONFIG") && *getenv("CNIHOOK_CONFIG")
-				    ? getenv("CNIHOOK_CONFIG")
-				    : NULL,
-				&cfg, &err) < 0) {
+		const char *path = config_path ? config_path : getenv("CNIHOOK_CONFIG");
+		if (config_load(path && *path ? path : NULL, &cfg, &err) < 0) {
 			log_error("%s", err);
 			free(err);
 			exit(1);
@@ -255,8 +255,9 @@ void cli_usage(FILE *f)
 	       "See cnihook(8).\n");
 }
 
-int cli_main(int argc, char **argv)
+int cli_main(int argc, char **argv, const char *config)
 {
+	config_path = config;
 	const char *verb = argv[0];
 	if (strcmp(verb, "add") == 0 || strcmp(verb, "check") == 0 || strcmp(verb, "del") == 0) {
 		if (argc != 3) {

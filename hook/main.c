@@ -116,5 +116,5 @@ int main(int argc, char **argv)
 	    strcmp(verb, "list") == 0 || strcmp(verb, "gc") == 0)
 		return run_with_config(config, level_arg, argc - i, argv + i);
 	log_init(level, 0);
-	return cli_main(argc - i, argv + i);
+	return cli_main(argc - i, argv + i, config);
 }

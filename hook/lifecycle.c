@@ -379,9 +379,10 @@ static int detach(struct run *r)
 		_cleanup_free_ char *pin = xasprintf("%s/%s/netns", r->cfg->state_dir, r->id);
 		ports_release(r->cfg->state_dir, r->id);
 		remove_state(r, pin);
-		log_info("%s %s: detached %zu network(s) in %.1f ms (plugins %.1f ms)", r->id,
-			 r->stage, n, (now_usec() - r->start_usec) / 1000.0,
-			 r->plugin_usec / 1000.0);
+		log_info("%s %s: detached %zu network(s) in %.1f ms (plugins %.1f ms, own %.1f ms)",
+			 r->id, r->stage, n, (now_usec() - r->start_usec) / 1000.0,
+			 r->plugin_usec / 1000.0,
+			 (now_usec() - r->start_usec - r->plugin_usec) / 1000.0);
 	}
 	record_free(rec);
 	return ret;

@@ -164,8 +164,6 @@ int write_file_atomic(const char *path, const char *data, size_t len, int mode)
 	int r = fchmod(fd, (mode_t)mode) < 0 ? -errno : 0;
 	if (r == 0)
 		r = write_all(fd, data, len);
-	if (r == 0 && fsync(fd) < 0)
-		r = -errno;
 	if (close(fd) < 0 && r == 0)
 		r = -errno;
 	if (r == 0 && rename(tmp, path) < 0)

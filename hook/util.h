@@ -55,8 +55,11 @@ void strv_free(char **v, size_t n);
 int read_all_fd(int fd, size_t limit, char **out, size_t *len);
 /* Read a whole file (O_CLOEXEC). 0 or -errno. */
 int read_file(const char *path, size_t limit, char **out, size_t *len);
-/* Write a file atomically: temp file in the same directory, fsync, rename.
- * 0 or -errno. */
+/* Write a file atomically: temp file in the same directory, then rename, so
+ * that a reader sees the old or the new content, never a part. No fsync:
+ * this is for the state directory, on /run, whose content means nothing
+ * after a crash (the pins are gone; gc cleans up from the cache, which
+ * libcnirt does sync). 0 or -errno. */
 int write_file_atomic(const char *path, const char *data, size_t len, int mode);
 /* mkdir -p with mode for the directories it creates. 0 or -errno. */
 int mkdir_p(const char *path, int mode);

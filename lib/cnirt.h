@@ -169,8 +169,8 @@ typedef struct cnirt_attachment {
  * final result (in the list's version) is cached and, if result_json is not
  * NULL, handed out. On failure the list is DELeted in reverse order and the
  * original error is returned. */
-int cnirt_add(cnirt_ctx *ctx, const cnirt_netlist *l, const cnirt_attachment *a,
-	      char **result_json, cnirt_error **err);
+int cnirt_add(cnirt_ctx *ctx, const cnirt_netlist *l, const cnirt_attachment *a, char **result_json,
+	      cnirt_error **err);
 /* CHECK (lists of version 0.4.0 and later; immediate success when
  * disableCheck). The cached result is the prevResult of the first plugin. */
 int cnirt_check(cnirt_ctx *ctx, const cnirt_netlist *l, const cnirt_attachment *a,
@@ -178,8 +178,7 @@ int cnirt_check(cnirt_ctx *ctx, const cnirt_netlist *l, const cnirt_attachment *
 /* DEL in reverse order with the cached result as prevResult (>= 0.4.0). The
  * cache entry is removed on success, kept on failure. A corrupt cache entry
  * never blocks a DEL. */
-int cnirt_del(cnirt_ctx *ctx, const cnirt_netlist *l, const cnirt_attachment *a,
-	      cnirt_error **err);
+int cnirt_del(cnirt_ctx *ctx, const cnirt_netlist *l, const cnirt_attachment *a, cnirt_error **err);
 /* DEL using only what the cache holds for (network, container id, ifname):
  * the cached list bytes, CNI_ARGS, capability arguments and result. netns
  * overrides the cached one when not NULL. No entry: success. */
@@ -222,8 +221,7 @@ typedef struct cnirt_cache_entry cnirt_cache_entry;
 int cnirt_cache_get(const cnirt_ctx *ctx, const char *network, const char *container_id,
 		    const char *ifname, cnirt_cache_entry **out, cnirt_error **err);
 /* Every readable entry of the cache (unreadable ones are skipped). */
-int cnirt_cache_list(const cnirt_ctx *ctx, cnirt_cache_entry ***out, size_t *n,
-		     cnirt_error **err);
+int cnirt_cache_list(const cnirt_ctx *ctx, cnirt_cache_entry ***out, size_t *n, cnirt_error **err);
 const char *cnirt_cache_entry_network(const cnirt_cache_entry *e);
 const char *cnirt_cache_entry_container_id(const cnirt_cache_entry *e);
 const char *cnirt_cache_entry_ifname(const cnirt_cache_entry *e);

@@ -6,8 +6,8 @@
 
 #include "internal.h"
 
-#define DEFAULT_CACHE_DIR "/var/lib/cni"
-#define DEFAULT_TIMEOUT_MS 60000
+#define DEFAULT_CACHE_DIR    "/var/lib/cni"
+#define DEFAULT_TIMEOUT_MS   60000
 #define DEFAULT_OUTPUT_LIMIT (16u << 20)
 
 CNIRT_EXPORT cnirt_ctx *cnirt_ctx_new(void)

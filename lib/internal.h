@@ -13,9 +13,9 @@
 
 #include "cnirt.h"
 
-#define CNIRT_EXPORT __attribute__((visibility("default")))
+#define CNIRT_EXPORT	  __attribute__((visibility("default")))
 #define PRINTF_LIKE(a, b) __attribute__((format(printf, a, b)))
-#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+#define ARRAY_SIZE(a)	  (sizeof(a) / sizeof((a)[0]))
 
 /* ------------------------------------------------------- alloc.c */
 /* Allocation failure is not a code path: these abort on OOM. */
@@ -55,8 +55,8 @@ static inline void closep(int *fd)
 		errno = saved;
 	}
 }
-#define _cleanup_(f) __attribute__((cleanup(f)))
-#define _cleanup_free_ _cleanup_(freep)
+#define _cleanup_(f)	__attribute__((cleanup(f)))
+#define _cleanup_free_	_cleanup_(freep)
 #define _cleanup_close_ _cleanup_(closep)
 
 /* Take ownership out of a cleanup variable. */
@@ -99,7 +99,7 @@ struct cnirt_error {
 int error_set(cnirt_error **err, int code, const char *fmt, ...) PRINTF_LIKE(3, 4);
 /* Same, with ": strerror(errnum)" appended and errno recorded. */
 int error_set_errno(cnirt_error **err, int code, int errnum, const char *fmt, ...)
-	PRINTF_LIKE(4, 5);
+    PRINTF_LIKE(4, 5);
 /* Prefix the message of *err with context ("<context>: <msg>"); returns -1. */
 int error_prefix(cnirt_error **err, const char *fmt, ...) PRINTF_LIKE(2, 3);
 /* Record the network / plugin (if not yet set). */
@@ -224,7 +224,7 @@ struct netlist_plugin {
 };
 struct cnirt_netlist {
 	char *name;
-	char *cni_version;    /* as written in `cniVersion` (may be NULL if only cniVersions) */
+	char *cni_version;	 /* as written in `cniVersion` (may be NULL if only cniVersions) */
 	char *effective_version; /* cnirt_netlist_version() */
 	bool disable_check;
 	bool disable_gc;

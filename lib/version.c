@@ -8,7 +8,7 @@
 #include "internal.h"
 
 static const char *const supported[] = {
-	"0.1.0", "0.2.0", "0.3.0", "0.3.1", "0.4.0", "1.0.0", "1.1.0", NULL,
+    "0.1.0", "0.2.0", "0.3.0", "0.3.1", "0.4.0", "1.0.0", "1.1.0", NULL,
 };
 
 CNIRT_EXPORT const char *const *cnirt_supported_versions(void)

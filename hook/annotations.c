@@ -91,31 +91,6 @@ static char *take_cnirt_msg(cnirt_error *e)
 	return s;
 }
 
-/* s[0..len) as it may appear in a message: '"', '\\' and bytes outside
- * printable ASCII as \xNN, cut after 80 bytes. */
-static char *shown_n(const char *s, size_t len)
-{
-	size_t cut = len > 80 ? 80 : len;
-	char *out = xmalloc(cut * 4 + 4);
-	size_t o = 0;
-	for (size_t i = 0; i < cut; i++) {
-		unsigned char c = (unsigned char)s[i];
-		if (c < 0x20 || c >= 0x7f || c == '"' || c == '\\')
-			o += (size_t)sprintf(out + o, "\\x%02x", c);
-		else
-			out[o++] = (char)c;
-	}
-	if (cut < len)
-		o += (size_t)sprintf(out + o, "...");
-	out[o] = '\0';
-	return out;
-}
-
-static char *shown(const char *s)
-{
-	return shown_n(s, strlen(s));
-}
-
 /* ------------------------------------------------------------ text */
 
 /* Offset of the first byte that is not valid UTF-8, or -1. */

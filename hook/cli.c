@@ -88,7 +88,8 @@ static int parse_cni_args(char *s, cnirt_kv **out, size_t *n)
 	for (char *tok = strtok_r(s, ";", &save); tok; tok = strtok_r(NULL, ";", &save)) {
 		char *eq = strchr(tok, '=');
 		if (eq == NULL || eq == tok) {
-			log_error("CNI_ARGS: \"%s\" is not a KEY=VALUE pair", tok);
+			_cleanup_free_ char *v = shown(tok);
+			log_error("CNI_ARGS: \"%s\" is not a KEY=VALUE pair", v);
 			free(kv);
 			return -1;
 		}

@@ -89,12 +89,13 @@ int jt_parse(const char *buf, size_t len, const char *what, yajl_val *out, char 
 	yajl_val v = yajl_tree_parse(copy, msg, sizeof(msg));
 	free(copy);
 	if (v == NULL) {
+		/* yajl's message, then lines quoting the input: keep the first. */
+		char *nl = strchr(msg, '\n');
+		if (nl)
+			*nl = '\0';
 		size_t n = strlen(msg);
-		while (n && (msg[n - 1] == '\n' || msg[n - 1] == ' '))
+		while (n && (msg[n - 1] == ' ' || msg[n - 1] == '.'))
 			msg[--n] = '\0';
-		for (char *p = msg; *p; p++)
-			if (*p == '\n')
-				*p = ' ';
 		*err = xasprintf("%s: invalid JSON: %s", what, msg[0] ? msg : "parse error");
 		return -1;
 	}

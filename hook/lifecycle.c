@@ -597,6 +597,14 @@ static int attach(struct run *r, const struct oci_state *st)
 		goto out;
 	}
 
+	/* Never the host's own namespace, whatever config.json or the state
+	 * says (a path to /proc/1/ns/net, the pid of a host process...). */
+	if (netns_is_host(source, &err)) {
+		fail(r, err);
+		ret = -1;
+		goto out;
+	}
+
 	p = xreallocarray(NULL, sel.n, sizeof(*p));
 	memset(p, 0, sel.n * sizeof(*p));
 	for (size_t i = 0; i < sel.n && ret == 0; i++)
@@ -672,11 +680,16 @@ int lifecycle_run(const struct hook_config *cfg, enum stage stage, const char *s
 		return 1;
 	}
 	struct oci_state *st = NULL;
-	if (state_parse(buf, len, false, &st, &err) < 0) {
+	if (state_parse_state(buf, len, &st, &err) < 0) {
 		fail(&r, err);
 		return 1;
 	}
 	r.id = st->id;
+	if (state_load_config(st, false, &err) < 0) {
+		fail(&r, err);
+		state_free(st);
+		return 1;
+	}
 	if (stage == STAGE_NONE) {
 		if (strcmp(st->status, "creating") == 0 || strcmp(st->status, "created") == 0) {
 			stage = STAGE_ATTACH;

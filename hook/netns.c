@@ -41,8 +41,12 @@ static void closep(int *fd)
 static int open_nsfs(const char *path)
 {
 	struct statfs sfs;
-	if (statfs(path, &sfs) < 0 || sfs.f_type != NSFS_MAGIC)
+	if (statfs(path, &sfs) < 0)
 		return -1;
+	if (sfs.f_type != NSFS_MAGIC) {
+		errno = EINVAL;
+		return -1;
+	}
 	int fd = TEMP_FAILURE_RETRY(open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK));
 	if (fd < 0)
 		return -1;
@@ -167,6 +171,8 @@ int netns_pin(const char *state_dir, const char *source, const char *pin, char *
 	/* Hold the namespace open from the check to the bind mount, and bind
 	 * the very file that was checked. */
 	_cleanup_close_ int ns = open_nsfs(source);
+	if (ns < 0 && errno != EINVAL)
+		return set_error(err, "netns \"%s\": %s", source, strerror(errno));
 	if (ns < 0 || !fd_is_netns(ns))
 		return set_error(err, "netns \"%s\": not a network namespace", source);
 	if (make_shared_mount_point(state_dir, err) < 0)
@@ -218,4 +224,32 @@ int netns_unpin(const char *pin, char **err)
 	if (unlink(pin) < 0 && errno != ENOENT)
 		return set_error(err, "netns pin \"%s\": remove: %m", pin);
 	return 0;
+}
+
+bool netns_is_host(const char *path, char **why)
+{
+	struct stat ns, self, init;
+	if (stat(path, &ns) < 0) {
+		set_error(why, "network namespace \"%s\": %s", path, strerror(errno));
+		return true;
+	}
+	if (stat("/proc/self/ns/net", &self) < 0) {
+		set_error(why,
+			  "cannot tell whether \"%s\" is the host's network namespace: "
+			  "/proc/self/ns/net: %s",
+			  path, strerror(errno));
+		return true;
+	}
+	/* pid 1's namespace: where /proc/1 is readable (not always, as root
+	 * in a container); cnihook's own is the host's when run by an engine. */
+	bool init_known = stat("/proc/1/ns/net", &init) == 0;
+	if ((ns.st_dev == self.st_dev && ns.st_ino == self.st_ino) ||
+	    (init_known && ns.st_dev == init.st_dev && ns.st_ino == init.st_ino)) {
+		set_error(why,
+			  "network namespace \"%s\" is the host's: refusing to attach networks "
+			  "to it",
+			  path);
+		return true;
+	}
+	return false;
 }

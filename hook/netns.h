@@ -19,6 +19,10 @@ int netns_pin(const char *state_dir, const char *source, const char *pin, char *
 int netns_unpin(const char *pin, char **err);
 /* Is `path` a network namespace (nsfs with CLONE_NEWNET)? */
 bool netns_is_netns(const char *path);
+/* Is `path` the host's network namespace (the hook's own, or pid 1's)?
+ * When it cannot be told, the answer is yes (fail closed). *why gets the
+ * refusal. */
+bool netns_is_host(const char *path, char **why);
 /* Do the two paths name the same namespace (same device and inode)? */
 bool netns_same(const char *a, const char *b);
 

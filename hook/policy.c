@@ -21,7 +21,6 @@
 #define MAX_ATTACHMENTS_LIMIT 32
 #define MAX_ANNOTATION_LIMIT  (1024 * 1024)
 /* Longest value quoted in a message, in bytes of the original. */
-#define SHOWN_MAX 256
 
 /* The annotations cnihook reads (cnihook-annotations(7)). */
 static const char *const read_keys[] = {
@@ -284,36 +283,6 @@ int policy_check_annotations(const struct policy *p, const struct kv *ann, size_
 		}
 	}
 	return 0;
-}
-
-/* A value for a message: quotes, backslashes and control characters
- * escaped, cut after SHOWN_MAX bytes. */
-static char *shown(const char *s)
-{
-	size_t n = strlen(s);
-	bool cut = n > SHOWN_MAX;
-	if (cut)
-		n = SHOWN_MAX;
-	char *out = xmalloc(n * 4 + 4), *o = out;
-	for (size_t i = 0; i < n; i++) {
-		unsigned char c = (unsigned char)s[i];
-		if (c == '"' || c == '\\') {
-			*o++ = '\\';
-			*o++ = (char)c;
-		} else if (c < 0x20 || c == 0x7f) {
-			static const char hex[] = "0123456789abcdef";
-			*o++ = '\\';
-			*o++ = 'x';
-			*o++ = hex[c >> 4];
-			*o++ = hex[c & 15];
-		} else {
-			*o++ = (char)c;
-		}
-	}
-	if (cut)
-		memcpy(o, "...", 3), o += 3;
-	*o = '\0';
-	return out;
 }
 
 /* Set *err to `annotation "<key>": "<value>": <problem>` and return -1. */

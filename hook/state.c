@@ -20,39 +20,12 @@
 
 #define STATE_MAX  (1024 * 1024)
 #define CONFIG_MAX (16 * 1024 * 1024)
-/* Longest part of a foreign string quoted in a message. */
-#define SHOWN_MAX 64
 
-/* s quoted for a message: control bytes, '"' and '\' escaped, cut after
- * SHOWN_MAX bytes (on a character boundary). */
-static char *shown(const char *s)
+/* s quoted for a message. */
+static char *quoted(const char *s)
 {
-	size_t n = strlen(s);
-	char *out = xmalloc(4 * (n < SHOWN_MAX ? n : SHOWN_MAX) + 8);
-	char *o = out;
-	*o++ = '"';
-	size_t i;
-	for (i = 0; s[i] && i < SHOWN_MAX; i++) {
-		unsigned char c = (unsigned char)s[i];
-		if (c < 0x20 || c == 0x7f)
-			o += sprintf(o, "\\x%02x", c);
-		else if (c == '"' || c == '\\')
-			o += sprintf(o, "\\%c", c);
-		else
-			*o++ = (char)c;
-	}
-	/* Do not end in the middle of a UTF-8 sequence. */
-	if (s[i]) {
-		while (o > out + 1 && ((unsigned char)o[-1] & 0xc0) == 0x80)
-			o--;
-		if (o > out + 1 && (unsigned char)o[-1] >= 0xc0)
-			o--;
-	}
-	*o++ = '"';
-	if (s[i])
-		o = stpcpy(o, "...");
-	*o = '\0';
-	return out;
+	_cleanup_free_ char *v = shown(s);
+	return xasprintf("\"%s\"", v);
 }
 
 static int parse_json(const char *buf, size_t len, const char *what, yajl_val *out, char **err)
@@ -93,7 +66,7 @@ static int check_absolute(const char *what, const char *field, const char *path,
 {
 	if (path[0] == '/')
 		return 0;
-	_cleanup_free_ char *p = shown(path);
+	_cleanup_free_ char *p = quoted(path);
 	return set_error(err, "%s: field \"%s\": %s is not an absolute path", what, field, p);
 }
 
@@ -111,7 +84,7 @@ static int parse_annotations(yajl_val o, const char *what, struct kv **kv, size_
 	for (size_t i = 0; i < v->u.object.len; i++) {
 		const char *value = jt_str(v->u.object.values[i]);
 		if (value == NULL) {
-			_cleanup_free_ char *k = shown(v->u.object.keys[i]);
+			_cleanup_free_ char *k = quoted(v->u.object.keys[i]);
 			set_error(err, "%s: annotation %s: must be a string, not %s", what, k,
 				  jt_type_name(v->u.object.values[i]));
 			kv_free(a, na);
@@ -152,7 +125,7 @@ static int check_status(const char *status, char **err)
 {
 	for (const char *c = status; *c; c++)
 		if (*c <= ' ' || *c >= 0x7f) {
-			_cleanup_free_ char *p = shown(status);
+			_cleanup_free_ char *p = quoted(status);
 			return set_error(
 			    err,
 			    "OCI state: field \"status\": %s must be printable ASCII without "
@@ -245,7 +218,7 @@ static int parse_namespaces(yajl_val config, const char *what, struct oci_state 
 		if (p->u.string[0] == '\0')
 			continue;
 		if (p->u.string[0] != '/') {
-			_cleanup_free_ char *q = shown(p->u.string);
+			_cleanup_free_ char *q = quoted(p->u.string);
 			return set_error(
 			    err,
 			    "%s: field \"linux.namespaces[%zu].path\": %s is not an absolute "
@@ -259,7 +232,7 @@ static int parse_namespaces(yajl_val config, const char *what, struct oci_state 
 	return 0;
 }
 
-static int apply_config(struct oci_state *s, bool need_config, char **err)
+int state_load_config(struct oci_state *s, bool need_config, char **err)
 {
 	if (s->bundle == NULL) {
 		if (need_config)
@@ -289,7 +262,7 @@ static void state_freep(struct oci_state **s)
 	state_free(*s);
 }
 
-int state_parse(const char *buf, size_t len, bool need_config, struct oci_state **out, char **err)
+int state_parse_state(const char *buf, size_t len, struct oci_state **out, char **err)
 {
 	if (len > STATE_MAX)
 		return set_error(err, "OCI state: larger than %d MiB", STATE_MAX / (1024 * 1024));
@@ -325,9 +298,20 @@ int state_parse(const char *buf, size_t len, bool need_config, struct oci_state 
 	s->id = xstrdup(id);
 	s->status = xstrdup(status);
 	s->bundle = xstrdup(bundle);
-	if (apply_config(s, need_config, err) < 0)
-		return -1;
 	*out = TAKE_PTR(s);
+	return 0;
+}
+
+int state_parse(const char *buf, size_t len, bool need_config, struct oci_state **out, char **err)
+{
+	struct oci_state *s = NULL;
+	if (state_parse_state(buf, len, &s, err) < 0)
+		return -1;
+	if (state_load_config(s, need_config, err) < 0) {
+		state_free(s);
+		return -1;
+	}
+	*out = s;
 	return 0;
 }
 

@@ -28,6 +28,10 @@ struct oci_state {
  * the state carries none. A missing config.json is not an error at
  * poststop (need_config false); at attach time it is. */
 int state_parse(const char *buf, size_t len, bool need_config, struct oci_state **out, char **err);
+/* The two halves of state_parse: the state alone, then config.json (so
+ * that a caller knows the container's id when config.json is refused). */
+int state_parse_state(const char *buf, size_t len, struct oci_state **out, char **err);
+int state_load_config(struct oci_state *s, bool need_config, char **err);
 void state_free(struct oci_state *s);
 
 #endif

@@ -54,6 +54,33 @@ char *xasprintf(const char *fmt, ...)
 	return s;
 }
 
+char *shown_n(const char *s, size_t len)
+{
+	size_t cut = len > 80 ? 80 : len;
+	char *out = xmalloc(cut * 4 + 4);
+	size_t o = 0;
+	for (size_t i = 0; i < cut; i++) {
+		unsigned char c = (unsigned char)s[i];
+		if (c == '"' || c == '\\') {
+			out[o++] = '\\';
+			out[o++] = (char)c;
+		} else if (c < 0x20 || c >= 0x7f) {
+			o += (size_t)sprintf(out + o, "\\x%02x", c);
+		} else {
+			out[o++] = (char)c;
+		}
+	}
+	if (cut < len)
+		o += (size_t)sprintf(out + o, "...");
+	out[o] = '\0';
+	return out;
+}
+
+char *shown(const char *s)
+{
+	return shown_n(s, strlen(s));
+}
+
 int set_error(char **err, const char *fmt, ...)
 {
 	va_list ap;

@@ -35,6 +35,12 @@ static inline void freep(void *p)
 		_tp;                                                                               \
 	})
 
+/* A foreign value as it may appear in a message (one printable ASCII line):
+ * '"' and '\\' escaped with a backslash, bytes outside printable ASCII as
+ * \xNN, cut after 80 bytes with "...". */
+char *shown(const char *s);
+char *shown_n(const char *s, size_t len);
+
 /* Set *err to a new message and return -1. */
 int set_error(char **err, const char *fmt, ...) PRINTF_LIKE(2, 3);
 

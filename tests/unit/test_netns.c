@@ -382,7 +382,7 @@ static void test_pin_not_netns(void **state)
 	pin_err(f->state_dir, "/proc/self/ns/mnt", f->pin,
 		"netns \"/proc/self/ns/mnt\": not a network namespace");
 	pin_err(f->state_dir, "/nonexistent/ns/net", f->pin,
-		"netns \"/nonexistent/ns/net\": not a network namespace");
+		"netns \"/nonexistent/ns/net\": No such file or directory");
 	pin_err(f->state_dir, f->tmp, f->pin, "not a network namespace");
 	assert_int_equal(access(f->pin, F_OK), -1);
 	assert_int_equal(count_mounts(f->tmp, true), 0);

@@ -824,7 +824,7 @@ static void test_values_escaped(void **state)
 	path[0] = '/';
 	memset(path + 1, 'a', 398);
 	path[399] = '\0';
-	char *msg = xasprintf("annotation \"io.cnihook.netns\": \"%.256s...\": refused by "
+	char *msg = xasprintf("annotation \"io.cnihook.netns\": \"%.80s...\": refused by "
 			      "policy.allowedFields (no \"netns\")",
 			      path);
 	check(NULL, (const struct kv[]){KV(ANN_NETWORKS, "a"), KV(ANN_NETNS, path)}, 2, msg);

@@ -551,7 +551,7 @@ static void test_hostile_key_in_message(void **unused)
 	_cleanup_free_ char *err = NULL;
 	assert_int_equal(state_parse(json, strlen(json), false, &s, &err), -1);
 	assert_non_null(strstr(err, "OCI state: annotation \"\\x1b[31mkkk"));
-	assert_non_null(strstr(err, "kkk\"...: must be a string, not a number"));
+	assert_non_null(strstr(err, "kkk...\": must be a string, not a number"));
 	assert_null(strchr(err, '\x1b'));
 	assert_true(strlen(err) < 200);
 }

@@ -7,35 +7,76 @@
 #include "jsonutil.h"
 #include "util.h"
 
-/* Deepest nesting of buf, counting brackets outside strings; *nul_at gets
- * the offset of the first \u0000 escape in a string, or -1 (yajl's tree
- * would hand such a string out cut short at the NUL: "a\u0000/../b" would
- * read as "a"). */
-static size_t scan(const char *buf, size_t len, long *nul_at)
+/* What a first pass over the text finds, outside what yajl checks. */
+struct scan {
+	size_t depth; /* deepest nesting, counting brackets outside strings */
+	long nul_at;  /* first \u0000 escape in a string (yajl's tree would
+		       * cut such a string short: "a\u0000/../b" reads "a"), or -1 */
+	long ctl_at;  /* first vertical tab or form feed (yajl takes them for
+		       * white space, JSON does not), or -1 */
+	size_t end;   /* just after the top-level container, 0 if none */
+};
+
+static void scan(const char *buf, size_t len, struct scan *sc)
 {
-	size_t depth = 0, max = 0;
+	size_t depth = 0;
 	bool in_string = false;
-	*nul_at = -1;
+	*sc = (struct scan){.nul_at = -1, .ctl_at = -1};
 	for (size_t i = 0; i < len; i++) {
 		char c = buf[i];
+		if ((c == '\v' || c == '\f') && sc->ctl_at < 0)
+			sc->ctl_at = (long)i;
 		if (in_string) {
 			if (c == '\\') {
-				if (*nul_at < 0 && len - i >= 6 &&
+				if (sc->nul_at < 0 && len - i >= 6 &&
 				    memcmp(buf + i + 1, "u0000", 5) == 0)
-					*nul_at = (long)i;
+					sc->nul_at = (long)i;
 				i++;
 			} else if (c == '"')
 				in_string = false;
 		} else if (c == '"') {
 			in_string = true;
+		} else if (c == '/' && i + 1 < len && (buf[i + 1] == '/' || buf[i + 1] == '*')) {
+			/* A comment (cnihook.json allows them): skip it. */
+			bool line = buf[i + 1] == '/';
+			for (i += 2; i < len; i++)
+				if (line ? buf[i] == '\n'
+					 : (buf[i] == '*' && i + 1 < len && buf[i + 1] == '/'))
+					break;
+			if (!line)
+				i++;
 		} else if (c == '[' || c == '{') {
-			if (++depth > max)
-				max = depth;
+			if (++depth > sc->depth)
+				sc->depth = depth;
 		} else if ((c == ']' || c == '}') && depth > 0) {
-			depth--;
+			if (--depth == 0 && sc->end == 0)
+				sc->end = i + 1;
 		}
 	}
-	return max;
+}
+
+/* Only white space and comments after the value? (yajl lets an unterminated
+ * string after it through, as input still to come.) */
+static bool only_blank(const char *p, const char *end)
+{
+	while (p < end) {
+		if (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r') {
+			p++;
+		} else if (end - p >= 2 && p[0] == '/' && p[1] == '/') {
+			while (p < end && *p != '\n')
+				p++;
+		} else if (end - p >= 2 && p[0] == '/' && p[1] == '*') {
+			const char *c = p + 2;
+			while (c + 1 < end && !(c[0] == '*' && c[1] == '/'))
+				c++;
+			if (c + 1 >= end)
+				return false;
+			p = c + 2;
+		} else {
+			return false;
+		}
+	}
+	return true;
 }
 
 static const char *duplicate_key(yajl_val v)
@@ -71,15 +112,24 @@ int jt_parse(const char *buf, size_t len, const char *what, yajl_val *out, char 
 		    xasprintf("%s: contains a NUL byte at offset %zu", what, (size_t)(nul - buf));
 		return -1;
 	}
-	long nul_at;
-	size_t depth = scan(buf, len, &nul_at);
-	if (nul_at >= 0) {
+	struct scan sc;
+	scan(buf, len, &sc);
+	if (sc.nul_at >= 0) {
 		*err = xasprintf("%s: a string contains an escaped NUL (\\u0000) at offset %ld",
-				 what, nul_at);
+				 what, sc.nul_at);
 		return -1;
 	}
-	if (depth > JT_MAX_DEPTH) {
+	if (sc.ctl_at >= 0) {
+		*err = xasprintf("%s: invalid JSON: control character 0x%02x at offset %ld", what,
+				 (unsigned char)buf[sc.ctl_at], sc.ctl_at);
+		return -1;
+	}
+	if (sc.depth > JT_MAX_DEPTH) {
 		*err = xasprintf("%s: nested deeper than %d levels", what, JT_MAX_DEPTH);
+		return -1;
+	}
+	if (sc.end && !only_blank(buf + sc.end, buf + len)) {
+		*err = xasprintf("%s: invalid JSON: trailing garbage at offset %zu", what, sc.end);
 		return -1;
 	}
 	char *copy = xmalloc(len + 1);

@@ -249,12 +249,25 @@ struct parse_state {
 	size_t depth;
 	json *root;
 	char *problem; /* why the parse was cancelled */
+	yajl_handle h;
+	size_t end;	/* bytes consumed when the top-level value was complete */
+	size_t len;	/* of the input */
+	bool finishing; /* in yajl_complete_parse (a number ends at EOF) */
 };
 
 static int add_value(struct parse_state *st, json *v)
 {
 	if (st->depth == 0) {
+		/* yajl runs with multiple values allowed, so that what follows
+		 * the value is parsed too (yajl alone lets an unterminated
+		 * string through as "more to come"): a second value is an error. */
+		if (st->root) {
+			json_free(v);
+			st->problem = xstrdup("more than one JSON value");
+			return 0;
+		}
 		st->root = v;
+		st->end = st->finishing ? st->len : yajl_get_bytes_consumed(st->h);
 		return 1;
 	}
 	json *top = st->stack[st->depth - 1];
@@ -276,7 +289,8 @@ static int push(struct parse_state *st, json *v)
 		st->problem = xasprintf("nesting deeper than %d levels", JSON_MAX_DEPTH);
 		return 0;
 	}
-	add_value(st, v);
+	if (!add_value(st, v))
+		return 0;
 	st->stack[st->depth++] = v;
 	return 1;
 }
@@ -377,7 +391,8 @@ static int cb_map_key(void *ctx, const unsigned char *k, size_t len)
 static int cb_end(void *ctx)
 {
 	struct parse_state *st = ctx;
-	st->depth--;
+	if (--st->depth == 0)
+		st->end = st->finishing ? st->len : yajl_get_bytes_consumed(st->h);
 	return 1;
 }
 
@@ -432,6 +447,8 @@ static int hex4(const char *p, const char *end, unsigned *v)
  * first one, or -1. */
 static long unpaired_surrogate(const char *buf, size_t len)
 {
+	if (len == 0)
+		return -1;
 	const char *p = memchr(buf, '\\', len), *end = buf + len;
 	while (p && p < end) {
 		if (p + 1 < end && p[1] == 'u') {
@@ -455,6 +472,15 @@ static long unpaired_surrogate(const char *buf, size_t len)
 
 int json_parse(const char *buf, size_t len, const char *what, json **out, cnirt_error **err)
 {
+	/* yajl takes vertical tab and form feed for white space; JSON does not
+	 * (RFC 8259 section 2), and inside strings they must be escaped. */
+	const char *ctl = len ? memchr(buf, '\v', len) : NULL;
+	if (ctl == NULL && len)
+		ctl = memchr(buf, '\f', len);
+	if (ctl)
+		return error_set(err, CNIRT_ERR_DECODE,
+				 "%s: invalid JSON near byte %zu: control character 0x%02x", what,
+				 (size_t)(ctl - buf), (unsigned char)*ctl);
 	long bad = unpaired_surrogate(buf, len);
 	if (bad >= 0)
 		return error_set(err, CNIRT_ERR_DECODE,
@@ -465,9 +491,26 @@ int json_parse(const char *buf, size_t len, const char *what, json **out, cnirt_
 	yajl_handle h = yajl_alloc(&callbacks, NULL, &st);
 	if (h == NULL)
 		abort();
+	yajl_config(h, yajl_allow_multiple_values, 1);
+	st.h = h;
+	st.len = len;
 	yajl_status s = yajl_parse(h, (const unsigned char *)buf, len);
-	if (s == yajl_status_ok)
+	if (s == yajl_status_ok) {
+		st.finishing = true;
 		s = yajl_complete_parse(h);
+	}
+	/* yajl lets the start of an unfinished token after the value through
+	 * (an unterminated string, as input still to come): only JSON white
+	 * space may follow the value. */
+	if (s == yajl_status_ok && st.root) {
+		for (size_t i = st.end; i < len && !st.problem; i++)
+			if (buf[i] != ' ' && buf[i] != '\t' && buf[i] != '\n' && buf[i] != '\r')
+				st.problem = xasprintf("trailing garbage at byte %zu", i);
+		if (st.problem)
+			s = yajl_status_error;
+	}
+	if (s == yajl_status_ok && st.root == NULL)
+		st.problem = xstrdup("no JSON value"), s = yajl_status_error;
 	int r = 0;
 	if (s != yajl_status_ok) {
 		size_t at = yajl_get_bytes_consumed(h);

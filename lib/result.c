@@ -583,6 +583,14 @@ static json *route_json(const struct r_route *rt, bool extras)
 }
 
 /* "ip4"/"ip6" of 0.1.0/0.2.0: the address, and the routes of its family. */
+/* Before 1.0.0 every address of a route is of one family (SPEC-0.4.0
+ * "Routes"); 1.0.0 dropped the rule. A route via a next hop of the other
+ * family cannot be written in an older version: it is left out. */
+static bool route_fits(const struct r_route *rt, enum layout to)
+{
+	return to == LAYOUT_100 || !rt->has_gw || rt->gw.family == rt->dst.ip.family;
+}
+
 static json *ipconfig_json(const struct result *r, const struct r_ip *ip)
 {
 	json *o = json_new(JSON_OBJECT);
@@ -591,7 +599,8 @@ static json *ipconfig_json(const struct result *r, const struct r_ip *ip)
 		set_addr(o, "gateway", &ip->gateway);
 	json *routes = json_new(JSON_ARRAY);
 	for (size_t i = 0; i < r->n_routes; i++)
-		if (r->routes[i].dst.ip.family == ip->address.ip.family)
+		if (r->routes[i].dst.ip.family == ip->address.ip.family &&
+		    route_fits(&r->routes[i], LAYOUT_020))
 			json_arr_append(routes, route_json(&r->routes[i], false));
 	if (routes->u.array.n)
 		json_obj_set(o, "routes", routes);
@@ -658,12 +667,14 @@ static void write_040_100(const struct result *r, enum layout to, json *o)
 		}
 		json_obj_set(o, "ips", a);
 	}
-	if (r->n_routes) {
-		json *a = json_new(JSON_ARRAY);
-		for (size_t i = 0; i < r->n_routes; i++)
-			json_arr_append(a, route_json(&r->routes[i], extras));
-		json_obj_set(o, "routes", a);
-	}
+	json *routes = json_new(JSON_ARRAY);
+	for (size_t i = 0; i < r->n_routes; i++)
+		if (route_fits(&r->routes[i], to))
+			json_arr_append(routes, route_json(&r->routes[i], extras));
+	if (routes->u.array.n)
+		json_obj_set(o, "routes", routes);
+	else
+		json_free(routes);
 }
 
 int result_convert(const json *j, const char *to_version, json **out, cnirt_error **err)

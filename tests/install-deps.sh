@@ -9,4 +9,4 @@ apt-get install -y -q --no-install-recommends \
 	containernetworking-plugins iproute2 iptables iputils-ping jq \
 	runc crun podman busybox-static \
 	golang-go golang-github-appc-cni-dev \
-	clang-format valgrind procps
+	clang clang-format libclang-rt-14-dev valgrind procps

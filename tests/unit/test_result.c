@@ -416,6 +416,33 @@ static void test_round_trip_100_040(void **state)
 	}
 }
 
+/* SPEC-0.4.0 "Routes": every address of a route in one family; 1.0.0 has
+ * no such rule. A route via a next hop of the other family is left out
+ * going below 1.0.0, so that the result still validates (found by
+ * fuzzing: tests/fuzz/regressions/fuzz_result). */
+static void test_mixed_family_route_dropped_below_100(void **state)
+{
+	(void)state;
+	const char *in = "{\"cniVersion\":\"1.0.0\",\"ips\":[{\"address\":\"10.1.0.5/16\"},"
+			 "{\"address\":\"fd00::5/64\"}],\"routes\":[{\"dst\":\"::/0\","
+			 "\"gw\":\"10.1.0.1\"},{\"dst\":\"0.0.0.0/0\",\"gw\":\"10.1.0.1\"}]}";
+	static const char *const to[] = {"0.2.0", "0.3.1", "0.4.0"};
+	for (size_t i = 0; i < ARRAY_SIZE(to); i++) {
+		cnirt_error *err = NULL;
+		char *out = NULL;
+		assert_int_equal(cnirt_result_convert(in, strlen(in), to[i], &out, &err), 0);
+		assert_null(strstr(out, "::/0"));
+		assert_non_null(strstr(out, "0.0.0.0/0"));
+		assert_int_equal(cnirt_result_validate(out, strlen(out), &err), 0);
+		free(out);
+	}
+	cnirt_error *err = NULL;
+	char *out = NULL;
+	assert_int_equal(cnirt_result_convert(in, strlen(in), "1.1.0", &out, &err), 0);
+	assert_non_null(strstr(out, "::/0"));
+	free(out);
+}
+
 static void test_round_trip_020(void **state)
 {
 	(void)state;
@@ -672,6 +699,7 @@ int main(void)
 	    cmocka_unit_test(test_validate_unknown_version),
 	    cmocka_unit_test(test_round_trip_100_040),
 	    cmocka_unit_test(test_round_trip_020),
+	    cmocka_unit_test(test_mixed_family_route_dropped_below_100),
 	    cmocka_unit_test(test_convert_110),
 	    cmocka_unit_test(test_convert_down_to_020),
 	    cmocka_unit_test(test_convert_normalizes),

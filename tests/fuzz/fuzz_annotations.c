@@ -1,0 +1,159 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * Fuzz target: the container's annotations (hook/annotations.c,
+ * annotations_parse and attachment_args).
+ *
+ * Input: one flags byte, then annotations as NUL-separated fields
+ * KEY\0VALUE\0KEY\0VALUE... (a last key without a value gets "").
+ * Flags: bits 0-4 say which capabilities the networks' chains declare
+ * (portMappings, mac, ips, bandwidth, infinibandGUID); bits 5-6 the number
+ * of default networks (0 to 3); bit 7 unset: a container id is given.
+ */
+#include "config.h"
+
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "annotations.h"
+#include "cnirt.h"
+#include "jsonutil.h"
+#include "util.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+#define MAX_ANNOTATIONS 64
+
+static const char *const caps[] = {"portMappings", "mac", "ips", "bandwidth", "infinibandGUID"};
+static char *const defaults[] = {(char *)"default", (char *)"net-b", (char *)"c.3"};
+
+#define CHECK(cond)                                                                                \
+	do {                                                                                       \
+		if (!(cond)) {                                                                     \
+			fprintf(stderr, "fuzz_annotations: invariant broken: %s\n", #cond);        \
+			abort();                                                                   \
+		}                                                                                  \
+	} while (0)
+
+static bool has_cap(void *data, const char *cap)
+{
+	unsigned flags = *(const unsigned *)data;
+	for (size_t i = 0; i < ARRAY_SIZE(caps); i++)
+		if (strcmp(cap, caps[i]) == 0)
+			return flags & (1u << i);
+	CHECK(!"unknown capability asked");
+	return false;
+}
+
+/* JSON text the hook wrote itself: must parse, and be of the given type. */
+static void check_json(const char *text, yajl_type type)
+{
+	yajl_val v = NULL;
+	char *err = NULL;
+	if (jt_parse(text, strlen(text), "fuzz", &v, &err) < 0) {
+		fprintf(stderr, "fuzz_annotations: normalised JSON does not parse: %s: %s\n", err,
+			text);
+		abort();
+	}
+	CHECK(v->type == type);
+	yajl_tree_free(v);
+}
+
+/* A CNI_ARGS pair: plugins split CNI_ARGS at ';' and '='. */
+static void check_pair(const struct kv *p)
+{
+	CHECK(p->key && p->key[0] && p->value);
+	CHECK(strpbrk(p->key, ";=") == NULL);
+	CHECK(strpbrk(p->value, ";=") == NULL);
+}
+
+static void check_selection(const struct selection *s)
+{
+	cnirt_error *e = NULL;
+	for (size_t i = 0; i < s->n; i++) {
+		const struct attach_req *r = &s->v[i];
+		CHECK(r->network && cnirt_check_network_name(r->network, &e) == 0);
+		CHECK(r->ifname && cnirt_check_ifname(r->ifname, &e) == 0);
+		for (size_t k = 0; k < i; k++)
+			CHECK(strcmp(s->v[k].ifname, r->ifname) != 0);
+		if (r->port_mappings)
+			check_json(r->port_mappings, yajl_t_array);
+		if (r->bandwidth)
+			check_json(r->bandwidth, yajl_t_object);
+		if (r->cni_args)
+			check_json(r->cni_args, yajl_t_object);
+		for (size_t k = 0; k < r->n_ips; k++)
+			CHECK(r->ips[k] && r->ips[k][0]);
+	}
+	for (size_t i = 0; i < s->n_args; i++)
+		check_pair(&s->args[i]);
+	for (size_t i = 0; i < s->n_pod; i++)
+		check_pair(&s->pod[i]);
+	CHECK(s->netns == NULL || s->netns[0] == '/');
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	if (size == 0)
+		return 0;
+	unsigned flags = data[0];
+	size_t n_default = (flags >> 5) & 3;
+	const char *cid = (flags & 0x80) ? NULL : "0123456789abcdef";
+
+	/* Copy so that every field is NUL terminated. */
+	char *text = xmalloc(size);
+	memcpy(text, data + 1, size - 1);
+	text[size - 1] = '\0';
+	const char *fields[2 * MAX_ANNOTATIONS];
+	size_t n_fields = 0;
+	for (const char *p = text; p < text + size && n_fields < ARRAY_SIZE(fields);
+	     p += strlen(p) + 1)
+		fields[n_fields++] = p;
+	/* A trailing empty field is the terminator of the last one. */
+	if (n_fields > 0 && n_fields % 2 == 1 && fields[n_fields - 1][0] == '\0' && size > 1 &&
+	    text[size - 2] == '\0')
+		n_fields--;
+	struct kv ann[MAX_ANNOTATIONS];
+	size_t n = 0;
+	for (size_t i = 0; i < n_fields; i += 2, n++) {
+		ann[n].key = (char *)fields[i];
+		ann[n].value = (char *)(i + 1 < n_fields ? fields[i + 1] : "");
+	}
+
+	struct selection s;
+	char *err = NULL;
+	if (annotations_parse(ann, n, defaults, n_default, cid, &s, &err) < 0) {
+		CHECK(err && err[0]);
+		free(err);
+		free(text);
+		return 0;
+	}
+	CHECK(err == NULL);
+	check_selection(&s);
+
+	unsigned capflags = flags & 0x1f;
+	for (size_t i = 0; i <= s.n; i++) {
+		char *cap_args = NULL;
+		struct kv *args = NULL;
+		size_t n_args = 0;
+		if (attachment_args(&s, i, has_cap, &capflags, &cap_args, &args, &n_args, &err) <
+		    0) {
+			CHECK(err && err[0]);
+			free(err);
+			err = NULL;
+			continue;
+		}
+		CHECK(i < s.n);
+		if (cap_args)
+			check_json(cap_args, yajl_t_object);
+		CHECK(n_args >= 1);
+		for (size_t k = 0; k < n_args; k++)
+			check_pair(&args[k]);
+		free(cap_args);
+		kv_free(args, n_args);
+	}
+	selection_free(&s);
+	free(text);
+	return 0;
+}

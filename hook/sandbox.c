@@ -12,6 +12,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <signal.h>
 #include <linux/capability.h>
 #include <linux/filter.h>
 #include <linux/seccomp.h>
@@ -143,6 +144,7 @@ struct sandbox {
 	int last_cap;  /* the kernel's highest capability number */
 	bool seccomp;
 	struct sock_fprog prog; /* the compiled filter, when seccomp */
+	pid_t hook;		/* the hook's pid, for the parent-death check */
 };
 
 void sandbox_defaults(struct sandbox_config *s)
@@ -353,6 +355,7 @@ out:
 int sandbox_prepare(const struct sandbox_config *c, struct sandbox **out, char **err)
 {
 	struct sandbox *s = xzalloc(sizeof(*s));
+	s->hook = getpid();
 	s->enabled = c->enabled;
 	s->seccomp = c->seccomp;
 	if (!c->enabled) {
@@ -390,6 +393,15 @@ int sandbox_apply(void *data)
 	const struct sandbox *s = data;
 	if (s == NULL || !s->enabled)
 		return 0;
+
+	/* A plugin must not outlive the hook: a hook killed in the middle of
+	 * an ADD leaves a record that poststop or gc tear down, and a plugin
+	 * that went on would add after that DEL. (Kept across the execve of a
+	 * plugin without set-user-ID bits.) */
+	if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) < 0)
+		return errno;
+	if (getppid() != s->hook)
+		return ESRCH; /* the hook died before the line above */
 
 	/* The bounding set first (needs CAP_SETPCAP, which it may drop). */
 	for (int c = 0; c <= s->last_cap; c++) {

@@ -141,7 +141,9 @@ void cnirt_ctx_set_output_limit(cnirt_ctx *ctx, size_t bytes);
 /* The PATH given to plugins. NULL (default): a sane system PATH. */
 void cnirt_ctx_set_path_env(cnirt_ctx *ctx, const char *path);
 /* A function run in the plugin's child process just before exec (for
- * sandboxing). It returns 0, or an errno value that fails the execution. */
+ * sandboxing). The child shares the caller's memory (vfork-style): the
+ * function may only make system calls (no allocation, no locks). It
+ * returns 0, or an errno value that fails the execution. */
 typedef int (*cnirt_preexec_fn)(void *data);
 void cnirt_ctx_set_preexec(cnirt_ctx *ctx, cnirt_preexec_fn fn, void *data);
 /* Observer told of every plugin execution (for logging and timing). */

@@ -5,10 +5,23 @@
  * The plugin runs in a child process of its own process group, with exactly
  * the six CNI_* variables and PATH as its environment, the configuration on
  * a pipe as stdin and two pipes for stdout and stderr; every other
- * descriptor is closed. The parent feeds stdin and reads both outputs in one
- * poll() loop, so that neither a big configuration nor a big result can
- * deadlock, and watches the child through a pidfd (or a short tick where
- * there is none): the library installs no signal handler.
+ * descriptor is closed, no signal is blocked and every signal has its
+ * default disposition.
+ *
+ * The child is started with clone(CLONE_VM | CLONE_VFORK): it runs in our
+ * memory on a stack of its own until it calls execve(), so there is no copy
+ * of our page tables as with fork() and no copy-on-write faults after it,
+ * and yet there is a place for the caller's preexec function (the plugin
+ * sandbox), which posix_spawn() would not give. Failures before the plugin
+ * runs (the setup, the preexec function, execve) come back as an errno
+ * through a close-on-exec status pipe.
+ *
+ * The configuration is written into the stdin pipe before the child starts
+ * as far as the pipe takes it (all of it, in practice); the rest, the
+ * outputs and the child's exit are handled in one poll() loop, so that
+ * neither a big configuration nor a big result can deadlock. The child is
+ * watched through a pidfd (or a short tick where there is none): the
+ * library installs no signal handler.
  *
  * Once the plugin has exited, its outputs are drained for a short grace
  * period only: a grandchild that still holds the pipes must not keep us
@@ -16,24 +29,36 @@
  * nothing the plugin left behind in it outlives the execution. A timeout or
  * an output over the cap kills the group at once.
  *
- * Failures of the child before the plugin runs (the preexec function,
- * execve) travel back as an errno through a close-on-exec status pipe; a
- * binary that is being replaced (ETXTBSY) gets a fresh fork and exec a few
- * times with a short backoff.
+ * A binary that is being replaced (ETXTBSY) gets a fresh start a few times
+ * with a short backoff.
  */
 #include "config.h"
 
 #include <fcntl.h>
 #include <limits.h>
 #include <poll.h>
+#include <sched.h>
 #include <signal.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 
 #include "internal.h"
+
+#if defined(__SANITIZE_ADDRESS__)
+#define EXEC_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define EXEC_ASAN 1
+#endif
+#endif
+#ifdef EXEC_ASAN
+#include <sanitizer/asan_interface.h>
+#endif
 
 #define DEFAULT_PATH "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
 /* How much is read from one output per wake-up. */
@@ -48,6 +73,9 @@
 #define ETXTBSY_BACKOFF_MS 10
 /* The exit status of a child that failed before the plugin ran. */
 #define CHILD_FAILED_STATUS 127
+/* The child's stack, until it calls execve(): the setup, the preexec
+ * function. */
+#define CHILD_STACK_SIZE (256 * 1024)
 
 /* ------------------------------------------------------------ finding */
 
@@ -171,12 +199,16 @@ static void free_env(char **env)
 
 /*
  * SIGPIPE: writing to the stdin of a plugin that exited without reading it
- * must give EPIPE, not kill the caller. The signal is blocked in this thread
- * while the plugin runs and a SIGPIPE raised meanwhile is consumed, unless
- * one was already pending before.
+ * must give EPIPE, not kill the caller. While the configuration is written
+ * before the child starts we hold the pipe's read end, so no SIGPIPE can
+ * arise; only for what did not fit in the pipe (a configuration larger than
+ * the pipe's buffer) is the signal blocked in this thread while the plugin
+ * runs, and a SIGPIPE raised meanwhile consumed, unless one was already
+ * pending before.
  */
 struct sigpipe_guard {
 	sigset_t old;
+	bool active;
 	bool was_pending;
 };
 
@@ -184,18 +216,23 @@ static void sigpipe_block(struct sigpipe_guard *g)
 {
 	sigset_t set, pending;
 
+	if (g->active)
+		return;
 	sigemptyset(&set);
 	sigaddset(&set, SIGPIPE);
 	sigemptyset(&pending);
 	sigpending(&pending);
 	g->was_pending = sigismember(&pending, SIGPIPE) == 1;
 	pthread_sigmask(SIG_BLOCK, &set, &g->old);
+	g->active = true;
 }
 
 static void sigpipe_restore(struct sigpipe_guard *g)
 {
 	sigset_t set, pending;
 
+	if (!g->active)
+		return;
 	sigemptyset(&set);
 	sigaddset(&set, SIGPIPE);
 	sigemptyset(&pending);
@@ -205,23 +242,40 @@ static void sigpipe_restore(struct sigpipe_guard *g)
 		TEMP_FAILURE_RETRY(sigtimedwait(&set, NULL, &zero));
 	}
 	pthread_sigmask(SIG_SETMASK, &g->old, NULL);
+	g->active = false;
 }
 
 /* ------------------------------------------------------------ the child */
 
 enum child_stage {
-	STAGE_SETUP = 1,
+	STAGE_NONE = 0,
+	STAGE_SETUP,
 	STAGE_PREEXEC,
 	STAGE_EXEC,
 };
 
-/* What a child that failed before the plugin ran writes on the status pipe. */
+/* What a child that failed before the plugin ran writes on the status
+ * pipe. */
 struct child_report {
 	int stage;
 	int err;
 };
 
-/* Only async-signal-safe calls from here on to the execve(). */
+/* What the child needs, on the parent's stack (the child shares it). */
+struct child_args {
+	const cnirt_ctx *ctx;
+	const char *path;
+	char *const *argv;
+	char *const *envp;
+	int in_r, out_w, err_w, st_w;
+};
+
+/*
+ * The child runs in our memory, on a stack of its own, while this thread
+ * waits (CLONE_VM | CLONE_VFORK): from here to the execve() only system
+ * calls, no allocation, no lock, nothing that writes our memory but its
+ * own stack and errno.
+ */
 static _Noreturn void child_fail(int fd, int stage, int errnum)
 {
 	struct child_report rep = {.stage = stage, .err = errnum};
@@ -233,42 +287,48 @@ static _Noreturn void child_fail(int fd, int stage, int errnum)
 	_exit(CHILD_FAILED_STATUS);
 }
 
-static void close_from(int first, int max_fd)
+static void close_from(int first)
 {
+	struct rlimit rl;
+
 #ifdef SYS_close_range
 	if (syscall(SYS_close_range, (unsigned)first, ~0U, 0U) == 0)
 		return;
 #endif
-	for (int fd = first; fd < max_fd; fd++)
+	if (getrlimit(RLIMIT_NOFILE, &rl) < 0 || rl.rlim_cur > (1 << 20))
+		rl.rlim_cur = 1 << 20;
+	for (int fd = first; fd < (int)rl.rlim_cur; fd++)
 		close(fd);
 }
 
-static _Noreturn void child_run(const cnirt_ctx *ctx, const char *path, char *const argv[],
-				char *const envp[], int in_r, int out_w, int err_w, int st_w,
-				int max_fd)
+static int child_main(void *arg)
 {
-	int fds[4] = {in_r, out_w, err_w, st_w};
+	const struct child_args *a = arg;
+	int fds[4] = {a->in_r, a->out_w, a->err_w, a->st_w};
 	sigset_t none;
 
 	if (setpgid(0, 0) < 0)
-		child_fail(st_w, STAGE_SETUP, errno);
+		child_fail(a->st_w, STAGE_SETUP, errno);
 
 	/* Lift the four descriptors above 3 first, so that none of them can be
-	 * clobbered by the dup2()s below whatever numbers they had. */
+	 * clobbered by the dup2()s below whatever numbers they had (a caller
+	 * with 0, 1 or 2 closed gets those from pipe2()). */
 	for (size_t i = 0; i < ARRAY_SIZE(fds); i++) {
 		int fd = fcntl(fds[i], F_DUPFD_CLOEXEC, 4);
 
 		if (fd < 0)
-			child_fail(fds[3], STAGE_SETUP, errno);
+			child_fail(a->st_w, STAGE_SETUP, errno);
 		fds[i] = fd;
 	}
 	if (dup2(fds[0], STDIN_FILENO) < 0 || dup2(fds[1], STDOUT_FILENO) < 0 ||
 	    dup2(fds[2], STDERR_FILENO) < 0 || dup3(fds[3], 3, O_CLOEXEC) < 0)
 		child_fail(fds[3], STAGE_SETUP, errno);
-	close_from(4, max_fd);
+	close_from(4);
 
-	/* A clean signal state: default dispositions (a SIGPIPE ignored by the
-	 * caller stays ignored across execve otherwise), nothing blocked. */
+	/* A clean signal state: default dispositions, nothing blocked. Every
+	 * disposition, not only the ignored ones that would survive execve:
+	 * a handler of the caller must not run here, in its memory, once the
+	 * signals are unblocked. */
 	for (int sig = 1; sig < NSIG; sig++) {
 		struct sigaction sa = {.sa_handler = SIG_DFL};
 
@@ -278,34 +338,35 @@ static _Noreturn void child_run(const cnirt_ctx *ctx, const char *path, char *co
 	sigemptyset(&none);
 	sigprocmask(SIG_SETMASK, &none, NULL);
 
-	if (ctx->preexec) {
-		int r = ctx->preexec(ctx->preexec_data);
+	if (a->ctx->preexec) {
+		int r = a->ctx->preexec(a->ctx->preexec_data);
 
 		if (r != 0)
 			child_fail(3, STAGE_PREEXEC, r < 0 ? -r : r);
 	}
 
-	execve(path, argv, envp);
+	execve(a->path, a->argv, a->envp);
 	child_fail(3, STAGE_EXEC, errno);
 }
 
 /* ------------------------------------------------------------ the parent */
 
 struct run {
-	pid_t pid;
+	pid_t pid; /* the child, until reaped; -1: none */
 	int pidfd;
-	int in_fd, out_fd, err_fd, st_fd; /* the parent's ends */
+	int in_fd, out_fd, err_fd; /* the parent's ends */
 	size_t in_off;
-	struct buf out, errb, st;
-	int status; /* wait status, once reaped */
+	struct buf out, errb;
+	int status;	/* wait status, once reaped */
+	int fail_stage; /* STAGE_NONE, or where the child failed before the plugin ran */
+	int fail_errno; /* and why */
 	bool timed_out;
 	bool overflow;
 };
 
 static void run_init(struct run *r)
 {
-	*r = (struct run){
-	    .pid = -1, .pidfd = -1, .in_fd = -1, .out_fd = -1, .err_fd = -1, .st_fd = -1};
+	*r = (struct run){.pid = -1, .pidfd = -1, .in_fd = -1, .out_fd = -1, .err_fd = -1};
 }
 
 static void run_free(struct run *r)
@@ -314,90 +375,165 @@ static void run_free(struct run *r)
 	close_fd(&r->in_fd);
 	close_fd(&r->out_fd);
 	close_fd(&r->err_fd);
-	close_fd(&r->st_fd);
 	buf_free(&r->out);
 	buf_free(&r->errb);
-	buf_free(&r->st);
 }
 
-static int set_nonblock(int fd)
+/*
+ * Write as much of the configuration into the fresh stdin pipe `fd` as it
+ * takes, before the child starts. Up to PIPE_BUF bytes always fit in an
+ * empty pipe, so a blocking write is enough; a larger configuration is
+ * written non-blocking, and the rest later by pump().
+ */
+static int fill_stdin(int fd, const struct exec_request *req, size_t *off)
 {
-	int fl = fcntl(fd, F_GETFL);
-
-	if (fl < 0 || fcntl(fd, F_SETFL, fl | O_NONBLOCK) < 0)
+	if (req->stdin_len > PIPE_BUF && fcntl(fd, F_SETFL, O_NONBLOCK) < 0)
 		return -1;
+	while (*off < req->stdin_len) {
+		ssize_t n = write(fd, req->stdin_data + *off, req->stdin_len - *off);
+
+		if (n > 0)
+			*off += (size_t)n;
+		else if (n < 0 && errno == EAGAIN)
+			break;
+		else if (n < 0 && errno != EINTR)
+			return -1;
+	}
 	return 0;
 }
 
-static int max_fd_number(void)
+/*
+ * Start the child with clone(CLONE_VM | CLONE_VFORK): unlike fork() no copy
+ * of our page tables and no copy-on-write faults afterwards, and unlike
+ * posix_spawn() room for the preexec function. This thread sleeps until
+ * the child has called execve() or exited; by then the status pipe holds
+ * the child's report, or is at EOF (its close-on-exec write end went with
+ * the exec). Under valgrind, which runs such a clone as a fork, the read
+ * waits for the same two events.
+ *
+ * On success either the plugin runs (r->pid), or it could not be executed
+ * and r->fail_stage and r->fail_errno say why (the child is reaped). -1
+ * with errno when no child could be started.
+ */
+static int start_child(const cnirt_ctx *ctx, const char *path, char *const argv[],
+		       char *const envp[], int in_r, int out_w, int err_w, struct run *r)
 {
-	long n = sysconf(_SC_OPEN_MAX);
-
-	if (n < 0 || n > (1 << 20))
-		n = 1 << 20;
-	return (int)n;
-}
-
-/* Start the child. On success the parent's pipe ends are in r. */
-static int spawn(const cnirt_ctx *ctx, const char *path, char *const argv[], char *const envp[],
-		 struct run *r, cnirt_error **err)
-{
-	int in[2] = {-1, -1}, out[2] = {-1, -1}, errp[2] = {-1, -1}, st[2] = {-1, -1};
-	int max_fd = max_fd_number();
+	struct child_args a = {.ctx = ctx,
+			       .path = path,
+			       .argv = argv,
+			       .envp = envp,
+			       .in_r = in_r,
+			       .out_w = out_w,
+			       .err_w = err_w};
+	size_t page = (size_t)sysconf(_SC_PAGESIZE);
+	size_t size = CHILD_STACK_SIZE + page;
+	struct child_report rep;
 	sigset_t all, old;
-	int saved;
+	int st[2], saved;
+	void *stack;
+	ssize_t n;
+	pid_t pid;
 
-	if (pipe2(in, O_CLOEXEC) < 0 || pipe2(out, O_CLOEXEC) < 0 || pipe2(errp, O_CLOEXEC) < 0 ||
-	    pipe2(st, O_CLOEXEC) < 0) {
+	if (pipe2(st, O_CLOEXEC) < 0)
+		return -1;
+	stack = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK,
+		     -1, 0);
+	if (stack == MAP_FAILED) {
 		saved = errno;
-		goto fail_pipes;
+		goto fail;
 	}
+	/* A guard page below the stack. */
+	if (mprotect(stack, page, PROT_NONE) < 0) {
+		saved = errno;
+		munmap(stack, size);
+		goto fail;
+	}
+	a.st_w = st[1];
 
-	/* No handler of the caller may run in the child before it has reset
-	 * the dispositions. */
+	/* No handler of the caller may run in the child (in our memory)
+	 * before it has reset the dispositions. */
 	sigfillset(&all);
 	pthread_sigmask(SIG_SETMASK, &all, &old);
-	r->pid = fork();
-	if (r->pid == 0)
-		child_run(ctx, path, argv, envp, in[0], out[1], errp[1], st[1], max_fd);
+	pid = clone(child_main, (char *)stack + size, CLONE_VM | CLONE_VFORK | SIGCHLD, &a);
 	saved = errno;
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
-	if (r->pid < 0)
-		goto fail_pipes;
-
-	/* Also from here, so that the group exists whatever the child's
-	 * progress when we signal it. */
-	setpgid(r->pid, r->pid);
-
-	close(in[0]);
-	close(out[1]);
-	close(errp[1]);
+#ifdef EXEC_ASAN
+	/* The child's frames poisoned the shadow of a stack ASan never knew. */
+	__asan_unpoison_memory_region(stack, size);
+#endif
+	munmap(stack, size);
 	close(st[1]);
+	if (pid < 0) {
+		close(st[0]);
+		errno = saved;
+		return -1;
+	}
+
+	n = TEMP_FAILURE_RETRY(read(st[0], &rep, sizeof(rep)));
+	close(st[0]);
+	if (n == (ssize_t)sizeof(rep)) {
+		TEMP_FAILURE_RETRY(waitpid(pid, NULL, 0));
+		r->fail_stage = rep.stage;
+		r->fail_errno = rep.err;
+		return 0;
+	}
+	r->pid = pid;
+	return 0;
+
+fail:
+	close(st[0]);
+	close(st[1]);
+	errno = saved;
+	return -1;
+}
+
+/*
+ * Start the plugin: the pipes, the configuration written into stdin, the
+ * child. On success either the plugin runs (r->pid) with the parent's pipe
+ * ends in r, or it could not be executed and r->fail_stage and
+ * r->fail_errno say why. -1 when we could not even try.
+ */
+static int spawn(const cnirt_ctx *ctx, const char *path, char *const argv[], char *const envp[],
+		 const struct exec_request *req, struct run *r, cnirt_error **err)
+{
+	int in[2] = {-1, -1}, out[2] = {-1, -1}, errp[2] = {-1, -1};
+	int saved = 0;
+
+	if (pipe2(in, O_CLOEXEC) < 0 || pipe2(out, O_CLOEXEC) < 0 || pipe2(errp, O_CLOEXEC) < 0 ||
+	    fill_stdin(in[1], req, &r->in_off) < 0) {
+		saved = errno;
+		goto out;
+	}
+	if (r->in_off == req->stdin_len)
+		close_fd(&in[1]); /* all of it is in the pipe: EOF after it */
+
+	if (start_child(ctx, path, argv, envp, in[0], out[1], errp[1], r) < 0) {
+		saved = errno;
+		goto out;
+	}
+	if (r->pid < 0)
+		goto out; /* it could not be executed */
+
 	r->in_fd = in[1];
 	r->out_fd = out[0];
 	r->err_fd = errp[0];
-	r->st_fd = st[0];
-	/* Only our ends: the plugin's stdin stays blocking. */
-	set_nonblock(r->in_fd);
-	set_nonblock(r->out_fd);
-	set_nonblock(r->err_fd);
-	set_nonblock(r->st_fd);
+	in[1] = out[0] = errp[0] = -1;
 #ifdef SYS_pidfd_open
 	r->pidfd = (int)syscall(SYS_pidfd_open, r->pid, 0);
 	if (r->pidfd < 0)
 		r->pidfd = -1;
 #endif
-	return 0;
 
-fail_pipes:
+out:
 	for (int i = 0; i < 2; i++) {
 		close_fd(&in[i]);
 		close_fd(&out[i]);
 		close_fd(&errp[i]);
-		close_fd(&st[i]);
 	}
-	return error_set_errno(err, CNIRT_ERR_NONE, saved, "cannot start plugin \"%s\"",
-			       base_name(path));
+	if (saved != 0)
+		return error_set_errno(err, CNIRT_ERR_NONE, saved, "cannot start plugin \"%s\"",
+				       base_name(path));
+	return 0;
 }
 
 /* Whether the child has exited; it stays a zombie (WNOWAIT) so that its pid,
@@ -412,22 +548,28 @@ static bool child_exited(pid_t pid)
 	return si.si_pid == pid;
 }
 
+/*
+ * Read what poll() said is there (our ends are blocking: one read). The
+ * buffer grows by doubling from 4 KiB, so that the usual small output costs
+ * a small allocation, not a READ_CHUNK one.
+ */
 static void read_some(int *fd, struct buf *b, size_t limit, bool *overflow)
 {
-	/* At most one byte over the cap: enough to tell it was exceeded. */
-	size_t want = READ_CHUNK;
 	if (limit == 0)
 		limit = SIZE_MAX; /* no cap */
-	if (limit < SIZE_MAX && limit + 1 - b->len < want)
-		want = limit + 1 - b->len;
-	if (b->cap < b->len + want + 1) {
-		size_t cap = b->cap ? b->cap : 4096;
+	if (b->cap - b->len < 2) {
+		size_t cap = b->cap ? b->cap * 2 : 4096;
 
-		while (cap < b->len + want + 1)
-			cap *= 2;
 		b->data = xrealloc(b->data, cap);
 		b->cap = cap;
 	}
+	/* Room for the NUL; at most one byte over the cap: enough to tell it
+	 * was exceeded. */
+	size_t want = b->cap - b->len - 1;
+	if (want > READ_CHUNK)
+		want = READ_CHUNK;
+	if (limit < SIZE_MAX && limit + 1 - b->len < want)
+		want = limit + 1 - b->len;
 
 	ssize_t n = read(*fd, b->data + b->len, want);
 	if (n > 0) {
@@ -440,10 +582,13 @@ static void read_some(int *fd, struct buf *b, size_t limit, bool *overflow)
 	}
 }
 
-static void write_some(struct run *r, const struct exec_request *req)
+/* The rest of the configuration (non-blocking: it is larger than PIPE_BUF). */
+static void write_some(struct run *r, const struct exec_request *req, struct sigpipe_guard *guard)
 {
-	ssize_t n = write(r->in_fd, req->stdin_data + r->in_off, req->stdin_len - r->in_off);
+	ssize_t n;
 
+	sigpipe_block(guard);
+	n = write(r->in_fd, req->stdin_data + r->in_off, req->stdin_len - r->in_off);
 	if (n > 0)
 		r->in_off += (size_t)n;
 	else if (n < 0 && (errno == EINTR || errno == EAGAIN))
@@ -456,29 +601,28 @@ static void write_some(struct run *r, const struct exec_request *req)
 }
 
 /*
- * Feed stdin, read the outputs, until the plugin has exited and the outputs
- * are at EOF (or the grace period after its exit is over), the deadline
- * (0: none) passed, or an output went over the cap.
+ * Feed the rest of stdin, read the outputs, until the plugin has exited and
+ * the outputs are at EOF (or the grace period after its exit is over), the
+ * deadline (0: none) passed, or an output went over the cap.
  */
 static int pump(const cnirt_ctx *ctx, const struct exec_request *req, struct run *r,
-		long long deadline, cnirt_error **err)
+		long long deadline, struct sigpipe_guard *guard, cnirt_error **err)
 {
 	long long exited_at = -1;
 
-	if (req->stdin_len == 0)
-		close_fd(&r->in_fd);
-
 	for (;;) {
-		struct pollfd p[5];
+		struct pollfd p[4];
 		int np = 0, timeout = -1;
 		long long now;
 
-		if (exited_at < 0 && child_exited(r->pid)) {
+		/* Without a pidfd, look. */
+		if (exited_at < 0 && r->pidfd < 0 && child_exited(r->pid))
 			exited_at = now_ms();
+		if (exited_at >= 0) {
 			close_fd(&r->in_fd);
+			if (r->out_fd < 0 && r->err_fd < 0)
+				return 0;
 		}
-		if (exited_at >= 0 && r->out_fd < 0 && r->err_fd < 0 && r->st_fd < 0)
-			return 0;
 
 		now = now_ms();
 		if (exited_at >= 0) {
@@ -503,8 +647,6 @@ static int pump(const cnirt_ctx *ctx, const struct exec_request *req, struct run
 			p[np++] = (struct pollfd){.fd = r->out_fd, .events = POLLIN};
 		if (r->err_fd >= 0)
 			p[np++] = (struct pollfd){.fd = r->err_fd, .events = POLLIN};
-		if (r->st_fd >= 0)
-			p[np++] = (struct pollfd){.fd = r->st_fd, .events = POLLIN};
 		if (exited_at < 0 && r->pidfd >= 0)
 			p[np++] = (struct pollfd){.fd = r->pidfd, .events = POLLIN};
 
@@ -518,30 +660,33 @@ static int pump(const cnirt_ctx *ctx, const struct exec_request *req, struct run
 			if (p[i].revents == 0)
 				continue;
 			if (p[i].fd == r->in_fd)
-				write_some(r, req);
+				write_some(r, req, guard);
 			else if (p[i].fd == r->out_fd)
 				read_some(&r->out_fd, &r->out, ctx->output_limit, &r->overflow);
 			else if (p[i].fd == r->err_fd)
 				read_some(&r->err_fd, &r->errb, ctx->output_limit, &r->overflow);
-			else if (p[i].fd == r->st_fd)
-				read_some(&r->st_fd, &r->st, SIZE_MAX, &r->overflow);
+			else if (p[i].fd == r->pidfd)
+				exited_at =
+				    now_ms(); /* a pidfd is readable once the process exited */
 		}
 		if (r->overflow)
 			return 0;
 	}
 }
 
-/* One fork and exec, up to the reaped child. */
+/* One start of the plugin, up to the reaped child. */
 static int run_once(const cnirt_ctx *ctx, const char *path, char *const argv[], char *const envp[],
 		    const struct exec_request *req, long long deadline, struct run *r,
-		    cnirt_error **err)
+		    struct sigpipe_guard *guard, cnirt_error **err)
 {
 	int ret;
 
-	if (spawn(ctx, path, argv, envp, r, err) < 0)
+	if (spawn(ctx, path, argv, envp, req, r, err) < 0)
 		return -1;
+	if (r->pid < 0)
+		return 0; /* it could not be executed: r->fail_* say why */
 
-	ret = pump(ctx, req, r, deadline, err);
+	ret = pump(ctx, req, r, deadline, guard, err);
 
 	/* The plugin's process group does not outlive the execution: after a
 	 * timeout or an overflow the plugin is killed, and whatever it left
@@ -553,7 +698,6 @@ static int run_once(const cnirt_ctx *ctx, const char *path, char *const argv[], 
 	close_fd(&r->in_fd);
 	close_fd(&r->out_fd);
 	close_fd(&r->err_fd);
-	close_fd(&r->st_fd);
 	close_fd(&r->pidfd);
 
 	if (TEMP_FAILURE_RETRY(waitpid(r->pid, &r->status, 0)) < 0) {
@@ -562,14 +706,8 @@ static int run_once(const cnirt_ctx *ctx, const char *path, char *const argv[], 
 					      "cannot get the exit status of plugin \"%s\"",
 					      base_name(path));
 	}
+	r->pid = -1;
 	return ret;
-}
-
-static const struct child_report *child_report(const struct run *r)
-{
-	if (r->st.len < sizeof(struct child_report))
-		return NULL;
-	return (const struct child_report *)(const void *)r->st.data;
 }
 
 /* The error of a plugin that exited with a non-zero status. */
@@ -603,8 +741,6 @@ static int plugin_failed(const struct run *r, int exit_status, cnirt_error **err
 static int interpret(const cnirt_ctx *ctx, const char *path, const struct exec_request *req,
 		     struct run *r, char **out, size_t *out_len, cnirt_error **err)
 {
-	const struct child_report *rep = child_report(r);
-
 	if (r->timed_out)
 		return error_set(err, CNIRT_ERR_NONE, "plugin \"%s\" %s timed out after %u ms",
 				 base_name(path), req->command ? req->command : "",
@@ -612,19 +748,19 @@ static int interpret(const cnirt_ctx *ctx, const char *path, const struct exec_r
 	if (r->overflow)
 		return error_set(err, CNIRT_ERR_NONE, "plugin output exceeds %zu bytes",
 				 ctx->output_limit);
-	if (rep) {
-		switch (rep->stage) {
-		case STAGE_PREEXEC:
-			return error_set_errno(err, CNIRT_ERR_NONE, rep->err,
-					       "preexec for plugin \"%s\" failed", base_name(path));
-		case STAGE_EXEC:
-			return error_set_errno(err, CNIRT_ERR_NONE, rep->err, "cannot execute %s",
-					       path);
-		default:
-			return error_set_errno(err, CNIRT_ERR_NONE, rep->err,
-					       "cannot set up the process of plugin \"%s\"",
-					       base_name(path));
-		}
+	switch (r->fail_stage) {
+	case STAGE_NONE:
+		break;
+	case STAGE_PREEXEC:
+		return error_set_errno(err, CNIRT_ERR_NONE, r->fail_errno,
+				       "preexec for plugin \"%s\" failed", base_name(path));
+	case STAGE_EXEC:
+		return error_set_errno(err, CNIRT_ERR_NONE, r->fail_errno, "cannot execute %s",
+				       path);
+	default:
+		return error_set_errno(err, CNIRT_ERR_NONE, r->fail_errno,
+				       "cannot set up the process of plugin \"%s\"",
+				       base_name(path));
 	}
 	if (WIFSIGNALED(r->status))
 		return error_set(err, CNIRT_ERR_NONE, "killed by signal %d (%s)",
@@ -645,22 +781,19 @@ int exec_plugin(const cnirt_ctx *ctx, const char *path, const struct exec_reques
 	char **envp = build_env(ctx, req);
 	char *argv[] = {(char *)path, NULL};
 	long long deadline = ctx->timeout_ms ? now_ms() + ctx->timeout_ms : 0;
-	struct sigpipe_guard guard;
+	struct sigpipe_guard guard = {.active = false};
 	struct run r;
 	int ret;
 
-	sigpipe_block(&guard);
 	for (int attempt = 1;; attempt++) {
-		const struct child_report *rep;
 		long long backoff = (long long)ETXTBSY_BACKOFF_MS << (attempt - 1);
 
 		run_init(&r);
-		ret = run_once(ctx, path, argv, envp, req, deadline, &r, err);
+		ret = run_once(ctx, path, argv, envp, req, deadline, &r, &guard, err);
 		if (ret < 0)
 			break;
 		/* The binary is being written (replaced): try a fresh exec. */
-		rep = child_report(&r);
-		if (rep == NULL || rep->stage != STAGE_EXEC || rep->err != ETXTBSY ||
+		if (r.fail_stage != STAGE_EXEC || r.fail_errno != ETXTBSY ||
 		    attempt == ETXTBSY_TRIES || (deadline > 0 && now_ms() + backoff >= deadline))
 			break;
 		run_free(&r);

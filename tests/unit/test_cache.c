@@ -432,6 +432,47 @@ static void test_modes(void **state)
 	assert_int_equal(st.st_mode & 07777, 0600);
 }
 
+/* A cache directory that exists keeps its mode; only the results
+ * directory is created, 0700. */
+static void test_existing_cache_dir_kept(void **state)
+{
+	struct fx *f = *state;
+	struct stat st;
+	_cleanup_free_ char *results = xasprintf("%s/results", f->cache);
+
+	assert_int_equal(mkdir(f->cache, 0755), 0);
+	assert_int_equal(chmod(f->cache, 0755), 0);
+	write_entry(f, "net1", "eth0", RESULT1);
+	assert_int_equal(stat(f->cache, &st), 0);
+	assert_int_equal(st.st_mode & 07777, 0755);
+	assert_int_equal(stat(results, &st), 0);
+	assert_int_equal(st.st_mode & 07777, 0700);
+	_cleanup_free_ char *names = results_listing(f);
+	assert_string_equal(names, "net1-ctr1-eth0");
+}
+
+/* A cache directory that is a file: an error naming it, nothing written. */
+static void test_cache_dir_not_a_directory(void **state)
+{
+	struct fx *f = *state;
+	cnirt_netlist *l = make_list("net1", LIST1);
+	_cleanup_json_ json *r = parse(RESULT1);
+	cnirt_error *err = NULL;
+
+	put_file(f->cache, "not a directory\n");
+	int rc = cache_write(f->ctx, l, &ATT1, r, &err);
+	free_list(l);
+	assert_int_equal(rc, -1);
+	assert_int_equal(cnirt_error_errno(err), ENOTDIR);
+	assert_non_null(strstr(cnirt_error_msg(err), f->cache));
+	cnirt_error_free(err);
+	size_t len;
+	_cleanup_free_ char *text = slurp(f->cache, &len);
+	assert_non_null(text);
+	assert_int_equal(len, strlen("not a directory\n"));
+	assert_memory_equal(text, "not a directory\n", len);
+}
+
 static void test_no_temp_left(void **state)
 {
 	struct fx *f = *state;
@@ -915,6 +956,8 @@ int main(void)
 	    T(test_reference_format_omitempty),
 	    T(test_read_reference_written),
 	    T(test_modes),
+	    T(test_existing_cache_dir_kept),
+	    T(test_cache_dir_not_a_directory),
 	    T(test_no_temp_left),
 	    T(test_rewrite_replaces),
 	    T(test_bad_names),

@@ -50,6 +50,7 @@ static struct hook_config *cli_config(void)
 			free(err);
 			exit(1);
 		}
+		config_enter_sandbox(cfg);
 	}
 	return cfg;
 }

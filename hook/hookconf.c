@@ -191,6 +191,11 @@ static int finish(struct hook_config *c, char **err)
 	return 0;
 }
 
+void config_enter_sandbox(struct hook_config *c)
+{
+	sandbox_enter(c->sb);
+}
+
 int config_load(const char *path, struct hook_config **out, char **err)
 {
 	const char *p = path ? path : CNIHOOK_CONFIG_PATH;

@@ -35,6 +35,9 @@ int config_load(const char *path, struct hook_config **out, char **err);
 /* The built-in defaults. */
 struct hook_config *config_defaults(void);
 void config_free(struct hook_config *c);
+/* Reduce the process's own capability sets to the sandbox's, for what it
+ * runs (the hook and the CLI, before their first plugin). */
+void config_enter_sandbox(struct hook_config *c);
 /* A libcnirt runtime set up from the configuration (plugin directories,
  * cache directory, plugin timeout, the sandbox). */
 struct cnirt_ctx;

@@ -64,8 +64,10 @@ static int run_with_config(const char *config, const char *level_arg, int argc, 
 				ret = inventory_status(cfg, operand, json);
 			else if (strcmp(verb, "list") == 0)
 				ret = inventory_list(cfg, json);
-			else
+			else {
+				config_enter_sandbox(cfg);
 				ret = gc_run(cfg, dry_run);
+			}
 		}
 	} else if (verb && stage_parse(verb, &stage) < 0) {
 		ret = usage_error("unknown command", verb);
@@ -73,6 +75,7 @@ static int run_with_config(const char *config, const char *level_arg, int argc, 
 		ret = usage_error("expected no argument after the stage", verb);
 	} else {
 		log_init(level, cfg->log_syslog);
+		config_enter_sandbox(cfg);
 		ret = lifecycle_run(cfg, stage, verb, STDIN_FILENO);
 	}
 	config_free(cfg);

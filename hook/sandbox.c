@@ -145,6 +145,7 @@ struct sandbox {
 	bool seccomp;
 	struct sock_fprog prog; /* the compiled filter, when seccomp */
 	pid_t hook;		/* the hook's pid, for the parent-death check */
+	bool entered;		/* the hook's own sets are reduced already */
 };
 
 void sandbox_defaults(struct sandbox_config *s)
@@ -388,21 +389,10 @@ int sandbox_prepare(const struct sandbox_config *c, struct sandbox **out, char *
 }
 
 /* In the child: system calls only. */
-int sandbox_apply(void *data)
+/* The bounding and inheritable sets reduced to what the sandbox keeps, in
+ * the calling process: 0 or an errno value. No allocation. */
+static int reduce_sets(const struct sandbox *s)
 {
-	const struct sandbox *s = data;
-	if (s == NULL || !s->enabled)
-		return 0;
-
-	/* A plugin must not outlive the hook: a hook killed in the middle of
-	 * an ADD leaves a record that poststop or gc tear down, and a plugin
-	 * that went on would add after that DEL. (Kept across the execve of a
-	 * plugin without set-user-ID bits.) */
-	if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) < 0)
-		return errno;
-	if (getppid() != s->hook)
-		return ESRCH; /* the hook died before the line above */
-
 	/* The bounding set first (needs CAP_SETPCAP, which it may drop). */
 	for (int c = 0; c <= s->last_cap; c++) {
 		if (s->keep & (UINT64_C(1) << c))
@@ -431,6 +421,40 @@ int sandbox_apply(void *data)
 		return errno;
 
 	/* The ambient set (EINVAL: a kernel without ambient capabilities). */
+	return 0;
+}
+
+void sandbox_enter(struct sandbox *s)
+{
+	/* What the hook executes inherits its bounding and inheritable sets;
+	 * its own effective capabilities stay. Reduced once here, the plugin's
+	 * own step has only a few calls left (without CAP_SETPCAP, as a
+	 * non-root user, each plugin's step does it instead). */
+	if (s && s->enabled && reduce_sets(s) == 0)
+		s->entered = true;
+}
+
+int sandbox_apply(void *data)
+{
+	const struct sandbox *s = data;
+	if (s == NULL || !s->enabled)
+		return 0;
+
+	/* A plugin must not outlive the hook: a hook killed in the middle of
+	 * an ADD leaves a record that poststop or gc tear down, and a plugin
+	 * that went on would add after that DEL. (Kept across the execve of a
+	 * plugin without set-user-ID bits.) */
+	if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) < 0)
+		return errno;
+	if (getppid() != s->hook)
+		return ESRCH; /* the hook died before the line above */
+
+	if (!s->entered) {
+		int e = reduce_sets(s);
+		if (e)
+			return e;
+	}
+
 	if (prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0) < 0 && errno != EINVAL)
 		return errno;
 

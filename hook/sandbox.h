@@ -31,6 +31,10 @@ void sandbox_config_free(struct sandbox_config *s);
 struct sandbox;
 int sandbox_prepare(const struct sandbox_config *c, struct sandbox **out, char **err);
 void sandbox_free(struct sandbox *s);
+/* Reduce the calling (hook) process's own bounding and inheritable sets to
+ * the sandbox's, once, so that each plugin inherits them; sandbox_apply then
+ * skips that part. */
+void sandbox_enter(struct sandbox *s);
 /* The cnirt_preexec_fn: apply the sandbox in the plugin's process. Returns 0
  * or an errno value. Async-signal-safe: no allocation. */
 int sandbox_apply(void *sandbox);

@@ -591,11 +591,18 @@ static bool route_fits(const struct r_route *rt, enum layout to)
 	return to == LAYOUT_100 || !rt->has_gw || rt->gw.family == rt->dst.ip.family;
 }
 
+/* The same for an address's gateway: one of the other family cannot be
+ * written before 1.0.0, and is left out. */
+static bool gateway_fits(const struct r_ip *ip, enum layout to)
+{
+	return ip->has_gateway && (to == LAYOUT_100 || ip->gateway.family == ip->address.ip.family);
+}
+
 static json *ipconfig_json(const struct result *r, const struct r_ip *ip)
 {
 	json *o = json_new(JSON_OBJECT);
 	set_cidr(o, "ip", &ip->address);
-	if (ip->has_gateway)
+	if (gateway_fits(ip, LAYOUT_020))
 		set_addr(o, "gateway", &ip->gateway);
 	json *routes = json_new(JSON_ARRAY);
 	for (size_t i = 0; i < r->n_routes; i++)
@@ -661,7 +668,7 @@ static void write_040_100(const struct result *r, enum layout to, json *o)
 			if (ip->has_interface)
 				json_obj_set(v, "interface", json_new_int(ip->interface));
 			set_cidr(v, "address", &ip->address);
-			if (ip->has_gateway)
+			if (gateway_fits(ip, to))
 				set_addr(v, "gateway", &ip->gateway);
 			json_arr_append(a, v);
 		}

@@ -416,14 +416,15 @@ static void test_round_trip_100_040(void **state)
 	}
 }
 
-/* SPEC-0.4.0 "Routes": every address of a route in one family; 1.0.0 has
- * no such rule. A route via a next hop of the other family is left out
- * going below 1.0.0, so that the result still validates (found by
- * fuzzing: tests/fuzz/regressions/fuzz_result). */
+/* SPEC-0.4.0 "Routes": every address of a route in one family (and an
+ * address's gateway is of its family); 1.0.0 has no such rule. A route via a next hop of the other
+ * family is left out going below 1.0.0, so that the result still validates (found by fuzzing:
+ * tests/fuzz/regressions/fuzz_result). */
 static void test_mixed_family_route_dropped_below_100(void **state)
 {
 	(void)state;
-	const char *in = "{\"cniVersion\":\"1.0.0\",\"ips\":[{\"address\":\"10.1.0.5/16\"},"
+	const char *in = "{\"cniVersion\":\"1.0.0\",\"ips\":[{\"address\":\"10.1.0.5/16\","
+			 "\"gateway\":\"fd00::99\"},"
 			 "{\"address\":\"fd00::5/64\"}],\"routes\":[{\"dst\":\"::/0\","
 			 "\"gw\":\"10.1.0.1\"},{\"dst\":\"0.0.0.0/0\",\"gw\":\"10.1.0.1\"}]}";
 	static const char *const to[] = {"0.2.0", "0.3.1", "0.4.0"};
@@ -432,6 +433,7 @@ static void test_mixed_family_route_dropped_below_100(void **state)
 		char *out = NULL;
 		assert_int_equal(cnirt_result_convert(in, strlen(in), to[i], &out, &err), 0);
 		assert_null(strstr(out, "::/0"));
+		assert_null(strstr(out, "fd00::99")); /* the gateway of the other family too */
 		assert_non_null(strstr(out, "0.0.0.0/0"));
 		assert_int_equal(cnirt_result_validate(out, strlen(out), &err), 0);
 		free(out);

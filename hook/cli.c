@@ -50,7 +50,13 @@ static struct hook_config *cli_config(void)
 			free(err);
 			exit(1);
 		}
-		config_enter_sandbox(cfg);
+		/* The CLI mounts nothing: it takes the plugins' sandbox on
+		 * itself, once (on failure each plugin applies it). */
+		int e = config_confine(cfg);
+		if (e)
+			log_debug(
+			    "sandbox: confining cnihook itself: %s; applied per plugin instead",
+			    strerror(e));
 	}
 	return cfg;
 }

@@ -196,6 +196,11 @@ void config_enter_sandbox(struct hook_config *c)
 	sandbox_enter(c->sb);
 }
 
+int config_confine(struct hook_config *c)
+{
+	return sandbox_confine(c->sb);
+}
+
 int config_load(const char *path, struct hook_config **out, char **err)
 {
 	const char *p = path ? path : CNIHOOK_CONFIG_PATH;

@@ -36,8 +36,11 @@ int config_load(const char *path, struct hook_config **out, char **err);
 struct hook_config *config_defaults(void);
 void config_free(struct hook_config *c);
 /* Reduce the process's own capability sets to the sandbox's, for what it
- * runs (the hook and the CLI, before their first plugin). */
+ * runs (the hook and gc, before their first plugin). */
 void config_enter_sandbox(struct hook_config *c);
+/* The whole sandbox on the process itself, inherited by every plugin (see
+ * sandbox_confine()): for a process that mounts nothing. 0 or an errno. */
+int config_confine(struct hook_config *c);
 /* A libcnirt runtime set up from the configuration (plugin directories,
  * cache directory, plugin timeout, the sandbox). */
 struct cnirt_ctx;

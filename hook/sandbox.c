@@ -2,12 +2,15 @@
 /*
  * The sandbox around the plugins: capability bounding set, inheritable and
  * ambient sets reduced to a configured list, no_new_privs, and a seccomp
- * filter that fails with EPERM the system calls no CNI plugin needs.
+ * filter that fails with EPERM the system calls no CNI plugin needs. The
+ * filter is compiled by libseccomp when cnihook is built (seccomp-gen.c has
+ * its rules) and linked in as hook/seccomp-filter.c.
  *
  * Everything that allocates or can fail for a reason other than the kernel
- * (capability names, compiling the filter) happens in sandbox_prepare(), in
- * the hook's own process. sandbox_apply() runs between fork() and execve()
- * and makes only system calls.
+ * (capability names) happens in sandbox_prepare(), in the hook's own
+ * process. sandbox_apply() runs between fork() and execve() and makes only
+ * system calls; what the hook has already applied to itself
+ * (sandbox_enter(), sandbox_confine()) it inherits and skips.
  */
 #include "config.h"
 
@@ -16,12 +19,10 @@
 #include <linux/capability.h>
 #include <linux/filter.h>
 #include <linux/seccomp.h>
-#include <seccomp.h>
 #include <stdint.h>
 #include <string.h>
 #include <strings.h>
 #include <sys/capability.h>
-#include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -29,9 +30,6 @@
 #include "jsonutil.h"
 #include "sandbox.h"
 #include "util.h"
-
-/* The largest program the kernel accepts (BPF_MAXINSNS). */
-#define FILTER_MAX_INSNS 4096
 
 /*
  * The default capabilities: the smallest set with which Debian's plugins
@@ -64,80 +62,6 @@ static const char *const default_caps[] = {
     "CAP_DAC_OVERRIDE",
 };
 
-/* The system calls no CNI plugin needs, failed with EPERM. */
-static const char *const denied_syscalls[] = {
-    /* kernel modules and kexec: loading code into the kernel */
-    "init_module",
-    "finit_module",
-    "delete_module",
-    "create_module",
-    "query_module",
-    "get_kernel_syms",
-    "kexec_load",
-    "kexec_file_load",
-    /* the machine as a whole */
-    "reboot",
-    "swapon",
-    "swapoff",
-    "acct",
-    "quotactl",
-    "quotactl_fd",
-    "sethostname",
-    "setdomainname",
-    "vhangup",
-    /* the clock */
-    "settimeofday",
-    "stime",
-    "clock_settime",
-    "clock_settime64",
-    "clock_adjtime",
-    "clock_adjtime64",
-    "adjtimex",
-    /* hardware and obsolete interfaces */
-    "iopl",
-    "ioperm",
-    "vm86",
-    "vm86old",
-    "uselib",
-    "nfsservctl",
-    "sysfs",
-    "_sysctl",
-    "lookup_dcookie",
-    /* the kernel log, tracing and eBPF */
-    "syslog",
-    "perf_event_open",
-    "bpf",
-    "userfaultfd",
-    /* other processes */
-    "ptrace",
-    "process_vm_readv",
-    "process_vm_writev",
-    "kcmp",
-    /* the kernel keyrings (not namespaced) */
-    "keyctl",
-    "add_key",
-    "request_key",
-    /* file handles: open_by_handle_at bypasses the mount tree */
-    "open_by_handle_at",
-    "name_to_handle_at",
-    /* mounts: plugins are given a namespace path and setns into it */
-    "mount",
-    "umount",
-    "umount2",
-    "pivot_root",
-    "open_tree",
-    "move_mount",
-    "fsopen",
-    "fsconfig",
-    "fsmount",
-    "fspick",
-    "mount_setattr",
-    /* io_uring: a large kernel surface no plugin uses */
-    "io_uring_setup",
-    "io_uring_enter",
-    "io_uring_register",
-};
-
 struct sandbox {
 	bool enabled;
 	uint64_t keep; /* bit n: keep capability n */
@@ -146,6 +70,7 @@ struct sandbox {
 	struct sock_fprog prog; /* the compiled filter, when seccomp */
 	pid_t hook;		/* the hook's pid, for the parent-death check */
 	bool entered;		/* the hook's own sets are reduced already */
+	bool confined;		/* the hook runs under no_new_privs and the filter */
 };
 
 void sandbox_defaults(struct sandbox_config *s)
@@ -267,90 +192,7 @@ void sandbox_free(struct sandbox *s)
 {
 	if (s == NULL)
 		return;
-	free(s->prog.filter);
 	free(s);
-}
-
-static int add_rules(scmp_filter_ctx f, char **err)
-{
-	for (size_t i = 0; i < ARRAY_SIZE(denied_syscalls); i++) {
-		int nr = seccomp_syscall_resolve_name(denied_syscalls[i]);
-		if (nr == __NR_SCMP_ERROR)
-			continue; /* unknown to this libseccomp */
-		int r = seccomp_rule_add(f, SCMP_ACT_ERRNO(EPERM), nr, 0);
-		if (r < 0)
-			return set_error(err, "seccomp filter: system call %s: %s",
-					 denied_syscalls[i], strerror(-r));
-	}
-	/* personality(persona): the default (PER_LINUX, 0) only. Any other
-	 * value fails, flags such as ADDR_NO_RANDOMIZE or READ_IMPLIES_EXEC,
-	 * PER_LINUX32, and also the query 0xffffffff, which no plugin makes.
-	 * persona is an unsigned int: its low 32 bits are compared. */
-	int r = seccomp_rule_add(f, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(personality), 1,
-				 SCMP_A0_32(SCMP_CMP_NE, 0));
-	if (r < 0)
-		return set_error(err, "seccomp filter: system call personality: %s", strerror(-r));
-	return 0;
-}
-
-/* Compile the filter and keep its BPF program. libseccomp exports the
- * program only to a file descriptor: a memfd, read back. */
-static int compile_filter(struct sock_fprog *prog, char **err)
-{
-	scmp_filter_ctx f = seccomp_init(SCMP_ACT_ALLOW);
-	if (f == NULL)
-		return set_error(err, "seccomp filter: cannot initialise libseccomp");
-	int ret = -1, fd = -1, r;
-	/* no_new_privs is set by sandbox_apply() itself, before loading. */
-	if ((r = seccomp_attr_set(f, SCMP_FLTATR_CTL_NNP, 0)) < 0) {
-		set_error(err, "seccomp filter: %s", strerror(-r));
-		goto out;
-	}
-	/* Only the native system call table is filtered (one architecture
-	 * compiles in a quarter of the time of three): a system call through
-	 * another one (int $0x80 of an x86-64 process) kills the process,
-	 * which no plugin does. A kernel without SECCOMP_RET_KILL_PROCESS
-	 * kills the thread (libseccomp's default). */
-	seccomp_attr_set(f, SCMP_FLTATR_ACT_BADARCH, SCMP_ACT_KILL_PROCESS);
-	if (add_rules(f, err) < 0)
-		goto out;
-	fd = memfd_create("cnihook-seccomp", MFD_CLOEXEC);
-	if (fd < 0) {
-		set_error(err, "seccomp filter: memfd_create: %s", strerror(errno));
-		goto out;
-	}
-	if ((r = seccomp_export_bpf(f, fd)) < 0) {
-		set_error(err, "seccomp filter: export: %s", strerror(-r));
-		goto out;
-	}
-	if (lseek(fd, 0, SEEK_SET) < 0) {
-		set_error(err, "seccomp filter: lseek: %s", strerror(errno));
-		goto out;
-	}
-	char *buf = NULL;
-	size_t len = 0;
-	r = read_all_fd(fd, FILTER_MAX_INSNS * sizeof(struct sock_filter), &buf, &len);
-	if (r < 0) {
-		set_error(err, "seccomp filter: reading the program back: %s",
-			  r == -EFBIG ? "more than 4096 instructions" : strerror(-r));
-		goto out;
-	}
-	if (len == 0 || len % sizeof(struct sock_filter) != 0) {
-		free(buf);
-		set_error(err,
-			  "seccomp filter: the exported program has %zu bytes, not a whole "
-			  "number of instructions",
-			  len);
-		goto out;
-	}
-	prog->len = (unsigned short)(len / sizeof(struct sock_filter));
-	prog->filter = (struct sock_filter *)(void *)buf;
-	ret = 0;
-out:
-	if (fd >= 0)
-		close(fd);
-	seccomp_release(f);
-	return ret;
 }
 
 int sandbox_prepare(const struct sandbox_config *c, struct sandbox **out, char **err)
@@ -380,15 +222,14 @@ int sandbox_prepare(const struct sandbox_config *c, struct sandbox **out, char *
 	s->last_cap = (int)cap_max_bits() - 1;
 	if (s->last_cap > 63)
 		s->last_cap = 63;
-	if (c->seccomp && compile_filter(&s->prog, err) < 0) {
-		sandbox_free(s);
-		return -1;
-	}
+	/* The program seccomp-gen compiled when cnihook was built. The kernel
+	 * only reads it. */
+	s->prog.len = sandbox_filter_len;
+	s->prog.filter = (struct sock_filter *)sandbox_filter;
 	*out = s;
 	return 0;
 }
 
-/* In the child: system calls only. */
 /* The bounding and inheritable sets reduced to what the sandbox keeps, in
  * the calling process: 0 or an errno value. No allocation. */
 static int reduce_sets(const struct sandbox *s)
@@ -419,8 +260,6 @@ static int reduce_sets(const struct sandbox *s)
 	d[1].inheritable &= (uint32_t)(s->keep >> 32);
 	if (syscall(SYS_capset, &hdr, d) < 0)
 		return errno;
-
-	/* The ambient set (EINVAL: a kernel without ambient capabilities). */
 	return 0;
 }
 
@@ -432,6 +271,35 @@ void sandbox_enter(struct sandbox *s)
 	 * non-root user, each plugin's step does it instead). */
 	if (s && s->enabled && reduce_sets(s) == 0)
 		s->entered = true;
+}
+
+/* The part of the sandbox that is inherited by every process a process
+ * starts: no ambient capabilities, no_new_privs, the seccomp filter. */
+static int restrict_process(const struct sandbox *s)
+{
+	/* The ambient set (EINVAL: a kernel without ambient capabilities). */
+	if (prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0) < 0 && errno != EINVAL)
+		return errno;
+	/* No privileges from set-user-ID programs or file capabilities, and
+	 * what allows an unprivileged process to load the filter. */
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
+		return errno;
+	if (s->seccomp && prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &s->prog, 0, 0) < 0)
+		return errno;
+	return 0;
+}
+
+int sandbox_confine(struct sandbox *s)
+{
+	if (s == NULL || !s->enabled)
+		return 0;
+	sandbox_enter(s);
+	/* The filter is loaded into the kernel once, here, instead of once
+	 * per plugin (each load copies, checks and JIT-compiles it). */
+	int e = restrict_process(s);
+	if (e == 0)
+		s->confined = true;
+	return e;
 }
 
 int sandbox_apply(void *data)
@@ -455,16 +323,7 @@ int sandbox_apply(void *data)
 			return e;
 	}
 
-	if (prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0) < 0 && errno != EINVAL)
-		return errno;
-
-	/* No privileges from set-user-ID programs or file capabilities, and
-	 * what allows an unprivileged process to load the filter. */
-	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
-		return errno;
-
-	/* One thread after fork(): no need to synchronise threads. */
-	if (s->seccomp && prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &s->prog, 0, 0) < 0)
-		return errno;
-	return 0;
+	/* One thread after fork(): the filter needs no thread
+	 * synchronisation. */
+	return s->confined ? 0 : restrict_process(s);
 }

@@ -2,13 +2,16 @@
 /*
  * The sandbox the hook puts around the plugins it runs (the `sandbox` object
  * of cnihook.json(5)): a reduced capability bounding set and no_new_privs
- * (libcap), and a seccomp filter (libseccomp) that fails with EPERM the
- * system calls no CNI plugin needs. Applied in the plugin's process, between
- * fork and exec, and inherited by everything the plugin runs.
+ * (libcap), and a seccomp filter (compiled by libseccomp at build time) that
+ * fails with EPERM the system calls no CNI plugin needs. Applied in the
+ * plugin's process, between fork and exec, and inherited by everything the
+ * plugin runs; or once in the hook's own process when the hook needs none of
+ * it (sandbox_confine()).
  */
 #ifndef CNIHOOK_SANDBOX_H
 #define CNIHOOK_SANDBOX_H
 
+#include <linux/filter.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <yajl/yajl_tree.h>
@@ -35,8 +38,21 @@ void sandbox_free(struct sandbox *s);
  * the sandbox's, once, so that each plugin inherits them; sandbox_apply then
  * skips that part. */
 void sandbox_enter(struct sandbox *s);
+/* The whole sandbox applied to the calling (hook) process itself: the sets
+ * as sandbox_enter() does, no ambient capabilities, no_new_privs and the
+ * filter, all inherited by the plugins, whose sandbox_apply() then only
+ * ties them to the hook's life. For a hook that will make none of the
+ * denied system calls (no mount or umount: the CLI's add, check, del and
+ * validate). Returns 0 or an errno value; on failure each plugin's
+ * sandbox_apply() still applies what is missing. */
+int sandbox_confine(struct sandbox *s);
 /* The cnirt_preexec_fn: apply the sandbox in the plugin's process. Returns 0
  * or an errno value. Async-signal-safe: no allocation. */
 int sandbox_apply(void *sandbox);
+
+/* The filter's BPF program, hook/seccomp-filter.c, generated at build time
+ * by hook/seccomp-gen. */
+extern const struct sock_filter sandbox_filter[];
+extern const unsigned short sandbox_filter_len;
 
 #endif

@@ -11,9 +11,9 @@
 #     tests/valgrind.sh [BUILD_DIR]
 #
 # BUILD_DIR: a configured and built tree (default: the current directory if
-# it is one, else the source tree). The real binary runs
-# (hook/.libs/cnihook with LD_LIBRARY_PATH=lib/.libs), not libtool's
-# wrapper script; plugins are not traced. The hook stages need root and
+# it is one, else the source tree). The real binary runs (hook/.libs/cnihook,
+# or cnihook-shared when cnihook is static, with LD_LIBRARY_PATH=lib/.libs),
+# not libtool's wrapper script; plugins are not traced. The hook stages need root and
 # ip(8); without them they are skipped (a failure under CNIHOOK_NO_SKIP=1).
 set -uo pipefail
 
@@ -29,9 +29,14 @@ command -v valgrind >/dev/null || {
 	echo "valgrind.sh: valgrind is needed" >&2
 	exit 2
 }
-make -s -C "$build" hook/cnihook tests/plugins/fakeplugin >/dev/null || exit 1
-bin_real=$build/hook/.libs/cnihook
-[ -x "$bin_real" ] || bin_real=$build/hook/cnihook # linked without libtool's wrapper
+# A statically linked cnihook (configure's default when it can) hides malloc
+# from memcheck: the build's hook/cnihook-shared is the same program linked
+# to the shared libraries.
+prog=cnihook
+grep -q '^hook_cnihook_shared_SOURCES' "$build/Makefile" && prog=cnihook-shared
+make -s -C "$build" "hook/$prog" tests/plugins/fakeplugin >/dev/null || exit 1
+bin_real=$build/hook/.libs/$prog
+[ -x "$bin_real" ] || bin_real=$build/hook/$prog # linked without libtool's wrapper
 export LD_LIBRARY_PATH=$build/lib/.libs${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 
 uniq=$(printf %04x%04x $(($$ % 65536)) $((RANDOM)))

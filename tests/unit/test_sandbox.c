@@ -371,6 +371,75 @@ static void test_apply_defaults(void **state)
 	assert_int_equal(s.pers_query, EPERM);
 }
 
+/* sandbox_confine(): a process (standing for the CLI) takes the sandbox on
+ * itself, and what it starts (a grandchild here, as a plugin would be)
+ * inherits every part of it; the grandchild's own step applies nothing
+ * more. */
+static void test_confine(void **state)
+{
+	(void)state;
+	need_root();
+	uint64_t bnd = own_bounding_set();
+	int fds[2];
+	assert_int_equal(pipe2(fds, O_CLOEXEC), 0);
+	pid_t pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		close(fds[0]);
+		/* Prepared here: this process is "the hook". */
+		struct sandbox *sb = prepare(NULL);
+		if (sandbox_confine(sb) != 0)
+			_exit(10);
+		/* The confined process itself is in the sandbox too. */
+		if (syscall(SYS_reboot, 0, 0, 0, NULL) != -1 || errno != EPERM)
+			_exit(11);
+		pid_t g = fork();
+		if (g < 0)
+			_exit(12);
+		if (g == 0)
+			sandboxed_child(sb, fds[1]);
+		int st;
+		if (waitpid(g, &st, 0) != g || !WIFEXITED(st))
+			_exit(13);
+		_exit(WEXITSTATUS(st));
+	}
+	close(fds[1]);
+	struct seen s;
+	memset(&s, 0, sizeof(s));
+	ssize_t n = read(fds[0], &s, sizeof(s));
+	close(fds[0]);
+	int st;
+	assert_int_equal(waitpid(pid, &st, 0), pid);
+	assert_true(WIFEXITED(st));
+	if (WEXITSTATUS(st) != 0 || n != (ssize_t)sizeof(s))
+		fail_msg("the confined child failed (status %d)", WEXITSTATUS(st));
+	assert_int_equal(s.apply, 0);
+	assert_int_equal(s.reboot, EPERM);
+	assert_int_equal(s.init_module, EPERM);
+	assert_int_equal(s.finit_module, EPERM);
+	assert_int_equal(s.cap_bnd, DEFAULT_KEEP & bnd);
+	assert_int_equal(s.cap_inh & ~DEFAULT_KEEP, 0);
+	assert_int_equal(s.cap_amb, 0);
+	assert_int_equal(s.no_new_privs, 1);
+	assert_int_equal(s.seccomp, 2); /* SECCOMP_MODE_FILTER */
+	assert_int_equal(s.mount, EPERM);
+	assert_int_equal(s.unshare_net, 0);
+	assert_int_equal(s.pers_norand, EPERM);
+}
+
+/* A disabled sandbox confines nothing. */
+static void test_confine_disabled(void **state)
+{
+	(void)state;
+	struct sandbox *sb = prepare("{\"enabled\": false}");
+	assert_int_equal(sandbox_confine(sb), 0);
+	assert_int_equal(sandbox_confine(NULL), 0);
+	uint64_t nnp = 1;
+	assert_true(status_field("NoNewPrivs", 10, &nnp));
+	assert_int_equal(nnp, 0);
+	sandbox_free(sb);
+}
+
 /* CAP_SYS_BOOT and CAP_SYS_MODULE kept: EPERM can only be the filter's. */
 static void test_filter_alone(void **state)
 {
@@ -579,6 +648,7 @@ int main(void)
 	    cmocka_unit_test(test_apply_defaults), cmocka_unit_test(test_filter_alone),
 	    cmocka_unit_test(test_seccomp_off),	   cmocka_unit_test(test_no_caps),
 	    cmocka_unit_test(test_disabled),	   cmocka_unit_test(test_evilplugin),
+	    cmocka_unit_test(test_confine),	   cmocka_unit_test(test_confine_disabled),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

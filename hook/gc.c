@@ -14,6 +14,7 @@
 #include "lifecycle.h"
 #include "log.h"
 #include "netns.h"
+#include "record.h"
 #include "util.h"
 
 /* Where runtimes keep a container's state while it exists. */
@@ -125,8 +126,8 @@ static void collect(const struct hook_config *cfg, cnirt_cache_entry **cache, si
 
 /* The spec 1.1.0 GC verb for every network that speaks it, with the
  * attachments the cache still holds as the valid ones. */
-static int gc_verb(const struct hook_config *cfg, cnirt_ctx *ctx, bool dry_run, char **gone,
-		   size_t n_gone)
+static int gc_verb(const struct hook_config *cfg, cnirt_ctx *ctx, bool dry_run,
+		   cnirt_cache_entry **cache, size_t n_cache)
 {
 	cnirt_confdir *dir = NULL;
 	cnirt_error *e = NULL;
@@ -134,14 +135,6 @@ static int gc_verb(const struct hook_config *cfg, cnirt_ctx *ctx, bool dry_run, 
 		log_warn("gc: %s", cnirt_error_msg(e));
 		cnirt_error_free(e);
 		return 0;
-	}
-	cnirt_cache_entry **cache = NULL;
-	size_t n_cache = 0;
-	if (cnirt_cache_list(ctx, &cache, &n_cache, &e) < 0) {
-		log_error("gc: %s", cnirt_error_msg(e));
-		cnirt_error_free(e);
-		cnirt_confdir_free(dir);
-		return -1;
 	}
 	int ret = 0;
 	for (size_t i = 0; i < cnirt_confdir_count(dir); i++) {
@@ -170,9 +163,63 @@ static int gc_verb(const struct hook_config *cfg, cnirt_ctx *ctx, bool dry_run, 
 		}
 		free(valid);
 	}
-	cnirt_cache_entries_free(cache, n_cache);
 	cnirt_confdir_free(dir);
 	return ret;
+}
+
+/* The gone container whose attachment record names the cache file `name`
+ * (<network>-<id>-<ifname>), or NULL: its teardown removes the file. */
+static const char *torn_down_with(const struct hook_config *cfg, char **gone, size_t n_gone,
+				  const char *name)
+{
+	for (size_t i = 0; i < n_gone; i++) {
+		size_t len = strlen(gone[i]);
+		const char *at = strstr(name, gone[i]);
+		if (at == NULL || at == name || at[-1] != '-' || at[len] != '-')
+			continue;
+		_cleanup_free_ char *path = record_path(cfg->state_dir, gone[i]);
+		_cleanup_free_ char *err = NULL;
+		struct record *rec = NULL;
+		if (record_read(path, &rec, &err) < 0 || rec == NULL)
+			continue;
+		bool found = false;
+		for (size_t k = 0; k < rec->n && !found; k++) {
+			_cleanup_free_ char *want =
+			    xasprintf("%s-%s-%s", rec->v[k].network, gone[i], rec->v[k].ifname);
+			found = strcmp(want, name) == 0;
+		}
+		record_free(rec);
+		if (found)
+			return gone[i];
+	}
+	return NULL;
+}
+
+/*
+ * The files of the cache that are not readable entries: nothing in them
+ * says which network configuration and container they belong to, so gc
+ * cannot tear them down and leaves them. Run after the teardowns, whose DEL
+ * from the container's record removes the damaged files it names; in a dry
+ * run, `gone` (the containers that would be torn down) says which those are.
+ */
+static void report_damaged(const struct hook_config *cfg, cnirt_ctx *ctx, bool dry_run, char **gone,
+			   size_t n_gone, const cnirt_cache_damage *d, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		_cleanup_free_ char *path =
+		    xasprintf("%s/results/%s", cnirt_ctx_cache_dir(ctx), d[i].name);
+		_cleanup_free_ char *p = shown_whole(path);
+		const char *id = dry_run ? torn_down_with(cfg, gone, n_gone, d[i].name) : NULL;
+		if (id)
+			log_info("gc: damaged cache entry \"%s\": %s; would be removed by the "
+				 "teardown of container \"%s\" (its record names it)",
+				 p, d[i].problem, id);
+		else
+			log_warn("gc: damaged cache entry \"%s\": %s; left in place, as its "
+				 "network configuration and container cannot be read from it: "
+				 "remove it by hand once its container is gone",
+				 p, d[i].problem);
+	}
 }
 
 int gc_run(const struct hook_config *cfg, bool dry_run)
@@ -180,8 +227,10 @@ int gc_run(const struct hook_config *cfg, bool dry_run)
 	cnirt_ctx *ctx = config_ctx(cfg);
 	cnirt_cache_entry **cache = NULL;
 	size_t n_cache = 0;
+	cnirt_cache_damage *damaged = NULL;
+	size_t n_damaged = 0;
 	cnirt_error *e = NULL;
-	if (cnirt_cache_list(ctx, &cache, &n_cache, &e) < 0) {
+	if (cnirt_cache_scan(ctx, &cache, &n_cache, &damaged, &n_damaged, &e) < 0) {
 		log_error("gc: %s", cnirt_error_msg(e));
 		cnirt_error_free(e);
 		cnirt_ctx_free(ctx);
@@ -190,11 +239,11 @@ int gc_run(const struct hook_config *cfg, bool dry_run)
 	struct candidate *v = NULL;
 	size_t n = 0;
 	collect(cfg, cache, n_cache, &v, &n);
-	cnirt_cache_entries_free(cache, n_cache);
 
 	int failed = 0;
 	char **gone = NULL; /* in a dry run, what would be gone */
 	size_t n_gone = 0;
+	bool detached = false;
 	for (size_t i = 0; i < n; i++) {
 		const char *why = alive(cfg, &v[i]);
 		if (!why && dry_run)
@@ -207,6 +256,7 @@ int gc_run(const struct hook_config *cfg, bool dry_run)
 			       v[i].id, v[i].n_attachments);
 		} else {
 			int r = lifecycle_detach(cfg, v[i].id, "gc");
+			detached = true;
 			if (r == 1)
 				log_info("gc: container \"%s\": busy (a stage holds its lock), "
 					 "left for later",
@@ -222,8 +272,26 @@ int gc_run(const struct hook_config *cfg, bool dry_run)
 		strv_free(v[i].netns, v[i].n_netns);
 	}
 	free(v);
-	if (gc_verb(cfg, ctx, dry_run, gone, n_gone) < 0)
+
+	/* The teardowns changed the cache: what is left of it now. */
+	if (detached) {
+		cnirt_cache_entries_free(cache, n_cache);
+		cnirt_cache_damage_free(damaged, n_damaged);
+		cache = NULL, damaged = NULL, n_cache = n_damaged = 0;
+		if (cnirt_cache_scan(ctx, &cache, &n_cache, &damaged, &n_damaged, &e) < 0) {
+			log_error("gc: %s", cnirt_error_msg(e));
+			cnirt_error_free(e);
+			strv_free(gone, n_gone);
+			cnirt_ctx_free(ctx);
+			return 1;
+		}
+	}
+	fflush(stdout);
+	report_damaged(cfg, ctx, dry_run, gone, n_gone, damaged, n_damaged);
+	if (gc_verb(cfg, ctx, dry_run, cache, n_cache) < 0)
 		failed = 1;
+	cnirt_cache_entries_free(cache, n_cache);
+	cnirt_cache_damage_free(damaged, n_damaged);
 	strv_free(gone, n_gone);
 	cnirt_ctx_free(ctx);
 	return failed ? 1 : 0;

@@ -173,8 +173,10 @@ int inventory_list(const struct hook_config *cfg, bool json)
 	cnirt_ctx *ctx = config_ctx(cfg);
 	cnirt_cache_entry **v = NULL;
 	size_t n = 0;
+	cnirt_cache_damage *damaged = NULL;
+	size_t n_damaged = 0;
 	cnirt_error *e = NULL;
-	if (cnirt_cache_list(ctx, &v, &n, &e) < 0) {
+	if (cnirt_cache_scan(ctx, &v, &n, &damaged, &n_damaged, &e) < 0) {
 		log_error("list: %s", cnirt_error_msg(e));
 		cnirt_error_free(e);
 		cnirt_ctx_free(ctx);
@@ -224,6 +226,15 @@ int inventory_list(const struct hook_config *cfg, bool json)
 	_cleanup_free_ char *text = jt_gen_finish(g);
 	if (json)
 		printf("%s\n", text);
+	/* What the table cannot show: files that are not readable entries. */
+	fflush(stdout);
+	for (size_t i = 0; i < n_damaged; i++) {
+		_cleanup_free_ char *path =
+		    xasprintf("%s/results/%s", cnirt_ctx_cache_dir(ctx), damaged[i].name);
+		_cleanup_free_ char *p = shown_whole(path);
+		log_warn("list: damaged cache entry \"%s\": %s", p, damaged[i].problem);
+	}
+	cnirt_cache_damage_free(damaged, n_damaged);
 	cnirt_cache_entries_free(v, n);
 	cnirt_ctx_free(ctx);
 	return 0;

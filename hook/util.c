@@ -54,9 +54,9 @@ char *xasprintf(const char *fmt, ...)
 	return s;
 }
 
-char *shown_n(const char *s, size_t len)
+/* Escaped as shown() says, the first `cut` bytes of s[0..len). */
+static char *escaped(const char *s, size_t len, size_t cut)
 {
-	size_t cut = len > 80 ? 80 : len;
 	char *out = xmalloc(cut * 4 + 4);
 	size_t o = 0;
 	for (size_t i = 0; i < cut; i++) {
@@ -74,6 +74,17 @@ char *shown_n(const char *s, size_t len)
 		o += (size_t)sprintf(out + o, "...");
 	out[o] = '\0';
 	return out;
+}
+
+char *shown_n(const char *s, size_t len)
+{
+	return escaped(s, len, len > 80 ? 80 : len);
+}
+
+char *shown_whole(const char *s)
+{
+	size_t len = strlen(s);
+	return escaped(s, len, len);
 }
 
 char *shown(const char *s)

@@ -40,6 +40,8 @@ static inline void freep(void *p)
  * \xNN, cut after 80 bytes with "...". */
 char *shown(const char *s);
 char *shown_n(const char *s, size_t len);
+/* The same escaping, never cut: for paths the reader must be able to use. */
+char *shown_whole(const char *s);
 
 /* Set *err to a new message and return -1. */
 int set_error(char **err, const char *fmt, ...) PRINTF_LIKE(2, 3);

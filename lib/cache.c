@@ -4,8 +4,9 @@
  * CRI-O and the reference CLI can tear down what we set up, and the other
  * way round: <cacheDir>/results/<network>-<containerID>-<ifname>, a JSON
  * object of kind "cniCacheV1". Unlike the reference, entries are written
- * atomically, the three names are validated on every operation, and a
- * corrupt entry never blocks a DEL.
+ * atomically, the three names are validated on every operation, a corrupt
+ * entry never blocks a DEL, and a file that is not a readable entry is
+ * reported (cnirt_cache_list_damaged) rather than skipped in silence.
  */
 #include "config.h"
 
@@ -270,32 +271,58 @@ int cache_remove(const cnirt_ctx *ctx, const char *network, const char *containe
 
 /* ---------------------------------------------------------------- read */
 
+/* What a file that is not a regular one is, for messages. */
+static const char *file_type(mode_t mode)
+{
+	switch (mode & S_IFMT) {
+	case S_IFDIR:
+		return "a directory";
+	case S_IFLNK:
+		return "a symbolic link";
+	case S_IFIFO:
+		return "a FIFO";
+	case S_IFSOCK:
+		return "a socket";
+	case S_IFCHR:
+	case S_IFBLK:
+		return "a device";
+	default:
+		return "of an unknown type";
+	}
+}
+
 /*
  * Read the regular file `name` (relative to dirfd, or a path with
  * AT_FDCWD), at most CACHE_MAX_SIZE bytes, never following a symlink.
- * Missing: 0 with *data NULL. `path` names the file in errors.
+ * Missing: 0 with *data NULL. Errors name the problem, not the file
+ * ("open: Permission denied", "not a regular file (a directory)", ...).
  */
-static int read_entry_file(int dirfd, const char *name, const char *path, char **data, size_t *len,
-			   long long *mtime, cnirt_error **err)
+static int read_entry_file(int dirfd, const char *name, char **data, size_t *len, long long *mtime,
+			   cnirt_error **err)
 {
+	struct stat st;
 	_cleanup_close_ int fd = TEMP_FAILURE_RETRY(
 	    openat(dirfd, name, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY));
 	if (fd < 0) {
-		if (errno == ENOENT) {
+		int e = errno;
+		if (e == ENOENT) {
 			*data = NULL;
 			*len = 0;
 			return 0;
 		}
-		return error_set_errno(err, CNIRT_ERR_IO, errno, "cache entry \"%s\"", path);
+		/* O_NOFOLLOW on a symlink: ELOOP, which says it badly */
+		if (e == ELOOP && fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+		    S_ISLNK(st.st_mode))
+			return error_set(err, CNIRT_ERR_IO, "not a regular file (a symbolic link)");
+		return error_set_errno(err, CNIRT_ERR_IO, e, "open");
 	}
-	struct stat st;
 	if (fstat(fd, &st) < 0)
-		return error_set_errno(err, CNIRT_ERR_IO, errno, "cache entry \"%s\": stat", path);
+		return error_set_errno(err, CNIRT_ERR_IO, errno, "stat");
 	if (!S_ISREG(st.st_mode))
-		return error_set(err, CNIRT_ERR_IO, "cache entry \"%s\": not a regular file", path);
+		return error_set(err, CNIRT_ERR_IO, "not a regular file (%s)",
+				 file_type(st.st_mode));
 	if ((unsigned long long)st.st_size > CACHE_MAX_SIZE)
-		return error_set(err, CNIRT_ERR_IO,
-				 "cache entry \"%s\": larger than " CACHE_MAX_SIZE_TEXT, path);
+		return error_set(err, CNIRT_ERR_IO, "larger than " CACHE_MAX_SIZE_TEXT);
 
 	struct buf b = {0};
 	buf_append(&b, "", 0); /* NUL terminated even when the file is empty */
@@ -305,16 +332,13 @@ static int read_entry_file(int dirfd, const char *name, const char *path, char *
 		if (r < 0) {
 			int e = errno;
 			buf_free(&b);
-			return error_set_errno(err, CNIRT_ERR_IO, e, "cache entry \"%s\": read",
-					       path);
+			return error_set_errno(err, CNIRT_ERR_IO, e, "read");
 		}
 		if (r == 0)
 			break;
 		if (b.len + (size_t)r > CACHE_MAX_SIZE) {
 			buf_free(&b);
-			return error_set(err, CNIRT_ERR_IO,
-					 "cache entry \"%s\": larger than " CACHE_MAX_SIZE_TEXT,
-					 path);
+			return error_set(err, CNIRT_ERR_IO, "larger than " CACHE_MAX_SIZE_TEXT);
 		}
 		buf_append(&b, chunk, (size_t)r);
 	}
@@ -405,6 +429,8 @@ static bool is_legacy_result(const json *j)
 	       json_obj_get(j, "cniVersion") != NULL;
 }
 
+#define KIND_SHOWN_MAX 64
+
 /* Decode a cniCacheV1 entry. Errors name the problem, not the file. */
 static int entry_decode(const json *j, struct cnirt_cache_entry *e, cnirt_error **err)
 {
@@ -416,9 +442,11 @@ static int entry_decode(const json *j, struct cnirt_cache_entry *e, cnirt_error 
 		if (kind == NULL)
 			return error_set(err, CNIRT_ERR_DECODE,
 					 "field \"kind\": missing, expected \"" CACHE_KIND "\"");
-		_cleanup_free_ char *text = json_gen(kind, false, NULL);
+		size_t len;
+		_cleanup_free_ char *text = json_gen(kind, false, &len);
 		return error_set(err, CNIRT_ERR_DECODE,
-				 "field \"kind\": %s is not \"" CACHE_KIND "\"", text);
+				 "field \"kind\": %.*s%s is not \"" CACHE_KIND "\"", KIND_SHOWN_MAX,
+				 text, len > KIND_SHOWN_MAX ? "..." : "");
 	}
 	if (get_name(j, "networkName", &e->network, err) < 0 ||
 	    get_name(j, "containerId", &e->container_id, err) < 0 ||
@@ -432,9 +460,48 @@ static int entry_decode(const json *j, struct cnirt_cache_entry *e, cnirt_error 
 }
 
 /*
+ * Decode the bytes of an entry file. The legacy format is accepted when
+ * `legacy` names the entry (network, container id, ifname), since the file
+ * itself does not. Errors name the problem, not the file.
+ */
+static int entry_parse(const char *data, size_t len, const char *const *legacy,
+		       struct cnirt_cache_entry **out, cnirt_error **err)
+{
+	if (len == 0)
+		return error_set(err, CNIRT_ERR_DECODE, "empty file");
+	_cleanup_json_ json *j = NULL;
+	if (json_parse(data, len, "entry", &j, err) < 0) {
+		/* "entry: invalid JSON near byte N: ...": the problem is what
+		 * follows the name json_parse() was given */
+		char *m = (*err)->msg;
+		if (strncmp(m, "entry: ", 7) == 0)
+			memmove(m, m + 7, strlen(m + 7) + 1);
+		return -1;
+	}
+
+	struct cnirt_cache_entry *e = xzalloc(sizeof(*e));
+	if (is_legacy_result(j)) {
+		if (legacy == NULL) {
+			free(e);
+			return error_set(err, CNIRT_ERR_DECODE,
+					 "a bare result in the old libcni format (no \"kind\"), "
+					 "which does not say what it belongs to");
+		}
+		e->network = xstrdup(legacy[0]);
+		e->container_id = xstrdup(legacy[1]);
+		e->ifname = xstrdup(legacy[2]);
+		e->result = json_gen(j, false, NULL);
+	} else if (entry_decode(j, e, err) < 0) {
+		cnirt_cache_entry_free(e);
+		return -1;
+	}
+	*out = e;
+	return 0;
+}
+
+/*
  * Read and decode the file `name` under dirfd. Missing: 0 with *out NULL.
- * The legacy format is accepted when `legacy` names the entry (network,
- * container id, ifname) since the file itself does not.
+ * `path` names the file in errors. For `legacy`, see entry_parse().
  */
 static int entry_load(int dirfd, const char *name, const char *path, const char *const *legacy,
 		      struct cnirt_cache_entry **out, cnirt_error **err)
@@ -442,28 +509,12 @@ static int entry_load(int dirfd, const char *name, const char *path, const char 
 	_cleanup_free_ char *data = NULL;
 	size_t len;
 	long long mtime = 0;
-	if (read_entry_file(dirfd, name, path, &data, &len, &mtime, err) < 0)
-		return -1;
-	if (data == NULL) {
-		*out = NULL;
-		return 0;
-	}
-	_cleanup_free_ char *what = xasprintf("cache entry \"%s\"", path);
-	_cleanup_json_ json *j = NULL;
-	if (json_parse(data, len, what, &j, err) < 0)
-		return -1;
-
-	struct cnirt_cache_entry *e = xzalloc(sizeof(*e));
-	if (legacy && is_legacy_result(j)) {
-		e->network = xstrdup(legacy[0]);
-		e->container_id = xstrdup(legacy[1]);
-		e->ifname = xstrdup(legacy[2]);
-		e->result = json_gen(j, false, NULL);
-	} else if (entry_decode(j, e, err) < 0) {
-		cnirt_cache_entry_free(e);
-		return error_prefix(err, "%s", what);
-	}
-	e->mtime = mtime;
+	struct cnirt_cache_entry *e = NULL;
+	if (read_entry_file(dirfd, name, &data, &len, &mtime, err) < 0 ||
+	    (data && entry_parse(data, len, legacy, &e, err) < 0))
+		return error_prefix(err, "cache entry \"%s\"", path);
+	if (e)
+		e->mtime = mtime;
 	*out = e;
 	return 0;
 }
@@ -482,9 +533,8 @@ int cache_read_result(const cnirt_ctx *ctx, const char *network, const char *con
 	size_t len;
 	_cleanup_json_ json *j = NULL;
 	*out = NULL;
-	if (read_entry_file(AT_FDCWD, path, path, &data, &len, NULL, &ignored) < 0 ||
-	    data == NULL || json_parse(data, len, "cache entry", &j, &ignored) < 0 ||
-	    j->type != JSON_OBJECT)
+	if (read_entry_file(AT_FDCWD, path, &data, &len, NULL, &ignored) < 0 || data == NULL ||
+	    json_parse(data, len, "cache entry", &j, &ignored) < 0 || j->type != JSON_OBJECT)
 		return 0;
 	if (is_legacy_result(j)) {
 		*out = TAKE_PTR(j);
@@ -512,22 +562,147 @@ CNIRT_EXPORT int cnirt_cache_get(const cnirt_ctx *ctx, const char *network,
 	return entry_load(AT_FDCWD, path, path, names, out, err);
 }
 
+/* --------------------------------------------------------- the listing */
+
+/* One file of the results directory, and its type from readdir (DT_*). */
+struct dir_name {
+	char *name;
+	unsigned char type;
+};
+
 static int compare_names(const void *a, const void *b)
 {
-	return strcmp(*(char *const *)a, *(char *const *)b);
+	return strcmp(((const struct dir_name *)a)->name, ((const struct dir_name *)b)->name);
 }
 
-CNIRT_EXPORT int cnirt_cache_list(const cnirt_ctx *ctx, cnirt_cache_entry ***out, size_t *n,
-				  cnirt_error **err)
+/* What a listing gathers: the entries, the damaged files. */
+struct scan {
+	cnirt_cache_entry **v;
+	size_t n;
+	cnirt_cache_damage *d;
+	size_t n_d;
+};
+
+#define PROBLEM_MAX 1024
+
+/* A problem as one line of printable ASCII (bytes outside as \xNN), cut
+ * after PROBLEM_MAX bytes: it comes partly from the file's content. Without
+ * the final period of some parser messages, as the other problems. */
+static void add_damage(struct scan *s, const char *name, const char *problem)
 {
+	struct buf b = {0};
+	buf_append(&b, "", 0);
+	size_t n = 0, len = strlen(problem);
+	if (len > 0 && problem[len - 1] == '.')
+		len--;
+	for (const unsigned char *p = (const unsigned char *)problem; n < len; p++, n++) {
+		if (n == PROBLEM_MAX) {
+			buf_appends(&b, "...");
+			break;
+		}
+		if (*p < 0x20 || *p >= 0x7f)
+			buf_printf(&b, "\\x%02x", *p);
+		else
+			buf_append(&b, p, 1);
+	}
+	s->d = xreallocarray(s->d, s->n_d + 1, sizeof(*s->d));
+	s->d[s->n_d++] = (cnirt_cache_damage){xstrdup(name), buf_steal(&b, NULL)};
+}
+
+/* Why the decoded entry `e` cannot be acted on under the file name `name`,
+ * or NULL: its three names must be valid and make that file name, since
+ * every operation on it reaches it by them. */
+static char *name_problem(const struct cnirt_cache_entry *e, const char *name)
+{
+	_cleanup_error_ cnirt_error *err = NULL;
+	if (cnirt_check_network_name(e->network, &err) < 0 ||
+	    cnirt_check_container_id(e->container_id, &err) < 0 ||
+	    cnirt_check_ifname(e->ifname, &err) < 0)
+		return xstrdup(cnirt_error_msg(err));
+	_cleanup_free_ char *want = xasprintf("%s-%s-%s", e->network, e->container_id, e->ifname);
+	if (strcmp(want, name) != 0)
+		return xasprintf("the name its fields give is \"%s\"", want);
+	return NULL;
+}
+
+/* The file type readdir gave (DT_*) as a mode's S_IFMT bits; 0 unknown. */
+static mode_t dirent_mode(unsigned char type)
+{
+	switch (type) {
+	case DT_REG:
+		return S_IFREG;
+	case DT_DIR:
+		return S_IFDIR;
+	case DT_LNK:
+		return S_IFLNK;
+	case DT_FIFO:
+		return S_IFIFO;
+	case DT_SOCK:
+		return S_IFSOCK;
+	case DT_CHR:
+		return S_IFCHR;
+	case DT_BLK:
+		return S_IFBLK;
+	default:
+		return 0;
+	}
+}
+
+/* Sort the file `f` of the results directory (dirfd) into `s`: an entry
+ * or a damaged file; nothing when it was removed meanwhile. */
+static void scan_file(int dirfd, const struct dir_name *f, struct scan *s)
+{
+	_cleanup_error_ cnirt_error *err = NULL;
+	struct stat st;
+	mode_t mode = dirent_mode(f->type);
+	if (mode == 0) {
+		if (fstatat(dirfd, f->name, &st, AT_SYMLINK_NOFOLLOW) < 0) {
+			if (errno != ENOENT) {
+				_cleanup_free_ char *p = xasprintf("stat: %s", strerror(errno));
+				add_damage(s, f->name, p);
+			}
+			return;
+		}
+		mode = st.st_mode & S_IFMT;
+	}
+	/* Only regular files are opened (opening a device may do things). */
+	if (mode != S_IFREG) {
+		_cleanup_free_ char *p = xasprintf("not a regular file (%s)", file_type(mode));
+		add_damage(s, f->name, p);
+		return;
+	}
+
+	_cleanup_free_ char *data = NULL;
+	size_t len;
+	long long mtime = 0;
+	struct cnirt_cache_entry *e = NULL;
+	if (read_entry_file(dirfd, f->name, &data, &len, &mtime, &err) < 0 ||
+	    (data && entry_parse(data, len, NULL, &e, &err) < 0)) {
+		add_damage(s, f->name, cnirt_error_msg(err));
+		return;
+	}
+	if (e == NULL) /* removed meanwhile */
+		return;
+	_cleanup_free_ char *problem = name_problem(e, f->name);
+	if (problem) {
+		add_damage(s, f->name, problem);
+		cnirt_cache_entry_free(e);
+		return;
+	}
+	e->mtime = mtime;
+	s->v = xreallocarray(s->v, s->n + 1, sizeof(*s->v));
+	s->v[s->n++] = e;
+}
+
+/* Every file of the results directory, in name order, sorted into `s`. */
+static int scan_dir(const cnirt_ctx *ctx, struct scan *s, cnirt_error **err)
+{
+	*s = (struct scan){0};
 	_cleanup_free_ char *dir = results_dir(ctx);
 	int dfd = TEMP_FAILURE_RETRY(open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC));
 	if (dfd < 0) {
-		if (errno == ENOENT) {
-			*out = NULL;
-			*n = 0;
+		if (errno == ENOENT)
 			return 0;
-		}
 		return error_set_errno(err, CNIRT_ERR_IO, errno, "cache directory \"%s\"", dir);
 	}
 	_cleanup_(closedirp) DIR *d = fdopendir(dfd);
@@ -537,7 +712,7 @@ CNIRT_EXPORT int cnirt_cache_list(const cnirt_ctx *ctx, cnirt_cache_entry ***out
 		return error_set_errno(err, CNIRT_ERR_IO, e, "cache directory \"%s\"", dir);
 	}
 
-	char **names = NULL;
+	struct dir_name *names = NULL;
 	size_t n_names = 0;
 	struct dirent *de;
 	errno = 0;
@@ -546,38 +721,71 @@ CNIRT_EXPORT int cnirt_cache_list(const cnirt_ctx *ctx, cnirt_cache_entry ***out
 		 * ".." and our temp files. */
 		if (de->d_name[0] == '.')
 			continue;
-		if (de->d_type != DT_REG && de->d_type != DT_UNKNOWN)
-			continue;
-		names = xreallocarray(names, n_names + 1, sizeof(char *));
-		names[n_names++] = xstrdup(de->d_name);
+		names = xreallocarray(names, n_names + 1, sizeof(*names));
+		names[n_names++] = (struct dir_name){xstrdup(de->d_name), de->d_type};
 	}
 	int read_errno = errno;
-	if (read_errno != 0) {
-		for (size_t i = 0; i < n_names; i++)
-			free(names[i]);
-		free(names);
-		return error_set_errno(err, CNIRT_ERR_IO, read_errno,
-				       "cache directory \"%s\": read", dir);
-	}
-	if (n_names > 1)
-		qsort(names, n_names, sizeof(char *), compare_names);
-
-	cnirt_cache_entry **v = NULL;
-	size_t count = 0;
+	if (read_errno == 0 && n_names > 1)
+		qsort(names, n_names, sizeof(*names), compare_names);
 	for (size_t i = 0; i < n_names; i++) {
-		_cleanup_free_ char *path = xasprintf("%s/%s", dir, names[i]);
-		_cleanup_error_ cnirt_error *ignored = NULL;
-		struct cnirt_cache_entry *e = NULL;
-		if (entry_load(dirfd(d), names[i], path, NULL, &e, &ignored) == 0 && e != NULL) {
-			v = xreallocarray(v, count + 1, sizeof(*v));
-			v[count++] = e;
-		}
-		free(names[i]);
+		if (read_errno == 0)
+			scan_file(dirfd(d), &names[i], s);
+		free(names[i].name);
 	}
 	free(names);
-	*out = v;
-	*n = count;
+	if (read_errno != 0)
+		return error_set_errno(err, CNIRT_ERR_IO, read_errno,
+				       "cache directory \"%s\": read", dir);
 	return 0;
+}
+
+CNIRT_EXPORT int cnirt_cache_scan(const cnirt_ctx *ctx, cnirt_cache_entry ***entries,
+				  size_t *n_entries, cnirt_cache_damage **damaged,
+				  size_t *n_damaged, cnirt_error **err)
+{
+	struct scan s;
+	if (scan_dir(ctx, &s, err) < 0)
+		return -1;
+	*entries = s.v;
+	*n_entries = s.n;
+	*damaged = s.d;
+	*n_damaged = s.n_d;
+	return 0;
+}
+
+CNIRT_EXPORT int cnirt_cache_list(const cnirt_ctx *ctx, cnirt_cache_entry ***out, size_t *n,
+				  cnirt_error **err)
+{
+	struct scan s;
+	if (scan_dir(ctx, &s, err) < 0)
+		return -1;
+	cnirt_cache_damage_free(s.d, s.n_d);
+	*out = s.v;
+	*n = s.n;
+	return 0;
+}
+
+CNIRT_EXPORT int cnirt_cache_list_damaged(const cnirt_ctx *ctx, cnirt_cache_damage **out, size_t *n,
+					  cnirt_error **err)
+{
+	struct scan s;
+	if (scan_dir(ctx, &s, err) < 0)
+		return -1;
+	cnirt_cache_entries_free(s.v, s.n);
+	*out = s.d;
+	*n = s.n_d;
+	return 0;
+}
+
+CNIRT_EXPORT void cnirt_cache_damage_free(cnirt_cache_damage *v, size_t n)
+{
+	if (v == NULL)
+		return;
+	for (size_t i = 0; i < n; i++) {
+		free(v[i].name);
+		free(v[i].problem);
+	}
+	free(v);
 }
 
 CNIRT_EXPORT const char *cnirt_cache_entry_network(const cnirt_cache_entry *e)

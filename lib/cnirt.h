@@ -222,7 +222,8 @@ typedef struct cnirt_cache_entry cnirt_cache_entry;
  * NULL. */
 int cnirt_cache_get(const cnirt_ctx *ctx, const char *network, const char *container_id,
 		    const char *ifname, cnirt_cache_entry **out, cnirt_error **err);
-/* Every readable entry of the cache (unreadable ones are skipped). */
+/* Every readable entry of the cache, sorted by file name; the files that
+ * are not readable entries are in cnirt_cache_list_damaged() instead. */
 int cnirt_cache_list(const cnirt_ctx *ctx, cnirt_cache_entry ***out, size_t *n, cnirt_error **err);
 const char *cnirt_cache_entry_network(const cnirt_cache_entry *e);
 const char *cnirt_cache_entry_container_id(const cnirt_cache_entry *e);
@@ -241,6 +242,26 @@ const char *cnirt_cache_entry_arg_value(const cnirt_cache_entry *e, size_t i);
 long long cnirt_cache_entry_mtime(const cnirt_cache_entry *e);
 void cnirt_cache_entry_free(cnirt_cache_entry *e);
 void cnirt_cache_entries_free(cnirt_cache_entry **v, size_t n);
+
+/* A file of <cacheDir>/results that is not a readable entry, and so is left
+ * out of cnirt_cache_list(): unreadable, empty, not JSON, not a "cniCacheV1"
+ * entry (the bare results of old libcni versions included), or named other
+ * than <networkName>-<containerId>-<ifName> of its own fields. */
+typedef struct cnirt_cache_damage {
+	char *name;    /* the file name, relative to <cacheDir>/results */
+	char *problem; /* one line of printable ASCII, e.g. "empty file",
+			* "invalid JSON near byte 7: ...", "field \"kind\": ...",
+			* "open: Permission denied" */
+} cnirt_cache_damage;
+/* The damaged files of the cache, sorted by name (names starting with "."
+ * are temp files, never listed). No results directory: 0 and *n 0. */
+int cnirt_cache_list_damaged(const cnirt_ctx *ctx, cnirt_cache_damage **out, size_t *n,
+			     cnirt_error **err);
+/* cnirt_cache_list() and cnirt_cache_list_damaged() from one reading of
+ * each file: every file but the temp files is in exactly one of the lists. */
+int cnirt_cache_scan(const cnirt_ctx *ctx, cnirt_cache_entry ***entries, size_t *n_entries,
+		     cnirt_cache_damage **damaged, size_t *n_damaged, cnirt_error **err);
+void cnirt_cache_damage_free(cnirt_cache_damage *v, size_t n);
 
 /* ----------------------------------------------------------- validation */
 

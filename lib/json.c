@@ -495,17 +495,25 @@ int json_parse(const char *buf, size_t len, const char *what, json **out, cnirt_
 	st.h = h;
 	st.len = len;
 	yajl_status s = yajl_parse(h, (const unsigned char *)buf, len);
-	if (s == yajl_status_ok) {
+	/* Where the problem is: what yajl consumed, or the end for input
+	 * that stops too early (yajl_complete_parse() consumes nothing). */
+	size_t at = 0;
+	if (s != yajl_status_ok) {
+		at = yajl_get_bytes_consumed(h);
+	} else {
 		st.finishing = true;
 		s = yajl_complete_parse(h);
+		at = len;
 	}
 	/* yajl lets the start of an unfinished token after the value through
 	 * (an unterminated string, as input still to come): only JSON white
 	 * space may follow the value. */
 	if (s == yajl_status_ok && st.root) {
 		for (size_t i = st.end; i < len && !st.problem; i++)
-			if (buf[i] != ' ' && buf[i] != '\t' && buf[i] != '\n' && buf[i] != '\r')
+			if (buf[i] != ' ' && buf[i] != '\t' && buf[i] != '\n' && buf[i] != '\r') {
 				st.problem = xasprintf("trailing garbage at byte %zu", i);
+				at = i;
+			}
 		if (st.problem)
 			s = yajl_status_error;
 	}
@@ -513,7 +521,6 @@ int json_parse(const char *buf, size_t len, const char *what, json **out, cnirt_
 		st.problem = xstrdup("no JSON value"), s = yajl_status_error;
 	int r = 0;
 	if (s != yajl_status_ok) {
-		size_t at = yajl_get_bytes_consumed(h);
 		_cleanup_free_ char *m =
 		    st.problem ? TAKE_PTR(st.problem) : yajl_message(h, buf, len);
 		if (len == 0)

@@ -1,6 +1,9 @@
 #!/bin/bash
 # The operator CLI (cnihook(8)) against recording fake plugins: environment,
-# exit codes, the one-line error, the cnitool container id, validate.
+# exit codes, the one-line error, the cnitool container id, validate, and
+# the damaged cache entries that list and gc report.
+# Some checks are eval'd single-quoted strings, expanded when run.
+# shellcheck disable=SC2016
 set -uo pipefail
 : "${CNIHOOK:?}" "${FAKEPLUGIN:?}"
 
@@ -111,6 +114,75 @@ check "validate all still validates the others" test "$(grep -c ': ok$' "$tmp/ou
 echo 'versions=0.4.0' > "$bin/beta.VERSION"
 "$CNIHOOK" validate two 2>"$tmp/err"
 check "validate names the plugin that lacks the version" grep -q 'plugin "beta": CNI error 1: does not support version 1.0.0' "$tmp/err"
+
+# Damaged cache entries (cnihook(8), OPERATIONS): `list` and `gc` name each
+# file of <cacheDir>/results that is not a readable entry, on stderr, with
+# its problem; stdout and the exit status stay as they were. They read the
+# hook's configuration, not the cnitool environment.
+rm -f "$bin/beta.VERSION"
+state=$tmp/state results=$tmp/cache/results cfg=$tmp/cnihook.json
+mkdir -p "$state"
+printf '{"confDir":"%s","binDirs":["%s"],"cacheDir":"%s","stateDir":"%s","log":{"syslog":false},"sandbox":{"enabled":false}}\n' \
+	"$conf" "$bin" "$tmp/cache" "$state" >"$cfg"
+"$CNIHOOK" add two /run/netns/clitest >/dev/null
+check "(an attachment to list)" test -f "$results/two-$id-eth0"
+no_age() { sed -E 's/ +[0-9]+[smhd]$//; s/"ageSeconds":[0-9]+/"ageSeconds":N/g' "$@"; }
+"$CNIHOOK" --config "$cfg" list >"$tmp/list.before" 2>"$tmp/err"
+rc=$?
+check "list without damage: exit 0, quiet" eval '[ "$rc" = 0 ] && [ ! -s "$tmp/err" ]'
+"$CNIHOOK" --config "$cfg" list --json >"$tmp/json.before" 2>/dev/null
+printf '{"kind":"cniCacheV1","containerId":"x",' >"$results/two-corrupt-eth0"
+: >"$results/two-empty-eth0"
+printf '{' >"$results/.two-tmp-eth0.tmpAbCdEf"
+
+"$CNIHOOK" --config "$cfg" list >"$tmp/out" 2>"$tmp/err"
+check "list with damaged entries exits 0" test $? = 0
+check "list stdout is unchanged" cmp -s <(no_age "$tmp/list.before") <(no_age "$tmp/out")
+check "list still shows the good entry" grep -q "^cnitool-.* two .* eth0 " "$tmp/out"
+check "list names the corrupt file, its full path and problem" grep -qxE \
+	"cnihook: list: damaged cache entry \"$results/two-corrupt-eth0\": invalid JSON near byte [0-9]+: parse error: premature EOF" "$tmp/err"
+check "list names the empty file" grep -qxF \
+	"cnihook: list: damaged cache entry \"$results/two-empty-eth0\": empty file" "$tmp/err"
+check "list reports those two only (not the temp file)" test "$(wc -l <"$tmp/err")" = 2
+"$CNIHOOK" --config "$cfg" list --json >"$tmp/out" 2>"$tmp/err2"
+rc=$?
+check "list --json exits 0, JSON unchanged" eval '[ "$rc" = 0 ] && cmp -s <(no_age "$tmp/json.before") <(no_age "$tmp/out")'
+check "list --json reports the same on stderr" cmp -s "$tmp/err" "$tmp/err2"
+
+# gc: a container attached by the hook (its record names network "two" on
+# eth0) whose cache entry is corrupt: its teardown, from the record, removes
+# the entry, which is then not reported. The two damaged files above name
+# no container gc can read: left in place, with a warning. The cnitool
+# attachment's namespace does not exist: gone, detached from the cache.
+mkdir "$state/ctrrec"
+printf '%s\n' '{"version":1,"id":"ctrrec","netns":"","attachments":[{"network":"two","ifname":"eth0","default":true,"config":"{\"cniVersion\":\"1.0.0\",\"name\":\"two\",\"plugins\":[{\"type\":\"alpha\"}]}","cniArgs":[]}]}' \
+	>"$state/ctrrec/record.json"
+printf '{"kind":' >"$results/two-ctrrec-eth0"
+left_in_place='; left in place, as its network configuration and container cannot be read from it: remove it by hand once its container is gone'
+"$CNIHOOK" --config "$cfg" --log-level=info gc --dry-run >"$tmp/out" 2>"$tmp/err"
+check "gc --dry-run exits 0" test $? = 0
+check "gc --dry-run: the corrupt file is left in place" grep -qxE \
+	"cnihook: gc: damaged cache entry \"$results/two-corrupt-eth0\": invalid JSON near byte [0-9]+: parse error: premature EOF$left_in_place" "$tmp/err"
+check "gc --dry-run: the empty file is left in place" grep -qxF \
+	"cnihook: gc: damaged cache entry \"$results/two-empty-eth0\": empty file$left_in_place" "$tmp/err"
+check "gc --dry-run: the record's entry would go with its container (info)" grep -qE \
+	"^cnihook: gc: damaged cache entry \"$results/two-ctrrec-eth0\": .*; would be removed by the teardown of container \"ctrrec\" \(its record names it\)$" "$tmp/err"
+check "gc --dry-run removed nothing" eval '[ -f "$results/two-ctrrec-eth0" ] && [ -f "$results/two-$id-eth0" ] && [ -f "$state/ctrrec/record.json" ]'
+
+"$CNIHOOK" --config "$cfg" gc >"$tmp/out" 2>"$tmp/err"
+rc=$?
+check "gc exits 0 (damaged entries alone are no failure)" test $rc = 0
+check "gc tore down the record's container" eval '[ ! -e "$state/ctrrec" ] && grep -qx "gc: container \"ctrrec\": gone: detached .*" "$tmp/out"'
+check "gc tore down the cnitool attachment" test ! -e "$results/two-$id-eth0"
+check "the teardown removed the corrupt entry its record names" test ! -e "$results/two-ctrrec-eth0"
+check "... and gc does not report it" eval '! grep -q "two-ctrrec-eth0\": .*left in place" "$tmp/err"'
+check "gc reports the corrupt file, left in place" grep -qxE \
+	"cnihook: gc: damaged cache entry \"$results/two-corrupt-eth0\": invalid JSON near byte [0-9]+: parse error: premature EOF$left_in_place" "$tmp/err"
+check "gc reports the empty file, left in place" grep -qxF \
+	"cnihook: gc: damaged cache entry \"$results/two-empty-eth0\": empty file$left_in_place" "$tmp/err"
+check "gc reports those two only" test "$(grep -c 'damaged cache entry' "$tmp/err")" = 2
+check "gc left them in place" test -f "$results/two-corrupt-eth0" -a -f "$results/two-empty-eth0"
+rm -f "$results/two-corrupt-eth0" "$results/two-empty-eth0" "$results/.two-tmp-eth0.tmpAbCdEf"
 
 "$CNIHOOK" version | grep -q '^CNI spec versions: 0.1.0 0.2.0 0.3.0 0.3.1 0.4.0 1.0.0 1.1.0$'
 check "version lists the spec versions" test $? = 0

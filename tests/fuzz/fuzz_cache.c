@@ -5,7 +5,7 @@
  * <dir>/results/net1-ctr1-eth0 of a per-process cache directory under
  * $TMPDIR (removed at exit), then read back with cnirt_cache_get (which
  * also accepts the legacy format), cache_read_result (the prevResult of a
- * DEL) and cnirt_cache_list. A decoded entry whose cached list loads is
+ * DEL) and cnirt_cache_scan. A decoded entry whose cached list loads is
  * written again with cache_write and must read back the same.
  *
  * Input: the content of the cache file.
@@ -282,14 +282,28 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	json_free(prev);
 
-	/* The listing decodes the same entry (but not the legacy format: the
-	 * file does not name the attachment). */
+	/* The scan puts the one file in exactly one list: the entries when
+	 * it decodes as cnirt_cache_get() does and its fields name this
+	 * very file (the legacy format names nothing), else the damaged,
+	 * with a one-line printable problem. */
 	cnirt_cache_entry **v = NULL;
 	size_t n = 0;
-	CHECK(cnirt_cache_list(ctx, &v, &n, &err) == 0);
-	CHECK(n == (got && !legacy ? 1 : 0));
+	cnirt_cache_damage *d = NULL;
+	size_t n_d = 0;
+	CHECK(cnirt_cache_scan(ctx, &v, &n, &d, &n_d, &err) == 0);
+	CHECK(n + n_d == 1);
+	bool named = got && !legacy && streq(cnirt_cache_entry_network(e), NET) &&
+		     streq(cnirt_cache_entry_container_id(e), CID) &&
+		     streq(cnirt_cache_entry_ifname(e), IFACE);
+	CHECK(n == (named ? 1 : 0));
 	if (n == 1)
 		CHECK(same_entry(e, v[0]));
+	for (size_t i = 0; i < n_d; i++) {
+		CHECK(d[i].problem[0] != '\0');
+		for (const char *c = d[i].problem; *c; c++)
+			CHECK(*c >= 0x20 && *c < 0x7f);
+	}
+	cnirt_cache_damage_free(d, n_d);
 	cnirt_cache_entries_free(v, n);
 
 	if (got && !legacy)

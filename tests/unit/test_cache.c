@@ -4,6 +4,7 @@
 
 #include <dirent.h>
 #include <fcntl.h>
+#include <grp.h>
 #include <limits.h>
 #include <sched.h>
 #include <setjmp.h>
@@ -14,6 +15,7 @@
 #include <string.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <cmocka.h>
 
@@ -779,9 +781,8 @@ static void test_list(void **state)
 	struct fx *f = *state;
 	write_entry(f, "net1", "eth1", RESULT1);
 	write_entry(f, "my-net", "eth0", RESULT1);
-	write_entry(f, "net1", "eth0", RESULT1);
-	/* one written by the reference library */
-	_cleanup_free_ char *ref = xasprintf("%s/results/refnet-ctr1-eth0", f->cache);
+	/* one written by the reference library (network "net1", no netns) */
+	_cleanup_free_ char *ref = xasprintf("%s/results/net1-ctr1-eth0", f->cache);
 	put_file(ref, REFERENCE_WRITTEN);
 	/* a corrupt entry, a temp file with valid content, a directory */
 	_cleanup_free_ char *bad = xasprintf("%s/results/a-ctr1-eth0", f->cache);
@@ -795,11 +796,10 @@ static void test_list(void **state)
 	cnirt_cache_entry **v = NULL;
 	size_t n = 0;
 	assert_int_equal(cnirt_cache_list(f->ctx, &v, &n, &err), 0);
-	/* sorted by file name: my-net-ctr1-eth0, net1-ctr1-eth0, net1-ctr1-eth1,
-	 * refnet-ctr1-eth0 (whose JSON names network "net1") */
+	/* sorted by file name: my-net-ctr1-eth0, net1-ctr1-eth0, net1-ctr1-eth1 */
 	static const struct {
 		const char *net, *ifname;
-	} want[] = {{"my-net", "eth0"}, {"net1", "eth0"}, {"net1", "eth1"}, {"net1", "eth0"}};
+	} want[] = {{"my-net", "eth0"}, {"net1", "eth0"}, {"net1", "eth1"}};
 	assert_int_equal(n, ARRAY_SIZE(want));
 	for (size_t i = 0; i < n; i++) {
 		assert_string_equal(cnirt_cache_entry_network(v[i]), want[i].net);
@@ -807,7 +807,7 @@ static void test_list(void **state)
 		assert_string_equal(cnirt_cache_entry_ifname(v[i]), want[i].ifname);
 		assert_non_null(cnirt_cache_entry_result(v[i]));
 	}
-	assert_null(cnirt_cache_entry_netns(v[3]));
+	assert_null(cnirt_cache_entry_netns(v[1]));
 	assert_string_equal(cnirt_cache_entry_netns(v[0]), "/var/run/netns/x");
 	cnirt_cache_entries_free(v, n);
 }
@@ -821,6 +821,235 @@ static void test_list_no_dir(void **state)
 	assert_int_equal(cnirt_cache_list(f->ctx, &v, &n, &err), 0);
 	assert_int_equal(n, 0);
 	cnirt_cache_entries_free(v, n);
+}
+
+/* ------------------------------------------------------ damaged entries */
+
+/* The damaged files of the cache as "name: problem" lines. */
+static char *damage_lines(struct fx *f)
+{
+	cnirt_error *err = NULL;
+	cnirt_cache_damage *d = NULL;
+	size_t n = 0;
+	if (cnirt_cache_list_damaged(f->ctx, &d, &n, &err) < 0)
+		fail_msg("cnirt_cache_list_damaged: %s", cnirt_error_msg(err));
+	struct buf b = {0};
+	buf_append(&b, "", 0);
+	for (size_t i = 0; i < n; i++)
+		buf_printf(&b, "%s: %s\n", d[i].name, d[i].problem);
+	cnirt_cache_damage_free(d, n);
+	return buf_steal(&b, NULL);
+}
+
+static void put_result_file(struct fx *f, const char *name, const char *content)
+{
+	_cleanup_free_ char *path = xasprintf("%s/results/%s", f->cache, name);
+	put_file(path, content);
+}
+
+/* Each kind of damage is reported, with its problem, sorted by name; good
+ * entries and temp files are not. */
+static void test_damaged(void **state)
+{
+	struct fx *f = *state;
+	write_entry(f, "net1", "eth0", RESULT1);
+	write_entry(f, "net1", "eth1", RESULT1);
+	put_result_file(f, "a-ctr1-eth0", "{\"kind\":");
+	put_result_file(f, "b-ctr1-eth0", "");
+	put_result_file(f, "c-ctr1-eth0",
+			"{\"kind\":\"cniCacheV2\",\"containerId\":\"ctr1\",\"ifName\":\"eth0\","
+			"\"networkName\":\"c\"}");
+	put_result_file(f, "d-ctr1-eth0", "{\"containerId\":\"ctr1\"}");
+	put_result_file(f, "e-ctr1-eth0", "[1,2]");
+	/* old libcni: the bare result, which names no attachment */
+	put_result_file(f, "f-ctr1-eth0", "{\"cniVersion\":\"0.3.1\",\"ips\":[]}");
+	/* a good entry under another name */
+	put_result_file(f, "g-ctr1-eth0", REFERENCE_WRITTEN);
+	/* names no operation can use */
+	put_result_file(f, "h-ctr1-eth0",
+			"{\"kind\":\"cniCacheV1\",\"containerId\":\"../x\",\"ifName\":\"eth0\","
+			"\"networkName\":\"h\"}");
+	put_result_file(f, "i-ctr1-eth0",
+			"{\"kind\":\"cniCacheV1\",\"containerId\":\"ctr1\",\"ifName\":\"eth0\","
+			"\"networkName\":\"i\",\"cniArgs\":[[\"K\"]]}");
+	/* a control character from the content stays out of the line */
+	put_result_file(f, "j-ctr1-eth0", "{\"a\\n\":1,\"a\\n\":2}");
+	_cleanup_free_ char *big = xasprintf("%s/results/k-ctr1-eth0", f->cache);
+	int fd = open(big, O_WRONLY | O_CREAT | O_CLOEXEC, 0600);
+	assert_true(fd >= 0);
+	assert_int_equal(ftruncate(fd, (off_t)(65 << 20)), 0); /* sparse */
+	close(fd);
+	_cleanup_free_ char *dir = xasprintf("%s/results/l-ctr1-eth0", f->cache);
+	assert_int_equal(mkdir(dir, 0700), 0);
+	_cleanup_free_ char *link = xasprintf("%s/results/m-ctr1-eth0", f->cache);
+	_cleanup_free_ char *target = xasprintf("%s/results/net1-ctr1-eth0", f->cache);
+	assert_int_equal(symlink(target, link), 0);
+	_cleanup_free_ char *fifo = xasprintf("%s/results/n-ctr1-eth0", f->cache);
+	assert_int_equal(mkfifo(fifo, 0600), 0);
+	/* temp files are not entries, whatever they hold */
+	put_result_file(f, ".net1-ctr1-eth2.tmpAbCdEf", "{");
+	put_result_file(f, ".x", "");
+
+	_cleanup_free_ char *got = damage_lines(f);
+	const char *want =
+	    "a-ctr1-eth0: invalid JSON near byte 8: parse error: premature EOF\n"
+	    "b-ctr1-eth0: empty file\n"
+	    "c-ctr1-eth0: field \"kind\": \"cniCacheV2\" is not \"cniCacheV1\"\n"
+	    "d-ctr1-eth0: field \"kind\": missing, expected \"cniCacheV1\"\n"
+	    "e-ctr1-eth0: not a JSON object\n"
+	    "f-ctr1-eth0: a bare result in the old libcni format (no \"kind\"), which does not "
+	    "say what it belongs to\n"
+	    "g-ctr1-eth0: the name its fields give is \"net1-ctr1-eth0\"\n"
+	    "h-ctr1-eth0: container id \"../x\": must start with a letter or a digit\n"
+	    "i-ctr1-eth0: field \"cniArgs\": element 0 is not a [key, value] pair of strings\n"
+	    "j-ctr1-eth0: invalid JSON near byte 14: duplicate key \"a\\x0a\"\n"
+	    "k-ctr1-eth0: larger than 64 MiB\n"
+	    "l-ctr1-eth0: not a regular file (a directory)\n"
+	    "m-ctr1-eth0: not a regular file (a symbolic link)\n"
+	    "n-ctr1-eth0: not a regular file (a FIFO)\n";
+	if (strcmp(got, want) != 0)
+		fail_msg("damaged entries:\n%s\nwant:\n%s", got, want);
+
+	/* The listing has the good entries only; the scan gives both lists. */
+	cnirt_error *err = NULL;
+	cnirt_cache_entry **v = NULL;
+	size_t n = 0;
+	assert_int_equal(cnirt_cache_list(f->ctx, &v, &n, &err), 0);
+	assert_int_equal(n, 2);
+	assert_string_equal(cnirt_cache_entry_ifname(v[0]), "eth0");
+	assert_string_equal(cnirt_cache_entry_ifname(v[1]), "eth1");
+	cnirt_cache_entries_free(v, n);
+	cnirt_cache_damage *d = NULL;
+	size_t n_d = 0;
+	assert_int_equal(cnirt_cache_scan(f->ctx, &v, &n, &d, &n_d, &err), 0);
+	assert_int_equal(n, 2);
+	assert_int_equal(n_d, 14);
+	assert_string_equal(d[0].name, "a-ctr1-eth0");
+	assert_string_equal(d[13].name, "n-ctr1-eth0");
+	assert_true(cnirt_cache_entry_mtime(v[0]) > 0);
+	cnirt_cache_entries_free(v, n);
+	cnirt_cache_damage_free(d, n_d);
+}
+
+/* A problem is one line of printable ASCII, however long the content. */
+static void test_damaged_long_problem(void **state)
+{
+	struct fx *f = *state;
+	make_results_dir(f);
+	struct buf b = {0};
+	buf_appends(&b, "{\"kind\":\"");
+	for (int i = 0; i < 5000; i++)
+		buf_appends(&b, "\xc3\xa9");
+	buf_appends(&b, "\"}");
+	put_result_file(f, "net1-ctr1-eth0", b.data);
+	buf_free(&b);
+	_cleanup_free_ char *got = damage_lines(f);
+	assert_true(strlen(got) < 1500);
+	static const char start[] = "net1-ctr1-eth0: field \"kind\": \"\\xc3\\xa9";
+	static const char end[] = "... is not \"cniCacheV1\"\n";
+	if (strncmp(got, start, strlen(start)) != 0 ||
+	    strcmp(got + strlen(got) - strlen(end), end) != 0)
+		fail_msg("unexpected problem: %s", got);
+	for (const char *p = got; *p; p++)
+		if ((*p < 0x20 && *p != '\n') || (unsigned char)*p >= 0x7f)
+			fail_msg("byte 0x%02x in the problem: %s", (unsigned char)*p, got);
+	assert_int_equal(strchr(got, '\n') - got, (long)strlen(got) - 1);
+}
+
+/* The damaged list with the privileges of `uid` (which must not be root
+ * for a permission to matter), in a child process: "name: problem" lines,
+ * or "error: ..." */
+static char *damage_lines_as(struct fx *f, uid_t uid)
+{
+	int p[2];
+	assert_int_equal(pipe2(p, O_CLOEXEC), 0);
+	pid_t pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		close(p[0]);
+		if (setgroups(0, NULL) < 0 || setresgid(uid, uid, uid) < 0 ||
+		    setresuid(uid, uid, uid) < 0)
+			_exit(3);
+		cnirt_error *err = NULL;
+		cnirt_cache_damage *d = NULL;
+		size_t n = 0;
+		struct buf b = {0};
+		buf_append(&b, "", 0);
+		if (cnirt_cache_list_damaged(f->ctx, &d, &n, &err) < 0)
+			buf_printf(&b, "error: %s\n", cnirt_error_msg(err));
+		for (size_t i = 0; i < n; i++)
+			buf_printf(&b, "%s: %s\n", d[i].name, d[i].problem);
+		_exit(write(p[1], b.data, b.len) == (ssize_t)b.len ? 0 : 4);
+	}
+	close(p[1]);
+	struct buf b = {0};
+	buf_append(&b, "", 0);
+	char chunk[4096];
+	ssize_t r;
+	while ((r = TEMP_FAILURE_RETRY(read(p[0], chunk, sizeof(chunk)))) > 0)
+		buf_append(&b, chunk, (size_t)r);
+	close(p[0]);
+	int status;
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
+		fail_msg("child failed (status 0x%x)", status);
+	return buf_steal(&b, NULL);
+}
+
+static void test_damaged_unreadable(void **state)
+{
+	struct fx *f = *state;
+	write_entry(f, "net1", "eth0", RESULT1);
+	write_entry(f, "net1", "eth1", RESULT1);
+	_cleanup_free_ char *results = xasprintf("%s/results", f->cache);
+	_cleanup_free_ char *path = xasprintf("%s/net1-ctr1-eth1", results);
+	assert_int_equal(chmod(path, 0), 0);
+	_cleanup_free_ char *got = NULL;
+	if (geteuid() == 0) {
+		/* as nobody, who may enter the directories and read the rest */
+		uid_t nobody = 65534;
+		assert_int_equal(chmod(f->top, 0755), 0);
+		assert_int_equal(chmod(f->cache, 0755), 0);
+		assert_int_equal(chmod(results, 0755), 0);
+		_cleanup_free_ char *good = xasprintf("%s/net1-ctr1-eth0", results);
+		assert_int_equal(chmod(good, 0644), 0);
+		got = damage_lines_as(f, nobody);
+	} else {
+		got = damage_lines(f);
+	}
+	assert_string_equal(got, "net1-ctr1-eth1: open: Permission denied\n");
+}
+
+static void test_damaged_no_dir(void **state)
+{
+	struct fx *f = *state;
+	cnirt_error *err = NULL;
+	cnirt_cache_damage *d = (cnirt_cache_damage *)&d;
+	size_t n = 99;
+	/* no cache directory at all */
+	assert_int_equal(cnirt_cache_list_damaged(f->ctx, &d, &n, &err), 0);
+	assert_int_equal(n, 0);
+	assert_null(d);
+	/* an empty results directory */
+	make_results_dir(f);
+	d = (cnirt_cache_damage *)&d;
+	n = 99;
+	assert_int_equal(cnirt_cache_list_damaged(f->ctx, &d, &n, &err), 0);
+	assert_int_equal(n, 0);
+	assert_null(d);
+	cnirt_cache_damage_free(d, n);
+	/* good entries only */
+	write_entry(f, "net1", "eth0", RESULT1);
+	_cleanup_free_ char *got = damage_lines(f);
+	assert_string_equal(got, "");
+	/* the results "directory" is a file: an error naming it */
+	_cleanup_free_ char *results = xasprintf("%s/results", f->cache);
+	rm_rf(results);
+	put_file(results, "");
+	assert_int_equal(cnirt_cache_list_damaged(f->ctx, &d, &n, &err), -1);
+	if (strstr(cnirt_error_msg(err), results) == NULL)
+		fail_msg("message should name %s: %s", results, cnirt_error_msg(err));
+	cnirt_error_free(err);
 }
 
 static void test_remove(void **state)
@@ -970,6 +1199,10 @@ int main(void)
 	    T(test_too_big),
 	    T(test_list),
 	    T(test_list_no_dir),
+	    T(test_damaged),
+	    T(test_damaged_long_problem),
+	    T(test_damaged_unreadable),
+	    T(test_damaged_no_dir),
 	    T(test_remove),
 	    T(test_bad_capability_args),
 	    T(test_enospc),

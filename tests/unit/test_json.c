@@ -486,7 +486,6 @@ static void test_depth_100000(void **state)
 	assert_parse_fails(objs, msg);
 }
 
-
 /* The writer has no depth limit of its own: a tree of JSON_MAX_DEPTH
  * levels, which json_parse accepts, comes out whole. */
 static void test_gen_max_depth_tree(void **state)
@@ -594,6 +593,15 @@ static void test_error_offset(void **state)
 	assert_in_range(off, 20, 24);
 	off = assert_parse_fails("{\"a\":1,\"a\":2}", "near byte ");
 	assert_in_range(off, 7, 13);
+	/* Input that stops too early: the problem is at its end. */
+	off = assert_parse_fails("{\"kind\":", "premature EOF");
+	assert_int_equal(off, 8);
+	off = assert_parse_fails("[1, 2", "premature EOF");
+	assert_int_equal(off, 5);
+	/* The start of an unterminated string after the value: where it
+	 * starts. */
+	off = assert_parse_fails("{}  \"ab", "trailing garbage at byte 4");
+	assert_int_equal(off, 4);
 	/* `what` starts the message. */
 	json *j = NULL;
 	_cleanup_error_ cnirt_error *err = NULL;

@@ -184,6 +184,27 @@ check "gc reports those two only" test "$(grep -c 'damaged cache entry' "$tmp/er
 check "gc left them in place" test -f "$results/two-corrupt-eth0" -a -f "$results/two-empty-eth0"
 rm -f "$results/two-corrupt-eth0" "$results/two-empty-eth0" "$results/.two-tmp-eth0.tmpAbCdEf"
 
+# The sandbox of the plugins the CLI runs (cnihook.json(5), SANDBOX; no
+# cnihook.json: the default one). The CLI applies it to itself once and the
+# plugin inherits all of it: the default four capabilities only, the
+# no_new_privs flag and the seccomp filter (Seccomp: 2).
+if [ "$(id -u)" = 0 ] && [ -x "${EVILPLUGIN:-}" ]; then
+	cp "$EVILPLUGIN" "$bin/evil"
+	echo '{"cniVersion":"1.0.0","name":"evil","plugins":[{"type":"evil"}]}' >"$conf/40-evil.conflist"
+	bnd=$(awk '/^CapBnd:/ { print $2 }' /proc/self/status)
+	# CAP_DAC_OVERRIDE (1), CAP_NET_ADMIN (12), CAP_NET_RAW (13), CAP_SYS_ADMIN (21)
+	keep=$(printf %016x $((0x$bnd & 0x203002)))
+	CNIHOOK_CONFIG= "$CNIHOOK" add evil /run/netns/clitest >"$tmp/out" 2>"$tmp/err"
+	check "sandboxed plugin: add fails with the plugin's error" test $? = 1
+	check "sandboxed plugin: reboot, init_module, finit_module refused, only the default capabilities, no_new_privs, the filter" \
+		grep -qF "CNI error 100: reboot:EPERM init_module:EPERM finit_module:EPERM capeff:$keep capbnd:$keep nonewprivs:1 seccomp:2" "$tmp/err"
+	check "sandboxed plugin: nothing cached" test ! -e "$tmp/cache/results/evil-$id-eth0"
+	rm -f "$conf/40-evil.conflist"
+else
+	echo "# SKIP sandboxed plugin checks: need root and EVILPLUGIN"
+	[ -z "${CNIHOOK_NO_SKIP:-}" ] || not_ok "sandboxed plugin checks skipped under CNIHOOK_NO_SKIP"
+fi
+
 "$CNIHOOK" version | grep -q '^CNI spec versions: 0.1.0 0.2.0 0.3.0 0.3.1 0.4.0 1.0.0 1.1.0$'
 check "version lists the spec versions" test $? = 0
 "$CNIHOOK" --help | grep -q 'cnihook add|check|del NETWORK NETNS'

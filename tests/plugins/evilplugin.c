@@ -9,8 +9,10 @@
  *           no file: EBADF), then fails with an error result (code 100)
  *           whose message reports what happened:
  *             "reboot:EPERM init_module:EPERM finit_module:EPERM
- *              capeff:0000000000003000 capbnd:0000000000003000 nonewprivs:1"
- *           (EPERM from the seccomp filter, or from a missing capability).
+ *              capeff:0000000000003000 capbnd:0000000000003000 nonewprivs:1
+ *              seccomp:2"
+ *           (EPERM from the seccomp filter, or from a missing capability;
+ *           seccomp: the Seccomp field of /proc/self/status, 2 = filter).
  *  VERSION  prints the versions it supports.
  *  other    prints nothing and succeeds.
  */
@@ -86,7 +88,7 @@ static void status_field(const char *field, char *out, size_t size)
 int main(void)
 {
 	const char *cmd = getenv("CNI_COMMAND");
-	char capeff[64], capbnd[64], nnp[16];
+	char capeff[64], capbnd[64], nnp[16], seccomp[16];
 	int e_reboot, e_init, e_finit;
 
 	if (cmd == NULL)
@@ -109,9 +111,11 @@ int main(void)
 	status_field("CapEff", capeff, sizeof(capeff));
 	status_field("CapBnd", capbnd, sizeof(capbnd));
 	status_field("NoNewPrivs", nnp, sizeof(nnp));
+	status_field("Seccomp", seccomp, sizeof(seccomp));
 
 	printf("{\"cniVersion\":\"1.0.0\",\"code\":100,\"msg\":\"reboot:%s init_module:%s "
-	       "finit_module:%s capeff:%s capbnd:%s nonewprivs:%s\"}\n",
-	       errno_name(e_reboot), errno_name(e_init), errno_name(e_finit), capeff, capbnd, nnp);
+	       "finit_module:%s capeff:%s capbnd:%s nonewprivs:%s seccomp:%s\"}\n",
+	       errno_name(e_reboot), errno_name(e_init), errno_name(e_finit), capeff, capbnd, nnp,
+	       seccomp);
 	return 1;
 }

@@ -601,7 +601,7 @@ static void test_evilplugin(void **state)
 	 * bounding set (its inheritable set being reduced too). */
 	char *msg = run_evil(NULL);
 	char *want = xasprintf("reboot:EPERM init_module:EPERM finit_module:EPERM capeff:%016llx "
-			       "capbnd:%016llx nonewprivs:1",
+			       "capbnd:%016llx nonewprivs:1 seccomp:2",
 			       (unsigned long long)(DEFAULT_KEEP & bnd),
 			       (unsigned long long)(DEFAULT_KEEP & bnd));
 	assert_string_equal(msg, want);
@@ -614,7 +614,7 @@ static void test_evilplugin(void **state)
 	uint64_t keep = (BIT(CAP_SYS_BOOT_NR) | BIT(CAP_SYS_MODULE_NR)) & bnd;
 	msg = run_evil("{\"capabilities\": [\"CAP_SYS_BOOT\", \"CAP_SYS_MODULE\"]}");
 	want = xasprintf("reboot:EPERM init_module:EPERM finit_module:EPERM capeff:%016llx "
-			 "capbnd:%016llx nonewprivs:1",
+			 "capbnd:%016llx nonewprivs:1 seccomp:2",
 			 (unsigned long long)keep, (unsigned long long)keep);
 	assert_string_equal(msg, want);
 	free(msg);
@@ -623,7 +623,7 @@ static void test_evilplugin(void **state)
 	/* And without the filter, the kernel's EINVAL for the wrong magic. */
 	msg = run_evil("{\"seccomp\": \"off\", \"capabilities\": [\"CAP_SYS_BOOT\"]}");
 	want = xasprintf("reboot:EINVAL init_module:EPERM finit_module:EPERM capeff:%016llx "
-			 "capbnd:%016llx nonewprivs:1",
+			 "capbnd:%016llx nonewprivs:1 seccomp:0",
 			 (unsigned long long)BIT(CAP_SYS_BOOT_NR),
 			 (unsigned long long)BIT(CAP_SYS_BOOT_NR));
 	/* init_module without CAP_SYS_MODULE: EPERM from the kernel, or
@@ -631,7 +631,7 @@ static void test_evilplugin(void **state)
 	if (strstr(msg, "init_module:ENOSYS")) {
 		free(want);
 		want = xasprintf("reboot:EINVAL init_module:ENOSYS finit_module:ENOSYS "
-				 "capeff:%016llx capbnd:%016llx nonewprivs:1",
+				 "capeff:%016llx capbnd:%016llx nonewprivs:1 seccomp:0",
 				 (unsigned long long)BIT(CAP_SYS_BOOT_NR),
 				 (unsigned long long)BIT(CAP_SYS_BOOT_NR));
 	}

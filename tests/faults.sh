@@ -27,93 +27,16 @@
 set -uo pipefail
 : "${CNIHOOK:?}" "${FAKEPLUGIN:?}"
 
-if [ "$(id -u)" != 0 ] || ! command -v ip >/dev/null || ! command -v jq >/dev/null ||
-	! command -v unshare >/dev/null || ! command -v flock >/dev/null; then
-	if [ "${CNIHOOK_NO_SKIP:-0}" = 1 ]; then
-		echo "FAIL: would skip (CNIHOOK_NO_SKIP=1): needs root, ip, jq, unshare and flock"
-		exit 1
-	fi
-	echo "SKIP: needs root (mounts, network namespaces), ip, jq, unshare and flock"
-	exit 77
-fi
+srcdir=${abs_top_srcdir:-$(cd "$(dirname "$0")/.." && pwd)}
+. "$srcdir/tests/lib.sh"
+tap_init "mounts, network namespaces" ip jq unshare flock
+# The pid we kill must be the hook's.
+hook_binary
 
-# $CNIHOOK is a libtool wrapper script in the build tree: run the real binary,
-# so that the pid we kill is the hook's.
-hookdir=$(cd "$(dirname "$CNIHOOK")" && pwd)
-if [ -x "$hookdir/.libs/cnihook" ]; then
-	HOOKBIN=$hookdir/.libs/cnihook
-	LIBDIR=${abs_top_builddir:-$(cd "$hookdir/.." && pwd)}/lib/.libs
-	export LD_LIBRARY_PATH=$LIBDIR${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
-else
-	HOOKBIN=$CNIHOOK
-fi
+tmp=$T_TMP
+ORPHANS=() # pids of plugins left running by a killed hook
 
-uniq=$(printf %04x%04x $(($$ % 65536)) $((RANDOM)))
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/cnihook-faults.XXXXXX")
-NAMESPACES=() # every namespace we made (ip netns)
-SLEEPERS=()   # pids of the processes we started
-ORPHANS=()    # pids of plugins left running by a killed hook
-
-unmount_all() { # everything under $tmp, deepest first, stacked mounts too
-	local i m p
-	for ((i = 0; i < 20; i++)); do
-		m=$(awk -v p="$tmp/" 'index($5, p) == 1 {print length($5), $5}' /proc/self/mountinfo |
-			sort -rn | cut -d' ' -f2-)
-		[ -n "$m" ] || return 0
-		while IFS= read -r p; do umount -l "$p" 2>/dev/null; done <<<"$m"
-	done
-}
-
-# kill_child PID: SIGKILL PID if it is still a child of this shell (a pid we
-# waited for may have been reused by anyone)
-kill_child() {
-	local s pp
-	s=$(cat "/proc/$1/stat" 2>/dev/null) || return 0
-	read -r _ pp _ <<<"${s##*) }"
-	[ "$pp" = "$$" ] || return 0
-	kill -9 "$1" 2>/dev/null
-	wait "$1" 2>/dev/null
-}
-cleanup() {
-	local p n
-	for p in "${SLEEPERS[@]}"; do kill_child "$p"; done
-	for p in "${ORPHANS[@]}" $(cat "$tmp"/*.pid 2>/dev/null); do kill_ours "$p"; done
-	unmount_all
-	for n in "${NAMESPACES[@]}"; do
-		[ -e "/run/netns/$n" ] && ip netns delete "$n" 2>/dev/null
-	done
-	rm -rf "$tmp"
-}
-trap cleanup EXIT
-trap 'exit 130' INT
-trap 'exit 143' TERM
-
-passed=0 failed=0
-rc=0 out='' err=''
-ok() { passed=$((passed + 1)); echo "ok - $1"; }
-not_ok() {
-	failed=$((failed + 1))
-	echo "not ok - $1"
-	printf '#   last cnihook: status %s\n#   stdout: %s\n#   stderr: %s\n' "$rc" \
-		"${out//$'\n'/$'\n#     '}" "${err//$'\n'/$'\n#     '}"
-}
-check() { # check NAME CMD...: the command must succeed
-	local name=$1
-	shift
-	if "$@"; then ok "$name"; else not_ok "$name"; fi
-}
-not() { ! "$@"; }
-jqe() { jq -e "$@" >/dev/null 2>&1; }
-has() { grep -qF -- "$1" <<<"$2"; }
-one_line() { [ -n "$err" ] && [ "$(printf '%s\n' "$err" | wc -l)" = 1 ] && [[ $err == "cnihook: "* ]]; }
 now_ms() { echo $(($(date +%s%N) / 1000000)); }
-# wait_for TENTHS CMD...: until CMD succeeds, at most TENTHS tenths of a second
-wait_for() {
-	local i n=$1
-	shift
-	for ((i = 0; i < n; i++)); do "$@" && return 0; sleep 0.1; done
-	"$@"
-}
 # alive PID: a running process (not a zombie)
 alive() {
 	local s
@@ -128,11 +51,11 @@ kill_ours() {
 	kill -9 "$1" 2>/dev/null
 	wait_for 30 not alive "$1"
 }
-
-new_netns() {
-	ip netns add "$1" || { echo "Bail out! ip netns add $1"; exit 1; }
-	NAMESPACES+=("$1")
+kill_orphans() {
+	local p
+	for p in "${ORPHANS[@]}" $(cat "$tmp"/*.pid 2>/dev/null); do kill_ours "$p"; done
 }
+cleanup_push kill_orphans
 del_netns() { ip netns delete "$1" 2>/dev/null; }
 
 # ---------------------------------------------------------------- setup
@@ -149,71 +72,19 @@ jq -n --arg c "$conf" --arg b "$bin" --arg k "$cache" --arg s "$state" \
 	'{confDir: $c, binDirs: [$b], cacheDir: $k, stateDir: $s, pluginTimeout: 2,
 	  log: {syslog: false}}' >"$cfg"
 
-# bundle ID ANNOTATIONS-JSON NETNS: $tmp/bundles/ID/config.json; NETNS is a
-# path, or "new" (a "network" entry without a path: the namespace of the pid)
-bundle() {
-	local id=$1 ann=$2 ns=$3 nss
-	if [ "$ns" = new ]; then
-		nss='[{"type":"mount"},{"type":"network"}]'
-	else
-		nss=$(jq -cn --arg p "$ns" '[{type: "mount"}, {type: "network", path: $p}]')
-	fi
-	mkdir -p "$tmp/bundles/$id"
-	jq -n --argjson a "$ann" --argjson n "$nss" \
-		'{ociVersion: "1.0.2", process: {args: ["sh"]}, root: {path: "rootfs"},
-		  annotations: $a, linux: {namespaces: $n}}' >"$tmp/bundles/$id/config.json"
-}
-ann() { # ann KEY VALUE ...: an annotations object
-	local a='{}'
-	while [ $# -ge 2 ]; do
-		a=$(jq -c --arg k "$1" --arg v "$2" '. + {($k): $v}' <<<"$a")
-		shift 2
-	done
-	printf '%s\n' "$a"
-}
-state() { # state ID STATUS [PID]
-	jq -cn --arg id "$1" --arg st "$2" --arg b "$tmp/bundles/$1" --arg pid "${3-}" \
-		'{ociVersion: "1.0.2", id: $id, status: $st, bundle: $b} +
-		 (if $pid == "" then {} else {pid: ($pid | tonumber)} end)'
-}
 # runhook STDIN-TEXT ARGS...: the hook with --config $cfg; rc, out, err
 runhook() {
 	local input=$1
 	shift
-	printf '%s' "$input" | "$HOOKBIN" --config "$cfg" "$@" >"$tmp/run/out" 2>"$tmp/run/err"
-	rc=$?
-	out=$(cat "$tmp/run/out")
-	err=$(cat "$tmp/run/err")
+	run_in "$input" "$HOOKBIN" --config "$cfg" "$@"
 }
 PID=
 attach() { runhook "$(state "$1" creating "$PID")" createRuntime; }
 poststop() { runhook "$(state "$1" stopped "$PID")" poststop; }
 gc() { runhook "" gc; }
 
-# The fake plugins' recordings: $bin/rec/NNNN-NAME-COMMAND.{env,stdin,argv}.
-clear_rec() { rm -rf "$bin/rec" "$bin/.seq"; }
-calls() { # the calls in order, "NAME-COMMAND" (no VERSION)
-	(cd "$bin/rec" 2>/dev/null && ls -- *.stdin 2>/dev/null) | sort |
-		sed 's/^[0-9]*-//; s/\.stdin$//' | grep -v -- '-VERSION$' | tr '\n' ' ' | sed 's/ $//'
-}
-rec() { # rec NAME COMMAND [EXT] [N]: the file of the Nth (default 1st) such call
-	(cd "$bin/rec" 2>/dev/null && ls -- *-"$1-$2.${3:-env}" 2>/dev/null) | sort |
-		sed -n "${4:-1}{s|^|$bin/rec/|;p}"
-}
+# has_rec NAME COMMAND: the fake plugin NAME recorded a COMMAND call
 has_rec() { [ -n "$(rec "$1" "$2")" ]; }
-no_plugin_ran() { [ ! -e "$bin/rec" ]; }
-has_env() { # has_env NAME COMMAND KEY=VALUE [N]
-	local f
-	f=$(rec "$1" "$2" env "${4:-1}")
-	[ -n "$f" ] && grep -qxF -- "$3" "$f"
-}
-is_mount() { awk -v p="$1" '$5 == p {f = 1} END {exit !f}' /proc/self/mountinfo; }
-ns_ino() { stat -L -c %d:%i "$1" 2>/dev/null; }
-same_ns() { [ -n "$(ns_ino "$1")" ] && [ "$(ns_ino "$1")" = "$(ns_ino "$2")" ]; }
-unmount_pin() {
-	local i
-	for ((i = 0; i < 10; i++)); do is_mount "$1" || return 0; umount "$1"; done
-}
 
 # unbalanced ID: ADD calls for ID with no DEL of the same plugin and
 # interface after them
@@ -239,28 +110,13 @@ unbalanced() {
 		[ "$found" = 1 ] || echo "ADD-without-DEL:$b"
 	done
 }
-# left ID: what is left of container ID (nothing when fully detached)
-left() {
-	local id=$1 f
-	[ ! -e "$state/$id" ] || echo "state-dir:$state/$id"
-	[ ! -e "$state/$id.lock" ] || echo "lock:$state/$id.lock"
-	(ls -A "$cache/results" 2>/dev/null || true) | grep -F -- "-$id-" | sed 's/^/cache:/'
-	awk -v p="$state/$id/" 'index($5, p) == 1 {print "mount:" $5}' /proc/self/mountinfo
+# left_more ID: for lib.sh's left: ID's port reservations and unbalanced ADDs
+left_more() {
+	local f
 	for f in "$state"/ports/*; do
-		[ -f "$f" ] && awk -v id="$id" '$1 == id {print "port:" FILENAME ": " $0}' "$f"
+		[ -f "$f" ] && awk -v id="$1" '$1 == id {print "port:" FILENAME ": " $0}' "$f"
 	done
-	unbalanced "$id"
-	return 0
-}
-check_gone() { # check_gone NAME ID
-	local l
-	l=$(left "$2")
-	if [ -z "$l" ]; then
-		ok "$1"
-	else
-		not_ok "$1"
-		printf '#   left: %s\n' "${l//$'\n'/$'\n#   left: '}"
-	fi
+	unbalanced "$1"
 }
 # reset: whatever a failed case left, so that the next starts clean
 reset() {
@@ -278,8 +134,8 @@ reset() {
 	clear_rec
 	PID=
 }
-# setup_case NAME ANNOTATIONS-JSON: id=NAME-$uniq, its own netns, its bundle
-setup_case() {
+# begin_case NAME ANNOTATIONS-JSON: id=NAME-$uniq, its own netns, its bundle
+begin_case() {
 	id=$1-$uniq
 	ns=cnihook-f$uniq-$1
 	ns=${ns:0:60}
@@ -303,7 +159,7 @@ end_case() { del_netns "$ns"; reset; }
 # MODE: poststop, or gc (the named netns deleted first: only the pin is left).
 kill_at() {
 	local point=$1 mode=$2 port=$3 hpid lfd='' pidfile=$tmp/$1.pid plugin t0 what
-	setup_case "k-$point-$mode" "$(ann io.cnihook.networks chain,second io.cnihook.ports "$port:80")"
+	begin_case "k-$point-$mode" "$(annotations io.cnihook.networks chain,second io.cnihook.ports "$port:80")"
 	echo "# SIGKILL of the hook: $point, then $mode"
 	mkdir -p "$state/ports"
 	case $point in
@@ -418,7 +274,7 @@ done
 plugin_fault() {
 	local name=$1 control=$2 p good=1
 	shift 2
-	setup_case "pf-$name" "$(ann io.cnihook.networks chain)"
+	begin_case "pf-$name" "$(annotations io.cnihook.networks chain)"
 	printf '%s\n' "$control" >"$bin/fb.ADD"
 	local t0
 	t0=$(now_ms)
@@ -449,7 +305,7 @@ if [ -s "$tmp/hang.pid" ]; then
 	check "hang: the plugin (pid ${hp[0]}) and its child (pid ${hp[1]:-none}) are gone" \
 		eval '[ ${#hp[@]} = 2 ] && wait_for 20 not alive ${hp[0]} && wait_for 20 not alive ${hp[1]}'
 else
-	not_ok "hang: the plugin wrote its pid file"
+	tap_not_ok "hang: the plugin wrote its pid file"
 fi
 end_case
 
@@ -461,7 +317,7 @@ end_case
 # while it runs (the plugin itself buffers the 100 MB, so getrusage of the
 # hook's children would count the plugin).
 echo "# plugin prints 100 MB"
-setup_case pf-flood "$(ann io.cnihook.networks chain)"
+begin_case pf-flood "$(annotations io.cnihook.networks chain)"
 echo "flood=104857600" >"$bin/fb.ADD"
 state "$id" creating >"$tmp/run/create"
 t0=$(now_ms)
@@ -492,7 +348,7 @@ end_case
 
 # ---------------------------------------------------------------- cache faults
 echo "# the cache directory on a full tmpfs (ENOSPC)"
-setup_case enospc "$(ann io.cnihook.networks chain)"
+begin_case enospc "$(annotations io.cnihook.networks chain)"
 mount -t tmpfs -o size=64k,mode=0700 "cnihook-f$uniq" "$cache"
 mkdir "$cache/results"
 dd if=/dev/zero of="$cache/fill" bs=4k 2>/dev/null
@@ -510,7 +366,7 @@ umount "$cache"
 end_case
 
 echo "# the cache directory read-only"
-setup_case rocache "$(ann io.cnihook.networks chain)"
+begin_case rocache "$(annotations io.cnihook.networks chain)"
 mount -t tmpfs -o ro,size=64k,mode=0700 "cnihook-f$uniq" "$cache"
 attach "$id"
 check "read-only: createRuntime fails cleanly (status $rc)" test "$rc" != 0 -a "$rc" -lt 128
@@ -524,7 +380,7 @@ end_case
 
 for kind in corrupt zero; do
 	echo "# a $kind cache file"
-	setup_case "cache-$kind" "$(ann io.cnihook.networks chain,second)"
+	begin_case "cache-$kind" "$(annotations io.cnihook.networks chain,second)"
 	attach "$id"
 	check "$kind: attach" test "$rc" = 0
 	f=$cache/results/chain-$id-eth0
@@ -548,7 +404,7 @@ done
 # ---------------------------------------------------------------- config changes
 for kind in deleted changed; do
 	echo "# the network configuration $kind between createRuntime and poststop"
-	setup_case "conf-$kind" "$(ann io.cnihook.networks chain)"
+	begin_case "conf-$kind" "$(annotations io.cnihook.networks chain)"
 	attach "$id"
 	check "$kind: attach" test "$rc" = 0
 	if [ "$kind" = deleted ]; then
@@ -571,7 +427,7 @@ done
 
 # ---------------------------------------------------------------- state dir wiped
 echo "# the state directory wiped (a reboot) while the container runs"
-setup_case wiped "$(ann io.cnihook.networks chain,second io.cnihook.ports 18200:80)"
+begin_case wiped "$(annotations io.cnihook.networks chain,second io.cnihook.ports 18200:80)"
 attach "$id"
 check "wiped: attach" test "$rc" = 0
 unmount_pin "$state/$id/netns"
@@ -610,7 +466,7 @@ check "(exec of fb while it is open for writing fails: Text file busy)" \
 	eval '! "$bin/fb" </dev/null 2>"$tmp/run/etx" && grep -q "Text file busy" "$tmp/run/etx"'
 wait "$holder"
 clear_rec
-setup_case etxtbsy "$(ann io.cnihook.networks chain)"
+begin_case etxtbsy "$(annotations io.cnihook.networks chain)"
 hold "$bin/fb" 200
 attach "$id"
 wait "$holder"
@@ -623,7 +479,7 @@ poststop "$id"
 check_gone "ETXTBSY: poststop leaves nothing" "$id"
 end_case
 
-setup_case etxtbsy-long "$(ann io.cnihook.networks chain)"
+begin_case etxtbsy-long "$(annotations io.cnihook.networks chain)"
 hold "$bin/fb" 999
 attach "$id"
 wait "$holder"
@@ -647,7 +503,7 @@ start_sleeper
 P=$sleeper
 A=$(ns_ino "/proc/$P/ns/net")
 id=pidreuse-$uniq ns=
-bundle "$id" "$(ann io.cnihook.networks chain)" new
+bundle "$id" "$(annotations io.cnihook.networks chain)" new
 PID=$P attach "$id"
 check "pid: attach with the pid of P (in namespace A) exits 0" test "$rc" = 0
 check "pid: the pin is A" eval '[ "$(ns_ino "$state/$id/netns")" = "$A" ]'
@@ -684,7 +540,7 @@ reset
 
 # ---------------------------------------------------------------- race
 echo "# createRuntime and poststop racing on one id, 20 times"
-setup_case race "$(ann io.cnihook.networks chain,second)"
+begin_case race "$(annotations io.cnihook.networks chain,second)"
 state "$id" creating >"$tmp/run/create"
 state "$id" stopped >"$tmp/run/stop"
 rm -f "$tmp/race.stop" "$tmp"/race.bad.*
@@ -742,7 +598,7 @@ end_case
 # ---------------------------------------------------------------- host ports
 echo "# host port reservations"
 port_case() { # port_case NAME PORTS: setup and attach; id in $id
-	setup_case "$1" "$(ann io.cnihook.networks chain io.cnihook.ports "$2")"
+	begin_case "$1" "$(annotations io.cnihook.networks chain io.cnihook.ports "$2")"
 	nss+=("$ns")
 	attach "$id"
 }
@@ -762,7 +618,7 @@ port_case pB 18080:80
 B_id=$id
 check "ports: B asking 18080:80 is refused before any plugin runs, naming A: $err" refused_for "$A_id"
 clear_rec
-bundle "$B_id" "$(ann io.cnihook.networks chain io.cnihook.ports 18081:80)" "/run/netns/$ns"
+bundle "$B_id" "$(annotations io.cnihook.networks chain io.cnihook.ports 18081:80)" "/run/netns/$ns"
 attach "$B_id"
 check "ports: B asking 18081:80 works" eval '[ "$rc" = 0 ] && reserved tcp-18081 "$B_id"'
 poststop "$A_id"
@@ -845,8 +701,7 @@ for ((i = 0; i < 10; i++)); do is_mount "$state" && umount "$state"; done
 check "no mount under the temp dir" \
 	test -z "$(awk -v p="$tmp/" 'index($5, p) == 1 || $5 == substr(p, 1, length(p) - 1)' \
 		/proc/self/mountinfo)"
-for n in "${NAMESPACES[@]}"; do del_netns "$n"; done
+for n in "${T_NETNS[@]}"; do del_netns "$n"; done
 check "the network namespaces are removed" eval '! ip netns list | grep -qF -- "$uniq"'
 
-echo "$passed passed, $failed failed"
-[ "$failed" = 0 ]
+finish

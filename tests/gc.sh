@@ -23,90 +23,13 @@
 set -uo pipefail
 : "${CNIHOOK:?}" "${FAKEPLUGIN:?}"
 
-if [ "$(id -u)" != 0 ] || ! command -v ip >/dev/null || ! command -v jq >/dev/null ||
-	! command -v unshare >/dev/null || ! command -v sha512sum >/dev/null; then
-	if [ "${CNIHOOK_NO_SKIP:-0}" = 1 ]; then
-		echo "FAIL: would skip (CNIHOOK_NO_SKIP=1): needs root, ip, jq, unshare and sha512sum"
-		exit 1
-	fi
-	echo "SKIP: needs root (mounts, network namespaces), ip, jq, unshare and sha512sum"
-	exit 77
-fi
+srcdir=${abs_top_srcdir:-$(cd "$(dirname "$0")/.." && pwd)}
+. "$srcdir/tests/lib.sh"
+tap_init "mounts, network namespaces" ip jq unshare sha512sum
+hook_binary
 
-hookdir=$(cd "$(dirname "$CNIHOOK")" && pwd)
-if [ -x "$hookdir/.libs/cnihook" ]; then
-	HOOKBIN=$hookdir/.libs/cnihook
-	LIBDIR=${abs_top_builddir:-$(cd "$hookdir/.." && pwd)}/lib/.libs
-	export LD_LIBRARY_PATH=$LIBDIR${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
-else
-	HOOKBIN=$CNIHOOK
-fi
-
-uniq=$(printf %04x%04x $(($$ % 65536)) $((RANDOM)))
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/cnihook-gc.XXXXXX")
-NAMESPACES=()
-SLEEPERS=()
-
-unmount_all() {
-	local i m p
-	for ((i = 0; i < 20; i++)); do
-		m=$(awk -v p="$tmp/" 'index($5, p) == 1 {print length($5), $5}' /proc/self/mountinfo |
-			sort -rn | cut -d' ' -f2-)
-		[ -n "$m" ] || return 0
-		while IFS= read -r p; do umount -l "$p" 2>/dev/null; done <<<"$m"
-	done
-}
-# kill_child PID: SIGKILL PID if it is still a child of this shell (a pid we
-# waited for may have been reused by anyone)
-kill_child() {
-	local s pp
-	s=$(cat "/proc/$1/stat" 2>/dev/null) || return 0
-	read -r _ pp _ <<<"${s##*) }"
-	[ "$pp" = "$$" ] || return 0
-	kill -9 "$1" 2>/dev/null
-	wait "$1" 2>/dev/null
-}
-cleanup() {
-	local p n
-	for p in "${SLEEPERS[@]}"; do kill_child "$p"; done
-	unmount_all
-	for n in "${NAMESPACES[@]}"; do
-		[ -e "/run/netns/$n" ] && ip netns delete "$n" 2>/dev/null
-	done
-	rm -rf "$tmp"
-}
-trap cleanup EXIT
-trap 'exit 130' INT
-trap 'exit 143' TERM
-
-passed=0 failed=0
-rc=0 out='' err=''
-ok() { passed=$((passed + 1)); echo "ok - $1"; }
-not_ok() {
-	failed=$((failed + 1))
-	echo "not ok - $1"
-	printf '#   last cnihook: status %s\n#   stdout: %s\n#   stderr: %s\n' "$rc" \
-		"${out//$'\n'/$'\n#     '}" "${err//$'\n'/$'\n#     '}"
-}
-check() {
-	local name=$1
-	shift
-	if "$@"; then ok "$name"; else not_ok "$name"; fi
-}
-not() { ! "$@"; }
-jqe() { jq -e "$@" >/dev/null 2>&1; }
-has() { grep -qF -- "$1" <<<"$2"; }
+tmp=$T_TMP
 show() { printf '%s\n' "$@" | sed '/^$/d; s/^/#   /'; } # show TEXT...: as comments
-wait_for() {
-	local i n=$1
-	shift
-	for ((i = 0; i < n; i++)); do "$@" && return 0; sleep 0.1; done
-	"$@"
-}
-new_netns() {
-	ip netns add "$1" || { echo "Bail out! ip netns add $1"; exit 1; }
-	NAMESPACES+=("$1")
-}
 
 # ---------------------------------------------------------------- setup
 bin=$tmp/bin conf=$tmp/net.d cache=$tmp/cache state=$tmp/state
@@ -126,38 +49,15 @@ jq -n --arg c "$conf" --arg b "$bin" --arg k "$cache" --arg s "$state" \
 	'{confDir: $c, binDirs: [$b], cacheDir: $k, stateDir: $s, pluginTimeout: 10,
 	  log: {syslog: false}}' >"$cfg"
 
-bundle() { # bundle ID ANNOTATIONS-JSON NETNS-PATH
-	local nss
-	nss=$(jq -cn --arg p "$3" '[{type: "mount"}, {type: "network", path: $p}]')
-	mkdir -p "$tmp/bundles/$1"
-	jq -n --argjson a "$2" --argjson n "$nss" \
-		'{ociVersion: "1.0.2", process: {args: ["sh"]}, root: {path: "rootfs"},
-		  annotations: $a, linux: {namespaces: $n}}' >"$tmp/bundles/$1/config.json"
-}
-ann() {
-	local a='{}'
-	while [ $# -ge 2 ]; do
-		a=$(jq -c --arg k "$1" --arg v "$2" '. + {($k): $v}' <<<"$a")
-		shift 2
-	done
-	printf '%s\n' "$a"
-}
-state() {
-	jq -cn --arg id "$1" --arg st "$2" --arg b "$tmp/bundles/$1" \
-		'{ociVersion: "1.0.2", id: $id, status: $st, bundle: $b}'
-}
 runhook() { # runhook STDIN-TEXT ARGS...: the hook with --config $cfg
 	local input=$1
 	shift
-	printf '%s' "$input" | "$HOOKBIN" --config "$cfg" "$@" >"$tmp/run/out" 2>"$tmp/run/err"
-	rc=$?
-	out=$(cat "$tmp/run/out")
-	err=$(cat "$tmp/run/err")
+	run_in "$input" "$HOOKBIN" --config "$cfg" "$@"
 }
 attach() { runhook "$(state "$1" creating)" createRuntime; }
 poststop() { runhook "$(state "$1" stopped)" poststop; }
 unset CNI_CONTAINERID CNI_IFNAME CNI_ARGS CAP_ARGS
-cli() { # cli [VAR=VALUE...] add|del NETWORK NETNS: the operator CLI on our dirs
+cnihook_cli() { # cnihook_cli [VAR=VALUE...] add|del NETWORK NETNS: the operator CLI on our dirs
 	local vars=()
 	while [[ $1 == *=* ]]; do vars+=("$1"); shift; done
 	env NETCONFPATH="$conf" CNI_PATH="$bin" CNI_CACHE_DIR="$cache" "${vars[@]}" \
@@ -167,16 +67,6 @@ cli() { # cli [VAR=VALUE...] add|del NETWORK NETNS: the operator CLI on our dirs
 	err=$(cat "$tmp/run/err")
 }
 
-clear_rec() { rm -rf "$bin/rec" "$bin/.seq"; }
-calls() {
-	(cd "$bin/rec" 2>/dev/null && ls -- *.stdin 2>/dev/null) | sort |
-		sed 's/^[0-9]*-//; s/\.stdin$//' | grep -v -- '-VERSION$' | tr '\n' ' ' | sed 's/ $//'
-}
-rec() {
-	(cd "$bin/rec" 2>/dev/null && ls -- *-"$1-$2.${3:-env}" 2>/dev/null) | sort |
-		sed -n "${4:-1}{s|^|$bin/rec/|;p}"
-}
-no_plugin_ran() { [ ! -e "$bin/rec" ]; }
 # dels ID: the DEL calls recorded for container ID, "NAME:IFNAME" sorted
 dels() {
 	local f b
@@ -186,28 +76,9 @@ dels() {
 		echo "${b%-DEL.env}:$(sed -n 's/^CNI_IFNAME=//p' "$f")"
 	done | sort | tr '\n' ' ' | sed 's/ $//'
 }
-is_mount() { awk -v p="$1" '$5 == p {f = 1} END {exit !f}' /proc/self/mountinfo; }
-same_ns() { [ -n "$(stat -L -c %i "$1" 2>/dev/null)" ] && [ "$(stat -L -c %d:%i "$1")" = "$(stat -L -c %d:%i "$2" 2>/dev/null)" ]; }
 ports_of() { cat "$state"/ports/* 2>/dev/null | awk -v id="$1" '$1 == id'; }
-left() { # what is left of container ID
-	local id=$1
-	[ ! -e "$state/$id" ] || echo "state-dir:$state/$id"
-	[ ! -e "$state/$id.lock" ] || echo "lock:$state/$id.lock"
-	(ls -A "$cache/results" 2>/dev/null || true) | grep -F -- "-$id-" | sed 's/^/cache:/'
-	awk -v p="$state/$id/" 'index($5, p) == 1 {print "mount:" $5}' /proc/self/mountinfo
-	ports_of "$id" | sed 's/^/port:/'
-	return 0
-}
-check_gone() {
-	local l
-	l=$(left "$2")
-	if [ -z "$l" ]; then
-		ok "$1"
-	else
-		not_ok "$1"
-		printf '#   left: %s\n' "${l//$'\n'/$'\n#   left: '}"
-	fi
-}
+# left_more ID: for lib.sh's left: ID's port reservations
+left_more() { ports_of "$1" | sed 's/^/port:/'; }
 # snapshot: everything gc could change (files, mounts, port reservations)
 snapshot() {
 	(cd "$tmp" && find state cache -printf '%p %y %s %T@\n' 2>/dev/null | sort)
@@ -222,25 +93,25 @@ sleeper=$!
 SLEEPERS+=("$sleeper")
 wait_for 50 eval '[ "$(readlink /proc/$sleeper/ns/net)" != "$(readlink /proc/self/ns/net)" ]'
 live=live-$uniq gone=gone-$uniq wiped=wiped-$uniq stale=stale-$uniq
-bundle "$live" "$(ann io.cnihook.networks g10,g11 io.cnihook.ports 18300:80)" "/proc/$sleeper/ns/net"
+bundle "$live" "$(annotations io.cnihook.networks g10,g11 io.cnihook.ports 18300:80)" "/proc/$sleeper/ns/net"
 attach "$live"
 check "live: attached (namespace of pid $sleeper)" test "$rc" = 0
 ns_gone=cnihook-gc$uniq-gone ns_wiped=cnihook-gc$uniq-wiped
 ns_cli=cnihook-gc$uniq-cli ns_cligone=cnihook-gc$uniq-cligone
 for n in "$ns_gone" "$ns_wiped" "$ns_cli" "$ns_cligone"; do new_netns "$n"; done
-bundle "$gone" "$(ann io.cnihook.networks g10,g11 io.cnihook.ports 18301:80)" "/run/netns/$ns_gone"
+bundle "$gone" "$(annotations io.cnihook.networks g10,g11 io.cnihook.ports 18301:80)" "/run/netns/$ns_gone"
 attach "$gone"
 check "gone: attached" test "$rc" = 0
-bundle "$wiped" "$(ann io.cnihook.networks g11)" "/run/netns/$ns_wiped"
+bundle "$wiped" "$(annotations io.cnihook.networks g11)" "/run/netns/$ns_wiped"
 attach "$wiped"
 check "wiped: attached" test "$rc" = 0
-cli add g11 "/run/netns/$ns_cli"
+cnihook_cli add g11 "/run/netns/$ns_cli"
 cli_id=cnitool-$(printf %s "/run/netns/$ns_cli" | sha512sum | cut -c1-20)
 check "cli: cnihook add g11 (container $cli_id)" eval '[ "$rc" = 0 ] && [ -f "$cache/results/g11-$cli_id-eth0" ]'
 clioff=clioff-$uniq cligone=cligone-$uniq
-cli CNI_CONTAINERID="$clioff" add g11off "/run/netns/$ns_cli"
+cnihook_cli CNI_CONTAINERID="$clioff" add g11off "/run/netns/$ns_cli"
 check "clioff: cnihook add g11off" eval '[ "$rc" = 0 ] && [ -f "$cache/results/g11off-$clioff-eth0" ]'
-cli CNI_CONTAINERID="$cligone" add g11 "/run/netns/$ns_cligone"
+cnihook_cli CNI_CONTAINERID="$cligone" add g11 "/run/netns/$ns_cligone"
 check "cligone: cnihook add g11" eval '[ "$rc" = 0 ] && [ -f "$cache/results/g11-$cligone-eth0" ]'
 : >"$state/$stale.lock"
 
@@ -392,8 +263,8 @@ check "... the GC's valid attachments are the CLI's only" \
 	eval '[ "$(jq -c ".[\"cni.dev/valid-attachments\"]" "$(rec gb GC stdin)")" = "[{\"containerID\":\"$cli_id\",\"ifname\":\"eth0\"}]" ]'
 
 # ---------------------------------------------------------------- the end
-cli del g11 "/run/netns/$ns_cli"
-cli CNI_CONTAINERID="$clioff" del g11off "/run/netns/$ns_cli"
+cnihook_cli del g11 "/run/netns/$ns_cli"
+cnihook_cli CNI_CONTAINERID="$clioff" del g11off "/run/netns/$ns_cli"
 check "the CLI's entries deleted" test -z "$(ls -A "$cache/results" 2>/dev/null)"
 echo "# nothing left"
 check "the state directory holds nothing but the (empty) ports directory" \
@@ -402,8 +273,7 @@ for ((i = 0; i < 10; i++)); do is_mount "$state" && umount "$state"; done
 check "no mount under the temp dir" \
 	test -z "$(awk -v p="$tmp/" 'index($5, p) == 1 || $5 == substr(p, 1, length(p) - 1)' \
 		/proc/self/mountinfo)"
-for n in "${NAMESPACES[@]}"; do [ -e "/run/netns/$n" ] && ip netns delete "$n"; done
+for n in "${T_NETNS[@]}"; do [ -e "/run/netns/$n" ] && ip netns delete "$n"; done
 check "the network namespaces are removed" eval '! ip netns list | grep -qF -- "$uniq"'
 
-echo "$passed passed, $failed failed"
-[ "$failed" = 0 ]
+finish

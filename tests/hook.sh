@@ -13,68 +13,13 @@
 set -uo pipefail
 : "${CNIHOOK:?}" "${FAKEPLUGIN:?}"
 
-if [ "$(id -u)" != 0 ] || ! command -v ip >/dev/null || ! command -v jq >/dev/null ||
-	! command -v unshare >/dev/null; then
-	if [ "${CNIHOOK_NO_SKIP:-0}" = 1 ]; then
-		echo "FAIL: would skip (CNIHOOK_NO_SKIP=1): needs root, ip, jq and unshare"
-		exit 1
-	fi
-	echo "SKIP: needs root (mounts, network namespaces), ip, jq and unshare"
-	exit 77
-fi
+srcdir=${abs_top_srcdir:-$(cd "$(dirname "$0")/.." && pwd)}
+. "$srcdir/tests/lib.sh"
+tap_init "mounts, network namespaces" ip jq unshare
 
-uniq=$(printf %04x%04x $(($$ % 65536)) $((RANDOM)))
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/cnihook-hook.XXXXXX")
-NS=cnihook-hk-$uniq         # the containers' network namespace
+tmp=$T_TMP
+NS=cnihook-hk-$uniq # the containers' network namespace
 NSPATH=/run/netns/$NS
-NAMESPACES=()               # every namespace we made (ip netns)
-SLEEPERS=()                 # pids of the processes we started
-
-# Unmount everything under $tmp (deepest first, stacked mounts too).
-unmount_all() {
-	local i m p
-	for ((i = 0; i < 20; i++)); do
-		m=$(awk -v p="$tmp/" 'index($5, p) == 1 {print length($5), $5}' /proc/self/mountinfo |
-			sort -rn | cut -d' ' -f2-)
-		[ -n "$m" ] || return 0
-		while IFS= read -r p; do umount -l "$p" 2>/dev/null; done <<<"$m"
-	done
-}
-
-cleanup() {
-	local p n
-	for p in "${SLEEPERS[@]}"; do kill "$p" 2>/dev/null; wait "$p" 2>/dev/null; done
-	unmount_all
-	for n in "${NAMESPACES[@]}"; do
-		[ -e "/run/netns/$n" ] && ip netns delete "$n" 2>/dev/null
-	done
-	rm -rf "$tmp"
-}
-trap cleanup EXIT
-trap 'exit 130' INT
-trap 'exit 143' TERM
-
-passed=0 failed=0
-rc=0 out='' err=''
-ok() { passed=$((passed + 1)); echo "ok - $1"; }
-not_ok() {
-	failed=$((failed + 1))
-	echo "not ok - $1"
-	printf '#   last cnihook: status %s\n#   stdout: %s\n#   stderr: %s\n' "$rc" \
-		"${out//$'\n'/$'\n#     '}" "${err//$'\n'/$'\n#     '}"
-}
-check() { # check NAME CMD...: the command must succeed
-	local name=$1
-	shift
-	if "$@"; then ok "$name"; else not_ok "$name"; fi
-}
-not() { ! "$@"; }
-jqe() { jq -e "$@" >/dev/null 2>&1; } # jqe [OPTION...] FILTER FILE: FILTER is true
-
-new_netns() {
-	ip netns add "$1" || { echo "Bail out! ip netns add $1"; exit 1; }
-	NAMESPACES+=("$1")
-}
 
 # ---------------------------------------------------------------- setup
 bin=$tmp/bin conf=$tmp/net.d cache=$tmp/cache state=$tmp/state
@@ -109,44 +54,11 @@ jq -n --arg c "$conf" --arg b "$bin" --arg k "$cache" --arg s "$state" \
 
 new_netns "$NS"
 
-# bundle ID ANNOTATIONS-JSON [NETNS]: write $tmp/bundles/ID/config.json.
-# NETNS: a path (a "network" entry with that path; default $NSPATH), "new"
-# (a "network" entry without a path) or "host" (no "network" entry).
-bundle() {
-	local id=$1 ann=$2 ns=${3-$NSPATH} nss
-	case $ns in
-	host) nss='[{"type":"mount"},{"type":"pid"}]' ;;
-	new) nss='[{"type":"mount"},{"type":"network"}]' ;;
-	*) nss=$(jq -cn --arg p "$ns" '[{type: "mount"}, {type: "network", path: $p}]') ;;
-	esac
-	mkdir -p "$tmp/bundles/$id"
-	jq -n --argjson a "$ann" --argjson n "$nss" \
-		'{ociVersion: "1.0.2", process: {args: ["sh"]}, root: {path: "rootfs"},
-		  annotations: $a, linux: {namespaces: $n}}' >"$tmp/bundles/$id/config.json"
-}
-# ann KEY VALUE ...: an annotations object
-ann() {
-	local a='{}'
-	while [ $# -ge 2 ]; do
-		a=$(jq -c --arg k "$1" --arg v "$2" '. + {($k): $v}' <<<"$a")
-		shift 2
-	done
-	printf '%s\n' "$a"
-}
-# state ID STATUS [PID]: the OCI state (bundle $tmp/bundles/ID), "pid" only when given
-state() {
-	jq -cn --arg id "$1" --arg st "$2" --arg b "$tmp/bundles/$1" --arg pid "${3-}" \
-		'{ociVersion: "1.0.2", id: $id, status: $st, bundle: $b} +
-		 (if $pid == "" then {} else {pid: ($pid | tonumber)} end)'
-}
 # hookin STDIN-TEXT ARGS...: run cnihook ARGS with that stdin; rc, out, err
 hookin() {
 	local input=$1
 	shift
-	printf '%s' "$input" | "$CNIHOOK" "$@" >"$tmp/run/out" 2>"$tmp/run/err"
-	rc=$?
-	out=$(cat "$tmp/run/out")
-	err=$(cat "$tmp/run/err")
+	run_in "$input" "$CNIHOOK" "$@"
 }
 # hook ID STATUS ARGS...: cnihook --config $CFG ARGS with ID's state ($PID too)
 CFG=$cfg PID=
@@ -158,56 +70,10 @@ hook() {
 attach() { hook "$1" creating createRuntime; }
 poststop() { hook "$1" stopped poststop; }
 
-# The fake plugins' recordings: $bin/rec/NNNN-NAME-COMMAND.{env,stdin,argv}.
-clear_rec() { rm -rf "$bin/rec"; }
-# calls: the ADD/DEL/CHECK calls in order, "NAME-COMMAND" on one line
-calls() {
-	(cd "$bin/rec" 2>/dev/null && ls -- *.stdin 2>/dev/null) | sort |
-		sed 's/^[0-9]*-//; s/\.stdin$//' | grep -v -- '-VERSION$' | tr '\n' ' ' | sed 's/ $//'
-}
-# rec NAME COMMAND [EXT] [N]: the file of the Nth (default 1st) such call
-rec() {
-	(cd "$bin/rec" 2>/dev/null && ls -- *-"$1-$2.${3:-env}" 2>/dev/null) | sort |
-		sed -n "${4:-1}{s|^|$bin/rec/|;p}"
-}
 count_calls() { # count_calls COMMAND: how many calls of COMMAND were recorded
 	local f n=0
 	for f in "$bin"/rec/*-"$1".stdin; do [ -e "$f" ] && n=$((n + 1)); done
 	echo "$n"
-}
-no_plugin_ran() { [ ! -e "$bin/rec" ]; }
-has_env() { # has_env NAME COMMAND KEY=VALUE: the recorded call had that exact line
-	local f
-	f=$(rec "$1" "$2")
-	[ -n "$f" ] && grep -qxF -- "$3" "$f"
-}
-is_mount() { awk -v p="$1" '$5 == p {f = 1} END {exit !f}' /proc/self/mountinfo; }
-same_ns() { [ "$(stat -L -c %d:%i "$1" 2>/dev/null)" = "$(stat -L -c %d:%i "$2" 2>/dev/null)" ]; }
-one_line() { [ -n "$err" ] && [ "$(printf '%s\n' "$err" | wc -l)" = 1 ] && [[ $err == "cnihook: "* ]]; }
-has() { grep -qF -- "$1" <<<"$2"; }
-# unmount_pin PIN: unmount (stacked mounts too) but leave the file
-unmount_pin() {
-	local i
-	for ((i = 0; i < 10; i++)); do is_mount "$1" || return 0; umount "$1"; done
-}
-# left ID: what is left of container ID (nothing when fully detached)
-left() {
-	local id=$1
-	[ ! -e "$state/$id" ] || echo "state-dir:$state/$id"
-	[ ! -e "$state/$id.lock" ] || echo "lock:$state/$id.lock"
-	(ls "$cache/results" 2>/dev/null || true) | grep -F -- "-$id-" | sed 's/^/cache:/'
-	awk -v p="$state/$id/" 'index($5, p) == 1 {print "mount:" $5}' /proc/self/mountinfo
-	return 0
-}
-check_gone() { # check_gone NAME ID
-	local l
-	l=$(left "$2")
-	if [ -z "$l" ]; then
-		ok "$1"
-	else
-		not_ok "$1"
-		printf '#   left: %s\n' "${l//$'\n'/$'\n#   left: '}"
-	fi
 }
 # reset: whatever a failed case left, so that the next starts clean
 reset() {
@@ -226,7 +92,7 @@ reset() {
 # ---------------------------------------------------------------- attach
 echo "# attach one network (io.cnihook.networks=net1)"
 id=one-$uniq
-bundle "$id" "$(ann io.cnihook.networks net1)"
+bundle "$id" "$(annotations io.cnihook.networks net1)"
 clear_rec
 attach "$id"
 check "attach exits 0" test "$rc" = 0
@@ -278,7 +144,7 @@ reset
 # ---------------------------------------------------------------- two networks
 echo "# two networks, NPWG JSON form with \"interface\""
 id=two-$uniq
-bundle "$id" "$(ann k8s.v1.cni.cncf.io/networks \
+bundle "$id" "$(annotations k8s.v1.cni.cncf.io/networks \
 	'[{"name":"net1","interface":"eth0"},{"name":"net2","interface":"eth1"}]')"
 attach "$id"
 check "attach of two networks exits 0, quietly" test "$rc" = 0 -a -z "$out$err"
@@ -314,7 +180,7 @@ reset
 # ---------------------------------------------------------------- runtimes differ
 echo "# annotations from the state; poststop as podman and runc run it"
 id=rt-$uniq
-bundle "$id" "$(ann io.cnihook.networks net1)"
+bundle "$id" "$(annotations io.cnihook.networks net1)"
 hookin "$(state "$id" creating | jq -c '. + {annotations: {"io.cnihook.networks": "net2"}}')" \
 	--config "$cfg" createRuntime
 check "annotations in the state take precedence over config.json's" \
@@ -337,7 +203,7 @@ reset
 # ---------------------------------------------------------------- stage inference
 echo "# stage inferred from the state's status; prestart"
 id=infer-$uniq
-bundle "$id" "$(ann io.cnihook.networks net1)"
+bundle "$id" "$(annotations io.cnihook.networks net1)"
 hook "$id" creating
 check "no stage, status creating: attaches" \
 	eval '[ "$rc" = 0 ] && [ "$(calls)" = "fa-ADD" ] && is_mount "$state/$id/netns"'
@@ -366,7 +232,7 @@ reset
 # ---------------------------------------------------------------- rollback
 echo "# rollback: the second network's plugin fails ADD"
 id=rb-$uniq
-bundle "$id" "$(ann io.cnihook.networks net1,net2)"
+bundle "$id" "$(annotations io.cnihook.networks net1,net2)"
 printf 'exit=1\nstdout={"cniVersion":"1.0.0","code":7,"msg":"no more addresses"}\n' \
 	>"$bin/fb.ADD"
 attach "$id"
@@ -397,52 +263,52 @@ bad() {
 	for p in "$@"; do has "$p" "$err" || good=0; done
 	no_plugin_ran || good=0
 	[ -z "$(left "$id")" ] || good=0
-	if [ "$good" = 1 ]; then ok "$name: $err"; else not_ok "$name"; fi
+	if [ "$good" = 1 ]; then tap_ok "$name: $err"; else tap_not_ok "$name"; fi
 	reset
 }
 clear_rec
 hookin '{"ociVersion":"1.0.2","id":' --config "$cfg" createRuntime
 bad "malformed state JSON" x "OCI state"
-bundle "$id" "$(ann io.cnihook.networks net1)"
+bundle "$id" "$(annotations io.cnihook.networks net1)"
 hook "$id" creating frobnicate
 bad "unknown stage argument exits 2" 2 "frobnicate"
-bundle "$id" "$(ann io.cnihook.networks net1,nosuch)"
+bundle "$id" "$(annotations io.cnihook.networks net1,nosuch)"
 attach "$id"
 bad "unknown network" x "$id createRuntime: " 'annotation "io.cnihook.networks"' nosuch
-bundle "$id" "$(ann io.cnihook.networks net1 io.cnihook.ports 80:99999)"
+bundle "$id" "$(annotations io.cnihook.networks net1 io.cnihook.ports 80:99999)"
 attach "$id"
 bad "bad port" x 'annotation "io.cnihook.ports"' 99999
-bundle "$id" "$(ann io.cnihook.networks net1 io.cnihook.mac 02:00:00:00:00:zz)"
+bundle "$id" "$(annotations io.cnihook.networks net1 io.cnihook.mac 02:00:00:00:00:zz)"
 attach "$id"
 bad "bad MAC" x 'annotation "io.cnihook.mac"' 02:00:00:00:00:zz
-bundle "$id" "$(ann io.cnihook.networks net1 io.cnihook.ips 10.1.2.300/24)"
+bundle "$id" "$(annotations io.cnihook.networks net1 io.cnihook.ips 10.1.2.300/24)"
 attach "$id"
 bad "bad IP" x 'annotation "io.cnihook.ips"' 10.1.2.300
 # The short form is [namespace/]name[@ifname]: "net1@a/b" reads as namespace
 # "net1@a", name "b"; refused either way.
-bundle "$id" "$(ann io.cnihook.networks 'net1@a/b')"
+bundle "$id" "$(annotations io.cnihook.networks 'net1@a/b')"
 attach "$id"
 bad "bad short form (net1@a/b)" x 'annotation "io.cnihook.networks"' 'net1@a/b'
-bundle "$id" "$(ann io.cnihook.networks 'net1@a:b')"
+bundle "$id" "$(annotations io.cnihook.networks 'net1@a:b')"
 attach "$id"
 bad "bad interface name (net1@a:b)" x 'annotation "io.cnihook.networks"' 'a:b'
-bundle "$id" "$(ann io.cnihook.networks 'net1@abcdefghijklmnop')"
+bundle "$id" "$(annotations io.cnihook.networks 'net1@abcdefghijklmnop')"
 attach "$id"
 bad "interface name of 16 bytes" x 'annotation "io.cnihook.networks"' 'abcdefghijklmnop'
-bundle "$id" "$(ann k8s.v1.cni.cncf.io/networks '[{"name":"net1","interface":"a/b"}]')"
+bundle "$id" "$(annotations k8s.v1.cni.cncf.io/networks '[{"name":"net1","interface":"a/b"}]')"
 attach "$id"
 bad "bad interface name (NPWG \"interface\": \"a/b\")" x \
 	'annotation "k8s.v1.cni.cncf.io/networks"' 'a/b'
-bundle "$id" "$(ann io.cnihook.networks 'net1@eth3,net2@eth3')"
+bundle "$id" "$(annotations io.cnihook.networks 'net1@eth3,net2@eth3')"
 attach "$id"
 bad "the same interface name twice" x 'annotation "io.cnihook.networks"' eth3
-bundle "$id" "$(ann io.cnihook.networks net1 k8s.v1.cni.cncf.io/networks net2)"
+bundle "$id" "$(annotations io.cnihook.networks net1 k8s.v1.cni.cncf.io/networks net2)"
 attach "$id"
 bad "both selection annotations" x io.cnihook.networks k8s.v1.cni.cncf.io/networks
-bundle "$id" "$(ann io.cnihook.networks net1 io.cnihook.netns "$NSPATH")"
+bundle "$id" "$(annotations io.cnihook.networks net1 io.cnihook.netns "$NSPATH")"
 attach "$id"
 bad "io.cnihook.netns refused by default" x 'annotation "io.cnihook.netns"' refused
-bundle "$id" "$(ann io.cnihook.networks net1)"
+bundle "$id" "$(annotations io.cnihook.networks net1)"
 hookin "$(jq -cn --arg b "$tmp/bundles/$id" \
 	'{ociVersion: "1.0.2", id: "../x", status: "creating", bundle: $b}')" \
 	--config "$cfg" createRuntime
@@ -456,7 +322,7 @@ bad "container id ../x at poststop" x '../x'
 # ---------------------------------------------------------------- capabilities
 echo "# capability arguments and CNI_ARGS"
 id=cap-$uniq
-bundle "$id" "$(ann io.cnihook.networks pm io.cnihook.ports 8080:80)"
+bundle "$id" "$(annotations io.cnihook.networks pm io.cnihook.ports 8080:80)"
 attach "$id"
 check "attach with io.cnihook.ports exits 0" test "$rc" = 0
 check "the portMappings plugin got runtimeConfig.portMappings" \
@@ -472,7 +338,7 @@ check "DEL got the same portMappings (from the cache)" \
 check_gone "... and left nothing" "$id"
 reset
 
-bundle "$id" "$(ann io.cnihook.networks net1 io.cnihook.mac 02:00:00:00:00:01)"
+bundle "$id" "$(annotations io.cnihook.networks net1 io.cnihook.mac 02:00:00:00:00:01)"
 attach "$id"
 check "io.cnihook.mac, chain without mac: CNI_ARGS=IgnoreUnknown=1;MAC=..." \
 	has_env fa ADD "CNI_ARGS=IgnoreUnknown=1;MAC=02:00:00:00:00:01"
@@ -480,21 +346,21 @@ check "... and no runtimeConfig.mac" jqe '.runtimeConfig.mac == null' "$(rec fa 
 poststop "$id"
 check "... poststop" test "$rc" = 0
 reset
-bundle "$id" "$(ann io.cnihook.networks mc io.cnihook.mac 02:00:00:00:00:01)"
+bundle "$id" "$(annotations io.cnihook.networks mc io.cnihook.mac 02:00:00:00:00:01)"
 attach "$id"
 check "io.cnihook.mac, chain with mac: runtimeConfig.mac" \
 	jqe '.runtimeConfig.mac == "02:00:00:00:00:01"' "$(rec fe ADD stdin)"
 check "... and no MAC= in CNI_ARGS" has_env fe ADD "CNI_ARGS=IgnoreUnknown=1"
 poststop "$id"
 reset
-bundle "$id" "$(ann io.cnihook.networks net1 io.cnihook.ips 10.1.2.3/24 \
+bundle "$id" "$(annotations io.cnihook.networks net1 io.cnihook.ips 10.1.2.3/24 \
 	io.cnihook.args 'FOO=bar;X=1')"
 attach "$id"
 check "io.cnihook.ips without the ips capability and io.cnihook.args: CNI_ARGS" \
 	has_env fa ADD "CNI_ARGS=IgnoreUnknown=1;IP=10.1.2.3;FOO=bar;X=1"
 poststop "$id"
 reset
-bundle "$id" "$(ann k8s.v1.cni.cncf.io/networks '[{"name":"two","cni-args":{"foo":"bar","n":1}}]')"
+bundle "$id" "$(annotations k8s.v1.cni.cncf.io/networks '[{"name":"two","cni-args":{"foo":"bar","n":1}}]')"
 attach "$id"
 check "NPWG cni-args: exits 0" test "$rc" = 0
 check "cni-args in the first plugin's args.cni" \
@@ -511,7 +377,7 @@ reset
 # ---------------------------------------------------------------- stale cache entry
 echo "# an existing cache entry is DELeted before the new ADD"
 id=stale-$uniq
-bundle "$id" "$(ann io.cnihook.networks net1)"
+bundle "$id" "$(annotations io.cnihook.networks net1)"
 attach "$id"
 check "first attach" test "$rc" = 0
 unmount_pin "$state/$id/netns"
@@ -530,7 +396,7 @@ reset
 # ---------------------------------------------------------------- state dir wiped
 echo "# poststop after the state directory was wiped (a reboot)"
 id=wiped-$uniq
-bundle "$id" "$(ann io.cnihook.networks net1,net2)"
+bundle "$id" "$(annotations io.cnihook.networks net1,net2)"
 attach "$id"
 check "attach" test "$rc" = 0
 unmount_pin "$state/$id/netns"
@@ -547,7 +413,7 @@ reset
 # ---------------------------------------------------------------- pin no longer a netns
 echo "# poststop when the pin is no longer a namespace"
 id=unpinned-$uniq
-bundle "$id" "$(ann io.cnihook.networks net1)"
+bundle "$id" "$(annotations io.cnihook.networks net1)"
 attach "$id"
 check "attach" test "$rc" = 0
 unmount_pin "$state/$id/netns"
@@ -573,7 +439,7 @@ for ((i = 0; i < 50; i++)); do
 	sleep 0.1
 done
 id=pid-$uniq
-bundle "$id" "$(ann io.cnihook.networks net1)" new
+bundle "$id" "$(annotations io.cnihook.networks net1)" new
 PID=$sleeper attach "$id"
 check "attach with the pid exits 0, quietly" test "$rc" = 0 -a -z "$out$err"
 check "the pin is /proc/<pid>/ns/net" same_ns "$state/$id/netns" "/proc/$sleeper/ns/net"
@@ -596,17 +462,17 @@ wait "$sleeper" 2>/dev/null
 # ---------------------------------------------------------------- left alone
 echo "# containers left alone"
 id=ctr-$uniq
-bundle "$id" "$(ann io.kubernetes.cri-o.ContainerType container io.cnihook.networks net1)"
+bundle "$id" "$(annotations io.kubernetes.cri-o.ContainerType container io.cnihook.networks net1)"
 attach "$id"
 check "ContainerType=container: exit 0, no plugin" eval '[ "$rc" = 0 ] && no_plugin_ran'
 check_gone "... nothing made" "$id"
-bundle "$id" "$(ann io.kubernetes.cri.container-type container io.cnihook.networks net1)"
+bundle "$id" "$(annotations io.kubernetes.cri.container-type container io.cnihook.networks net1)"
 attach "$id"
 check "containerd container-type=container: exit 0, no plugin" \
 	eval '[ "$rc" = 0 ] && no_plugin_ran'
 reset
 id=host-$uniq
-bundle "$id" "$(ann io.cnihook.networks net1)" host
+bundle "$id" "$(annotations io.cnihook.networks net1)" host
 attach "$id"
 check "no network namespace entry + selection: exit non-zero" test "$rc" != 0
 check "... saying it shares the host's namespace" has "shares the host" "$err"
@@ -622,10 +488,10 @@ reset
 
 id=first-$uniq
 id2=joiner-$uniq
-bundle "$id" "$(ann io.cnihook.networks net1)"
+bundle "$id" "$(annotations io.cnihook.networks net1)"
 attach "$id"
 check "first container attached" test "$rc" = 0
-bundle "$id2" "$(ann io.cnihook.networks net2)" "$NSPATH"
+bundle "$id2" "$(annotations io.cnihook.networks net2)" "$NSPATH"
 clear_rec
 attach "$id2"
 check "a container joining the first one's namespace: exit 0, no plugin" \
@@ -656,7 +522,7 @@ reset
 # ---------------------------------------------------------------- Kubernetes
 echo "# Kubernetes annotations -> K8S_POD_* in CNI_ARGS"
 id=k8s-$uniq
-bundle "$id" "$(ann io.kubernetes.cri-o.ContainerType sandbox io.kubernetes.pod.name p \
+bundle "$id" "$(annotations io.kubernetes.cri-o.ContainerType sandbox io.kubernetes.pod.name p \
 	io.kubernetes.pod.namespace ns io.kubernetes.pod.uid u io.cnihook.networks net1)"
 attach "$id"
 check "CRI-O sandbox: exit 0" test "$rc" = 0
@@ -667,7 +533,7 @@ poststop "$id"
 check "DEL gets the same CNI_ARGS" \
 	has_env fa DEL "CNI_ARGS=IgnoreUnknown=1;K8S_POD_NAME=p;K8S_POD_NAMESPACE=ns;K8S_POD_UID=u;K8S_POD_INFRA_CONTAINER_ID=$id"
 reset
-bundle "$id" "$(ann io.kubernetes.cri.container-type sandbox io.kubernetes.cri.sandbox-name p \
+bundle "$id" "$(annotations io.kubernetes.cri.container-type sandbox io.kubernetes.cri.sandbox-name p \
 	io.kubernetes.cri.sandbox-namespace ns io.kubernetes.cri.sandbox-uid u \
 	io.kubernetes.cri.sandbox-id "$id" io.cnihook.networks net1)"
 attach "$id"
@@ -679,7 +545,7 @@ reset
 # ---------------------------------------------------------------- cnihook.json
 echo "# cnihook.json errors and CNIHOOK_CONFIG"
 id=cfg-$uniq
-bundle "$id" "$(ann io.cnihook.networks net1)"
+bundle "$id" "$(annotations io.cnihook.networks net1)"
 jq '. + {bogusField: 1}' "$tmp/default.json" >"$tmp/unknown.json"
 CFG=$tmp/unknown.json attach "$id"
 check "unknown field: exit non-zero naming the field" \
@@ -713,23 +579,28 @@ reset
 
 # ---------------------------------------------------------------- concurrency
 echo "# 10 containers attached and detached in parallel"
-pids=() ids=()
+# in_parallel STAGE INPUT: cnihook STAGE for the 10 at once, each with its
+# $tmp/run/parI.INPUT; bad_rc=1 when one of them failed (its output shown)
+in_parallel() {
+	local i pids=()
+	for i in 0 1 2 3 4 5 6 7 8 9; do
+		"$CNIHOOK" --config "$cfg" "$1" <"$tmp/run/par$i.$2" >"$tmp/run/par$i.out" 2>&1 &
+		pids+=($!)
+	done
+	bad_rc=0
+	for i in 0 1 2 3 4 5 6 7 8 9; do
+		wait "${pids[i]}" || { bad_rc=1; echo "# par$i: $(cat "$tmp/run/par$i.out")"; }
+	done
+}
+ids=()
 for i in 0 1 2 3 4 5 6 7 8 9; do
 	new_netns "$NS-p$i"
 	ids+=("par$i-$uniq")
-	bundle "par$i-$uniq" "$(ann io.cnihook.networks net1,net2)" "/run/netns/$NS-p$i"
+	bundle "par$i-$uniq" "$(annotations io.cnihook.networks net1,net2)" "/run/netns/$NS-p$i"
 	state "par$i-$uniq" creating >"$tmp/run/par$i.create"
 	state "par$i-$uniq" stopped >"$tmp/run/par$i.stop"
 done
-for i in 0 1 2 3 4 5 6 7 8 9; do
-	"$CNIHOOK" --config "$cfg" createRuntime <"$tmp/run/par$i.create" \
-		>"$tmp/run/par$i.out" 2>&1 &
-	pids+=($!)
-done
-bad_rc=0
-for i in 0 1 2 3 4 5 6 7 8 9; do
-	wait "${pids[i]}" || { bad_rc=1; echo "# par$i: $(cat "$tmp/run/par$i.out")"; }
-done
+in_parallel createRuntime create
 check "10 parallel attaches all succeed" test "$bad_rc" = 0
 n=0
 for i in 0 1 2 3 4 5 6 7 8 9; do
@@ -739,15 +610,7 @@ done
 check "20 distinct cache entries, each pin its own namespace" \
 	eval '[ "$n" = 10 ] && [ "$(ls "$cache/results" | wc -l)" = 20 ]'
 check "20 ADDs recorded" test "$(count_calls ADD)" = 20
-pids=()
-for i in 0 1 2 3 4 5 6 7 8 9; do
-	"$CNIHOOK" --config "$cfg" poststop <"$tmp/run/par$i.stop" >"$tmp/run/par$i.out" 2>&1 &
-	pids+=($!)
-done
-bad_rc=0
-for i in 0 1 2 3 4 5 6 7 8 9; do
-	wait "${pids[i]}" || { bad_rc=1; echo "# par$i: $(cat "$tmp/run/par$i.out")"; }
-done
+in_parallel poststop stop
 check "10 parallel poststops all succeed" test "$bad_rc" = 0
 check "20 DELs recorded" test "$(count_calls DEL)" = 20
 l=
@@ -767,10 +630,9 @@ for ((i = 0; i < 10; i++)); do is_mount "$state" && umount "$state"; done
 check "no mount under the temp dir" \
 	test -z "$(awk -v p="$tmp/" 'index($5, p) == 1 || $5 == substr(p, 1, length(p) - 1)' \
 		/proc/self/mountinfo)"
-for n in "${NAMESPACES[@]}"; do ip netns delete "$n"; done
+for n in "${T_NETNS[@]}"; do ip netns delete "$n"; done
 check "the network namespaces are removed" \
 	eval '! ip netns list | grep -qF -- "$uniq" && [ ! -e "$NSPATH" ]'
 check "no process of ours is left" eval '! kill -0 "$sleeper" 2>/dev/null'
 
-echo "$passed passed, $failed failed"
-[ "$failed" = 0 ]
+finish

@@ -33,62 +33,13 @@
 set -uo pipefail
 : "${CNIHOOK:?}" "${FAKEPLUGIN:?}"
 
-for c in ip jq mount umount; do
-	command -v "$c" >/dev/null 2>&1 && continue
-	missing="${missing-}$c "
-done
-if [ "$(id -u)" != 0 ] || [ -n "${missing-}" ]; then
-	if [ "${CNIHOOK_NO_SKIP:-0}" = 1 ]; then
-		echo "FAIL: would skip (CNIHOOK_NO_SKIP=1): needs root, ip, jq, mount (missing: ${missing-})"
-		exit 1
-	fi
-	echo "SKIP: needs root (network namespaces, mounts), ip, jq and mount"
-	exit 77
-fi
+srcdir=${abs_top_srcdir:-$(cd "$(dirname "$0")/.." && pwd)}
+. "$srcdir/tests/lib.sh"
+tap_init "network namespaces, mounts" ip jq mount umount
 
-uniq=$(printf %04x%04x $(($$ % 65536)) $((RANDOM)))
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/cnihook-hostile.XXXXXX")
+tmp=$T_TMP
 NS=cnihook-hs-$uniq # the containers' network namespace
 NSPATH=/run/netns/$NS
-NS_MADE=0
-
-# Unmount everything under $tmp (deepest first, stacked mounts too).
-unmount_all() {
-	local i m p
-	for ((i = 0; i < 20; i++)); do
-		m=$(awk -v p="$tmp/" 'index($5, p) == 1 {print length($5), $5}' /proc/self/mountinfo |
-			sort -rn | cut -d' ' -f2-)
-		[ -n "$m" ] || return 0
-		while IFS= read -r p; do umount -l "$p" 2>/dev/null; done <<<"$m"
-	done
-}
-cleanup() {
-	unmount_all
-	[ "$NS_MADE" = 1 ] && [ -e "$NSPATH" ] && ip netns delete "$NS" 2>/dev/null
-	rm -rf "$tmp"
-}
-trap cleanup EXIT
-trap 'exit 130' INT
-trap 'exit 143' TERM
-
-passed=0 failed=0
-rc=0 out='' err=''
-vis() { printf '%s' "$1" | cat -v; } # raw bytes of hostile names made visible
-ok() { passed=$((passed + 1)); echo "ok - $(vis "$1")"; }
-not_ok() {
-	failed=$((failed + 1))
-	echo "not ok - $(vis "$1")"
-	[ -n "${2-}" ] && printf '#   %s\n' "${2//$'\n'/$'\n#   '}"
-	printf '#   last cnihook: status %s\n#   stdout: %s\n#   stderr: %s\n' "$rc" \
-		"$(printf '%s' "$out" | head -c 600 | cat -v)" "$(printf '%s' "$err" | head -c 600 | cat -v)"
-}
-check() { # check NAME CMD...: the command must succeed
-	local name=$1
-	shift
-	if "$@"; then ok "$name"; else not_ok "$name"; fi
-}
-has() { grep -qF -- "$1" <<<"$2"; }
-jqe() { jq -e "$@" >/dev/null 2>&1; }
 
 # ---------------------------------------------------------------- host snapshot
 # host_snapshot DIR: what of the host cnihook or a plugin it ran by mistake
@@ -140,17 +91,17 @@ ours() { grep -E -- "$OURS_RE" "$1" 2>/dev/null; }
 compare_host() { # compare_host ASPECT DESCRIPTION
 	local a=$1 what=$2 fb fa
 	if cmp -s "$tmp/host.before/$a" "$tmp/host.after/$a"; then
-		ok "host unchanged: $what"
+		tap_ok "host unchanged: $what"
 		return
 	fi
 	fb=$(ours "$tmp/host.before/$a")
 	fa=$(ours "$tmp/host.after/$a")
 	if [ "$fb" = "$fa" ]; then
-		ok "host unchanged: $what (other changes, none of ours: concurrent processes)"
+		tap_ok "host unchanged: $what (other changes, none of ours: concurrent processes)"
 		diff "$tmp/host.before/$a" "$tmp/host.after/$a" | grep '^[<>]' | head -20 |
 			sed 's/^/#   unrelated: /'
 	else
-		not_ok "host unchanged: $what" \
+		tap_not_ok "host unchanged: $what" \
 			"$(diff <(printf '%s\n' "$fb") <(printf '%s\n' "$fa") | grep '^[<>]' | head -40)"
 	fi
 }
@@ -200,39 +151,12 @@ cfg_ns=$tmp/cnihook-netns.json
 jq --arg d "$tmp/nsdir" '. + {policy: {allowedFields: ["portMappings", "mac", "ips",
 	"bandwidth", "args", "infinibandGUID", "netns"], netnsPrefixes: [$d]}}' "$cfg" >"$cfg_ns"
 
-ip netns add "$NS" || { echo "Bail out! ip netns add $NS"; exit 1; }
-NS_MADE=1
+new_netns "$NS"
 
 # The CLI's environment; CNIHOOK_CONFIG so that it reads no host file.
 export NETCONFPATH=$conf CNI_PATH=$bin CNI_CACHE_DIR=$cache CNIHOOK_CONFIG=$cfg
 unset CNI_CONTAINERID CNI_ARGS CAP_ARGS CNI_IFNAME CNI_COMMAND CNI_NETNS
 
-# bundle ID ANNOTATIONS-JSON-TEXT [NETNS-PATH|new]: $tmp/bundles/ID/config.json
-bundle() {
-	local id=$1 ann=$2 ns=${3-$NSPATH} nss
-	if [ "$ns" = new ]; then
-		nss='[{"type":"mount"},{"type":"network"}]'
-	else
-		nss=$(jq -cn --arg p "$ns" '[{type: "mount"}, {type: "network", path: $p}]')
-	fi
-	mkdir -p "$tmp/bundles/$id"
-	# printf, not jq: the annotations are written as given, invalid or huge
-	printf '{"ociVersion":"1.0.2","process":{"args":["sh"]},"root":{"path":"rootfs"},"annotations":%s,"linux":{"namespaces":%s}}\n' \
-		"$ann" "$nss" >"$tmp/bundles/$id/config.json"
-}
-ann() { # ann KEY VALUE ...: an annotations object
-	local a='{}'
-	while [ $# -ge 2 ]; do
-		a=$(jq -c --arg k "$1" --arg v "$2" '. + {($k): $v}' <<<"$a")
-		shift 2
-	done
-	printf '%s\n' "$a"
-}
-state() { # state ID STATUS [PID]: the OCI state of bundle $tmp/bundles/ID
-	jq -cn --arg id "$1" --arg st "$2" --arg b "$tmp/bundles/$1" --arg pid "${3-}" \
-		'{ociVersion: "1.0.2", id: $id, status: $st, bundle: $b} +
-		 (if $pid == "" then {} else {pid: ($pid | tonumber)} end)'
-}
 # run STDIN-FILE CMD...: rc, out, err (stdin from the file, /dev/null for none)
 run() {
 	local in=$1
@@ -246,7 +170,7 @@ run() {
 }
 HOOKWRAP=() # a command the hook runs under (unshare ..., see netns below)
 hookf() { run "$1" "${HOOKWRAP[@]}" "$CNIHOOK" --config "${CFG:-$cfg}" "${@:2}"; }
-cli() { run /dev/null "$CNIHOOK" "$@"; }
+cnihook_cli() { run /dev/null "$CNIHOOK" "$@"; }
 
 # Our temp tree: every non-directory with its size and mtime, every
 # directory, and the mounts under $tmp; not our own run/ outputs, the
@@ -259,11 +183,6 @@ tree_sig() {
 }
 BEFORE=''
 snap() { rm -rf "$bin/rec"; BEFORE=$(tree_sig); }
-no_plugin_ran() { [ ! -e "$bin/rec" ]; }
-calls() {
-	(cd "$bin/rec" 2>/dev/null && ls -- *.stdin 2>/dev/null) | sort |
-		sed 's/^[0-9]*-//; s/\.stdin$//' | tr '\n' ' ' | sed 's/ $//'
-}
 tree_same() { [ "$(tree_sig)" = "$BEFORE" ]; }
 tree_diff() { diff <(printf '%s\n' "$BEFORE") <(tree_sig) | grep '^[<>]' | head -20; }
 # line_problem: what is wrong with the last stderr as one clear line: it
@@ -295,13 +214,13 @@ refused() {
 	p=$(line_problem)
 	[ -z "$p" ] || why+="$p; "
 	for p in "$@"; do has "$p" "$err" || why+="stderr does not name '$p'; "; done
-	no_plugin_ran || why+="a plugin ran: $(calls); "
+	no_plugin_ran || why+="a plugin ran: $(all_calls); "
 	no_marker || why+="a marker was written: $(ls "$tmp/markers"); "
 	tree_same || why+="the temp tree changed: $(tree_diff); "
 	if [ -z "$why" ]; then
-		ok "$name: $err"
+		tap_ok "$name: $err"
 	else
-		not_ok "$name" "$why"
+		tap_not_ok "$name" "$why"
 	fi
 	# whatever a case left, the next starts clean
 	rm -rf "$bin/rec" "$tmp/markers"/*
@@ -314,10 +233,10 @@ harmless() {
 	local name=$1 why=''
 	[ "$rc" -lt 128 ] || why+="exit status $rc (a signal?); "
 	[ "$rc" = 0 ] || [ -z "$(line_problem)" ] || why+="$(line_problem); "
-	no_plugin_ran || why+="a plugin ran: $(calls); "
+	no_plugin_ran || why+="a plugin ran: $(all_calls); "
 	no_marker || why+="a marker was written: $(ls "$tmp/markers"); "
 	tree_same || why+="the temp tree changed: $(tree_diff); "
-	if [ -z "$why" ]; then ok "$name (status $rc)"; else not_ok "$name" "$why"; fi
+	if [ -z "$why" ]; then tap_ok "$name (status $rc)"; else tap_not_ok "$name" "$why"; fi
 	rm -rf "$bin/rec" "$tmp/markers"/*
 }
 
@@ -373,29 +292,29 @@ cli_case() {
 # good input runs the plugins.
 echo "# controls: good input runs the plugins"
 id=good-$uniq
-bundle "$id" "$(ann io.cnihook.networks all io.cnihook.ports 8080:80 io.cnihook.mac \
+bundle "$id" "$(annotations io.cnihook.networks all io.cnihook.ports 8080:80 io.cnihook.mac \
 	02:00:00:00:00:01 io.cnihook.ips 10.0.0.1/24)"
 state "$id" creating >"$tmp/run/good.create"
 state "$id" stopped >"$tmp/run/good.stop"
 rm -rf "$bin/rec"
 hookf "$tmp/run/good.create" createRuntime
 check "control: hook createRuntime with good annotations runs the plugin" \
-	eval '[ "$rc" = 0 ] && [ "$(calls)" = "fc-ADD" ]'
+	eval '[ "$rc" = 0 ] && [ "$(all_calls)" = "fc-ADD" ]'
 rm -rf "$bin/rec"
 hookf "$tmp/run/good.stop" poststop
-check "control: hook poststop runs its DEL" eval '[ "$rc" = 0 ] && [ "$(calls)" = "fc-DEL" ]'
+check "control: hook poststop runs its DEL" eval '[ "$rc" = 0 ] && [ "$(all_calls)" = "fc-DEL" ]'
 rm -rf "$bin/rec"
-cli add net1 "$NSPATH"
-check "control: cnihook add net1 runs the plugin" eval '[ "$rc" = 0 ] && [ "$(calls)" = "fa-ADD" ]'
-cli del net1 "$NSPATH"
-check "control: cnihook del net1 too" eval '[ "$rc" = 0 ] && [ "$(calls)" = "fa-ADD fa-DEL" ]'
+cnihook_cli add net1 "$NSPATH"
+check "control: cnihook add net1 runs the plugin" eval '[ "$rc" = 0 ] && [ "$(all_calls)" = "fa-ADD" ]'
+cnihook_cli del net1 "$NSPATH"
+check "control: cnihook del net1 too" eval '[ "$rc" = 0 ] && [ "$(all_calls)" = "fa-ADD fa-DEL" ]'
 rm -rf "$bin/rec"
 check "control: the state directory exists (made by the first attach)" test -d "$state"
 
 # ---------------------------------------------------------------- container id
 echo "# container id: path traversal, slash, leading dot, 300 bytes"
 long_id=$(head -c 300 /dev/zero | tr '\0' a)
-bundle "good-bundle-$uniq" "$(ann io.cnihook.networks net1)"
+bundle "good-bundle-$uniq" "$(annotations io.cnihook.networks net1)"
 for hid in "../../etc/x" "a/b" ".x" "$long_id"; do
 	short=${hid:0:20}
 	jq -cn --arg id "$hid" --arg b "$tmp/bundles/good-bundle-$uniq" \
@@ -411,9 +330,9 @@ done
 echo "# interface names: ../x, a/b, eth0:1, 16 bytes, ."
 for ifn in "../x" "a/b" "eth0:1" "abcdefghijklmnop" "."; do
 	hook_ann "NPWG \"interface\": \"$ifn\"" \
-		"$(ann k8s.v1.cni.cncf.io/networks "$(jq -cn --arg i "$ifn" '[{name: "net1", interface: $i}]')")" \
+		"$(annotations k8s.v1.cni.cncf.io/networks "$(jq -cn --arg i "$ifn" '[{name: "net1", interface: $i}]')")" \
 		'annotation "k8s.v1.cni.cncf.io/networks"' "$ifn"
-	hook_ann "short form net1@$ifn" "$(ann io.cnihook.networks "net1@$ifn")" \
+	hook_ann "short form net1@$ifn" "$(annotations io.cnihook.networks "net1@$ifn")" \
 		'annotation "io.cnihook.networks"' "$ifn"
 	cli_case "CNI_IFNAME=\"$ifn\"" 'interface name' "\"$ifn\"" -- CNI_IFNAME="$ifn" -- \
 		add net1 "$NSPATH"
@@ -425,12 +344,12 @@ done
 echo "# network names: ../x (bait: \$tmp/x.conflist), a/b (bait: \$conf/a/b.conflist)"
 for net in "../x" "a/b"; do
 	hook_ann "NPWG \"name\": \"$net\"" \
-		"$(ann k8s.v1.cni.cncf.io/networks "$(jq -cn --arg n "$net" '[{name: $n}]')")" \
+		"$(annotations k8s.v1.cni.cncf.io/networks "$(jq -cn --arg n "$net" '[{name: $n}]')")" \
 		'annotation "k8s.v1.cni.cncf.io/networks"' "$net"
 	# The short form is [NAMESPACE/]NAME: "a/b" is namespace "a", network
 	# "b", which does not exist in confDir (only the bait in a subdirectory).
 	if [ "$net" = a/b ]; then want=('network "b" not found'); else want=("$net"); fi
-	hook_ann "short form \"$net\"" "$(ann io.cnihook.networks "$net")" \
+	hook_ann "short form \"$net\"" "$(annotations io.cnihook.networks "$net")" \
 		'annotation "io.cnihook.networks"' "${want[@]}"
 	for op in add del validate; do
 		if [ "$op" = validate ]; then set -- "$net"; else set -- "$net" "$NSPATH"; fi
@@ -443,7 +362,7 @@ echo "# io.cnihook.netns pointing at the host"
 ln -s /proc/1/ns/net "$tmp/hostlink"
 for p in /proc/1/ns/net /proc/self/ns/net "$tmp/hostlink"; do
 	hook_ann "io.cnihook.netns=${p/#$tmp/\$tmp}, default policy" \
-		"$(ann io.cnihook.networks net1 io.cnihook.netns "$p")" \
+		"$(annotations io.cnihook.networks net1 io.cnihook.netns "$p")" \
 		'annotation "io.cnihook.netns"' "\"$p\"" 'refused by policy.allowedFields'
 done
 # The hook compares a namespace with the one of process 1 (the host's). Where
@@ -476,7 +395,7 @@ CFG=$cfg_ns
 # The control: our own namespace bind-mounted below $tmp/nsdir is attached
 # and detached (one wrapper run, since the pin lives in its mount namespace).
 id=nsgood-$uniq
-bundle "$id" "$(ann io.cnihook.networks net1 io.cnihook.netns "$tmp/nsdir/good")"
+bundle "$id" "$(annotations io.cnihook.networks net1 io.cnihook.netns "$tmp/nsdir/good")"
 state "$id" creating >"$tmp/run/st.create"
 state "$id" stopped >"$tmp/run/st.stop"
 rm -rf "$bin/rec"
@@ -486,12 +405,12 @@ run /dev/null "${HOOKWRAP[@]}" bash -c '"$1" --config "$2" createRuntime <"$3" 2
 check "control: with the policy, a namespace bind-mounted below the allowed directory is attached" \
 	eval '[ "$(cat "$tmp/run/ctl.rc")" = 0 ] && [ ! -s "$tmp/run/ctl.err" ] &&
 		grep -qx "CNI_NETNS=$state/$id/netns" "$(ls "$bin"/rec/*-fa-ADD.env 2>/dev/null | head -1)"'
-check "control: ... and detached" eval '[ "$rc" = 0 ] && [ "$(calls)" = "fa-ADD fa-DEL" ]'
+check "control: ... and detached" eval '[ "$rc" = 0 ] && [ "$(all_calls)" = "fa-ADD fa-DEL" ]'
 rm -rf "$bin/rec"
 for p in "$tmp/nsdir/host" "$tmp/nsdir/self" "$tmp/nsdir/link2" "$tmp/nsdir/bound" \
 	/proc/1/ns/net /proc/self/ns/net; do
 	hook_ann "io.cnihook.netns=${p/#$tmp/\$tmp}, policy allowing \$tmp/nsdir" \
-		"$(ann io.cnihook.networks net1 io.cnihook.netns "$p")" \
+		"$(annotations io.cnihook.networks net1 io.cnihook.netns "$p")" \
 		'annotation "io.cnihook.netns"' "\"$p\"" 'policy.netnsPrefixes'
 done
 CFG=$cfg
@@ -505,7 +424,7 @@ host_ns_case() { # host_ns_case NAME NETNS-PATH|new [PID]
 	local name=$1
 	n_case=$((n_case + 1))
 	id=c$n_case-$uniq
-	bundle "$id" "$(ann io.cnihook.networks net1)" "$2"
+	bundle "$id" "$(annotations io.cnihook.networks net1)" "$2"
 	state "$id" creating ${3:+"$3"} >"$tmp/run/st"
 	snap
 	hookf "$tmp/run/st" createRuntime
@@ -538,10 +457,10 @@ hook_ann "k8s.v1.cni.cncf.io/networks 100,000 deep" \
 	'larger than policy.maxAnnotationSize'
 deep30=$(head -c 30000 /dev/zero | tr '\0' '[')$(head -c 30000 /dev/zero | tr '\0' ']')
 hook_ann "k8s.v1.cni.cncf.io/networks 30,000 deep" \
-	"$(ann k8s.v1.cni.cncf.io/networks "$deep30")" 'annotation "k8s.v1.cni.cncf.io/networks"' \
+	"$(annotations k8s.v1.cni.cncf.io/networks "$deep30")" 'annotation "k8s.v1.cni.cncf.io/networks"' \
 	'nested'
 hook_ann "io.cnihook.ports 30,000 deep" \
-	"$(ann io.cnihook.networks all io.cnihook.ports "$deep30")" 'annotation "io.cnihook.ports"' \
+	"$(annotations io.cnihook.networks all io.cnihook.ports "$deep30")" 'annotation "io.cnihook.ports"' \
 	'nested'
 # CAP_ARGS: an environment string is at most 128 KiB, so 65,000 deep (and
 # closed), and 100,000 opening brackets (never closed).
@@ -634,7 +553,7 @@ harmless "hook poststop: ... (annotations are not read at poststop)"
 # config.json with raw invalid bytes in a network name
 n_case=$((n_case + 1))
 id=c$n_case-$uniq
-bundle "$id" "$(ann io.cnihook.networks NETNAME)"
+bundle "$id" "$(annotations io.cnihook.networks NETNAME)"
 sed -i "s/NETNAME/net\xff1/" "$tmp/bundles/$id/config.json"
 state "$id" creating >"$tmp/run/st"
 snap
@@ -666,10 +585,10 @@ printf '{"ociVersion":"1.0.2","id":"d-%s","id":"../../etc/x","status":"creating"
 	"$uniq" "$b" >"$tmp/run/st"
 hook_state "duplicate key \"id\" in the state" "$tmp/run/st" 'OCI state' 'duplicate' '"id"'
 hook_ann "duplicate key in an NPWG object" \
-	"$(ann k8s.v1.cni.cncf.io/networks '[{"name":"net1","name":"net2"}]')" \
+	"$(annotations k8s.v1.cni.cncf.io/networks '[{"name":"net1","name":"net2"}]')" \
 	'annotation "k8s.v1.cni.cncf.io/networks"' 'duplicate' '"name"'
 hook_ann "duplicate key in io.cnihook.ports (JSON)" \
-	"$(ann io.cnihook.networks all io.cnihook.ports '[{"hostPort":8080,"containerPort":80,"containerPort":81}]')" \
+	"$(annotations io.cnihook.networks all io.cnihook.ports '[{"hostPort":8080,"containerPort":80,"containerPort":81}]')" \
 	'annotation "io.cnihook.ports"' 'duplicate' '"containerPort"'
 n_case=$((n_case + 1))
 id=c$n_case-$uniq
@@ -696,16 +615,16 @@ done
 echo "# ports"
 for port in 0 65536 -1 1e3 08 ""; do
 	hook_ann "io.cnihook.ports container port \"$port\"" \
-		"$(ann io.cnihook.networks all io.cnihook.ports "8080:$port")" \
+		"$(annotations io.cnihook.networks all io.cnihook.ports "8080:$port")" \
 		'annotation "io.cnihook.ports"' "\"8080:$port\""
 	hook_ann "io.cnihook.ports host port \"$port\"" \
-		"$(ann io.cnihook.networks all io.cnihook.ports "$port:80")" \
+		"$(annotations io.cnihook.networks all io.cnihook.ports "$port:80")" \
 		'annotation "io.cnihook.ports"' "\"$port:80\""
 	# JSON: numbers as written (a raw 08 or an empty value is not JSON at
 	# all), and as strings.
 	for v in "$port" "\"$port\""; do
 		hook_ann "io.cnihook.ports JSON containerPort $v" \
-			"$(ann io.cnihook.networks all io.cnihook.ports \
+			"$(annotations io.cnihook.networks all io.cnihook.ports \
 				"[{\"hostPort\":8080,\"containerPort\":$v}]")" \
 			'annotation "io.cnihook.ports"'
 	done
@@ -714,28 +633,28 @@ done
 # ---------------------------------------------------------------- MAC
 echo "# MAC addresses"
 for mac in zz:00:00:00:00:00 01:00:5e:00:00:01 00:00:00:00:00:00 aa:bb:cc:dd:ee; do
-	hook_ann "io.cnihook.mac=$mac" "$(ann io.cnihook.networks all io.cnihook.mac "$mac")" \
+	hook_ann "io.cnihook.mac=$mac" "$(annotations io.cnihook.networks all io.cnihook.mac "$mac")" \
 		'annotation "io.cnihook.mac"' "$mac"
 	hook_ann "NPWG \"mac\": \"$mac\"" \
-		"$(ann k8s.v1.cni.cncf.io/networks "[{\"name\":\"all\",\"mac\":\"$mac\"}]")" \
+		"$(annotations k8s.v1.cni.cncf.io/networks "[{\"name\":\"all\",\"mac\":\"$mac\"}]")" \
 		'annotation "k8s.v1.cni.cncf.io/networks"' '"mac"' "$mac"
 done
 
 # ---------------------------------------------------------------- CIDR
 echo "# addresses"
 for cidr in 10.0.0.1/33 10.0.0.256/24 fd00::1/129 10.0.0.1 fe80::1%eth0/64; do
-	hook_ann "io.cnihook.ips=$cidr" "$(ann io.cnihook.networks all io.cnihook.ips "$cidr")" \
+	hook_ann "io.cnihook.ips=$cidr" "$(annotations io.cnihook.networks all io.cnihook.ips "$cidr")" \
 		'annotation "io.cnihook.ips"' "$cidr"
 	[ "$cidr" = 10.0.0.1 ] && continue # the JSON form allows no prefix
 	hook_ann "NPWG \"ips\": [\"$cidr\"]" \
-		"$(ann k8s.v1.cni.cncf.io/networks "[{\"name\":\"all\",\"ips\":[\"$cidr\"]}]")" \
+		"$(annotations k8s.v1.cni.cncf.io/networks "[{\"name\":\"all\",\"ips\":[\"$cidr\"]}]")" \
 		'annotation "k8s.v1.cni.cncf.io/networks"' '"ips"' "$cidr"
 done
 hook_ann "NPWG \"default-route\": [\"fe80::1%eth0\"]" \
-	"$(ann k8s.v1.cni.cncf.io/networks '[{"name":"all","default-route":["fe80::1%eth0"]}]')" \
+	"$(annotations k8s.v1.cni.cncf.io/networks '[{"name":"all","default-route":["fe80::1%eth0"]}]')" \
 	'annotation "k8s.v1.cni.cncf.io/networks"' '"default-route"'
 hook_ann "io.cnihook.ports host IP with a zone" \
-	"$(ann io.cnihook.networks all io.cnihook.ports '[fe80::1%eth0]:8080:80')" \
+	"$(annotations io.cnihook.networks all io.cnihook.ports '[fe80::1%eth0]:8080:80')" \
 	'annotation "io.cnihook.ports"' 'fe80::1%eth0'
 
 # ---------------------------------------------------------------- plugin type
@@ -770,7 +689,7 @@ for t in "../../bin/sh" "a/b"; do
 	CFG=$tmp/cfg-type.json
 	n_case=$((n_case + 1))
 	id=c$n_case-$uniq
-	bundle "$id" "$(ann io.cnihook.networks tnet)"
+	bundle "$id" "$(annotations io.cnihook.networks tnet)"
 	state "$id" creating >"$tmp/run/st"
 	snap
 	(cd "$tmp/w/a/b" && "$CNIHOOK" --config "$CFG" createRuntime) \
@@ -789,9 +708,8 @@ echo "# the host, before and after"
 check "the test's temp tree holds no mount but those we made" \
 	test -z "$(awk -v p="$tmp/" 'index($5, p) == 1 && $5 !~ /\/nsdir\/(bound|good)$/ &&
 		$5 != p "r/s/state"' /proc/self/mountinfo)"
-unmount_all
+umount_under "$tmp"
 ip netns delete "$NS"
-NS_MADE=0
 check "our network namespace is removed" test ! -e "$NSPATH"
 sleep 0.01
 host_snapshot "$tmp/host.after"
@@ -809,5 +727,4 @@ compare_host dirs "ls -laR of /etc/cni/net.d, /var/lib/cni, /run/netns, /run/cni
 compare_host targets "no file where the traversals would lead from the default directories"
 compare_host newer "nothing newer than the start in /etc/cni, /var/lib/cni, /run/cnihook"
 
-echo "$passed passed, $failed failed"
-[ "$failed" = 0 ]
+finish

@@ -41,8 +41,10 @@ skip() {
 	exit 77
 }
 
+# require_root [WHY]: WHY says what root is needed for.
+# shellcheck disable=SC2120
 require_root() {
-	[ "$(id -u)" = 0 ] || skip "needs root (network namespaces, links, iptables)"
+	[ "$(id -u)" = 0 ] || skip "needs root (${1:-network namespaces, links, iptables})"
 }
 
 require_cmd() {
@@ -79,9 +81,11 @@ trap t_on_exit EXIT
 trap 'exit 130' INT
 trap 'exit 143' TERM
 
-# One temporary directory per script, removed last.
-T_TMP=$(mktemp -d "${TMPDIR:-/tmp}/cnihook-test.XXXXXX")
-cleanup_push "rm -rf '$T_TMP'"
+# One temporary directory per script, named after it (cnihook-hook.XXXXXX for
+# tests/hook.sh), removed last, after whatever is still mounted under it.
+T_NAME=${0##*/}
+T_TMP=$(mktemp -d "${TMPDIR:-/tmp}/cnihook-${T_NAME%.sh}.XXXXXX")
+cleanup_push "umount_under '$T_TMP'; rm -rf '$T_TMP'"
 # Last safety net, should a case have been killed before its own cleanups:
 # whatever carries our suffix goes.
 cleanup_push t_purge_ours
@@ -131,12 +135,37 @@ finish() {
 
 # ---------------------------------------------------------------- host objects
 # new_netns NAME: create a network namespace (its loopback up) and register its
-# deletion. The path is /run/netns/NAME.
+# deletion. The path is /run/netns/NAME; T_NETNS lists the names made.
+T_NETNS=()
 new_netns() {
 	local name=$1
-	ip netns add "$name"
+	ip netns add "$name" || fail "ip netns add $name"
+	T_NETNS+=("$name")
 	cleanup_push "ip netns delete '$name'"
 	ip -n "$name" link set lo up
+}
+
+# umount_under DIR: unmount (lazily) every mount at or under DIR, deepest
+# first, stacked mounts too.
+umount_under() {
+	local i m p
+	for ((i = 0; i < 20; i++)); do
+		m=$(awk -v d="$1" '$5 == d || index($5, d "/") == 1 {print length($5), $5}' \
+			/proc/self/mountinfo | sort -rn | cut -d' ' -f2-)
+		[ -n "$m" ] || return 0
+		while IFS= read -r p; do umount -l "$p" 2>/dev/null || true; done <<<"$m"
+	done
+}
+
+# kill_child PID: SIGKILL PID if it is still a child of this shell (a pid we
+# waited for may have been reused by anyone).
+kill_child() {
+	local s pp
+	s=$(cat "/proc/$1/stat" 2>/dev/null) || return 0
+	read -r _ pp _ <<<"${s##*) }"
+	[ "$pp" = "$$" ] || return 0
+	kill -9 "$1" 2>/dev/null
+	wait "$1" 2>/dev/null
 }
 
 # delete_link NAME: delete a link if it exists.
@@ -568,12 +597,12 @@ assert_detached() {
 # teardown_and_check NS ID...: delete the namespace and the bridge (which the
 # bridge plugin leaves by design), then nothing of the case may be left.
 teardown_and_check() {
-	local ns=$1 a=() id
+	local ns=$1 opts=() id
 	shift
 	[ -z "$ns" ] || ip netns delete "$ns" 2>/dev/null || true
 	delete_link "$BR"
-	for id in "$@"; do a+=(--id "$id"); done
-	assert_nothing_left "${a[@]}" --subnet "$SUB" --link "$BR" \
+	for id in "$@"; do opts+=(--id "$id"); done
+	assert_nothing_left "${opts[@]}" --subnet "$SUB" --link "$BR" \
 		--datadir "$DATADIR" --cachedir "$CNI_CACHE_DIR"
 }
 
@@ -620,4 +649,196 @@ assert_failed_add_left_nothing() {
 	[ -z "$(find "$CNI_CACHE_DIR" -type f -print 2>/dev/null)" ] ||
 		fail "cache files: $(find "$CNI_CACHE_DIR" -type f -print)"
 	ok "nothing left by the failed add"
+}
+
+# ---------------------------------------------------------------- check lists
+# hook.sh, faults.sh, gc.sh and hostile.sh are not made of cases but of one
+# long list of checks: each prints "ok - NAME" or "not ok - NAME" and the
+# script carries on; finish counts them. They drive the hook and the CLI with
+# OCI states and bundles made by hand (under $T_TMP/bundles) and networks of
+# recording fake plugins (tests/plugins/fakeplugin) in $bin; the hook's
+# stateDir is $state, its cacheDir $cache.
+
+# tap_init WHY COMMAND...: start such a script (after sourcing this file):
+# skip unless root (needed for WHY) and the COMMANDs are there; no `set -e`;
+# the pids in SLEEPERS are killed at exit; rc, out and err (the last run of
+# cnihook, shown by tap_not_ok) are empty.
+tap_init() {
+	require_root "$1"
+	shift
+	require_cmd "$@"
+	set +e
+	SLEEPERS=()
+	rc=0 out='' err=''
+	cleanup_push t_kill_sleepers
+}
+t_kill_sleepers() {
+	local p
+	for p in "${SLEEPERS[@]}"; do kill_child "$p"; done
+}
+
+# shellcheck disable=SC2034
+# hook_binary: HOOKBIN is the real binary of $CNIHOOK, which in the build tree
+# is a libtool wrapper script, so that the pid a test kills or reads is the
+# hook's own.
+hook_binary() {
+	local dir libdir
+	dir=$(cd "$(dirname "$CNIHOOK")" && pwd)
+	if [ -x "$dir/.libs/cnihook" ]; then
+		HOOKBIN=$dir/.libs/cnihook
+		libdir=${abs_top_builddir:-$(cd "$dir/.." && pwd)}/lib/.libs
+		export LD_LIBRARY_PATH=$libdir${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+	else
+		HOOKBIN=$CNIHOOK
+	fi
+}
+
+# vis TEXT: TEXT with raw bytes made visible (cat -v).
+vis() { printf '%s' "$1" | cat -v; }
+# t_tap_text TEXT: at most 2000 bytes of TEXT, visible, continued as comments.
+t_tap_text() {
+	local t
+	t=$(printf '%s' "$1" | head -c 2000 | cat -v)
+	printf '%s' "${t//$'\n'/$'\n#     '}"
+}
+
+# tap_ok NAME: a passed check.
+tap_ok() {
+	T_PASSED=$((T_PASSED + 1))
+	printf 'ok - %s\n' "$(vis "$1")"
+}
+# tap_not_ok NAME [WHY]: a failed check, with the last cnihook run.
+tap_not_ok() {
+	T_FAILED=$((T_FAILED + 1))
+	printf 'not ok - %s\n' "$(vis "$1")"
+	[ -z "${2-}" ] || printf '#   %s\n' "${2//$'\n'/$'\n#   '}"
+	printf '#   last cnihook: status %s\n#   stdout: %s\n#   stderr: %s\n' "$rc" \
+		"$(t_tap_text "$out")" "$(t_tap_text "$err")"
+}
+# check NAME CMD...: the command must succeed.
+check() {
+	local name=$1
+	shift
+	if "$@"; then tap_ok "$name"; else tap_not_ok "$name"; fi
+}
+not() { ! "$@"; }
+jqe() { jq -e "$@" >/dev/null 2>&1; } # jqe [OPTION...] FILTER FILE: FILTER is true
+has() { grep -qF -- "$1" <<<"$2"; }   # has NEEDLE TEXT
+# one_line: the last stderr is one line, "cnihook: ..."
+one_line() {
+	[ -n "$err" ] && [ "$(printf '%s\n' "$err" | wc -l)" = 1 ] && [[ $err == "cnihook: "* ]]
+}
+# wait_for TENTHS CMD...: until CMD succeeds, at most TENTHS tenths of a second
+wait_for() {
+	local i n=$1
+	shift
+	for ((i = 0; i < n; i++)); do "$@" && return 0; sleep 0.1; done
+	"$@"
+}
+
+# run_in TEXT CMD...: run CMD with TEXT on its stdin; its status in rc, its
+# stdout and stderr in out and err (and in $T_TMP/run/out and err).
+run_in() {
+	local input=$1
+	shift
+	mkdir -p "$T_TMP/run"
+	printf '%s' "$input" | "$@" >"$T_TMP/run/out" 2>"$T_TMP/run/err"
+	rc=$?
+	out=$(cat "$T_TMP/run/out")
+	err=$(cat "$T_TMP/run/err")
+}
+
+# annotations KEY VALUE ...: a JSON object (OCI annotations).
+annotations() {
+	local j='{}'
+	while [ $# -gt 1 ]; do
+		j=$(jq -c --arg k "$1" --arg v "$2" '. + {($k): $v}' <<<"$j")
+		shift 2
+	done
+	printf '%s\n' "$j"
+}
+
+# bundle ID ANNOTATIONS [NETNS]: write $T_TMP/bundles/ID/config.json.
+# ANNOTATIONS is JSON text, written as given (invalid or huge if need be).
+# NETNS: a path (a "network" entry with that path; default $NSPATH), "new" (a
+# "network" entry without a path: the namespace of the pid) or "host" (no
+# "network" entry).
+bundle() {
+	local id=$1 ann=$2 ns=${3-$NSPATH} nss
+	case $ns in
+	host) nss='[{"type":"mount"},{"type":"pid"}]' ;;
+	new) nss='[{"type":"mount"},{"type":"network"}]' ;;
+	*) nss=$(jq -cn --arg p "$ns" '[{type: "mount"}, {type: "network", path: $p}]') ;;
+	esac
+	mkdir -p "$T_TMP/bundles/$id"
+	printf '{"ociVersion":"1.0.2","process":{"args":["sh"]},"root":{"path":"rootfs"},"annotations":%s,"linux":{"namespaces":%s}}\n' \
+		"$ann" "$nss" >"$T_TMP/bundles/$id/config.json"
+}
+# state ID STATUS [PID]: the OCI state of bundle $T_TMP/bundles/ID, "pid" only
+# when given.
+state() {
+	jq -cn --arg id "$1" --arg st "$2" --arg b "$T_TMP/bundles/$1" --arg pid "${3-}" \
+		'{ociVersion: "1.0.2", id: $id, status: $st, bundle: $b} +
+		 (if $pid == "" then {} else {pid: ($pid | tonumber)} end)'
+}
+
+# The fake plugins' recordings: $bin/rec/NNNN-NAME-COMMAND.{env,stdin,argv},
+# NNNN counted in $bin/.seq. (bin, state and cache are the script's.)
+# shellcheck disable=SC2154
+clear_rec() { rm -rf "$bin/rec" "$bin/.seq"; }
+no_plugin_ran() { [ ! -e "$bin/rec" ]; }
+# t_calls ERE: the recorded calls in order, "NAME-COMMAND" on one line, but
+# those matching ERE.
+t_calls() {
+	(cd "$bin/rec" 2>/dev/null && ls -- *.stdin 2>/dev/null) | sort |
+		sed 's/^[0-9]*-//; s/\.stdin$//' | grep -Ev -- "$1" | tr '\n' ' ' | sed 's/ $//'
+}
+calls() { t_calls '-VERSION$'; } # calls: the calls but VERSION
+all_calls() { t_calls '^$'; }
+# rec NAME COMMAND [EXT] [N]: the file of the Nth (default 1st) such call
+rec() {
+	(cd "$bin/rec" 2>/dev/null && ls -- *-"$1-$2.${3:-env}" 2>/dev/null) | sort |
+		sed -n "${4:-1}{s|^|$bin/rec/|;p}"
+}
+# has_env NAME COMMAND KEY=VALUE [N]: the (Nth) recorded call had that exact line
+has_env() {
+	local f
+	f=$(rec "$1" "$2" env "${4:-1}")
+	[ -n "$f" ] && grep -qxF -- "$3" "$f"
+}
+
+is_mount() { awk -v p="$1" '$5 == p {f = 1} END {exit !f}' /proc/self/mountinfo; }
+ns_ino() { stat -L -c %d:%i "$1" 2>/dev/null; }
+# same_ns A B: both exist and are the same namespace
+same_ns() { [ -n "$(ns_ino "$1")" ] && [ "$(ns_ino "$1")" = "$(ns_ino "$2")" ]; }
+# unmount_pin PIN: unmount (stacked mounts too) but leave the file
+unmount_pin() {
+	local i
+	for ((i = 0; i < 10; i++)); do is_mount "$1" || return 0; umount "$1"; done
+}
+
+# left ID: what is left of container ID (nothing when fully detached): its
+# state directory, lock, cache entries and mounts, then what left_more ID
+# prints (a script's own additions; nothing by default).
+# shellcheck disable=SC2154
+left() {
+	local id=$1
+	[ ! -e "$state/$id" ] || echo "state-dir:$state/$id"
+	[ ! -e "$state/$id.lock" ] || echo "lock:$state/$id.lock"
+	(ls -A "$cache/results" 2>/dev/null || true) | grep -F -- "-$id-" | sed 's/^/cache:/'
+	awk -v p="$state/$id/" 'index($5, p) == 1 {print "mount:" $5}' /proc/self/mountinfo
+	left_more "$id"
+	return 0
+}
+left_more() { :; }
+# check_gone NAME ID: nothing is left of ID
+check_gone() {
+	local l
+	l=$(left "$2")
+	if [ -z "$l" ]; then
+		tap_ok "$1"
+	else
+		tap_not_ok "$1"
+		printf '#   left: %s\n' "${l//$'\n'/$'\n#   left: '}"
+	fi
 }

@@ -198,18 +198,13 @@ EOF
 	fi
 	# Safety nets, in case the hook or the runtime failed half-way: pins
 	# under the state directory, then the state directory's own mount.
-	cleanup_push "rt_umount_under '$STATEDIR'"
+	cleanup_push "umount_under '$STATEDIR'"
 	log "  hook config $HOOKCONF"
 }
 
-# rt_umount_under DIR: unmount (lazily) every mount at or under DIR, deepest first.
-rt_umount_under() {
-	local d=$1 m
-	for m in $(awk -v d="$d" '$5 == d || index($5, d "/") == 1 { print $5 }' /proc/self/mountinfo |
-		sort -r); do
-		umount -l "$m" 2>/dev/null || true
-	done
-}
+# rt_umount_under DIR: lib.sh's umount_under, by its older name (which
+# tests/demo-container.sh and tests/bench/hook.sh use).
+rt_umount_under() { umount_under "$@"; }
 
 # rt_add_net NAME BRIDGE SUBNET [KIND]: write network NAME (cniVersion 1.0.0) to
 # the case's confDir. KIND:
@@ -350,7 +345,7 @@ EOF
 	done
 	# Last: the storage and what podman mounted in it (registered first,
 	# runs after the containers and the image are gone).
-	cleanup_push "rt_umount_under '$PM_DIR'"
+	cleanup_push "umount_under '$PM_DIR'"
 	cleanup_push "podman rmi -f '$PM_IMAGE'"
 	cleanup_push "pm_rm_all"
 	tar -C "$RT_ROOTFS" -c . | podman import -q - "$PM_IMAGE" >/dev/null ||
@@ -673,14 +668,17 @@ rt_teardown_and_check() {
 	assert_nothing_left "${a[@]}" --datadir "$DATADIR" --cachedir "$CACHEDIR"
 }
 
-# annotations K V [K V]...: a JSON object.
-annotations() {
-	local j='{}'
-	while [ $# -gt 1 ]; do
-		j=$(jq -c --arg k "$1" --arg v "$2" '. + {($k): $v}' <<<"$j")
-		shift 2
-	done
-	printf '%s\n' "$j"
+# rt_start_attached LETTER: the case's network (rt_setup_case LETTER,
+# rt_add_net) and one container on it, $(rt_id), with a port mapping, checked
+# attached; the hook's id for it in RT_CID.
+rt_start_attached() {
+	local id
+	rt_setup_case "$1"
+	rt_add_net "$NET" "$BR" "$SUB"
+	id=$(rt_id)
+	rt_start_ok "start $id" "$id" "$(annotations io.cnihook.networks "$NET" \
+		io.cnihook.ports "$((20000 + RANDOM % 10001)):80")"
+	assert_attached_to "$id" "$RT_CID" "$NET" eth0 "$SUB" >/dev/null
 }
 
 # ---------------------------------------------------------------- the cases
@@ -877,13 +875,8 @@ rt_case_bad_annotation() {
 # nothing.
 rt_case_poststop_twice() {
 	local id cid
-	rt_setup_case d
-	rt_add_net "$NET" "$BR" "$SUB"
-	id=$(rt_id)
-	rt_start_ok "start $id" "$id" "$(annotations io.cnihook.networks "$NET" \
-		io.cnihook.ports "$((20000 + RANDOM % 10001)):80")"
-	cid=$RT_CID
-	assert_attached_to "$id" "$cid" "$NET" eth0 "$SUB" >/dev/null
+	rt_start_attached d
+	id=$(rt_id) cid=$RT_CID
 	rt_stop "$id"
 	rt_nothing_left_for "$cid"
 	checking "cnihook poststop by hand with the same state"
@@ -902,15 +895,10 @@ rt_case_poststop_twice() {
 # of /run, an operator): poststop finds the attachments in the cache.
 rt_case_state_removed() {
 	local id cid
-	rt_setup_case e
-	rt_add_net "$NET" "$BR" "$SUB"
-	id=$(rt_id)
-	rt_start_ok "start $id" "$id" "$(annotations io.cnihook.networks "$NET" \
-		io.cnihook.ports "$((20000 + RANDOM % 10001)):80")"
-	cid=$RT_CID
-	assert_attached_to "$id" "$cid" "$NET" eth0 "$SUB" >/dev/null
+	rt_start_attached e
+	id=$(rt_id) cid=$RT_CID
 	checking "remove $STATEDIR/$cid (unmount the pin first, as a reboot would)"
-	rt_umount_under "$STATEDIR/$cid"
+	umount_under "$STATEDIR/$cid"
 	rm -rf "${STATEDIR:?}/$cid" "$STATEDIR/$cid.lock"
 	[ ! -e "$STATEDIR/$cid" ] || fail "could not remove $STATEDIR/$cid"
 	[ -f "$CACHEDIR/results/$NET-$cid-eth0" ] || fail "no cache file to fall back on"

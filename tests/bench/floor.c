@@ -2,7 +2,7 @@
 /*
  * floor: the benchmark's baseline and its timer (see docs/benchmarks.md).
  *
- *   floor add|del N PLUGIN CONFIG [CACHE]
+ *   floor add|del [-s] N PLUGIN CONFIG [CACHE]
  *	What an ideal runtime does for a chain of N plugins, and nothing
  *	more. PLUGIN is a directory holding echo1..echoN, or one executable
  *	run N times. CONFIG is a file holding one plugin's configuration (a
@@ -13,6 +13,9 @@
  *	the cached result as "prevResult" when CACHE is readable, then removes
  *	CACHE. The six CNI_* variables come from the environment when set
  *	(CNI_PATH defaults to PLUGIN's directory), plus a fixed PATH.
+ *	With -s, ADD writes CACHE as a runtime that must not lose it or leave
+ *	it half written does (what libcnirt does, as issue 2 requires): a temp
+ *	file, fdatasync, rename.
  *
  *   floor time [-w WARMUP] R -- CMD1 ARGS... [-- CMD2 ARGS...]...
  *	Runs the commands in turn (CMD1, CMD2, ..., CMD1, ...) R times after
@@ -206,8 +209,15 @@ static int cmd_chain(int argc, char **argv)
 	struct stat st;
 	int n, i, is_dir, add;
 
+	int durable = argc > 2 && strcmp(argv[2], "-s") == 0;
+
+	if (durable) {
+		argv[2] = argv[1];
+		argv++;
+		argc--;
+	}
 	if (argc < 5 || argc > 6) {
-		fprintf(stderr, "usage: floor add|del N PLUGIN CONFIG [CACHE]\n");
+		fprintf(stderr, "usage: floor add|del [-s] N PLUGIN CONFIG [CACHE]\n");
 		return 2;
 	}
 	op = argv[1];
@@ -260,7 +270,20 @@ static int cmd_chain(int argc, char **argv)
 			free(prev);
 			prev = output;
 		}
-		if (cache) {
+		if (cache && durable) {
+			char *temp = xstrcat3(cache, ".tmp", "");
+			int fd = open(temp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+
+			if (fd < 0)
+				die(temp);
+			write_all(fd, prev, strlen(prev));
+			if (fdatasync(fd) < 0)
+				die(temp);
+			close(fd);
+			if (rename(temp, cache) < 0)
+				die(cache);
+			free(temp);
+		} else if (cache) {
 			int fd = open(cache, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
 
 			if (fd < 0)

@@ -344,7 +344,7 @@ done
 for v in "${VARIANTS[@]}"; do
 	sed -n 's/.* createRuntime: attached [0-9]* network(s) in \([0-9.]*\) ms (plugins \([0-9.]*\) ms, own \([0-9.]*\) ms).*/\1 \2 \3/p' \
 		"${V_LOG[$v]}" >"$DIR/own-$v-createRuntime"
-	sed -n 's/.* poststop: detached [0-9]* network(s) in \([0-9.]*\) ms (plugins \([0-9.]*\) ms).*/\1 \2/p' \
+	sed -n 's/.* poststop: detached [0-9]* network(s) in \([0-9.]*\) ms (plugins \([0-9.]*\) ms[,)].*/\1 \2/p' \
 		"${V_LOG[$v]}" | awk '{ printf "%s %s %.1f\n", $1, $2, $1 - $2 }' >"$DIR/own-$v-poststop"
 	# Both stages of one run together: plugins of both.
 	paste -d' ' "$DIR/own-$v-createRuntime" "$DIR/own-$v-poststop" 2>/dev/null |

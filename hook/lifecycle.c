@@ -203,8 +203,8 @@ static cnirt_kv *to_cnikv(const struct kv *args, size_t n)
 }
 
 /* Load and check everything an attachment needs, before any plugin runs. */
-static int prepare(const struct run *r, const struct oci_state *st, const struct selection *sel,
-		   size_t i, struct prepared *p, char **err)
+static int prepare(const struct oci_state *st, const cnirt_confdir *dir,
+		   const struct selection *sel, size_t i, struct prepared *p, char **err)
 {
 	const struct attach_req *a = &sel->v[i];
 	const char *by = selected_by(st);
@@ -212,7 +212,7 @@ static int prepare(const struct run *r, const struct oci_state *st, const struct
 	    by ? xasprintf("annotation \"%s\"", by) : xstrdup("defaultNetworks (cnihook.json)");
 	cnirt_error *e = NULL;
 	cnirt_netlist *found = NULL;
-	if (cnirt_confdir_find(r->cfg->conf_dir, a->network, &found, &e) < 0) {
+	if (cnirt_confdir_get(dir, a->network, &found, &e) < 0) {
 		*err = xasprintf("%s: %s", where, cnirt_error_msg(e));
 		cnirt_error_free(e);
 		return -1;
@@ -605,13 +605,23 @@ static int attach(struct run *r, const struct oci_state *st)
 		goto out;
 	}
 
+	/* The configuration directory is read once for all the attachments. */
+	cnirt_confdir *dir = NULL;
+	cnirt_error *e = NULL;
+	if (cnirt_confdir_scan(r->cfg->conf_dir, &dir, &e) < 0) {
+		fail(r, cnirt_error_msg(e));
+		cnirt_error_free(e);
+		ret = -1;
+		goto out;
+	}
 	p = xreallocarray(NULL, sel.n, sizeof(*p));
 	memset(p, 0, sel.n * sizeof(*p));
 	for (size_t i = 0; i < sel.n && ret == 0; i++)
-		if (prepare(r, st, &sel, i, &p[i], &err) < 0) {
+		if (prepare(st, dir, &sel, i, &p[i], &err) < 0) {
 			fail(r, err);
 			ret = -1;
 		}
+	cnirt_confdir_free(dir);
 	if (ret == 0) {
 		int fd = -1;
 		if (lock_take(r->cfg->state_dir, r->id, &fd, &err) < 0) {

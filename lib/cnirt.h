@@ -115,9 +115,14 @@ const char *cnirt_confdir_path(const cnirt_confdir *d, size_t i);
 const cnirt_netlist *cnirt_confdir_list(const cnirt_confdir *d, size_t i);
 const cnirt_error *cnirt_confdir_error(const cnirt_confdir *d, size_t i);
 void cnirt_confdir_free(cnirt_confdir *d);
-/* Find the network named `name` in directory `dir` (first file in name order
- * wins). Not found is an error with code CNIRT_ERR_INVALID_CONFIG whose
- * message also names the broken files of the directory, if any. */
+/* A copy of the network named `name` of a scanned directory (first file in
+ * name order wins), to free with cnirt_netlist_free(). Not found is an error
+ * with code CNIRT_ERR_INVALID_CONFIG whose message also names the broken
+ * files of the directory, if any. */
+int cnirt_confdir_get(const cnirt_confdir *d, const char *name, cnirt_netlist **out,
+		      cnirt_error **err);
+/* cnirt_confdir_scan() of `dir` and cnirt_confdir_get() of `name`: for one
+ * network; scan once and get each for several. */
 int cnirt_confdir_find(const char *dir, const char *name, cnirt_netlist **out, cnirt_error **err);
 
 /* ---------------------------------------------------------- the runtime */

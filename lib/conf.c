@@ -27,6 +27,7 @@ struct confdir_entry {
 };
 
 struct cnirt_confdir {
+	char *dir; /* as given to cnirt_confdir_scan(), for messages */
 	struct confdir_entry *entries;
 	size_t n;
 };
@@ -562,6 +563,7 @@ CNIRT_EXPORT int cnirt_confdir_scan(const char *dir, cnirt_confdir **out, cnirt_
 		return -1;
 
 	cnirt_confdir *d = xzalloc(sizeof(*d));
+	d->dir = xstrdup(dir);
 	d->entries = xcalloc(n ? n : 1, sizeof(*d->entries));
 	bool slash = dir[strlen(dir) - 1] == '/';
 	for (size_t i = 0; i < n; i++) {
@@ -605,6 +607,7 @@ CNIRT_EXPORT void cnirt_confdir_free(cnirt_confdir *d)
 		cnirt_error_free(d->entries[i].err);
 	}
 	free(d->entries);
+	free(d->dir);
 	free(d);
 }
 
@@ -613,19 +616,38 @@ static void confdir_freep(cnirt_confdir **d)
 	cnirt_confdir_free(*d);
 }
 
-CNIRT_EXPORT int cnirt_confdir_find(const char *dir, const char *name, cnirt_netlist **out,
-				    cnirt_error **err)
+/* A deep copy of a list. */
+static cnirt_netlist *netlist_dup(const cnirt_netlist *l)
+{
+	cnirt_netlist *c = xzalloc(sizeof(*c));
+	c->name = xstrdup(l->name);
+	c->cni_version = xstrdup(l->cni_version);
+	c->effective_version = xstrdup(l->effective_version);
+	c->disable_check = l->disable_check;
+	c->disable_gc = l->disable_gc;
+	c->plugins = xcalloc(l->n_plugins ? l->n_plugins : 1, sizeof(*c->plugins));
+	for (size_t i = 0; i < l->n_plugins; i++) {
+		c->plugins[i].type = xstrdup(l->plugins[i].type);
+		c->plugins[i].conf = json_dup(l->plugins[i].conf);
+	}
+	c->n_plugins = l->n_plugins;
+	c->bytes = xmalloc(l->len + 1);
+	memcpy(c->bytes, l->bytes, l->len);
+	c->bytes[l->len] = '\0';
+	c->len = l->len;
+	c->path = xstrdup(l->path);
+	return c;
+}
+
+CNIRT_EXPORT int cnirt_confdir_get(const cnirt_confdir *d, const char *name, cnirt_netlist **out,
+				   cnirt_error **err)
 {
 	if (cnirt_check_network_name(name, err) < 0)
 		return -1;
-	_cleanup_(confdir_freep) cnirt_confdir *d = NULL;
-	if (cnirt_confdir_scan(dir, &d, err) < 0)
-		return -1;
 	for (size_t i = 0; i < d->n; i++) {
-		struct confdir_entry *e = &d->entries[i];
+		const struct confdir_entry *e = &d->entries[i];
 		if (e->list && strcmp(e->list->name, name) == 0) {
-			/* The entry is dropped with the directory: hand it out. */
-			*out = TAKE_PTR(e->list);
+			*out = netlist_dup(e->list);
 			return 0;
 		}
 	}
@@ -637,11 +659,22 @@ CNIRT_EXPORT int cnirt_confdir_find(const char *dir, const char *name, cnirt_net
 				   cnirt_error_msg(d->entries[i].err));
 	if (broken.len)
 		error_set(err, CNIRT_ERR_INVALID_CONFIG,
-			  "network \"%s\" not found in %s (broken files: %s)", name, dir,
+			  "network \"%s\" not found in %s (broken files: %s)", name, d->dir,
 			  broken.data);
 	else
 		error_set(err, CNIRT_ERR_INVALID_CONFIG, "network \"%s\" not found in %s", name,
-			  dir);
+			  d->dir);
 	buf_free(&broken);
 	return -1;
+}
+
+CNIRT_EXPORT int cnirt_confdir_find(const char *dir, const char *name, cnirt_netlist **out,
+				    cnirt_error **err)
+{
+	if (cnirt_check_network_name(name, err) < 0)
+		return -1;
+	_cleanup_(confdir_freep) cnirt_confdir *d = NULL;
+	if (cnirt_confdir_scan(dir, &d, err) < 0)
+		return -1;
+	return cnirt_confdir_get(d, name, out, err);
 }

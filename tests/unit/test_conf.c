@@ -605,6 +605,58 @@ static void test_find_first_wins(void **state)
 	assert_int_equal(cnirt_error_code(bad), CNIRT_ERR_INVALID_CONFIG);
 }
 
+/* One scan, several lookups: each is a copy that outlives the directory
+ * and equals what cnirt_confdir_find() loads on its own. */
+static void test_get(void **state)
+{
+	const char *dir = *state;
+	make_conf_dir(dir);
+	cnirt_confdir *d = NULL;
+	cnirt_error *err = NULL;
+	assert_int_equal(cnirt_confdir_scan(dir, &d, &err), 0);
+	cnirt_netlist *a = NULL, *a2 = NULL, *b = NULL, *fa = NULL;
+	assert_int_equal(cnirt_confdir_get(d, "net-a", &a, &err), 0);
+	assert_int_equal(cnirt_confdir_get(d, "net-a", &a2, &err), 0);
+	assert_int_equal(cnirt_confdir_get(d, "net-b", &b, &err), 0);
+	assert_true(a != a2);
+
+	/* Not found, and a bad name: the messages of cnirt_confdir_find(). */
+	cnirt_netlist *none = NULL;
+	_cleanup_error_ cnirt_error *nf = NULL;
+	assert_int_equal(cnirt_confdir_get(d, "broken", &none, &nf), -1);
+	assert_null(none);
+	_cleanup_free_ char *want = xasprintf(
+	    "network \"broken\" not found in %s (broken files: %s/15-broken.conflist: field "
+	    "\"plugins[0].type\": must not contain '/')",
+	    dir, dir);
+	assert_string_equal(cnirt_error_msg(nf), want);
+	_cleanup_error_ cnirt_error *bad = NULL;
+	assert_int_equal(cnirt_confdir_get(d, "../x", &none, &bad), -1);
+	assert_int_equal(cnirt_error_code(bad), CNIRT_ERR_INVALID_CONFIG);
+	cnirt_confdir_free(d);
+
+	assert_int_equal(cnirt_confdir_find(dir, "net-a", &fa, &err), 0);
+	const cnirt_netlist *ls[] = {a, a2};
+	for (size_t k = 0; k < 2; k++) {
+		const cnirt_netlist *l = ls[k];
+		assert_string_equal(cnirt_netlist_name(l), cnirt_netlist_name(fa));
+		assert_string_equal(cnirt_netlist_version(l), cnirt_netlist_version(fa));
+		assert_string_equal(cnirt_netlist_path(l), cnirt_netlist_path(fa));
+		assert_int_equal(cnirt_netlist_plugin_count(l), cnirt_netlist_plugin_count(fa));
+		assert_string_equal(cnirt_netlist_plugin_type(l, 0),
+				    cnirt_netlist_plugin_type(fa, 0));
+		size_t n1, n2;
+		const char *b1 = cnirt_netlist_bytes(l, &n1), *b2 = cnirt_netlist_bytes(fa, &n2);
+		assert_int_equal(n1, n2);
+		assert_memory_equal(b1, b2, n1);
+	}
+	assert_string_equal(cnirt_netlist_plugin_type(b, 0), "ptp");
+	cnirt_netlist_free(a);
+	cnirt_netlist_free(a2);
+	cnirt_netlist_free(b);
+	cnirt_netlist_free(fa);
+}
+
 static void test_missing_dir(void **state)
 {
 	const char *dir = *state;
@@ -651,6 +703,7 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_scan, tmpdir_setup, tmpdir_teardown),
 	    cmocka_unit_test_setup_teardown(test_find, tmpdir_setup, tmpdir_teardown),
 	    cmocka_unit_test_setup_teardown(test_find_first_wins, tmpdir_setup, tmpdir_teardown),
+	    cmocka_unit_test_setup_teardown(test_get, tmpdir_setup, tmpdir_teardown),
 	    cmocka_unit_test_setup_teardown(test_missing_dir, tmpdir_setup, tmpdir_teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

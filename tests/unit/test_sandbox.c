@@ -342,6 +342,29 @@ static void test_prepare(void **state)
 
 /* ------------------------------------------------------------ in a child */
 
+/* What a process in the default sandbox sees, from the report of a child. */
+static void assert_default_sandbox(const struct seen *s, uint64_t bnd)
+{
+	assert_int_equal(s->apply, 0);
+	assert_int_equal(s->reboot, EPERM);
+	assert_int_equal(s->init_module, EPERM);
+	assert_int_equal(s->finit_module, EPERM);
+	/* Only the kept capabilities remain anywhere. */
+	assert_int_equal(s->cap_bnd, DEFAULT_KEEP & bnd);
+	assert_int_equal(s->cap_inh & ~DEFAULT_KEEP, 0);
+	assert_int_equal(s->cap_amb, 0);
+	assert_int_equal(s->no_new_privs, 1);
+	assert_int_equal(s->seccomp, 2); /* SECCOMP_MODE_FILTER */
+	/* What plugins need stays allowed: namespaces (setns/unshare). */
+	assert_int_equal(s->unshare_net, 0);
+	/* Mounts are refused by the filter (CAP_SYS_ADMIN is kept). */
+	assert_int_equal(s->mount, EPERM);
+	/* personality: the default only. */
+	assert_int_equal(s->pers_linux, 0);
+	assert_int_equal(s->pers_norand, EPERM);
+	assert_int_equal(s->pers_query, EPERM);
+}
+
 static void test_apply_defaults(void **state)
 {
 	(void)state;
@@ -351,24 +374,7 @@ static void test_apply_defaults(void **state)
 	struct seen s;
 	run_sandboxed(sb, &s);
 	sandbox_free(sb);
-	assert_int_equal(s.apply, 0);
-	assert_int_equal(s.reboot, EPERM);
-	assert_int_equal(s.init_module, EPERM);
-	assert_int_equal(s.finit_module, EPERM);
-	/* Only the kept capabilities remain anywhere. */
-	assert_int_equal(s.cap_bnd, DEFAULT_KEEP & bnd);
-	assert_int_equal(s.cap_inh & ~DEFAULT_KEEP, 0);
-	assert_int_equal(s.cap_amb, 0);
-	assert_int_equal(s.no_new_privs, 1);
-	assert_int_equal(s.seccomp, 2); /* SECCOMP_MODE_FILTER */
-	/* What plugins need stays allowed: namespaces (setns/unshare). */
-	assert_int_equal(s.unshare_net, 0);
-	/* Mounts are refused by the filter (CAP_SYS_ADMIN is kept). */
-	assert_int_equal(s.mount, EPERM);
-	/* personality: the default only. */
-	assert_int_equal(s.pers_linux, 0);
-	assert_int_equal(s.pers_norand, EPERM);
-	assert_int_equal(s.pers_query, EPERM);
+	assert_default_sandbox(&s, bnd);
 }
 
 /* sandbox_confine(): a process (standing for the CLI) takes the sandbox on
@@ -413,18 +419,7 @@ static void test_confine(void **state)
 	assert_true(WIFEXITED(st));
 	if (WEXITSTATUS(st) != 0 || n != (ssize_t)sizeof(s))
 		fail_msg("the confined child failed (status %d)", WEXITSTATUS(st));
-	assert_int_equal(s.apply, 0);
-	assert_int_equal(s.reboot, EPERM);
-	assert_int_equal(s.init_module, EPERM);
-	assert_int_equal(s.finit_module, EPERM);
-	assert_int_equal(s.cap_bnd, DEFAULT_KEEP & bnd);
-	assert_int_equal(s.cap_inh & ~DEFAULT_KEEP, 0);
-	assert_int_equal(s.cap_amb, 0);
-	assert_int_equal(s.no_new_privs, 1);
-	assert_int_equal(s.seccomp, 2); /* SECCOMP_MODE_FILTER */
-	assert_int_equal(s.mount, EPERM);
-	assert_int_equal(s.unshare_net, 0);
-	assert_int_equal(s.pers_norand, EPERM);
+	assert_default_sandbox(&s, bnd);
 }
 
 /* A disabled sandbox confines nothing. */

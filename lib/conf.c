@@ -639,18 +639,15 @@ static cnirt_netlist *netlist_dup(const cnirt_netlist *l)
 	return c;
 }
 
-CNIRT_EXPORT int cnirt_confdir_get(const cnirt_confdir *d, const char *name, cnirt_netlist **out,
-				   cnirt_error **err)
+/* The entry holding the network `name` (first file in name order wins), or
+ * -1 with the not-found error naming the broken files. */
+static long confdir_lookup(const cnirt_confdir *d, const char *name, cnirt_error **err)
 {
 	if (cnirt_check_network_name(name, err) < 0)
 		return -1;
-	for (size_t i = 0; i < d->n; i++) {
-		const struct confdir_entry *e = &d->entries[i];
-		if (e->list && strcmp(e->list->name, name) == 0) {
-			*out = netlist_dup(e->list);
-			return 0;
-		}
-	}
+	for (size_t i = 0; i < d->n; i++)
+		if (d->entries[i].list && strcmp(d->entries[i].list->name, name) == 0)
+			return (long)i;
 
 	struct buf broken = {0};
 	for (size_t i = 0; i < d->n; i++)
@@ -668,6 +665,16 @@ CNIRT_EXPORT int cnirt_confdir_get(const cnirt_confdir *d, const char *name, cni
 	return -1;
 }
 
+CNIRT_EXPORT int cnirt_confdir_get(const cnirt_confdir *d, const char *name, cnirt_netlist **out,
+				   cnirt_error **err)
+{
+	long i = confdir_lookup(d, name, err);
+	if (i < 0)
+		return -1;
+	*out = netlist_dup(d->entries[i].list);
+	return 0;
+}
+
 CNIRT_EXPORT int cnirt_confdir_find(const char *dir, const char *name, cnirt_netlist **out,
 				    cnirt_error **err)
 {
@@ -676,5 +683,10 @@ CNIRT_EXPORT int cnirt_confdir_find(const char *dir, const char *name, cnirt_net
 	_cleanup_(confdir_freep) cnirt_confdir *d = NULL;
 	if (cnirt_confdir_scan(dir, &d, err) < 0)
 		return -1;
-	return cnirt_confdir_get(d, name, out, err);
+	long i = confdir_lookup(d, name, err);
+	if (i < 0)
+		return -1;
+	/* The entry is dropped with the directory: hand it out, no copy. */
+	*out = TAKE_PTR(d->entries[i].list);
+	return 0;
 }

@@ -17,11 +17,12 @@
 #include "record.h"
 #include "util.h"
 
-/* Where runtimes keep a container's state while it exists. */
+/* Where runtimes keep a container's state while it exists: the directory
+ * <prefix><id> (glob patterns; a container id has no glob characters). */
 static const char *const runtime_state[] = {
-    "/run/runc/%s",
-    "/run/crun/%s",
-    "/run/containerd/runc/*/%s",
+    "/run/runc/",
+    "/run/crun/",
+    "/run/containerd/runc/*/",
 };
 
 static bool runtime_has_state(const char *id)

@@ -14,6 +14,9 @@
 #   clioff   `cnihook add` to a network with disableGC, same namespace
 #   cligone  `cnihook add` to a named namespace since deleted
 #   stale    only a lock file <stateDir>/<id>.lock
+#   running  `cnihook add` to a named namespace since deleted, but runc has
+#            state for it (/run/runc/<id>, made by the test): a container of
+#            another engine whose cache entry names no namespace gc can see
 # gc must remove gone, wiped, cligone and stale (state dir, pin, cache,
 # ports, lock), keep the others, and send the spec 1.1.0 GC verb to the 1.1.0
 # networks that do not disable it, with the live attachments as the valid ones.
@@ -114,6 +117,18 @@ check "clioff: cnihook add g11off" eval '[ "$rc" = 0 ] && [ -f "$cache/results/g
 cnihook_cli CNI_CONTAINERID="$cligone" add g11 "/run/netns/$ns_cligone"
 check "cligone: cnihook add g11" eval '[ "$rc" = 0 ] && [ -f "$cache/results/g11-$cligone-eth0" ]'
 : >"$state/$stale.lock"
+running=running-$uniq
+cnihook_cli CNI_CONTAINERID="$running" add g11 "/run/netns/$ns_cligone"
+check "running: cnihook add g11" eval '[ "$rc" = 0 ] && [ -f "$cache/results/g11-$running-eth0" ]'
+# runc's state directory for it; /run/runc itself only if runc has none yet
+# (and then removed again), never anything else of runc's.
+if [ ! -d /run/runc ]; then
+	mkdir -m 0700 /run/runc
+	cleanup_push "rmdir /run/runc"
+fi
+mkdir -m 0700 "/run/runc/$running"
+cleanup_push "rm -rf '/run/runc/$running'"
+echo '{}' >"/run/runc/$running/state.json"
 
 # ---------------------------------------------------------------- list, status
 echo "# list and status show everything"
@@ -122,7 +137,7 @@ show "$out"
 check "list exits 0" test "$rc" = 0
 check "list has a header CONTAINER NETWORK INTERFACE IPS NETNS AGE" \
 	eval 'head -1 <<<"$out" | grep -Eq "^CONTAINER +NETWORK +INTERFACE +IPS +NETNS +AGE$"'
-check "list has 8 entries" test "$(($(wc -l <<<"$out") - 1))" = 8
+check "list has 9 entries" test "$(($(wc -l <<<"$out") - 1))" = 9
 row() { # row ID NETWORK IFNAME NETNS: list has that row
 	grep -Eq "^$1 +$2 +$3 +10\.99\.0\.2/24 +$4 +[0-9]+s\$" <<<"$out"
 }
@@ -130,23 +145,24 @@ check "list: live, g10 and g11 (eth0, eth1) in its pin" \
 	eval 'row "$live" g10 eth0 "$state/$live/netns" && row "$live" g11 eth1 "$state/$live/netns"'
 check "list: gone, g10 and g11" eval 'row "$gone" g10 eth0 "$state/$gone/netns" && row "$gone" g11 eth1 "$state/$gone/netns"'
 check "list: wiped, g11" row "$wiped" g11 eth0 "$state/$wiped/netns"
-check "list: the CLI's entries (cli, clioff, cligone) in their named namespaces" \
+check "list: the CLI's entries (cli, clioff, cligone, running) in their named namespaces" \
 	eval 'row "$cli_id" g11 eth0 "/run/netns/$ns_cli" && row "$clioff" g11off eth0 "/run/netns/$ns_cli" &&
-	      row "$cligone" g11 eth0 "/run/netns/$ns_cligone"'
+	      row "$cligone" g11 eth0 "/run/netns/$ns_cligone" && row "$running" g11 eth0 "/run/netns/$ns_cligone"'
 runhook "" list --json
-check "list --json exits 0 and prints a JSON array of 8" \
-	eval '[ "$rc" = 0 ] && jq -e "length == 8" <<<"$out" >/dev/null'
+check "list --json exits 0 and prints a JSON array of 9" \
+	eval '[ "$rc" = 0 ] && jq -e "length == 9" <<<"$out" >/dev/null'
 check "list --json: every entry has containerId, network, ifname, ips, netns, ageSeconds" \
 	eval 'jq -e "all(.[]; (.containerId|type) == \"string\" and (.network|type) == \"string\" and
 		(.ifname|type) == \"string\" and .ips == [\"10.99.0.2/24\"] and (.netns|type) == \"string\" and
 		(.ageSeconds|type) == \"number\" and .ageSeconds >= 0)" <<<"$out" >/dev/null'
 want=$(jq -cn --arg l "$live" --arg g "$gone" --arg w "$wiped" --arg c "$cli_id" --arg o "$clioff" \
-	--arg x "$cligone" --arg s "$state" --arg nc "/run/netns/$ns_cli" --arg nx "/run/netns/$ns_cligone" \
+	--arg x "$cligone" --arg r "$running" --arg s "$state" --arg nc "/run/netns/$ns_cli" \
+	--arg nx "/run/netns/$ns_cligone" \
 	'[[$l,"g10","eth0",($s+"/"+$l+"/netns")],[$l,"g11","eth1",($s+"/"+$l+"/netns")],
 	  [$g,"g10","eth0",($s+"/"+$g+"/netns")],[$g,"g11","eth1",($s+"/"+$g+"/netns")],
 	  [$w,"g11","eth0",($s+"/"+$w+"/netns")],[$c,"g11","eth0",$nc],[$o,"g11off","eth0",$nc],
-	  [$x,"g11","eth0",$nx]] | sort')
-check "list --json: exactly the 8 attachments (id, network, ifname, netns)" \
+	  [$x,"g11","eth0",$nx],[$r,"g11","eth0",$nx]] | sort')
+check "list --json: exactly the 9 attachments (id, network, ifname, netns)" \
 	eval '[ "$(jq -c "[.[] | [.containerId, .network, .ifname, .netns]] | sort" <<<"$out")" = "$want" ]'
 
 runhook "" status
@@ -188,8 +204,8 @@ done
 check "gc --dry-run: 2 attachments of gone, 1 of wiped, 1 of cligone, 0 of stale" \
 	eval 'has "\"$gone\": gone: would detach 2 " "$out" && has "\"$wiped\": gone: would detach 1 " "$out" &&
 	      has "\"$cligone\": gone: would detach 1 " "$out" && has "\"$stale\": gone: would detach 0 " "$out"'
-check "gc --dry-run does not list live, cli, clioff" \
-	eval '! has "$live" "$out" && ! has "$cli_id" "$out" && ! has "$clioff" "$out"'
+check "gc --dry-run does not list live, cli, clioff, running" \
+	eval '! has "$live" "$out" && ! has "$cli_id" "$out" && ! has "$clioff" "$out" && ! has "$running" "$out"'
 check "gc --dry-run: would send GC to g11 only (not g10: 1.0.0, not g11off: disableGC)" \
 	eval 'has "gc: network \"g11\": would send GC" "$out" && ! has "\"g10\"" "$out" && ! has "g11off" "$out"'
 check "gc --dry-run runs no plugin" no_plugin_ran
@@ -204,10 +220,11 @@ check "gc exits 0" test "$rc" = 0
 for x in "$gone" "$wiped" "$cligone" "$stale"; do
 	check "gc says $x is gone and detached" has "gc: container \"$x\": gone: detached" "$out"
 done
-check "gc logs why live, cli, clioff are kept" \
+check "gc logs why live, cli, clioff, running are kept" \
 	eval 'has "\"$live\": kept: a process lives in its network namespace" "$err" &&
 	      has "\"$cli_id\": kept: its network namespace exists" "$err" &&
-	      has "\"$clioff\": kept: its network namespace exists" "$err"'
+	      has "\"$clioff\": kept: its network namespace exists" "$err" &&
+	      has "\"$running\": kept: its runtime has state for it" "$err"'
 check_gone "gc removed gone: state dir, pin, cache, port reservation" "$gone"
 check_gone "gc removed wiped (cache only)" "$wiped"
 check_gone "gc removed cligone (CLI entry, namespace deleted)" "$cligone"
@@ -224,11 +241,14 @@ check "live is kept: state, pin, cache, port" \
 	      [ -f "$cache/results/g11-$live-eth1" ] && [ -n "$(ports_of "$live")" ]'
 check "the CLI's live entries are kept" \
 	eval '[ -f "$cache/results/g11-$cli_id-eth0" ] && [ -f "$cache/results/g11off-$clioff-eth0" ]'
-check "no DEL for live, cli, clioff" eval '[ -z "$(dels "$live")$(dels "$cli_id")$(dels "$clioff")" ]'
+check "no DEL for live, cli, clioff, running" \
+	eval '[ -z "$(dels "$live")$(dels "$cli_id")$(dels "$clioff")$(dels "$running")" ]'
+check "running's cache entry is kept" test -f "$cache/results/g11-$running-eth0"
 # SPEC 1.1.0 "GC: Clean up any stale resources": the runtime passes
 # cni.dev/valid-attachments, the attachments it still knows of.
-valid=$(jq -cn --arg l "$live" --arg c "$cli_id" \
-	'[{containerID: $l, ifname: "eth1"}, {containerID: $c, ifname: "eth0"}] | sort')
+valid=$(jq -cn --arg l "$live" --arg c "$cli_id" --arg r "$running" \
+	'[{containerID: $l, ifname: "eth1"}, {containerID: $c, ifname: "eth0"},
+	  {containerID: $r, ifname: "eth0"}] | sort')
 check "GC went to gb and gc of g11, after the DELs: $(calls)" \
 	eval '[[ "$(calls)" == *"gb-GC gc-GC" ]] && [ -n "$(rec gb GC)" ] && [ -n "$(rec gc GC)" ]'
 check "GC stdin: cni.dev/valid-attachments is exactly the live g11 attachments" \
@@ -238,11 +258,11 @@ check "GC stdin is g11's configuration (name, cniVersion 1.1.0)" \
 	jqe '.name == "g11" and .cniVersion == "1.1.0" and .type == "gb"' "$(rec gb GC stdin)"
 check "no GC to ga (g10 is 1.0.0) or gd (g11off has disableGC)" \
 	eval '[ -z "$(rec ga GC)" ] && [ -z "$(rec gd GC)" ]'
-check "gc reports the GC verb" has "gc: network \"g11\": GC sent with 2 valid attachment(s)" "$out"
+check "gc reports the GC verb" has "gc: network \"g11\": GC sent with 3 valid attachment(s)" "$out"
 runhook "" list --json
-check "list after gc: live (2), cli, clioff" \
+check "list after gc: live (2), cli, clioff, running" \
 	eval '[ "$(jq -c "[.[].containerId] | sort" <<<"$out")" = "$(jq -cn --arg l "$live" --arg c "$cli_id" \
-		--arg o "$clioff" "[\$l, \$l, \$c, \$o] | sort")" ]'
+		--arg o "$clioff" --arg r "$running" "[\$l, \$l, \$c, \$o, \$r] | sort")" ]'
 
 clear_rec
 runhook "" gc
@@ -259,8 +279,19 @@ check "gc after its process died: live is gone and detached" \
 	eval '[ "$rc" = 0 ] && has "gc: container \"$live\": gone: detached 2 attachment(s)" "$out"'
 check "... DELs ga eth0, gb and gc eth1: $(dels "$live")" test "$(dels "$live")" = "ga:eth0 gb:eth1 gc:eth1"
 check_gone "... nothing left of it" "$live"
-check "... the GC's valid attachments are the CLI's only" \
-	eval '[ "$(jq -c ".[\"cni.dev/valid-attachments\"]" "$(rec gb GC stdin)")" = "[{\"containerID\":\"$cli_id\",\"ifname\":\"eth0\"}]" ]'
+check "... the GC's valid attachments are the CLI's and running's only" \
+	eval '[ "$(jq -c ".[\"cni.dev/valid-attachments\"] | sort" "$(rec gb GC stdin)")" = "$(jq -cn --arg c "$cli_id" --arg r "$running" \
+		"[{containerID: \$c, ifname: \"eth0\"}, {containerID: \$r, ifname: \"eth0\"}] | sort")" ]'
+
+# runc's state of the running container goes: the next gc takes it.
+echo "# the running container's runtime state goes"
+rm -rf "/run/runc/$running"
+clear_rec
+runhook "" gc
+check "gc after its runtime state went: running is gone and detached" \
+	eval '[ "$rc" = 0 ] && has "gc: container \"$running\": gone: detached 1 attachment(s)" "$out"'
+check "... DELs gb and gc on eth0: $(dels "$running")" test "$(dels "$running")" = "gb:eth0 gc:eth0"
+check_gone "... nothing left of it" "$running"
 
 # ---------------------------------------------------------------- the end
 cnihook_cli del g11 "/run/netns/$ns_cli"

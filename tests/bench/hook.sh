@@ -111,7 +111,10 @@ elif make -C "$builddir" install DESTDIR="$T_TMP/inst" >"$T_TMP/install.log" 2>&
 	how="make install DESTDIR=$T_TMP/inst"
 else
 	notes+=("make install DESTDIR failed ($(tail -n 2 "$T_TMP/install.log" | tr '\n' ' ')); timing the build tree's binary")
-	HOOKBIN=$builddir/hook/.libs/cnihook
+	HOOKBIN=$builddir/hook/cnihook # static, or libtool's wrapper:
+	if [ "$(head -c 2 "$HOOKBIN")" = '#!' ]; then
+		HOOKBIN=$builddir/hook/.libs/cnihook
+	fi
 	HOOKLIBS=$builddir/lib/.libs
 	how="build tree"
 fi

@@ -242,6 +242,11 @@ cnirt_ctx *config_ctx(const struct hook_config *c)
 	cnirt_ctx_set_bin_dirs(ctx, (const char *const *)c->bin_dirs, c->n_bin_dirs);
 	cnirt_ctx_set_cache_dir(ctx, c->cache_dir);
 	cnirt_ctx_set_timeout_ms(ctx, c->plugin_timeout_ms);
+	/* The plugins get our PATH; a system default when we have none
+	 * (engines often run hooks with an empty environment). */
+	const char *path = getenv("PATH");
+	if (path && *path)
+		cnirt_ctx_set_path_env(ctx, path);
 	if (c->sb)
 		cnirt_ctx_set_preexec(ctx, sandbox_apply, c->sb);
 	return ctx;

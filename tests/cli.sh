@@ -44,6 +44,7 @@ env_file=$(ls "$bin"/rec/*-alpha-ADD.env | head -1)
 check "plugin got CNI_CONTAINERID=$id" grep -qx "CNI_CONTAINERID=$id" "$env_file"
 check "plugin got CNI_IFNAME=eth0 by default" grep -qx "CNI_IFNAME=eth0" "$env_file"
 check "plugin got CNI_PATH" grep -qx "CNI_PATH=$bin" "$env_file"
+check "plugin got the caller's PATH" grep -qxF "PATH=$PATH" "$env_file"
 check "beta got the big number byte-exact" grep -q '"big":12345678901234567890' "$(ls "$bin"/rec/*-beta-ADD.stdin | head -1)"
 
 # CNI_ARGS, CAP_ARGS, CNI_IFNAME, CNI_CONTAINERID are passed on.
@@ -65,6 +66,16 @@ CNI_CONTAINERID=ctr1 CNI_IFNAME=net1 "$CNIHOOK" del two /run/netns/clitest
 check "del twice exits 0" test $? = 0
 "$CNIHOOK" del two /run/netns/clitest
 check "del of the first attachment" test ! -e "$tmp/cache/results/two-$id-eth0"
+
+# Without a PATH (or with an empty one) the plugins get a system default.
+for how in "env -u PATH" "env PATH="; do
+	rm -rf "$bin/rec"
+	$how "$CNIHOOK" add two /run/netns/clitest >/dev/null 2>"$tmp/err"
+	env_file=$(ls "$bin"/rec/*-alpha-ADD.env 2>/dev/null | head -1)
+	check "$how: the plugin's PATH is the default" \
+		grep -qx "PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin" "$env_file"
+	"$CNIHOOK" del two /run/netns/clitest
+done
 
 # Failures: one line on stderr naming network, plugin, code, message, details.
 printf 'exit=1\nstdout={"cniVersion":"1.0.0","code":7,"msg":"bad bridge","details":"no such thing"}\n' > "$bin/beta.ADD"

@@ -101,6 +101,7 @@ check "the plugin was called once, ADD" test "$(calls)" = "fa-ADD"
 check "CNI_COMMAND=ADD" has_env fa ADD "CNI_COMMAND=ADD"
 check "CNI_CONTAINERID is the OCI id" has_env fa ADD "CNI_CONTAINERID=$id"
 check "CNI_IFNAME=eth0" has_env fa ADD "CNI_IFNAME=eth0"
+check "PATH is the hook's own (the caller's)" has_env fa ADD "PATH=$PATH"
 pin=$state/$id/netns
 check "CNI_NETNS is the pin <stateDir>/<id>/netns" has_env fa ADD "CNI_NETNS=$pin"
 check "CNI_ARGS starts with IgnoreUnknown=1" \

@@ -695,11 +695,6 @@ int lifecycle_run(const struct hook_config *cfg, enum stage stage, const char *s
 		return 1;
 	}
 	r.id = st->id;
-	if (state_load_config(st, false, &err) < 0) {
-		fail(&r, err);
-		state_free(st);
-		return 1;
-	}
 	if (stage == STAGE_NONE) {
 		if (strcmp(st->status, "creating") == 0 || strcmp(st->status, "created") == 0) {
 			stage = STAGE_ATTACH;
@@ -715,6 +710,18 @@ int lifecycle_run(const struct hook_config *cfg, enum stage stage, const char *s
 			state_free(st);
 			return 1;
 		}
+	}
+	/* poststop needs nothing of config.json (the record and the cache
+	 * say what to tear down): a bundle damaged since the container
+	 * started must not keep its networks attached. */
+	if (state_load_config(st, false, &err) < 0) {
+		if (stage == STAGE_ATTACH) {
+			fail(&r, err);
+			state_free(st);
+			return 1;
+		}
+		log_warn("%s %s: %s; not needed to detach, going on", r.id, r.stage, err);
+		free(TAKE_PTR(err));
 	}
 	if (stage == STAGE_ATTACH && !st->has_config) {
 		err = xasprintf("OCI state: field \"bundle\": no readable config.json in \"%s\"",

@@ -199,6 +199,22 @@ poststop "$id"
 check "poststop with the bundle gone exits 0 and DELs" \
 	eval '[ "$rc" = 0 ] && [ "$(calls)" = "fa-DEL" ]'
 check_gone "... and leaves nothing" "$id"
+bundle "$id" "$(annotations io.cnihook.networks net1)"
+attach "$id"
+check "(attached again, then its config.json damaged)" test "$rc" = 0
+printf '{"ociVersion":"1.0.2",' >"$tmp/bundles/$id/config.json"
+clear_rec
+poststop "$id"
+check "poststop with a damaged config.json exits 0 and DELs" \
+	eval '[ "$rc" = 0 ] && [ "$(calls)" = "fa-DEL" ]'
+check "... warning that config.json is not needed to detach" \
+	eval 'has "config.json" "$err" && has "not needed to detach, going on" "$err" && one_line "$err"'
+check_gone "... and leaves nothing" "$id"
+clear_rec
+attach "$id"
+check "createRuntime with the damaged config.json fails before any plugin" \
+	eval '[ "$rc" != 0 ] && has "config.json" "$err" && no_plugin_ran'
+check_gone "... and leaves nothing" "$id"
 reset
 
 # ---------------------------------------------------------------- stage inference

@@ -314,11 +314,17 @@ static int detach_record(struct run *r, const struct record *rec)
 	return failed ? -1 : 0;
 }
 
-static int by_ifname_desc(const void *a, const void *b)
+/* The reverse of the order of attachment, as well as the cache tells it:
+ * the newest entry first, and within a second the higher interface name in
+ * natural order (eth10 after eth9, net2 after net1). */
+static int newest_first(const void *a, const void *b)
 {
 	const cnirt_cache_entry *x = *(cnirt_cache_entry *const *)a;
 	const cnirt_cache_entry *y = *(cnirt_cache_entry *const *)b;
-	return strcmp(cnirt_cache_entry_ifname(y), cnirt_cache_entry_ifname(x));
+	long long tx = cnirt_cache_entry_mtime(x), ty = cnirt_cache_entry_mtime(y);
+	if (tx != ty)
+		return tx < ty ? 1 : -1;
+	return strverscmp(cnirt_cache_entry_ifname(y), cnirt_cache_entry_ifname(x));
 }
 
 /* No record (the state directory was wiped): find the container's
@@ -339,7 +345,7 @@ static int detach_from_cache(struct run *r, size_t *found)
 		else
 			cnirt_cache_entry_free(v[i]);
 	}
-	qsort(v, mine, sizeof(*v), by_ifname_desc);
+	qsort(v, mine, sizeof(*v), newest_first);
 	*found = mine;
 	_cleanup_free_ char *pin = xasprintf("%s/%s/netns", r->cfg->state_dir, r->id);
 	const char *netns = netns_is_netns(pin) ? pin : "";

@@ -427,6 +427,26 @@ check "the cache is empty afterwards" test -z "$(ls "$cache/results" 2>/dev/null
 check_gone "... and nothing is left" "$id"
 reset
 
+# The same with 11 interfaces: the reverse order from the cache is the
+# natural order of the interface names, eth10 before eth9.
+id=wiped11-$uniq
+jq -n --arg c "$conf" --arg b "$bin" --arg k "$cache" --arg s "$state" \
+	'{confDir: $c, binDirs: [$b], cacheDir: $k, stateDir: $s, log: {syslog: false},
+	  policy: {maxAttachments: 16}}' >"$tmp/cnihook-11.json"
+bundle "$id" "$(annotations k8s.v1.cni.cncf.io/networks \
+	"$(jq -cn '[range(0; 11) | {name: "net1", interface: ("eth" + tostring)}]')")"
+CFG=$tmp/cnihook-11.json attach "$id"
+check "attach of 11 interfaces" test "$rc" = 0
+unmount_pin "$state/$id/netns"
+rm -rf "${state:?}/$id"
+clear_rec
+CFG=$tmp/cnihook-11.json poststop "$id"
+order=$(for f in $(ls "$bin"/rec/*-fa-DEL.env | sort); do sed -n 's/^CNI_IFNAME=//p' "$f"; done | xargs)
+check "11 DELs from the cache, eth10 down to eth0: $order" \
+	test "$order" = "eth10 eth9 eth8 eth7 eth6 eth5 eth4 eth3 eth2 eth1 eth0"
+check_gone "... and nothing is left" "$id"
+reset
+
 # ---------------------------------------------------------------- pin no longer a netns
 echo "# poststop when the pin is no longer a namespace"
 id=unpinned-$uniq

@@ -87,7 +87,8 @@ static cnirt_ctx *ctx_from_env(void)
 	return ctx;
 }
 
-/* CNI_ARGS "K=V;K=V" split in place into pairs. */
+/* CNI_ARGS "K=V;K=V" split in place into pairs. As cnitool: every pair is
+ * one non-empty key, one "=" and a non-empty value. */
 static int parse_cni_args(char *s, cnirt_kv **out, size_t *n)
 {
 	size_t cap = 1;
@@ -95,12 +96,17 @@ static int parse_cni_args(char *s, cnirt_kv **out, size_t *n)
 		cap += *p == ';';
 	cnirt_kv *kv = xreallocarray(NULL, cap, sizeof(*kv));
 	size_t k = 0;
-	char *save = NULL;
-	for (char *tok = strtok_r(s, ";", &save); tok; tok = strtok_r(NULL, ";", &save)) {
+	for (char *tok = *s ? s : NULL, *next; tok; tok = next) {
+		next = strchr(tok, ';');
+		if (next)
+			*next++ = '\0';
 		char *eq = strchr(tok, '=');
-		if (eq == NULL || eq == tok) {
+		if (eq == NULL || eq == tok || eq[1] == '\0' || strchr(eq + 1, '=')) {
 			_cleanup_free_ char *v = shown(tok);
-			log_error("CNI_ARGS: \"%s\" is not a KEY=VALUE pair", v);
+			log_error(
+			    "CNI_ARGS: \"%s\" is not a KEY=VALUE pair (one \"=\", neither side "
+			    "empty)",
+			    v);
 			free(kv);
 			return -1;
 		}

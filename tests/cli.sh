@@ -93,6 +93,13 @@ check "unknown network is named, broken file reported" grep -q 'network "nosuch"
 CNI_ARGS='novalue' "$CNIHOOK" add two /run/netns/clitest 2>"$tmp/err"
 check "bad CNI_ARGS exits 1" test $? = 1
 check "bad CNI_ARGS is named" grep -q 'CNI_ARGS' "$tmp/err"
+# As cnitool: each pair is one non-empty key, one "=", a non-empty value.
+for bad in 'A=1;;B=2' 'A=1;' 'K=V=W' '=v' 'k='; do
+	CNI_ARGS=$bad "$CNIHOOK" add two /run/netns/clitest 2>"$tmp/err"
+	rc=$?
+	check "CNI_ARGS='$bad' is refused, naming the pair" \
+		eval '[ $rc = 1 ] && grep -q "CNI_ARGS: .* is not a KEY=VALUE pair" "$tmp/err"'
+done
 CNI_CONTAINERID=../../etc "$CNIHOOK" del two /run/netns/clitest 2>"$tmp/err"
 check "path traversal in the container id is refused" test $? = 1
 check "refusal names the container id" grep -q 'container id "../../etc"' "$tmp/err"

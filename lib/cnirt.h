@@ -115,8 +115,9 @@ const char *cnirt_confdir_path(const cnirt_confdir *d, size_t i);
 const cnirt_netlist *cnirt_confdir_list(const cnirt_confdir *d, size_t i);
 const cnirt_error *cnirt_confdir_error(const cnirt_confdir *d, size_t i);
 void cnirt_confdir_free(cnirt_confdir *d);
-/* A copy of the network named `name` of a scanned directory (first file in
- * name order wins), to free with cnirt_netlist_free(). Not found is an error
+/* A copy of the network named `name` of a scanned directory, looked up as
+ * the reference library does (the .conflist files first, then the .conf and
+ * .json files, each in file name order), to free with cnirt_netlist_free(). Not found is an error
  * with code CNIRT_ERR_INVALID_CONFIG whose message also names the broken
  * files of the directory, if any. */
 int cnirt_confdir_get(const cnirt_confdir *d, const char *name, cnirt_netlist **out,

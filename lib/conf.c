@@ -639,15 +639,27 @@ static cnirt_netlist *netlist_dup(const cnirt_netlist *l)
 	return c;
 }
 
-/* The entry holding the network `name` (first file in name order wins), or
+static bool is_conflist(const char *path)
+{
+	size_t n = strlen(path);
+	return n >= 9 && strcmp(path + n - 9, ".conflist") == 0;
+}
+
+/* The entry holding the network `name` (a .conflist before a .conf or
+ * .json, then the first file in name order), or
  * -1 with the not-found error naming the broken files. */
 static long confdir_lookup(const cnirt_confdir *d, const char *name, cnirt_error **err)
 {
 	if (cnirt_check_network_name(name, err) < 0)
 		return -1;
-	for (size_t i = 0; i < d->n; i++)
-		if (d->entries[i].list && strcmp(d->entries[i].list->name, name) == 0)
-			return (long)i;
+	/* As the reference library looks a network up: the .conflist files
+	 * first, then the single-plugin .conf and .json files, each in file
+	 * name order. */
+	for (int lists = 1; lists >= 0; lists--)
+		for (size_t i = 0; i < d->n; i++)
+			if (d->entries[i].list && is_conflist(d->entries[i].path) == lists &&
+			    strcmp(d->entries[i].list->name, name) == 0)
+				return (long)i;
 
 	struct buf broken = {0};
 	for (size_t i = 0; i < d->n; i++)

@@ -579,20 +579,32 @@ static void test_find(void **state)
 	assert_string_equal(cnirt_error_msg(err), want);
 }
 
-/* First file in name order wins; without broken files the not-found
- * message is short. */
+/* The reference library's lookup (libcni LoadConfList): a .conflist wins
+ * over a .conf or .json of the same name whatever their file names, and
+ * among files of one kind the first in name order wins. Without broken
+ * files the not-found message is short. */
 static void test_find_first_wins(void **state)
 {
 	const char *dir = *state;
 	free(write_file(dir, "50-later.conflist",
 			"{\"cniVersion\":\"1.0.0\",\"name\":\"dup\",\"plugins\":[{\"type\":"
 			"\"later\"}]}"));
+	free(write_file(dir, "60-last.conflist",
+			"{\"cniVersion\":\"1.0.0\",\"name\":\"dup\",\"plugins\":[{\"type\":"
+			"\"last\"}]}"));
 	free(write_file(dir, "05-early.conf",
 			"{\"cniVersion\":\"1.0.0\",\"name\":\"dup\",\"type\":\"early\"}"));
+	free(write_file(dir, "07-single.json",
+			"{\"cniVersion\":\"1.0.0\",\"name\":\"one\",\"type\":\"json\"}"));
+	free(write_file(dir, "06-single.conf",
+			"{\"cniVersion\":\"1.0.0\",\"name\":\"one\",\"type\":\"conf\"}"));
 	cnirt_netlist *l = NULL;
 	cnirt_error *err = NULL;
 	assert_int_equal(cnirt_confdir_find(dir, "dup", &l, &err), 0);
-	assert_string_equal(cnirt_netlist_plugin_type(l, 0), "early");
+	assert_string_equal(cnirt_netlist_plugin_type(l, 0), "later");
+	cnirt_netlist_free(l);
+	assert_int_equal(cnirt_confdir_find(dir, "one", &l, &err), 0);
+	assert_string_equal(cnirt_netlist_plugin_type(l, 0), "conf");
 	cnirt_netlist_free(l);
 
 	_cleanup_error_ cnirt_error *nf = NULL;

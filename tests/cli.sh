@@ -67,6 +67,24 @@ check "del twice exits 0" test $? = 0
 "$CNIHOOK" del two /run/netns/clitest
 check "del of the first attachment" test ! -e "$tmp/cache/results/two-$id-eth0"
 
+# CNIHOOK_PLUGIN_TIMEOUT (seconds): a plugin that hangs is killed after it;
+# a value that is not a number of seconds is warned about and the default
+# (60 s) stays.
+echo 'sleep-ms=20000' >"$bin/beta.ADD"
+start=$(date +%s%N)
+CNIHOOK_PLUGIN_TIMEOUT=1 "$CNIHOOK" add two /run/netns/clitest >/dev/null 2>"$tmp/err"
+rc=$? ms=$((($(date +%s%N) - start) / 1000000))
+check "CNIHOOK_PLUGIN_TIMEOUT=1: the hanging plugin is killed, add fails (${ms} ms)" \
+	eval '[ $rc = 1 ] && [ $ms -lt 10000 ] && grep -q "plugin \"beta\"" "$tmp/err"'
+check "... and names the timeout" grep -qi "time" "$tmp/err"
+check "... nothing cached" test -z "$(ls "$tmp/cache/results" 2>/dev/null)"
+rm -f "$bin/beta.ADD"
+CNIHOOK_PLUGIN_TIMEOUT=soon "$CNIHOOK" add two /run/netns/clitest >/dev/null 2>"$tmp/err"
+rc=$?
+check "CNIHOOK_PLUGIN_TIMEOUT=soon: a warning naming it, and the add goes on" \
+	eval '[ $rc = 0 ] && grep -q "CNIHOOK_PLUGIN_TIMEOUT=\"soon\" is not a number of seconds" "$tmp/err"'
+"$CNIHOOK" del two /run/netns/clitest
+
 # Without a PATH (or with an empty one) the plugins get a system default.
 for how in "env -u PATH" "env PATH="; do
 	rm -rf "$bin/rec"

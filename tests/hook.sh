@@ -36,6 +36,7 @@ netlist net2 '{"type":"fb"}'
 netlist two '{"type":"fa"}' '{"type":"fb"}'
 netlist pm '{"type":"fc","capabilities":{"portMappings":true}}' '{"type":"fd"}'
 netlist mc '{"type":"fe","capabilities":{"mac":true}}'
+netlist bw '{"type":"fe","capabilities":{"bandwidth":true,"infinibandGUID":true}}'
 
 cfg=$tmp/cnihook.json
 cat >"$cfg" <<EOF
@@ -368,6 +369,26 @@ attach "$id"
 check "io.cnihook.mac, chain with mac: runtimeConfig.mac" \
 	jqe '.runtimeConfig.mac == "02:00:00:00:00:01"' "$(rec fe ADD stdin)"
 check "... and no MAC= in CNI_ARGS" has_env fe ADD "CNI_ARGS=IgnoreUnknown=1"
+poststop "$id"
+reset
+# cnihook-annotations(7) CAPABILITY ARGUMENTS: bandwidth and infinibandGUID.
+bundle "$id" "$(annotations io.cnihook.networks bw \
+	io.cnihook.bandwidth '{"ingressRate":100000,"ingressBurst":10000,"egressRate":200000,"egressBurst":20000}')"
+attach "$id"
+check "io.cnihook.bandwidth: runtimeConfig.bandwidth as given" \
+	jqe '.runtimeConfig.bandwidth == {ingressRate: 100000, ingressBurst: 10000, egressRate: 200000, egressBurst: 20000}' \
+	"$(rec fe ADD stdin)"
+poststop "$id"
+reset
+bundle "$id" "$(annotations k8s.v1.cni.cncf.io/networks \
+	'[{"name":"bw","bandwidth":{"egressRate":300000,"egressBurst":30000},"infiniband-guid":"c2:11:22:33:44:55:66:77"},{"name":"net1","interface":"eth1","default-route":["10.99.0.1"]}]')"
+attach "$id"
+check "NPWG bandwidth and infiniband-guid: runtimeConfig.bandwidth and .infinibandGUID" \
+	jqe '.runtimeConfig.bandwidth == {egressRate: 300000, egressBurst: 30000} and
+	     .runtimeConfig.infinibandGUID == "c2:11:22:33:44:55:66:77"' "$(rec fe ADD stdin)"
+check "NPWG default-route: that attachment is the default one in the network status" \
+	jqe '[.[] | [.name, .interface, .default]] == [["bw","eth0",false],["net1","eth1",true]]' \
+	"$state/$id/network-status.json"
 poststop "$id"
 reset
 bundle "$id" "$(annotations io.cnihook.networks net1 io.cnihook.ips 10.1.2.3/24 \

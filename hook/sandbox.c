@@ -234,18 +234,20 @@ int sandbox_prepare(const struct sandbox_config *c, struct sandbox **out, char *
  * the calling process: 0 or an errno value. No allocation. */
 static int reduce_sets(const struct sandbox *s)
 {
-	/* The bounding set first (needs CAP_SETPCAP, which it may drop). */
+	/* The bounding set first (needs CAP_SETPCAP, which it may drop).
+	 * Dropped straight away: a capability is read first only when the
+	 * drop is refused, since dropping one already gone is no error. */
 	for (int c = 0; c <= s->last_cap; c++) {
 		if (s->keep & (UINT64_C(1) << c))
 			continue;
-		int in = prctl(PR_CAPBSET_READ, (unsigned long)c, 0, 0, 0);
-		if (in < 0) {
-			if (errno == EINVAL)
-				break; /* beyond the kernel's last capability */
-			return errno;
-		}
-		if (in == 1 && prctl(PR_CAPBSET_DROP, (unsigned long)c, 0, 0, 0) < 0)
-			return errno;
+		if (prctl(PR_CAPBSET_DROP, (unsigned long)c, 0, 0, 0) == 0)
+			continue;
+		if (errno == EINVAL)
+			break; /* beyond the kernel's last capability */
+		int e = errno;
+		if (e == EPERM && prctl(PR_CAPBSET_READ, (unsigned long)c, 0, 0, 0) == 0)
+			continue; /* not ours to drop, and not there anyway */
+		return e;
 	}
 
 	/* The inheritable set: after execve, a root process's permitted set

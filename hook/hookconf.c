@@ -10,8 +10,9 @@
 #include "hookconf.h"
 #include "jsonutil.h"
 
-#define CONFIG_MAX_SIZE (1u << 20)
-#define TIMEOUT_MAX_S	3600
+#define CONFIG_MAX_SIZE	     (1u << 20)
+#define TIMEOUT_MAX_S	     3600
+#define MAX_DEFAULT_NETWORKS 32 /* a container's attachments, at most */
 
 struct hook_config *config_defaults(void)
 {
@@ -91,6 +92,11 @@ static int get_networks(yajl_val v, const char *path, struct hook_config *c, cha
 {
 	if (!YAJL_IS_ARRAY(v))
 		return bad(err, path, "defaultNetworks", "must be an array of network names");
+	if (v->u.array.len > MAX_DEFAULT_NETWORKS) {
+		_cleanup_free_ char *p =
+		    xasprintf("%zu networks, at most %d", v->u.array.len, MAX_DEFAULT_NETWORKS);
+		return bad(err, path, "defaultNetworks", p);
+	}
 	for (size_t i = 0; i < v->u.array.len; i++) {
 		_cleanup_free_ char *field = xasprintf("defaultNetworks[%zu]", i);
 		const char *name = jt_str(v->u.array.values[i]);

@@ -1,3 +1,6 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* Tests of hook/hookconf.c: the configuration file cnihook.json(5), loaded
+ * from files in a temp directory, and the libcnirt runtime made from it. */
 #include "config.h"
 
 #include <setjmp.h>
@@ -6,15 +9,879 @@
 #include <stdint.h>
 #include <cmocka.h>
 
-static void test_placeholder(void **state)
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cnirt.h>
+
+#include "hookconf.h"
+#include "util.h"
+
+#define COUNT(a) (sizeof(a) / sizeof((a)[0]))
+
+/* The temp directory of the whole run, and the file the tests write. */
+static char tmpdir[] = "/tmp/test_hookconf.XXXXXX";
+static char *conf_path;
+
+/* ------------------------------------------------------------ helpers */
+
+static void write_bytes(const char *path, const char *data, size_t len)
+{
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	if (fd < 0)
+		fail_msg("open %s: %s", path, strerror(errno));
+	while (len > 0) {
+		ssize_t w = write(fd, data, len);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w < 0)
+			fail_msg("write %s: %s", path, strerror(errno));
+		data += w;
+		len -= (size_t)w;
+	}
+	close(fd);
+}
+
+/* Write `text` as the configuration file; its path. */
+static const char *write_conf(const char *text)
+{
+	write_bytes(conf_path, text, strlen(text));
+	return conf_path;
+}
+
+/* Load the file at `path`, which must succeed. */
+static struct hook_config *load_path(const char *path)
+{
+	struct hook_config *c = NULL;
+	char *err = NULL;
+	if (config_load(path, &c, &err) < 0)
+		fail_msg("config_load(%s) failed: %s", path ? path : "NULL", err);
+	assert_null(err);
+	assert_non_null(c);
+	return c;
+}
+
+/* Load `text`, which must succeed. */
+static struct hook_config *load(const char *text)
+{
+	return load_path(write_conf(text));
+}
+
+/* Loading the file at `path` fails with exactly `msg`, and *out is left
+ * alone. */
+static void path_fails(const char *path, const char *msg)
+{
+	struct hook_config *sentinel = (struct hook_config *)&sentinel, *c = sentinel;
+	char *err = NULL;
+	if (config_load(path, &c, &err) == 0) {
+		if (c != sentinel)
+			config_free(c);
+		fail_msg("%s was accepted, expected: %s", path, msg);
+	}
+	assert_ptr_equal(c, sentinel);
+	assert_non_null(err);
+	assert_string_equal(err, msg);
+	free(err);
+}
+
+/* Loading `text` fails with exactly "<the file's path>: <msg>". */
+static void load_fails(const char *text, const char *msg)
+{
+	_cleanup_free_ char *want = xasprintf("%s: %s", conf_path, msg);
+	path_fails(write_conf(text), want);
+}
+
+/* Loading `{"<field>": <value>}` fails with `field "<name>": <problem>`. */
+static void field_fails(const char *field, const char *value, const char *name, const char *problem)
+{
+	_cleanup_free_ char *text = xasprintf("{\"%s\": %s}", field, value);
+	_cleanup_free_ char *msg = xasprintf("field \"%s\": %s", name, problem);
+	load_fails(text, msg);
+}
+
+/* Every default of cnihook.json(5), FIELDS, POLICY and SANDBOX. */
+static void assert_defaults(const struct hook_config *c)
+{
+	assert_string_equal(c->conf_dir, "/etc/cni/net.d");
+	assert_int_equal(c->n_bin_dirs, 3);
+	assert_string_equal(c->bin_dirs[0], "/opt/cni/bin");
+	assert_string_equal(c->bin_dirs[1], "/usr/libexec/cni");
+	assert_string_equal(c->bin_dirs[2], "/usr/lib/cni");
+	assert_string_equal(c->cache_dir, "/var/lib/cni");
+	assert_string_equal(c->state_dir, "/run/cnihook");
+	assert_int_equal(c->n_default_networks, 0);
+	assert_int_equal(c->plugin_timeout_ms, 60 * 1000);
+	assert_int_equal(c->log_level, LOG_LEVEL_WARN);
+	assert_true(c->log_syslog);
+
+	/* POLICY: "The defaults let a container select any network and set
+	 * every field of cnihook-annotations(7) but io.cnihook.netns, map
+	 * host ports from 1024 up, and have up to 8 attachments." */
+	const struct policy *p = &c->policy;
+	assert_int_equal(p->n_networks, 1);
+	assert_string_equal(p->networks[0], "*");
+	assert_int_equal(p->allowed_fields, POLICY_PORT_MAPPINGS | POLICY_MAC | POLICY_IPS |
+						POLICY_BANDWIDTH | POLICY_ARGS | POLICY_IB_GUID);
+	assert_int_equal(p->host_port_min, 1024);
+	assert_int_equal(p->host_port_max, 65535);
+	assert_int_equal(p->n_host_ips, 0);
+	assert_int_equal(p->n_netns_prefixes, 0);
+	assert_int_equal(p->max_attachments, 8);
+	assert_int_equal(p->max_annotation, 65536);
+
+	/* SANDBOX: enabled, the four capabilities, seccomp "default". */
+	const struct sandbox_config *s = &c->sandbox;
+	assert_true(s->enabled);
+	assert_true(s->seccomp);
+	assert_int_equal(s->n_capabilities, 4);
+	assert_string_equal(s->capabilities[0], "CAP_SYS_ADMIN");
+	assert_string_equal(s->capabilities[1], "CAP_NET_ADMIN");
+	assert_string_equal(s->capabilities[2], "CAP_NET_RAW");
+	assert_string_equal(s->capabilities[3], "CAP_DAC_OVERRIDE");
+}
+
+static int group_setup(void **state)
 {
 	(void)state;
+	if (mkdtemp(tmpdir) == NULL)
+		return -1;
+	conf_path = xasprintf("%s/cnihook.json", tmpdir);
+	return 0;
+}
+
+static int group_teardown(void **state)
+{
+	(void)state;
+	_cleanup_free_ char *rm = xasprintf("rm -rf -- '%s'", tmpdir);
+	free(conf_path);
+	return system(rm) == 0 ? 0 : -1;
+}
+
+/* ------------------------------------------------------------ defaults */
+
+static void test_defaults_builtin(void **state)
+{
+	(void)state;
+	struct hook_config *c = config_defaults();
+	assert_defaults(c);
+	assert_null(c->sb); /* prepared by config_load() only */
+	config_free(c);
+}
+
+/* "The default file may be absent; then the defaults apply." Only when the
+ * default file of this build is indeed absent on this machine. */
+static void test_defaults_default_path_absent(void **state)
+{
+	(void)state;
+	if (access(CNIHOOK_CONFIG_PATH, F_OK) == 0 || errno != ENOENT) {
+		print_message("%s exists: skipped\n", CNIHOOK_CONFIG_PATH);
+		skip();
+	}
+	struct hook_config *c = load_path(NULL);
+	assert_defaults(c);
+	assert_non_null(c->sb); /* the sandbox, enabled, is prepared */
+	config_free(c);
+}
+
+/* "Every field is optional: a field that is left out keeps its default." */
+static void test_defaults_empty_object(void **state)
+{
+	(void)state;
+	struct hook_config *c = load("{}");
+	assert_defaults(c);
+	assert_non_null(c->sb);
+	config_free(c);
+	c = load(" \n{ }\n\n");
+	assert_defaults(c);
+	config_free(c);
+}
+
+/* Each field given leaves the others at their defaults. */
+static void test_one_field_keeps_others(void **state)
+{
+	(void)state;
+	struct hook_config *c = load("{\"pluginTimeout\": 61}");
+	assert_int_equal(c->plugin_timeout_ms, 61000);
+	c->plugin_timeout_ms = 60000;
+	assert_defaults(c);
+	config_free(c);
+	c = load("{\"log\": {\"level\": \"debug\"}}");
+	assert_int_equal(c->log_level, LOG_LEVEL_DEBUG);
+	assert_true(c->log_syslog); /* the other field of log */
+	config_free(c);
+}
+
+/* ------------------------------------------------------------ the file */
+
+/* "Comments are allowed, both / * ... * / and // to the end of the line." */
+static void test_comments(void **state)
+{
+	(void)state;
+	struct hook_config *c = load("// leading line comment\n"
+				     "/* leading block\n   comment { [ \" */\n"
+				     "{\n"
+				     "  // a line comment with \"quotes\" and { braces\n"
+				     "  \"confDir\": /* inline */ \"/srv/net.d\", // trailing\n"
+				     "  /* \"cacheDir\": \"/nope\", */\n"
+				     "  \"stateDir\": \"/run/x//y\" // slashes in a string\n"
+				     "}\n"
+				     "// after the object\n"
+				     "/* and a block after it */\n");
+	assert_string_equal(c->conf_dir, "/srv/net.d");
+	assert_string_equal(c->cache_dir, "/var/lib/cni");
+	assert_string_equal(c->state_dir, "/run/x//y");
+	config_free(c);
+	/* A comment marker inside a string is part of the string. */
+	c = load("{\"confDir\": \"/a/*b*/c//d\"}");
+	assert_string_equal(c->conf_dir, "/a/*b*/c//d");
+	config_free(c);
+}
+
+static void test_trailing_garbage(void **state)
+{
+	(void)state;
+	load_fails("{} x", "invalid JSON: trailing garbage at offset 2");
+	load_fails("{}{}", "invalid JSON: trailing garbage at offset 2");
+	load_fails("{\"confDir\": \"/a\"}\n]\n", "invalid JSON: trailing garbage at offset 17");
+	/* An unterminated comment after the object is not blank. */
+	load_fails("{} /* never closed", "invalid JSON: trailing garbage at offset 2");
+}
+
+static void test_invalid_json(void **state)
+{
+	(void)state;
+	load_fails("{\"confDir\": }",
+		   "invalid JSON: parse error: unallowed token at this point in JSON text");
+	/* ERRORS: "an object in it has the same key twice" */
+	load_fails("{\"confDir\": \"/a\", \"confDir\": \"/b\"}", "duplicate key \"confDir\"");
+	load_fails("{\"log\": {\"level\": \"info\", \"level\": \"debug\"}}",
+		   "duplicate key \"level\"");
+	/* ERRORS: "nests deeper than 64 levels" */
+	char deep[2 * 65 + 16];
+	char *p = deep;
+	p += sprintf(p, "{\"x\": ");
+	for (int i = 0; i < 64; i++)
+		*p++ = '[';
+	for (int i = 0; i < 64; i++)
+		*p++ = ']';
+	strcpy(p, "}");
+	load_fails(deep, "nested deeper than 64 levels");
+}
+
+/* ERRORS: "the top level is not an object" */
+static void test_not_an_object(void **state)
+{
+	(void)state;
+	load_fails("[]", "must hold a JSON object, not an array");
+	load_fails("[{\"confDir\": \"/a\"}]", "must hold a JSON object, not an array");
+}
+
+/* ERRORS: "the file is larger than 1 MiB" */
+static void test_too_large(void **state)
+{
+	(void)state;
+	const size_t mib = 1u << 20;
+	char *buf = xmalloc(mib + 1);
+	memset(buf, ' ', mib + 1);
+	buf[0] = '{';
+	buf[1] = '}';
+	/* Exactly 1 MiB is accepted. */
+	write_bytes(conf_path, buf, mib);
+	struct hook_config *c = load_path(conf_path);
+	assert_defaults(c);
+	config_free(c);
+	/* One byte more is not. */
+	write_bytes(conf_path, buf, mib + 1);
+	free(buf);
+	_cleanup_free_ char *want = xasprintf("%s: larger than 1 MiB", conf_path);
+	path_fails(conf_path, want);
+}
+
+/* "A file named by --config or CNIHOOK_CONFIG must exist." */
+static void test_missing_explicit(void **state)
+{
+	(void)state;
+	_cleanup_free_ char *path = xasprintf("%s/absent.json", tmpdir);
+	_cleanup_free_ char *want = xasprintf("%s: No such file or directory", path);
+	path_fails(path, want);
+	/* A directory cannot be read either. */
+	_cleanup_free_ char *want_dir = xasprintf("%s: Is a directory", tmpdir);
+	path_fails(tmpdir, want_dir);
+}
+
+/* "The file is one JSON object": an empty file is not one (only an absent
+ * default file means the defaults). */
+static void test_empty_file(void **state)
+{
+	(void)state;
+	load_fails("", "empty, expected JSON");
+	/* Nor is white space, or a file whose every line is commented out. */
+	load_fails(" \n\t\n", "invalid JSON: parse error: premature EOF");
+	load_fails("// { \"confDir\": \"/a\" }\n", "invalid JSON: parse error: premature EOF");
+	load_fails("/* {} */", "invalid JSON: parse error: premature EOF");
+}
+
+/* ------------------------------------------------------------ directories */
+
+/* confDir, cacheDir and stateDir: "a directory that is not an absolute path
+ * or that contains a .. component" is refused. */
+static void check_dir_field(const char *field, size_t offset)
+{
+	static const char *const bad_values[] = {
+	    "\"\"",	 "\"etc/cni\"", "\"./x\"",    "\"..\"",		  "\"../x\"",	"\"/..\"",
+	    "\"/a/..\"", "\"/a/../b\"", "\"/a/../\"", "\"/a/b/../../c\"", "\"//..//\"", "\"~/cni\"",
+	};
+	static const char *const wrong_types[] = {"1", "true", "null", "[\"/a\"]", "{}"};
+	for (size_t i = 0; i < COUNT(bad_values); i++)
+		field_fails(field, bad_values[i], field, "must be an absolute path without \"..\"");
+	for (size_t i = 0; i < COUNT(wrong_types); i++)
+		field_fails(field, wrong_types[i], field, "must be a string");
+
+	/* Names that only look like "..": accepted, as written. */
+	static const char *const good[] = {"/", "/a/..b", "/a/b..", "/a/.../b", "/a/./b", "/..a"};
+	for (size_t i = 0; i < COUNT(good); i++) {
+		_cleanup_free_ char *text = xasprintf("{\"%s\": \"%s\"}", field, good[i]);
+		struct hook_config *c = load(text);
+		assert_string_equal(*(char **)((char *)c + offset), good[i]);
+		config_free(c);
+	}
+}
+
+static void test_conf_dir(void **state)
+{
+	(void)state;
+	check_dir_field("confDir", offsetof(struct hook_config, conf_dir));
+}
+
+static void test_cache_dir(void **state)
+{
+	(void)state;
+	check_dir_field("cacheDir", offsetof(struct hook_config, cache_dir));
+}
+
+static void test_state_dir(void **state)
+{
+	(void)state;
+	check_dir_field("stateDir", offsetof(struct hook_config, state_dir));
+}
+
+static void test_bin_dirs(void **state)
+{
+	(void)state;
+	/* "A list given here replaces the default list; it is not appended
+	 * to it." */
+	struct hook_config *c = load("{\"binDirs\": [\"/usr/local/lib/cni\", \"/usr/lib/cni\"]}");
+	assert_int_equal(c->n_bin_dirs, 2);
+	assert_string_equal(c->bin_dirs[0], "/usr/local/lib/cni");
+	assert_string_equal(c->bin_dirs[1], "/usr/lib/cni");
+	config_free(c);
+	c = load("{\"binDirs\": []}");
+	assert_int_equal(c->n_bin_dirs, 0);
+	config_free(c);
+
+	field_fails("binDirs", "\"/opt/cni/bin\"", "binDirs", "must be an array of paths");
+	field_fails("binDirs", "{}", "binDirs", "must be an array of paths");
+	field_fails("binDirs", "null", "binDirs", "must be an array of paths");
+	field_fails("binDirs", "[1]", "binDirs[0]", "must be a string");
+	field_fails("binDirs", "[\"/a\", null]", "binDirs[1]", "must be a string");
+	/* The example of ERRORS. */
+	field_fails("binDirs", "[\"/opt/cni/bin\", \"/opt/cni/../bin\"]", "binDirs[1]",
+		    "must be an absolute path without \"..\"");
+	field_fails("binDirs", "[\"/a\", \"/b\", \"lib/cni\"]", "binDirs[2]",
+		    "must be an absolute path without \"..\"");
+	field_fails("binDirs", "[\"/a/..\"]", "binDirs[0]",
+		    "must be an absolute path without \"..\"");
+	field_fails("binDirs", "[\"\"]", "binDirs[0]", "must be an absolute path without \"..\"");
+}
+
+/* ------------------------------------------------------------ defaultNetworks */
+
+static void test_default_networks(void **state)
+{
+	(void)state;
+	struct hook_config *c = load("{\"defaultNetworks\": [\"cnihook\", \"net_1.a-B\", \"9\"]}");
+	assert_int_equal(c->n_default_networks, 3);
+	assert_string_equal(c->default_networks[0], "cnihook");
+	assert_string_equal(c->default_networks[1], "net_1.a-B");
+	assert_string_equal(c->default_networks[2], "9");
+	config_free(c);
+	c = load("{\"defaultNetworks\": []}");
+	assert_int_equal(c->n_default_networks, 0);
+	config_free(c);
+
+	field_fails("defaultNetworks", "\"cnihook\"", "defaultNetworks",
+		    "must be an array of network names");
+	field_fails("defaultNetworks", "{}", "defaultNetworks",
+		    "must be an array of network names");
+	field_fails("defaultNetworks", "[\"a\", 1]", "defaultNetworks[1]", "must be a string");
+	field_fails("defaultNetworks", "[null]", "defaultNetworks[0]", "must be a string");
+}
+
+/* ERRORS: "a network name that is not a valid CNI network name (letters,
+ * digits, _, . and -, starting with a letter or digit)" */
+static void test_default_networks_names(void **state)
+{
+	(void)state;
+	field_fails("defaultNetworks", "[\"\"]", "defaultNetworks[0]",
+		    "network name \"\": is empty");
+	field_fails("defaultNetworks", "[\"ok\", \"-net\"]", "defaultNetworks[1]",
+		    "network name \"-net\": must start with a letter or a digit");
+	field_fails("defaultNetworks", "[\".hidden\"]", "defaultNetworks[0]",
+		    "network name \".hidden\": must start with a letter or a digit");
+	field_fails("defaultNetworks", "[\"..\"]", "defaultNetworks[0]",
+		    "network name \"..\": must start with a letter or a digit");
+	field_fails("defaultNetworks", "[\"a/b\"]", "defaultNetworks[0]",
+		    "network name \"a/b\": may only contain letters, digits, '_', '.' and '-'");
+	field_fails("defaultNetworks", "[\"a b\"]", "defaultNetworks[0]",
+		    "network name \"a b\": may only contain letters, digits, '_', '.' and '-'");
+	field_fails("defaultNetworks", "[\"r\\u00e9seau\"]", "defaultNetworks[0]",
+		    "network name \"r\\xc3\\xa9seau\": may only contain letters, digits, '_', "
+		    "'.' and '-'");
+	char name[257];
+	memset(name, 'n', 256);
+	name[256] = '\0';
+	_cleanup_free_ char *value = xasprintf("[\"%s\"]", name);
+	field_fails(
+	    "defaultNetworks", value, "defaultNetworks[0]",
+	    "network name \"nnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnn"
+	    "nnnnnnnnnnnnnnnn...\": is longer than 255 bytes");
+}
+
+/* defaultNetworks: "there are at most 32 of them". */
+static void test_default_networks_limit(void **state)
+{
+	(void)state;
+	/* {"defaultNetworks": ["n0", ..., "n31"], without the closing "]}" */
+	char *head = xstrdup("{\"defaultNetworks\": [\"n0\"");
+	for (int i = 1; i < 32; i++) {
+		char *longer = xasprintf("%s, \"n%d\"", head, i);
+		free(head);
+		head = longer;
+	}
+	_cleanup_free_ char *text32 = xasprintf("%s]}", head);
+	struct hook_config *c = load(text32);
+	assert_int_equal(c->n_default_networks, 32);
+	assert_string_equal(c->default_networks[0], "n0");
+	assert_string_equal(c->default_networks[31], "n31");
+	config_free(c);
+	_cleanup_free_ char *text33 = xasprintf("%s, \"n32\"]}", head);
+	free(head);
+	load_fails(text33, "field \"defaultNetworks\": 33 networks, at most 32");
+}
+
+/* ------------------------------------------------------------ pluginTimeout */
+
+/* "The number of seconds, from 1 to 3600, that one plugin may run." */
+static void test_plugin_timeout(void **state)
+{
+	(void)state;
+	struct hook_config *c = load("{\"pluginTimeout\": 1}");
+	assert_int_equal(c->plugin_timeout_ms, 1000);
+	config_free(c);
+	c = load("{\"pluginTimeout\": 3600}");
+	assert_int_equal(c->plugin_timeout_ms, 3600 * 1000);
+	config_free(c);
+
+	static const char *const bad_values[] = {
+	    "0",
+	    "3601",
+	    "1.5",
+	    "\"10\"",
+	    "-1",
+	    "60.0",
+	    "6e1",
+	    "1e3",
+	    "true",
+	    "null",
+	    "[60]",
+	    "{}",
+	    "99999999999999999999",
+	};
+	for (size_t i = 0; i < COUNT(bad_values); i++)
+		field_fails("pluginTimeout", bad_values[i], "pluginTimeout",
+			    "must be a whole number of seconds, 1-3600");
+}
+
+/* ------------------------------------------------------------ log */
+
+static void test_log(void **state)
+{
+	(void)state;
+	static const struct {
+		const char *name;
+		enum log_level level;
+	} levels[] = {
+	    {"error", LOG_LEVEL_ERROR},
+	    {"warn", LOG_LEVEL_WARN},
+	    {"info", LOG_LEVEL_INFO},
+	    {"debug", LOG_LEVEL_DEBUG},
+	};
+	for (size_t i = 0; i < COUNT(levels); i++) {
+		_cleanup_free_ char *text =
+		    xasprintf("{\"log\": {\"level\": \"%s\", \"syslog\": false}}", levels[i].name);
+		struct hook_config *c = load(text);
+		assert_int_equal(c->log_level, levels[i].level);
+		assert_false(c->log_syslog);
+		config_free(c);
+	}
+	struct hook_config *c = load("{\"log\": {\"syslog\": true}}");
+	assert_true(c->log_syslog);
+	assert_int_equal(c->log_level, LOG_LEVEL_WARN);
+	config_free(c);
+	c = load("{\"log\": {}}");
+	assert_defaults(c);
+	config_free(c);
+
+	field_fails("log", "\"info\"", "log", "must be an object");
+	field_fails("log", "[]", "log", "must be an object");
+	field_fails("log", "null", "log", "must be an object");
+}
+
+/* ERRORS: "an unknown log level" */
+static void test_log_level_unknown(void **state)
+{
+	(void)state;
+	static const char *const bad_values[] = {
+	    "\"verbose\"", "\"WARN\"", "\"warning\"", "\"\"",
+	    "\"debug \"",  "1",	       "null",	      "[\"info\"]",
+	};
+	for (size_t i = 0; i < COUNT(bad_values); i++) {
+		_cleanup_free_ char *value = xasprintf("{\"level\": %s}", bad_values[i]);
+		field_fails("log", value, "log.level",
+			    "must be one of \"error\", \"warn\", \"info\", \"debug\"");
+	}
+}
+
+static void test_log_syslog_not_boolean(void **state)
+{
+	(void)state;
+	static const char *const bad_values[] = {"\"true\"", "\"yes\"", "1", "0", "null", "{}"};
+	for (size_t i = 0; i < COUNT(bad_values); i++) {
+		_cleanup_free_ char *value = xasprintf("{\"syslog\": %s}", bad_values[i]);
+		field_fails("log", value, "log.syslog", "must be true or false");
+	}
+}
+
+/* ------------------------------------------------------------ unknown fields */
+
+/* ERRORS: "a field is not one of those above, at the top level or inside
+ * log, policy or sandbox", named with its place. */
+static void test_unknown_fields(void **state)
+{
+	(void)state;
+	load_fails("{\"colour\": true}", "field \"colour\": unknown field");
+	/* Names are case-sensitive. */
+	load_fails("{\"confdir\": \"/etc/cni/net.d\"}", "field \"confdir\": unknown field");
+	load_fails("{\"PluginTimeout\": 60}", "field \"PluginTimeout\": unknown field");
+	/* Documented elsewhere (annotations, --config), not fields here. */
+	load_fails("{\"config\": \"/etc/cnihook/cnihook.json\"}",
+		   "field \"config\": unknown field");
+	load_fails("{\"confDir\": \"/a\", \"extra\": 1}", "field \"extra\": unknown field");
+	/* The example of ERRORS. */
+	load_fails("{\"log\": {\"colour\": true}}", "field \"log.colour\": unknown field");
+	load_fails("{\"log\": {\"level\": \"info\", \"file\": \"/x\"}}",
+		   "field \"log.file\": unknown field");
+	load_fails("{\"policy\": {\"colour\": 1}}", "field \"policy.colour\": unknown field");
+	load_fails("{\"sandbox\": {\"colour\": 1}}", "field \"sandbox.colour\": unknown field");
+}
+
+/* ------------------------------------------------------------ policy, sandbox */
+
+/* The policy and sandbox objects reach their parsers (tested in
+ * test_policy and test_sandbox), with the file's path in the messages. */
+static void test_policy_and_sandbox(void **state)
+{
+	(void)state;
+	struct hook_config *c = load("{\"policy\": {\"networks\": [\"web-*\", \"storage\"], "
+				     "\"maxAttachments\": 2, \"hostPortRange\": [8000, 8999]}, "
+				     "\"sandbox\": {\"seccomp\": \"off\", "
+				     "\"capabilities\": [\"CAP_NET_ADMIN\"]}}");
+	assert_int_equal(c->policy.n_networks, 2);
+	assert_string_equal(c->policy.networks[0], "web-*");
+	assert_string_equal(c->policy.networks[1], "storage");
+	assert_int_equal(c->policy.max_attachments, 2);
+	assert_int_equal(c->policy.host_port_min, 8000);
+	assert_int_equal(c->policy.host_port_max, 8999);
+	assert_true(c->sandbox.enabled);
+	assert_false(c->sandbox.seccomp);
+	assert_int_equal(c->sandbox.n_capabilities, 1);
+	assert_string_equal(c->sandbox.capabilities[0], "CAP_NET_ADMIN");
+	assert_non_null(c->sb);
+	config_free(c);
+
+	/* "With false, there is no sandbox at all": none prepared. */
+	c = load("{\"sandbox\": {\"enabled\": false}}");
+	assert_false(c->sandbox.enabled);
+	assert_null(c->sb);
+	config_free(c);
+
+	field_fails("policy", "[]", "policy", "must be an object");
+	field_fails("policy", "null", "policy", "must be an object");
+	field_fails("sandbox", "true", "sandbox", "must be an object");
+	field_fails("sandbox", "null", "sandbox", "must be an object");
+	/* The examples of ERRORS. */
+	field_fails("policy", "{\"hostPortRange\": [0, 80]}", "policy.hostPortRange",
+		    "must be [min, max], whole numbers with 1 <= min <= max <= 65535");
+	field_fails("policy", "{\"allowedFields\": [\"mac\", \"dns\"]}", "policy.allowedFields[1]",
+		    "\"dns\" is not one of \"portMappings\", \"mac\", \"ips\", \"bandwidth\", "
+		    "\"args\", \"infinibandGUID\", \"netns\"");
+	field_fails("sandbox", "{\"capabilities\": [\"NET_ADMIN\"]}", "sandbox.capabilities[0]",
+		    "\"NET_ADMIN\" is not a capability name (like \"CAP_NET_ADMIN\", see "
+		    "capabilities(7))");
+}
+
+/* ------------------------------------------------------------ examples */
+
+/* The EXAMPLE section of cnihook.json(5). */
+static void test_man_page_examples(void **state)
+{
+	(void)state;
+	struct hook_config *c = load("{\n"
+				     "  // plugins built from source\n"
+				     "  \"binDirs\": [\"/usr/local/lib/cni\", \"/usr/lib/cni\"],\n"
+				     "  \"pluginTimeout\": 120,\n"
+				     "  \"log\": { \"level\": \"info\" }\n"
+				     "}\n");
+	assert_int_equal(c->n_bin_dirs, 2);
+	assert_string_equal(c->bin_dirs[0], "/usr/local/lib/cni");
+	assert_string_equal(c->bin_dirs[1], "/usr/lib/cni");
+	assert_int_equal(c->plugin_timeout_ms, 120 * 1000);
+	assert_int_equal(c->log_level, LOG_LEVEL_INFO);
+	assert_true(c->log_syslog);
+	config_free(c);
+
+	c = load("{ \"defaultNetworks\": [\"cnihook\"] }\n");
+	assert_int_equal(c->n_default_networks, 1);
+	assert_string_equal(c->default_networks[0], "cnihook");
+	config_free(c);
+
+	c = load("{\n"
+		 "  \"policy\": {\n"
+		 "    // the web tier's networks and the storage network only\n"
+		 "    \"networks\": [\"web-*\", \"storage\"],\n"
+		 "    // no MAC address, no plugin arguments, no InfiniBand GUID\n"
+		 "    \"allowedFields\": [\"portMappings\", \"ips\", \"bandwidth\", \"netns\"],\n"
+		 "    // ports 8000 to 8999, published to the host itself only\n"
+		 "    \"hostPortRange\": [8000, 8999],\n"
+		 "    \"hostIPs\": [\"127.0.0.1\", \"::1\"],\n"
+		 "    \"netnsPrefixes\": [\"/run/vc/netns\"],\n"
+		 "    \"maxAttachments\": 2,\n"
+		 "    \"maxAnnotationSize\": 4096\n"
+		 "  }\n"
+		 "}\n");
+	assert_int_equal(c->policy.allowed_fields,
+			 POLICY_PORT_MAPPINGS | POLICY_IPS | POLICY_BANDWIDTH | POLICY_NETNS);
+	assert_int_equal(c->policy.n_host_ips, 2);
+	assert_int_equal(c->policy.n_netns_prefixes, 1);
+	assert_int_equal(c->policy.max_attachments, 2);
+	assert_int_equal(c->policy.max_annotation, 4096);
+	config_free(c);
+}
+
+/* The shipped sample, config/cnihook.json: "every value below is the
+ * built-in default: without this file the hook behaves the same". */
+static void test_shipped_sample(void **state)
+{
+	(void)state;
+	const char *top = getenv("abs_top_srcdir");
+	_cleanup_free_ char *path = NULL;
+	if (top && *top) {
+		path = xasprintf("%s/config/cnihook.json", top);
+	} else {
+		/* tests/unit/test_hookconf.c -> config/cnihook.json */
+		path = xstrdup(__FILE__);
+		char *slash = strrchr(path, '/');
+		*(slash ? slash + 1 : path) = '\0';
+		char *p = xasprintf("%s../../config/cnihook.json", path);
+		free(path);
+		path = p;
+	}
+	if (access(path, R_OK) < 0)
+		fail_msg("the sample %s: %s (set abs_top_srcdir)", path, strerror(errno));
+	struct hook_config *c = load_path(path);
+	assert_defaults(c);
+	assert_non_null(c->sb);
+	config_free(c);
+}
+
+/* ------------------------------------------------------------ config_ctx */
+
+/* The fake test plugin's path: $FAKEPLUGIN, or the build tree's. */
+static char *fakeplugin(void)
+{
+	const char *p = getenv("FAKEPLUGIN");
+	const char *top = getenv("abs_top_builddir");
+	char *path = p ? xstrdup(p) : top ? xasprintf("%s/tests/plugins/fakeplugin", top) : NULL;
+	if (path == NULL || access(path, X_OK) < 0) {
+		print_message("fakeplugin not found (set FAKEPLUGIN): skipped\n");
+		free(path);
+		skip();
+	}
+	return path;
+}
+
+/* A bin dir "<tmpdir>/<name>", empty or with the fake plugin (a symbolic
+ * link: it records into the directory it is run from). */
+static char *bin_dir(const char *name, const char *plugin)
+{
+	char *dir = xasprintf("%s/%s", tmpdir, name);
+	if (mkdir(dir, 0700) < 0 && errno != EEXIST)
+		fail_msg("mkdir %s: %s", dir, strerror(errno));
+	if (plugin) {
+		_cleanup_free_ char *link = xasprintf("%s/fakeplugin", dir);
+		if (symlink(plugin, link) < 0 && errno != EEXIST)
+			fail_msg("symlink %s: %s", link, strerror(errno));
+	}
+	return dir;
+}
+
+/* The line "KEY=..." of a file, or NULL. */
+static char *env_line(const char *path, const char *key)
+{
+	_cleanup_free_ char *buf = NULL;
+	size_t len;
+	if (read_file(path, 1u << 20, &buf, &len) < 0)
+		fail_msg("cannot read %s", path);
+	size_t klen = strlen(key);
+	for (char *line = buf; line && *line;) {
+		char *nl = strchr(line, '\n');
+		if (nl)
+			*nl = '\0';
+		if (strncmp(line, key, klen) == 0 && line[klen] == '=')
+			return xstrdup(line + klen + 1);
+		line = nl ? nl + 1 : NULL;
+	}
+	return NULL;
+}
+
+/* The cache directory reaches the runtime (cnirt_ctx_cache_dir). */
+static void test_ctx_cache_dir(void **state)
+{
+	(void)state;
+	struct hook_config *c = load("{\"cacheDir\": \"/srv/cni-cache\"}");
+	cnirt_ctx *ctx = config_ctx(c);
+	assert_non_null(ctx);
+	assert_string_equal(cnirt_ctx_cache_dir(ctx), "/srv/cni-cache");
+	cnirt_ctx_free(ctx);
+	config_free(c);
+	c = config_defaults();
+	ctx = config_ctx(c);
+	assert_string_equal(cnirt_ctx_cache_dir(ctx), "/var/lib/cni");
+	cnirt_ctx_free(ctx);
+	config_free(c);
+}
+
+/* The bin dirs reach the runtime: the plugin is found in the second one,
+ * and the plugin is given them, in order, as CNI_PATH (and our PATH).
+ * libcnirt has no getter for them: a plugin is run to see them. */
+static void test_ctx_bin_dirs(void **state)
+{
+	(void)state;
+	_cleanup_free_ char *plugin = fakeplugin();
+	_cleanup_free_ char *d1 = bin_dir("bin-empty", NULL);
+	_cleanup_free_ char *d2 = bin_dir("bin-fake", plugin);
+	/* The sandbox is tested in test_sandbox; here the plugin runs
+	 * without it (and so under valgrind too). */
+	_cleanup_free_ char *text =
+	    xasprintf("{\"binDirs\": [\"%s\", \"%s\"], \"sandbox\": {\"enabled\": false}}", d1, d2);
+	struct hook_config *c = load(text);
+	cnirt_ctx *ctx = config_ctx(c);
+	char *version = NULL;
+	cnirt_error *e = NULL;
+	if (cnirt_plugin_version(ctx, "fakeplugin", "1.0.0", &version, &e) < 0)
+		fail_msg("VERSION failed: %s", cnirt_error_msg(e));
+	assert_non_null(strstr(version, "\"supportedVersions\""));
+	free(version);
+	cnirt_ctx_free(ctx);
+	config_free(c);
+
+	_cleanup_free_ char *rec = xasprintf("%s/rec/0001-fakeplugin-VERSION.env", d2);
+	_cleanup_free_ char *cni_path = env_line(rec, "CNI_PATH");
+	_cleanup_free_ char *want = xasprintf("%s:%s", d1, d2);
+	assert_non_null(cni_path);
+	assert_string_equal(cni_path, want);
+	const char *our_path = getenv("PATH");
+	if (our_path && *our_path) {
+		_cleanup_free_ char *path = env_line(rec, "PATH");
+		assert_non_null(path);
+		assert_string_equal(path, our_path);
+	}
+
+	/* Without the plugin's directory, it is not found. */
+	_cleanup_free_ char *text1 =
+	    xasprintf("{\"binDirs\": [\"%s\"], \"sandbox\": {\"enabled\": false}}", d1);
+	c = load(text1);
+	ctx = config_ctx(c);
+	assert_int_equal(cnirt_plugin_version(ctx, "fakeplugin", "1.0.0", &version, &e), -1);
+	assert_non_null(e);
+	assert_non_null(strstr(cnirt_error_msg(e), "fakeplugin"));
+	cnirt_error_free(e);
+	cnirt_ctx_free(ctx);
+	config_free(c);
+}
+
+/* The plugin timeout reaches the runtime: a plugin that sleeps 10 s is
+ * killed after pluginTimeout, 1 s. */
+static void test_ctx_timeout(void **state)
+{
+	(void)state;
+	_cleanup_free_ char *plugin = fakeplugin();
+	_cleanup_free_ char *dir = bin_dir("bin-slow", plugin);
+	_cleanup_free_ char *control = xasprintf("%s/fakeplugin.VERSION", dir);
+	write_bytes(control, "sleep-ms=10000\n", strlen("sleep-ms=10000\n"));
+	_cleanup_free_ char *text = xasprintf(
+	    "{\"binDirs\": [\"%s\"], \"pluginTimeout\": 1, \"sandbox\": {\"enabled\": false}}",
+	    dir);
+	struct hook_config *c = load(text);
+	cnirt_ctx *ctx = config_ctx(c);
+	char *version = NULL;
+	cnirt_error *e = NULL;
+	assert_int_equal(cnirt_plugin_version(ctx, "fakeplugin", "1.0.0", &version, &e), -1);
+	assert_non_null(e);
+	assert_string_equal(cnirt_error_msg(e),
+			    "plugin \"fakeplugin\" VERSION timed out after 1000 ms");
+	cnirt_error_free(e);
+	cnirt_ctx_free(ctx);
+	config_free(c);
 }
 
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_placeholder),
+	    cmocka_unit_test(test_defaults_builtin),
+	    cmocka_unit_test(test_defaults_default_path_absent),
+	    cmocka_unit_test(test_defaults_empty_object),
+	    cmocka_unit_test(test_one_field_keeps_others),
+	    cmocka_unit_test(test_comments),
+	    cmocka_unit_test(test_trailing_garbage),
+	    cmocka_unit_test(test_invalid_json),
+	    cmocka_unit_test(test_not_an_object),
+	    cmocka_unit_test(test_too_large),
+	    cmocka_unit_test(test_missing_explicit),
+	    cmocka_unit_test(test_empty_file),
+	    cmocka_unit_test(test_conf_dir),
+	    cmocka_unit_test(test_cache_dir),
+	    cmocka_unit_test(test_state_dir),
+	    cmocka_unit_test(test_bin_dirs),
+	    cmocka_unit_test(test_default_networks),
+	    cmocka_unit_test(test_default_networks_names),
+	    cmocka_unit_test(test_default_networks_limit),
+	    cmocka_unit_test(test_plugin_timeout),
+	    cmocka_unit_test(test_log),
+	    cmocka_unit_test(test_log_level_unknown),
+	    cmocka_unit_test(test_log_syslog_not_boolean),
+	    cmocka_unit_test(test_unknown_fields),
+	    cmocka_unit_test(test_policy_and_sandbox),
+	    cmocka_unit_test(test_man_page_examples),
+	    cmocka_unit_test(test_shipped_sample),
+	    cmocka_unit_test(test_ctx_cache_dir),
+	    cmocka_unit_test(test_ctx_bin_dirs),
+	    cmocka_unit_test(test_ctx_timeout),
 	};
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	return cmocka_run_group_tests(tests, group_setup, group_teardown);
 }

@@ -10,6 +10,15 @@
 # plugins (bridge, host-local, portmap, firewall, tuning) on networks with
 # unique names and subnets. After every case nothing of it may be left.
 #
+# The hook entries are the files cnihook ships, as make generates them in the
+# build tree: config/runc-hooks.json (the hooks block of a runc/crun
+# config.json) and config/hooks.d/*.json (podman's oci-hooks(5) files). The
+# test changes only the hook's path (the shim below, or $CNIHOOK) and adds
+# --config FILE after argv[0]; stages, "when" conditions, the other args and
+# any other field are the shipped ones (see rt_shipped, cnihook_entry). Two
+# cases change more, and say so: rt_case_inferred_stage drops the stage
+# argument, rt_case_host_netns makes podman's condition {"always": true}.
+#
 # Environment:
 #   CNIHOOK            the hook (default: BUILD_DIR/hook/cnihook, the libtool
 #                      wrapper script, which runtimes execute like any binary)
@@ -25,6 +34,10 @@
 #                      run.oci.hooks.stderr; with runc and podman the checks
 #                      of log lines of successful hooks are left out).
 #   CNIHOOK_NO_SKIP=1  a missing runtime or tool fails instead of skipping.
+#   abs_top_builddir   the build tree (set by make check), whose config/ holds
+#                      the shipped hook files; they must exist there. Unset:
+#                      those of the build tree of $CNIHOOK, else the templates
+#                      config/*.in of the source tree (see rt_shipped).
 #
 # What the runtimes on Debian 12 pass to the hooks (seen with a hook that
 # logs its input; "…" is the config.json annotations, which every runtime
@@ -99,6 +112,11 @@ rt_init() {
 		skip "$RT_BUSYBOX is not statically linked (install busybox-static)"
 	fi
 
+	case $RT in
+	podman) rt_check_shipped hooks.d/cnihook-createRuntime.json hooks.d/cnihook-poststop.json ;;
+	*) rt_check_shipped runc-hooks.json ;;
+	esac
+
 	if [ "$RT" = crun ]; then
 		rt_crun_cgroups
 	fi
@@ -120,6 +138,58 @@ rt_init() {
 	fi
 }
 
+# rt_shipped REL: the shipped integration file config/REL (runc-hooks.json,
+# hooks.d/cnihook-createRuntime.json, ...) as make generates it from
+# config/REL.in: under make check $abs_top_builddir/config/REL, which must
+# exist; else that of the build tree of $CNIHOOK (tests/demo-container.sh);
+# else the template $srcdir/config/REL.in itself (its @bindir@ is replaced
+# with the hook's path anyway).
+rt_shipped() {
+	local rel=$1 d
+	if [ -n "${abs_top_builddir:-}" ]; then
+		[ -f "$abs_top_builddir/config/$rel" ] ||
+			fail "no shipped file $abs_top_builddir/config/$rel (make generates it from config/$rel.in)"
+		printf '%s\n' "$abs_top_builddir/config/$rel"
+		return 0
+	fi
+	d=$(dirname "$(dirname "${CNIHOOK:-./x}")")/config
+	if [ -f "$d/$rel" ]; then
+		printf '%s\n' "$d/$rel"
+	elif [ -f "$srcdir/config/$rel.in" ]; then
+		printf '%s\n' "$srcdir/config/$rel.in"
+	else
+		fail "no shipped file config/$rel (nor $srcdir/config/$rel.in)"
+	fi
+}
+
+# rt_check_shipped REL...: the shipped files this runtime uses are there, are
+# JSON, and every hook in them runs an absolute path ending in /cnihook (make
+# substituted @bindir@; the test replaces the path, so it checks it here).
+rt_check_shipped() {
+	local rel f
+	for rel in "$@"; do
+		f=$(rt_shipped "$rel")
+		jq -e '[.. | objects | select(has("path")) | .path
+			| select(test("^/([^@]*/)?cnihook$") | not)] | length == 0' "$f" >/dev/null ||
+			fail "$f: a hook path is not an absolute path to cnihook: $(jq -c '[.. | objects | .path? // empty]' "$f" 2>&1)"
+		log "shipped: $f"
+	done
+}
+
+# The jq function that turns a hook entry of a shipped file into the test's:
+# cnihook_entry(PATH; CONF; STAGES; INFER) sets "path" to PATH and inserts
+# "--config", CONF after argv[0]; INFER (true in rt_case_inferred_stage) also
+# drops the arguments that are one of STAGES (the entry's stage names). All
+# else stays as shipped.
+# shellcheck disable=SC2016
+RT_JQ_ENTRY='def cnihook_entry($path; $conf; $stages; $infer):
+	.path = $path
+	| (.args // []) as $a
+	| .args = $a[:1] + ["--config", $conf]
+		+ ($a[1:] | if $infer then map(select(. as $x | $stages | any(. == $x) | not))
+			    else . end);
+'
+
 # crun refuses cgroups in hybrid mode (cgroup v1 controllers plus a cgroup2
 # mount at /sys/fs/cgroup/unified). crun.sh runs itself in a mount namespace
 # of its own (unshare -m); there, and only there, the cgroup2 mount goes.
@@ -128,8 +198,9 @@ rt_crun_cgroups() {
 	mine=$(readlink /proc/self/ns/mnt)
 	parent=$(readlink "/proc/$PPID/ns/mnt" 2>/dev/null || true)
 	if [ "$(stat -f -c %T /sys/fs/cgroup/unified 2>/dev/null)" = cgroup2fs ]; then
-		[ "${CNIHOOK_IN_CRUN_NS:-}" = 1 ] && [ "$mine" != "$parent" ] ||
+		if [ "${CNIHOOK_IN_CRUN_NS:-}" != 1 ] || [ "$mine" = "$parent" ]; then
 			skip "cgroups in hybrid mode, which crun refuses, and no mount namespace of our own to unmount /sys/fs/cgroup/unified in (unshare -m failed)"
+		fi
 		# Keep the umount in this namespace even where / is shared.
 		mount --make-rslave /sys/fs/cgroup
 		umount /sys/fs/cgroup/unified || fail "cannot umount /sys/fs/cgroup/unified"
@@ -269,15 +340,11 @@ rt_hook_log() {
 	RT_LOG_SEEN=$n
 }
 
-# rt_stage_args: the stage argument of each hook entry, as JSON; none when
-# RT_INFER_STAGE=1 (the hook infers the stage from the state's status).
+# RT_INFER_STAGE=1: the hook entries lose their stage argument (the hook
+# infers the stage from the state's status); see cnihook_entry.
 RT_INFER_STAGE=0
-rt_stage_args() {
-	if [ "$RT_INFER_STAGE" = 1 ]; then
-		echo '{"createRuntime": [], "poststop": []}'
-	else
-		echo '{"createRuntime": ["createRuntime"], "poststop": ["poststop"]}'
-	fi
+rt_infer_json() {
+	if [ "$RT_INFER_STAGE" = 1 ]; then echo true; else echo false; fi
 }
 
 # ---------------------------------------------------------------- bundles
@@ -285,19 +352,21 @@ rt_stage_args() {
 # DIR (config.json from `runc spec`, root = the shared rootfs, read-only).
 # NETNS: "" a new network namespace, "host" none (the host's), or a path to
 # join. COMMAND (sh -c) defaults to busybox httpd on port 80 serving /www.
-# The hooks run $HOOKPATH with --config $HOOKCONF and the stage (see
-# rt_stage_args) at createRuntime and poststop. crun without the shim: the annotation run.oci.hooks.stderr sends
-# the hooks' stderr to $HOOKLOG (crun otherwise discards it, even when a hook
-# fails).
+# The hooks are the shipped config/runc-hooks.json's (see rt_shipped), each
+# entry with path $HOOKPATH and --config $HOOKCONF after argv[0] (see
+# cnihook_entry). crun without the shim: the annotation run.oci.hooks.stderr
+# sends the hooks' stderr to $HOOKLOG (crun otherwise discards it, even when a
+# hook fails).
 make_bundle() {
-	local dir=$1 id=$2 ann=$3 netns=${4:-} cmd=${5:-httpd -f -p 80 -h /www}
+	local dir=$1 id=$2 ann=$3 netns=${4:-} cmd=${5:-httpd -f -p 80 -h /www} shipped
+	shipped=$(rt_shipped runc-hooks.json)
 	mkdir -p "$dir"
 	rm -f "$dir/config.json"
 	(cd "$dir" && runc spec --rootless=false) || fail "runc spec failed"
 	jq --arg root "$RT_ROOTFS" --arg cmd "$cmd" --argjson ann "$ann" --arg netns "$netns" \
 		--arg hook "$HOOKPATH" --arg conf "$HOOKCONF" --arg id "$id" \
 		--arg stderr "$([ "$RT" != crun ] || [ "${CNIHOOK_E2E_SHIM:-1}" = 1 ] || echo "$HOOKLOG")" \
-		--argjson stage "$(rt_stage_args)" '
+		--slurpfile shipped "$shipped" --argjson infer "$(rt_infer_json)" "$RT_JQ_ENTRY"'
 		.process.terminal = false
 		| .process.args = ["sh", "-c", $cmd]
 		| .process.capabilities |= with_entries(.value += ["CAP_NET_RAW"])
@@ -309,11 +378,9 @@ make_bundle() {
 			+ if $netns == "" then [{type: "network"}]
 			  elif $netns == "host" then []
 			  else [{type: "network", path: $netns}] end)
-		| .hooks = {
-			createRuntime: [{path: $hook,
-				args: (["cnihook", "--config", $conf] + $stage["createRuntime"])}],
-			poststop: [{path: $hook, args: (["cnihook", "--config", $conf] + $stage["poststop"])}]}
-		' "$dir/config.json" >"$dir/config.json.new"
+		| .hooks = ($shipped[0].hooks | with_entries(.key as $s
+			| .value |= map(cnihook_entry($hook; $conf; [$s]; $infer))))
+		' "$dir/config.json" >"$dir/config.json.new" || fail "make_bundle: jq failed on $shipped"
 	mv "$dir/config.json.new" "$dir/config.json"
 }
 
@@ -365,22 +432,26 @@ pm_rm_all() {
 	done
 }
 
-# pm_hooks_dir [always]: oci-hooks(5) files in $DIR/hooks.d, as
-# config/hooks.d installs them (one per stage, run when a selection
-# annotation is set), with path = $HOOKPATH and --config $HOOKCONF. always:
-# {"always": true} instead of the annotation condition.
+# The oci-hooks(5) files make installs in podman's hooks directory (hooks_DATA
+# in Makefile.am).
+PM_HOOK_FILES=(cnihook-createRuntime.json cnihook-poststop.json)
+
+# pm_hooks_dir [always]: the shipped config/hooks.d files (see rt_shipped) in
+# $DIR/hooks.d, under their own names, each hook with path $HOOKPATH and
+# --config $HOOKCONF after argv[0] (see cnihook_entry); their "when" and
+# "stages" as shipped. always: "when" becomes {"always": true} (for
+# defaultNetworks, which apply to containers without a selection annotation).
 pm_hooks_dir() {
-	local s
+	local f shipped
 	mkdir -p "$DIR/hooks.d"
-	for s in createRuntime poststop; do
-		jq -n --arg path "$HOOKPATH" --arg conf "$HOOKCONF" --arg s "$s" \
-			--arg always "${1:-}" --argjson stage "$(rt_stage_args)" '
-			{version: "1.0.0",
-			 hook: {path: $path, args: (["cnihook", "--config", $conf] + $stage[$s])},
-			 when: (if $always == "always" then {always: true} else
-				{annotations: {"^(k8s\\.v1\\.cni\\.cncf\\.io/networks|io\\.cnihook\\.networks)$": ".+"}}
-				end),
-			 stages: [$s]}' >"$DIR/hooks.d/cnihook-$s.json"
+	for f in "${PM_HOOK_FILES[@]}"; do
+		shipped=$(rt_shipped "hooks.d/$f")
+		jq --arg path "$HOOKPATH" --arg conf "$HOOKCONF" --arg always "${1:-}" \
+			--argjson infer "$(rt_infer_json)" "$RT_JQ_ENTRY"'
+			.stages as $st
+			| .hook |= cnihook_entry($path; $conf; $st; $infer)
+			| if $always == "always" then .when = {always: true} else . end
+			' "$shipped" >"$DIR/hooks.d/$f" || fail "pm_hooks_dir: jq failed on $shipped"
 	done
 }
 
@@ -471,7 +542,7 @@ rt_pid() {
 	podman) p=$(podman inspect -f '{{.State.Pid}}' "$1") ;;
 	*) p=$("$RT" state "$1" | jq -r .pid) ;;
 	esac
-	[ -n "$p" ] && [ "$p" != 0 ] || fail "no pid for container $1"
+	if [ -z "$p" ] || [ "$p" = 0 ]; then fail "no pid for container $1"; fi
 	printf '%s\n' "$p"
 }
 
@@ -611,7 +682,7 @@ assert_left_alone() {
 	[ -z "$(find "$CACHEDIR" -type f -name "*-$cid-*" 2>/dev/null)" ] ||
 		fail "cache files for $cid: $(find "$CACHEDIR" -type f -name "*-$cid-*")"
 	! grep -rqF -- "$cid" "$DATADIR" 2>/dev/null || fail "a lease names $cid: $(grep -rlF -- "$cid" "$DATADIR")"
-	[ -z "$(iptables-save | grep -F -- "$cid")" ] || fail "iptables rules name $cid"
+	! iptables-save | grep -qF -- "$cid" || fail "iptables rules name $cid"
 }
 
 # rt_nothing_left_for ID...: what the hook keeps per container is gone.
@@ -1079,6 +1150,81 @@ rt_case_exits() {
 	rt_teardown_and_check
 }
 
+# 7. podman: the shipped hooks.d files' "when" conditions select. With
+# defaultNetworks [NET] in cnihook.json, a hook run for a container without a
+# selection annotation would attach it to NET: so a container with none, or
+# with a key that only contains a selection key (the regexp's anchors), must
+# get no cnihook entry in its config.json, no hook run (the shim's log), no
+# interface but lo, and no state; one with io.cnihook.networks gets the entry,
+# both stages run and eth0 is attached. (k8s.v1.cni.cncf.io/networks selects
+# in case 2.)
+rt_case_pm_selection() {
+	local n cid k ann seen cfg
+	rt_setup_case l
+	rt_add_net "$NET" "$BR" "$SUB"
+	jq --arg n "$NET" '.defaultNetworks = [$n]' "$HOOKCONF" >"$HOOKCONF.new"
+	mv "$HOOKCONF.new" "$HOOKCONF"
+	pm_hooks_dir
+	for k in none suffix prefix; do
+		case $k in
+		none) ann='{}' ;;
+		suffix) ann=$(annotations io.cnihook.networks.off "$NET") ;;
+		prefix) ann=$(annotations x-k8s.v1.cni.cncf.io/networks "$NET") ;;
+		esac
+		n=$(rt_id "$k")
+		seen=$(wc -l <"$HOOKLOG")
+		rt_start_ok "start $n with annotations $(jq -c . <<<"$ann")" "$n" "$ann" "" "sleep 1000"
+		cid=$RT_CID
+		checking "podman selected no cnihook entry for $n: not in its config.json, not run"
+		cfg=${RT_BUNDLE[$cid]}/config.json
+		[ -f "$cfg" ] || fail "no config.json for $n at $cfg"
+		jq -e --arg p "$HOOKPATH" '[.hooks // {} | .[][] | select(.path == $p)] | length == 0' \
+			"$cfg" >/dev/null || fail "$cfg has a hook entry for $HOOKPATH: $(jq -c .hooks "$cfg")"
+		if [ "${CNIHOOK_E2E_SHIM:-1}" = 1 ]; then
+			[ "$(wc -l <"$HOOKLOG")" = "$seen" ] ||
+				fail "the hook ran for $n: $(tail -n +"$((seen + 1))" "$HOOKLOG")"
+		fi
+		[ "$(rt_exec "$n" ip -o link | awk -F': ' '$2 != "lo"' | wc -l)" = 0 ] ||
+			fail "$n has links besides lo: $(rt_exec "$n" ip -o link)"
+		assert_left_alone "$cid"
+		if [ -e "$STATEDIR/$cid" ] || [ -e "$STATEDIR/$cid.lock" ]; then
+			fail "the hook left state for $cid: $(ls -d "$STATEDIR/$cid"*)"
+		fi
+		ok "no entry, no run, only lo, no state"
+		rt_stop "$n"
+		if [ "${CNIHOOK_E2E_SHIM:-1}" = 1 ]; then
+			checking "no poststop ran for $n"
+			[ "$(wc -l <"$HOOKLOG")" = "$seen" ] ||
+				fail "the hook ran for $n: $(tail -n +"$((seen + 1))" "$HOOKLOG")"
+			ok "none"
+		fi
+	done
+
+	n=$(rt_id sel)
+	seen=$(wc -l <"$HOOKLOG")
+	rt_start_ok "start $n with io.cnihook.networks=$NET" "$n" \
+		"$(annotations io.cnihook.networks "$NET")" "" "sleep 1000"
+	cid=$RT_CID
+	checking "podman put the createRuntime entry in $n's config.json, the hook attached eth0"
+	cfg=${RT_BUNDLE[$cid]}/config.json
+	jq -e --arg p "$HOOKPATH" '[.hooks.createRuntime // [] | .[] | select(.path == $p)] | length == 1' \
+		"$cfg" >/dev/null || fail "$cfg has no createRuntime entry for $HOOKPATH: $(jq -c .hooks "$cfg")"
+	if [ "${CNIHOOK_E2E_SHIM:-1}" = 1 ]; then
+		tail -n +"$((seen + 1))" "$HOOKLOG" | grep -q ' createRuntime: exit 0$' ||
+			fail "the shim logged no createRuntime run"
+	fi
+	assert_attached_to "$n" "$cid" "$NET" eth0 "$SUB" >/dev/null
+	ok "selected, attached"
+	rt_stop "$n"
+	if [ "${CNIHOOK_E2E_SHIM:-1}" = 1 ]; then
+		checking "poststop ran for $n"
+		tail -n +"$((seen + 1))" "$HOOKLOG" | grep -q ' poststop: exit 0$' ||
+			fail "the shim logged no poststop run"
+		ok "ran"
+	fi
+	rt_teardown_and_check
+}
+
 rt_run_all() {
 	run_case "1. one network: address, gateway, port mapping to httpd ($RT)" rt_case_one_network
 	run_case "2. two networks from the NPWG JSON form, MAC and static IP ($RT)" rt_case_two_networks
@@ -1094,6 +1240,10 @@ rt_run_all() {
 	run_case "5. hook entries without a stage: inferred from the state ($RT)" \
 		rt_case_inferred_stage
 	run_case "6. a container that exits by itself ($RT)" rt_case_exits
+	if [ "$RT" = podman ]; then
+		run_case "7. the shipped hooks.d conditions: no selection annotation, no hook ($RT)" \
+			rt_case_pm_selection
+	fi
 	log "--- whole script"
 	assert_nothing_left
 	finish

@@ -66,7 +66,14 @@ static void check_derived(const cnirt_netlist *l, size_t i, const json *ca, cons
 	CHECK(json_str(json_obj_get(j, "type")) &&
 	      strcmp(json_str(json_obj_get(j, "type")), cnirt_netlist_plugin_type(l, i)) == 0);
 	CHECK(json_obj_get(j, "capabilities") == NULL);
-	CHECK((prev != NULL) == (json_obj_get(j, "prevResult") != NULL));
+	/* prevResult: the runtime's when it has one, else the plugin
+	 * configuration's own if it has one (passed through, as the
+	 * reference library does). */
+	const json *got = json_obj_get(j, "prevResult");
+	if (prev != NULL)
+		CHECK(got != NULL && json_equal(got, prev));
+	else
+		CHECK((got != NULL) == (json_obj_get(l->plugins[i].conf, "prevResult") != NULL));
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

@@ -502,6 +502,30 @@ static void test_written_runtime_config(void **state)
 	cnirt_netlist_free(l);
 }
 
+/*
+ * `prevResult` is inserted by the runtime (section 3) as "the result type
+ * returned by the previous plugin". One written in the plugin configuration
+ * is replaced where it stands when there is a previous result, and passes
+ * through when there is none (the first plugin of an ADD, a DEL without a
+ * cached result), as with the reference library, which inserts prevResult
+ * only when it has one (buildOneConfig). Found by fuzz_netlist.
+ */
+static void test_written_prev_result(void **state)
+{
+	(void)state;
+	cnirt_netlist *l = parse_list("{\"cniVersion\":\"1.0.0\",\"name\":\"n\",\"plugins\":[{"
+				      "\"type\":\"p\",\"prevResult\":{\"written\":1},\"x\":0}]}");
+	_cleanup_json_ json *prev = parse("{\"cniVersion\":\"1.0.0\",\"ips\":[]}");
+	_cleanup_free_ char *replaced = derive_exec_config(l, 0, NULL, prev, NULL);
+	assert_string_equal(replaced,
+			    "{\"type\":\"p\",\"prevResult\":{\"cniVersion\":\"1.0.0\","
+			    "\"ips\":[]},\"x\":0,\"cniVersion\":\"1.0.0\",\"name\":\"n\"}");
+	_cleanup_free_ char *kept = derive_exec_config(l, 0, NULL, NULL, NULL);
+	assert_string_equal(kept, "{\"type\":\"p\",\"prevResult\":{\"written\":1},\"x\":0,"
+				  "\"cniVersion\":\"1.0.0\",\"name\":\"n\"}");
+	cnirt_netlist_free(l);
+}
+
 /* "cniVersion: taken from the cniVersion field of the network
  * configuration", "name: taken from the name field": a plugin's own
  * values are replaced where they stand. */
@@ -613,6 +637,7 @@ int main(void)
 	    cmocka_unit_test(test_runtime_config_omitted_when_empty),
 	    cmocka_unit_test(test_runtime_config_order),
 	    cmocka_unit_test(test_written_runtime_config),
+	    cmocka_unit_test(test_written_prev_result),
 	    cmocka_unit_test(test_name_and_version_replaced_in_place),
 	    cmocka_unit_test(test_effective_version_inserted),
 	    cmocka_unit_test(test_single_config_with_prev_result),

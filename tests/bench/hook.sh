@@ -81,8 +81,10 @@ FLOOR=${FLOOR:-$builddir/tests/bench/floor}
 TARGET_OWN=1.0
 
 T_NETPREFIX=hb
-# rt_init below uses $CNIHOOK; it is set once the binary is known.
+# rt_init below uses $CNIHOOK; it is set once the binary is known. The
+# shipped hook files (runtime-lib.sh's rt_shipped) are BUILD_DIR's.
 CNIHOOK=${CNIHOOK_BIN:-/bin/true}
+export abs_top_builddir=$builddir
 . "$srcdir/tests/e2e/runtime-lib.sh"
 
 # A benchmark: whatever happened (a skip, a failed check), clean up and exit 0.

@@ -48,22 +48,11 @@ echo "   port $PORT is free, $SUBNET is not used by anything but $BRIDGE"
 bridge_existed=no
 ip link show "$BRIDGE" >/dev/null 2>&1 && bridge_existed=yes
 ports_before=$( (ip -o link show master "$BRIDGE" 2>/dev/null || true) | awk -F': ' '{print $2}' | sort)
-# The directories host-local will make, if they are not there yet.
-made_dirs=()
-for d in /var/lib/cni /var/lib/cni/networks "$LEASES"; do
-	[ -d "$d" ] || made_dirs+=("$d")
-done
 guard_host_state
 # Whatever happens: the container, the bridge if the demo made it, the lease
 # directory if the demo made it (only last_reserved_ip and lock stay in it).
 [ "$bridge_existed" = yes ] || cleanup_push "delete_link '$BRIDGE'"
-for d in "${made_dirs[@]}"; do
-	if [ "$d" = "$LEASES" ]; then
-		cleanup_push "rm -f '$d/lock' '$d'/last_reserved_ip*; rmdir '$d'"
-	else
-		cleanup_push "rmdir '$d'"
-	fi
-done
+forget_new_lease_dir "$LEASES"
 
 step "building a busybox rootfs in $T_TMP/rootfs"
 RT_ROOTFS=$T_TMP/rootfs

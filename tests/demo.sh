@@ -5,6 +5,9 @@
 # Usage: tests/demo.sh [BUILD_DIR]   (as root; BUILD_DIR defaults to .)
 set -euo pipefail
 src=$(cd "$(dirname "$0")/.." && pwd)
+# lib.sh: cleanups run at exit whatever happens; guard_host_state puts
+# net.ipv4.ip_forward and the plugins' shared iptables chains back as they were.
+. "$src/tests/lib.sh"
 build=$(cd "${1:-.}" && pwd)
 cnihook=$build/hook/cnihook
 [ "$(id -u)" = 0 ] || { echo "demo: run as root" >&2; exit 1; }
@@ -20,7 +23,10 @@ cleanup() {
 	[ $bridge_existed = yes ] || ip link del cnihook0 2>/dev/null || true
 	rm -rf "$cache"
 }
-trap cleanup EXIT
+# Pushed before the del of `cleanup`, which runs host-local again (its lock).
+forget_new_lease_dir /var/lib/cni/networks/cnihook # host-local's default dataDir
+guard_host_state
+cleanup_push cleanup
 
 export NETCONFPATH=$src/config/net.d CNI_PATH=/usr/lib/cni CNI_CACHE_DIR=$cache
 export CNI_CONTAINERID=demo$$ CNI_IFNAME=eth0
@@ -44,6 +50,6 @@ echo "== what is left"
 left=0
 if ip -n $ns link show eth0 >/dev/null 2>&1; then echo "eth0 still in the namespace"; left=1; fi
 n=$(iptables-save | grep -c "demo$$" || true); echo "iptables rules naming the container: $n"; [ "$n" = 0 ] || left=1
-l=$(grep -rl "demo$$" /var/lib/cni/networks/cnihook 2>/dev/null | wc -l); echo "IP leases: $l"; [ "$l" = 0 ] || left=1
+l=$( (grep -rl "demo$$" /var/lib/cni/networks/cnihook 2>/dev/null || true) | wc -l); echo "IP leases: $l"; [ "$l" = 0 ] || left=1
 c=$(ls "$cache/results" 2>/dev/null | wc -l); echo "cache files: $c"; [ "$c" = 0 ] || left=1
 [ $left = 0 ] && echo "nothing left" || { echo "LEAK"; exit 1; }

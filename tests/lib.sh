@@ -402,6 +402,28 @@ t_drop_global_chains() {
 	done
 }
 
+# forget_new_lease_dir DIR: host-local's data directory DIR (and its parents
+# up to /var/lib/cni) is removed at exit if this script is the one that makes
+# it; then only host-local's lock and last_reserved_ip files may be left in it
+# (rmdir fails, and keeps it, if a lease is).
+forget_new_lease_dir() {
+	local d=$1 made=() i
+	while [ ! -d "$d" ]; do
+		made=("$d" "${made[@]}")
+		[ "$d" != /var/lib/cni ] && [ "$d" != / ] || break
+		d=$(dirname "$d")
+	done
+	# Cleanups run last first: the parents are pushed before the children.
+	for ((i = 0; i < ${#made[@]}; i++)); do
+		d=${made[i]}
+		if [ "$d" = "$1" ]; then
+			cleanup_push "rm -f '$d/lock' '$d'/last_reserved_ip*; rmdir '$d' 2>/dev/null || true"
+		else
+			cleanup_push "rmdir '$d' 2>/dev/null || true"
+		fi
+	done
+}
+
 # ---------------------------------------------------------------- real plugins
 # Helpers for the tests that run Debian's plugins (tests/e2e, tests/interop).
 # They use PLUGINDIR (the plugins), CNIHOOK and REFCNI (the runtimes).

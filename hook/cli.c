@@ -69,10 +69,7 @@ static cnirt_ctx *ctx_from_env(void)
 		cnirt_ctx_set_preexec(ctx, sandbox_apply, cfg->sb);
 	cnirt_ctx_set_bin_path(ctx, env_or("CNI_PATH", DEFAULT_CNI_PATH));
 	cnirt_ctx_set_cache_dir(ctx, env_or("CNI_CACHE_DIR", DEFAULT_CACHE_DIR));
-	/* The plugins get our PATH, as cnitool's do; a default without one. */
-	const char *path = getenv("PATH");
-	if (path && *path)
-		cnirt_ctx_set_path_env(ctx, path);
+	config_pass_path(ctx); /* as cnitool's plugins get it */
 	const char *t = getenv("CNIHOOK_PLUGIN_TIMEOUT");
 	if (t && *t) {
 		char *end;

@@ -11,6 +11,7 @@
 #include <cnirt.h>
 
 #include "gc.h"
+#include "inventory.h"
 #include "lifecycle.h"
 #include "log.h"
 #include "netns.h"
@@ -207,9 +208,7 @@ static void report_damaged(const struct hook_config *cfg, cnirt_ctx *ctx, bool d
 			   size_t n_gone, const cnirt_cache_damage *d, size_t n)
 {
 	for (size_t i = 0; i < n; i++) {
-		_cleanup_free_ char *path =
-		    xasprintf("%s/results/%s", cnirt_ctx_cache_dir(ctx), d[i].name);
-		_cleanup_free_ char *p = shown_whole(path);
+		_cleanup_free_ char *p = inventory_cache_file_shown(ctx, d[i].name);
 		const char *id = dry_run ? torn_down_with(cfg, gone, n_gone, d[i].name) : NULL;
 		if (id)
 			log_info("gc: damaged cache entry \"%s\": %s; would be removed by the "
@@ -247,11 +246,10 @@ int gc_run(const struct hook_config *cfg, bool dry_run)
 	bool detached = false;
 	for (size_t i = 0; i < n; i++) {
 		const char *why = alive(cfg, &v[i]);
-		if (!why && dry_run)
-			strv_append(&gone, &n_gone, v[i].id);
 		if (why) {
 			log_info("gc: container \"%s\": kept: %s", v[i].id, why);
 		} else if (dry_run) {
+			strv_append(&gone, &n_gone, v[i].id);
 			printf("gc: container \"%s\": gone: would detach %zu attachment(s) and "
 			       "remove its state\n",
 			       v[i].id, v[i].n_attachments);

@@ -242,17 +242,22 @@ int config_load(const char *path, struct hook_config **out, char **err)
 	return 0;
 }
 
+void config_pass_path(cnirt_ctx *ctx)
+{
+	/* Engines often run hooks with an empty environment: then the
+	 * library's system default stays. */
+	const char *path = getenv("PATH");
+	if (path && *path)
+		cnirt_ctx_set_path_env(ctx, path);
+}
+
 cnirt_ctx *config_ctx(const struct hook_config *c)
 {
 	cnirt_ctx *ctx = cnirt_ctx_new();
 	cnirt_ctx_set_bin_dirs(ctx, (const char *const *)c->bin_dirs, c->n_bin_dirs);
 	cnirt_ctx_set_cache_dir(ctx, c->cache_dir);
 	cnirt_ctx_set_timeout_ms(ctx, c->plugin_timeout_ms);
-	/* The plugins get our PATH; a system default when we have none
-	 * (engines often run hooks with an empty environment). */
-	const char *path = getenv("PATH");
-	if (path && *path)
-		cnirt_ctx_set_path_env(ctx, path);
+	config_pass_path(ctx);
 	if (c->sb)
 		cnirt_ctx_set_preexec(ctx, sandbox_apply, c->sb);
 	return ctx;

@@ -45,5 +45,8 @@ int config_confine(struct hook_config *c);
  * cache directory, plugin timeout, the sandbox). */
 struct cnirt_ctx;
 struct cnirt_ctx *config_ctx(const struct hook_config *c);
+/* The plugins of ctx get the caller's PATH (cnihook's own), unless it has
+ * none or an empty one. */
+void config_pass_path(struct cnirt_ctx *ctx);
 
 #endif

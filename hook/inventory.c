@@ -168,6 +168,12 @@ static char *age(long long seconds)
 	return xasprintf("%lldd", seconds / 86400);
 }
 
+char *inventory_cache_file_shown(const cnirt_ctx *ctx, const char *name)
+{
+	_cleanup_free_ char *path = xasprintf("%s/results/%s", cnirt_ctx_cache_dir(ctx), name);
+	return shown_whole(path);
+}
+
 int inventory_list(const struct hook_config *cfg, bool json)
 {
 	cnirt_ctx *ctx = config_ctx(cfg);
@@ -229,9 +235,7 @@ int inventory_list(const struct hook_config *cfg, bool json)
 	/* What the table cannot show: files that are not readable entries. */
 	fflush(stdout);
 	for (size_t i = 0; i < n_damaged; i++) {
-		_cleanup_free_ char *path =
-		    xasprintf("%s/results/%s", cnirt_ctx_cache_dir(ctx), damaged[i].name);
-		_cleanup_free_ char *p = shown_whole(path);
+		_cleanup_free_ char *p = inventory_cache_file_shown(ctx, damaged[i].name);
 		log_warn("list: damaged cache entry \"%s\": %s", p, damaged[i].problem);
 	}
 	cnirt_cache_damage_free(damaged, n_damaged);

@@ -13,4 +13,9 @@ int inventory_status(const struct hook_config *cfg, const char *id, bool json);
 /* Every attachment in the cache, whoever made it: a table, or JSON. */
 int inventory_list(const struct hook_config *cfg, bool json);
 
+struct cnirt_ctx;
+/* The full path of the cache file `name` (of cnirt_cache_list_damaged()),
+ * escaped for a message but never cut, so that it can be removed by hand. */
+char *inventory_cache_file_shown(const struct cnirt_ctx *ctx, const char *name);
+
 #endif

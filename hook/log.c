@@ -33,26 +33,6 @@ int log_parse_level(const char *s, enum log_level *out)
 	return -1;
 }
 
-/* msg with every control character (newlines first) written as \xNN, so
- * that one event stays one line on stderr and in syslog, whatever a plugin
- * put in its error message. */
-static char *one_line(const char *msg)
-{
-	size_t n = 0;
-	for (const char *s = msg; *s; s++)
-		n += (unsigned char)*s < 0x20 || *s == 0x7f ? 4 : 1;
-	char *out = xmalloc(n + 1), *o = out;
-	for (const char *s = msg; *s; s++) {
-		unsigned char c = (unsigned char)*s;
-		if (c < 0x20 || c == 0x7f)
-			o += sprintf(o, "\\x%02x", c);
-		else
-			*o++ = (char)c;
-	}
-	*o = '\0';
-	return out;
-}
-
 void log_msg(enum log_level level, const char *fmt, ...)
 {
 	static const int prio[] = {LOG_ERR, LOG_WARNING, LOG_INFO, LOG_DEBUG};
@@ -64,6 +44,7 @@ void log_msg(enum log_level level, const char *fmt, ...)
 	if (vasprintf(&msg, fmt, ap) < 0)
 		abort();
 	va_end(ap);
+	/* One event, one line, whatever a plugin put in its error message. */
 	_cleanup_free_ char *line = one_line(msg);
 	free(msg);
 	fprintf(stderr, "cnihook: %s\n", line);

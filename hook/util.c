@@ -54,17 +54,18 @@ char *xasprintf(const char *fmt, ...)
 	return s;
 }
 
-/* Escaped as shown() says, the first `cut` bytes of s[0..len). */
-static char *escaped(const char *s, size_t len, size_t cut)
+/* The first `cut` bytes of s[0..len), escaped: control bytes (and with
+ * `all`, '"' and '\\' with a backslash and bytes above 0x7e) as \xNN. */
+static char *escaped(const char *s, size_t len, size_t cut, bool all)
 {
 	char *out = xmalloc(cut * 4 + 4);
 	size_t o = 0;
 	for (size_t i = 0; i < cut; i++) {
 		unsigned char c = (unsigned char)s[i];
-		if (c == '"' || c == '\\') {
+		if (all && (c == '"' || c == '\\')) {
 			out[o++] = '\\';
 			out[o++] = (char)c;
-		} else if (c < 0x20 || c >= 0x7f) {
+		} else if (c < 0x20 || c == 0x7f || (all && c > 0x7f)) {
 			o += (size_t)sprintf(out + o, "\\x%02x", c);
 		} else {
 			out[o++] = (char)c;
@@ -78,13 +79,19 @@ static char *escaped(const char *s, size_t len, size_t cut)
 
 char *shown_n(const char *s, size_t len)
 {
-	return escaped(s, len, len > 80 ? 80 : len);
+	return escaped(s, len, len > 80 ? 80 : len, true);
 }
 
 char *shown_whole(const char *s)
 {
 	size_t len = strlen(s);
-	return escaped(s, len, len);
+	return escaped(s, len, len, true);
+}
+
+char *one_line(const char *s)
+{
+	size_t len = strlen(s);
+	return escaped(s, len, len, false);
 }
 
 char *shown(const char *s)

@@ -42,6 +42,9 @@ char *shown(const char *s);
 char *shown_n(const char *s, size_t len);
 /* The same escaping, never cut: for paths the reader must be able to use. */
 char *shown_whole(const char *s);
+/* s with only its control bytes (newlines first) as \xNN: one line, UTF-8,
+ * quotes and backslashes left as they are. */
+char *one_line(const char *s);
 
 /* Set *err to a new message and return -1. */
 int set_error(char **err, const char *fmt, ...) PRINTF_LIKE(2, 3);

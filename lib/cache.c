@@ -590,23 +590,12 @@ struct scan {
  * the final period of some parser messages, as the other problems. */
 static void add_damage(struct scan *s, const char *name, const char *problem)
 {
-	struct buf b = {0};
-	buf_append(&b, "", 0);
-	size_t n = 0, len = strlen(problem);
+	size_t len = strlen(problem);
 	if (len > 0 && problem[len - 1] == '.')
 		len--;
-	for (const unsigned char *p = (const unsigned char *)problem; n < len; p++, n++) {
-		if (n == PROBLEM_MAX) {
-			buf_appends(&b, "...");
-			break;
-		}
-		if (*p < 0x20 || *p >= 0x7f)
-			buf_printf(&b, "\\x%02x", *p);
-		else
-			buf_append(&b, p, 1);
-	}
 	s->d = xreallocarray(s->d, s->n_d + 1, sizeof(*s->d));
-	s->d[s->n_d++] = (cnirt_cache_damage){xstrdup(name), buf_steal(&b, NULL)};
+	s->d[s->n_d++] =
+	    (cnirt_cache_damage){xstrdup(name), error_text_shown(problem, len, PROBLEM_MAX, false)};
 }
 
 /* Why the decoded entry `e` cannot be acted on under the file name `name`,

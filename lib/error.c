@@ -108,3 +108,20 @@ CNIRT_EXPORT void cnirt_error_free(cnirt_error *e)
 	free(e->plugin);
 	free(e);
 }
+
+char *error_text_shown(const char *s, size_t len, size_t max, bool quotes)
+{
+	struct buf b = {0};
+	for (size_t n = 0; n < len; n++) {
+		unsigned char c = (unsigned char)s[n];
+		if (n == max) {
+			buf_appends(&b, "...");
+			break;
+		}
+		if (c < 0x20 || c >= 0x7f || (quotes && (c == '"' || c == '\\')))
+			buf_printf(&b, "\\x%02x", c);
+		else
+			buf_append(&b, &c, 1);
+	}
+	return buf_steal(&b, NULL);
+}

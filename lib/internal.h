@@ -102,6 +102,10 @@ int error_set_errno(cnirt_error **err, int code, int errnum, const char *fmt, ..
     PRINTF_LIKE(4, 5);
 /* Prefix the message of *err with context ("<context>: <msg>"); returns -1. */
 int error_prefix(cnirt_error **err, const char *fmt, ...) PRINTF_LIKE(2, 3);
+/* The first `len` bytes of s as one line of printable ASCII for a message:
+ * bytes outside it (and '"' and '\\' when `quotes`) as \xNN, cut after `max`
+ * bytes with "...". */
+char *error_text_shown(const char *s, size_t len, size_t max, bool quotes);
 /* Record the network / plugin (if not yet set). */
 void error_set_network(cnirt_error *e, const char *network);
 void error_set_plugin(cnirt_error *e, const char *plugin);

@@ -14,22 +14,11 @@
 #define NAME_LIMIT 255
 
 /* The value as it may be shown in a message: bytes outside printable ASCII
- * as \xNN, cut after 80 bytes. */
+ * (and quotes, backslashes) as \xNN, cut after 80 bytes. */
 static char *shown(const char *s)
 {
-	struct buf b = {0};
-	size_t n = 0;
-	for (const unsigned char *p = (const unsigned char *)(s ? s : ""); *p; p++, n++) {
-		if (n == 80) {
-			buf_appends(&b, "...");
-			break;
-		}
-		if (*p < 0x20 || *p >= 0x7f || *p == '"' || *p == '\\')
-			buf_printf(&b, "\\x%02x", *p);
-		else
-			buf_append(&b, p, 1);
-	}
-	return buf_steal(&b, NULL);
+	s = s ? s : "";
+	return error_text_shown(s, strlen(s), 80, true);
 }
 
 /* ^[a-zA-Z0-9][a-zA-Z0-9_.-]*$ */

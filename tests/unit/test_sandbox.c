@@ -422,29 +422,42 @@ static void test_confine(void **state)
 	assert_default_sandbox(&s, bnd);
 }
 
-/* A disabled sandbox confines nothing. */
+/* A disabled sandbox confines nothing: the calling process's no_new_privs
+ * and seccomp mode are what they were (0 on a plain host). */
 static void test_confine_disabled(void **state)
 {
 	(void)state;
+	uint64_t nnp0, seccomp0, nnp, seccomp;
+	assert_true(status_field("NoNewPrivs", 10, &nnp0));
+	assert_true(status_field("Seccomp", 10, &seccomp0));
 	struct sandbox *sb = prepare("{\"enabled\": false}");
 	assert_int_equal(sandbox_confine(sb), 0);
 	assert_int_equal(sandbox_confine(NULL), 0);
-	uint64_t nnp = 1;
 	assert_true(status_field("NoNewPrivs", 10, &nnp));
-	assert_int_equal(nnp, 0);
+	assert_true(status_field("Seccomp", 10, &seccomp));
+	assert_int_equal(nnp, nnp0);
+	assert_int_equal(seccomp, seccomp0);
 	sandbox_free(sb);
 }
 
-/* CAP_SYS_BOOT and CAP_SYS_MODULE kept: EPERM can only be the filter's. */
-static void test_filter_alone(void **state)
+/* Root, with CAP_SYS_BOOT in the bounding set (else the test is skipped):
+ * returns that bounding set. */
+static uint64_t need_cap_sys_boot(void)
 {
-	(void)state;
 	need_root();
 	uint64_t bnd = own_bounding_set();
 	if (!(bnd & BIT(CAP_SYS_BOOT_NR))) {
 		print_message("CAP_SYS_BOOT is not in this process's bounding set: skipped\n");
 		skip();
 	}
+	return bnd;
+}
+
+/* CAP_SYS_BOOT and CAP_SYS_MODULE kept: EPERM can only be the filter's. */
+static void test_filter_alone(void **state)
+{
+	(void)state;
+	uint64_t bnd = need_cap_sys_boot();
 	struct sandbox *sb = prepare(
 	    "{\"capabilities\": [\"CAP_SYS_ADMIN\", \"CAP_SYS_BOOT\", \"CAP_SYS_MODULE\"]}");
 	struct seen s;
@@ -470,12 +483,7 @@ static void test_filter_alone(void **state)
 static void test_seccomp_off(void **state)
 {
 	(void)state;
-	need_root();
-	uint64_t bnd = own_bounding_set();
-	if (!(bnd & BIT(CAP_SYS_BOOT_NR))) {
-		print_message("CAP_SYS_BOOT is not in this process's bounding set: skipped\n");
-		skip();
-	}
+	uint64_t bnd = need_cap_sys_boot();
 	struct sandbox *sb = prepare("{\"seccomp\": \"off\", \"capabilities\": [\"CAP_SYS_ADMIN\", "
 				     "\"CAP_SYS_BOOT\", \"CAP_SYS_MODULE\"]}");
 	struct seen s;

@@ -25,7 +25,7 @@ OBJ = $(OUT)/obj
 
 LIB_FILES = alloc base64 cache chain conf ctx derive error exec json names result version
 LIB_OBJS = $(LIB_FILES:%=$(OBJ)/lib/%.o)
-HOOK_OBJS = $(OBJ)/hook/util.o $(OBJ)/hook/jsonutil.o
+HOOK_OBJS = $(OBJ)/hook/util.o $(OBJ)/hook/jsonutil.o $(OBJ)/hook/suggest.o
 
 TARGETS = fuzz_state fuzz_annotations fuzz_netlist fuzz_result fuzz_cache
 BINS = $(TARGETS:%=$(OUT)/%)

@@ -23,6 +23,7 @@
 
 #include "annotations.h"
 #include "jsonutil.h"
+#include "suggest.h"
 #include "util.h"
 
 /* Refused above these (a later policy makes them configurable). */
@@ -64,6 +65,14 @@ static const char *const known_keys[] = {
     ANN_CRI_POD_UID,
 };
 
+/* The io.cnihook.* keys without their prefix, as cnihook-annotations(7)
+ * lists them. */
+#define OWN_KEY(key) ((key) + sizeof(ANN_PREFIX) - 1)
+static const char *const own_keys[] = {
+    OWN_KEY(ANN_NETWORKS),  OWN_KEY(ANN_PORTS), OWN_KEY(ANN_MAC),   OWN_KEY(ANN_IPS),
+    OWN_KEY(ANN_BANDWIDTH), OWN_KEY(ANN_ARGS),	OWN_KEY(ANN_NETNS),
+};
+
 /* ------------------------------------------------------------ messages */
 
 /* `annotation "key": problem` into *err; takes problem. */
@@ -80,6 +89,15 @@ static int problem_prefix(char **problem, const char *prefix)
 	char *s = xasprintf("%s: %s", prefix, *problem);
 	free(*problem);
 	*problem = s;
+	return -1;
+}
+
+/* `unknown field "k"` and the nearest of known[0..n) into *problem. */
+static int unknown_field(char **problem, const char *k, const char *const *known, size_t n)
+{
+	_cleanup_free_ char *text = shown(k);
+	_cleanup_free_ char *what = xasprintf("unknown field \"%s\"", text);
+	*problem = suggest_unknown(what, k, "", known, n);
 	return -1;
 }
 
@@ -415,13 +433,25 @@ static void portmaps_free(struct portmap *v, size_t n)
 	free(v);
 }
 
+static const char *const protocols[] = {"tcp", "udp", "sctp"};
+
 static const char *protocol(const char *s)
 {
-	static const char *const known[] = {"tcp", "udp", "sctp"};
-	for (size_t i = 0; i < ARRAY_SIZE(known); i++)
-		if (strcasecmp(s, known[i]) == 0)
-			return known[i];
+	for (size_t i = 0; i < ARRAY_SIZE(protocols); i++)
+		if (strcasecmp(s, protocols[i]) == 0)
+			return protocols[i];
 	return NULL;
+}
+
+/* `<what>"s" is not tcp, udp or sctp`, with the nearest if one is near. */
+static int bad_protocol(char **problem, const char *what, const char *s)
+{
+	_cleanup_free_ char *text = shown(s);
+	const char *near = suggest_nearest(s, protocols, ARRAY_SIZE(protocols));
+	if (near)
+		return set_error(problem, "%s\"%s\" is not tcp, udp or sctp; did you mean \"%s\"?",
+				 what, text, near);
+	return set_error(problem, "%s\"%s\" is not tcp, udp or sctp", what, text);
 }
 
 /* The normalised JSON array of port mappings. */
@@ -485,12 +515,8 @@ static int portmap_from_json(yajl_val o, struct portmap *pm, char **problem)
 			}
 			m.proto = protocol(s);
 			if (m.proto == NULL) {
-				_cleanup_free_ char *text = shown(s);
 				free(m.host_ip);
-				return set_error(problem,
-						 "field \"protocol\": \"%s\" is not tcp, udp or "
-						 "sctp",
-						 text);
+				return bad_protocol(problem, "field \"protocol\": ", s);
 			}
 		} else if (strcmp(k, "hostIP") == 0) {
 			const char *s = NULL;
@@ -505,9 +531,10 @@ static int portmap_from_json(yajl_val o, struct portmap *pm, char **problem)
 			free(m.host_ip);
 			m.host_ip = xstrdup(s);
 		} else {
-			_cleanup_free_ char *text = shown(k);
+			static const char *const fields[] = {"hostPort", "containerPort",
+							     "protocol", "hostIP"};
 			free(m.host_ip);
-			return set_error(problem, "unknown field \"%s\"", text);
+			return unknown_field(problem, k, fields, ARRAY_SIZE(fields));
 		}
 	}
 	if (!have_host || !have_container) {
@@ -539,6 +566,30 @@ static int portmaps_from_json(yajl_val a, char **out, char **problem)
 	return 0;
 }
 
+static int portmap_from_string(const char *item, struct portmap *pm, char **problem);
+
+/* "8080:80:tcp" (the protocol after a ':', not a '/'): a problem that
+ * suggests the '/' form when that form is valid. */
+static bool protocol_after_colon(const char *item, char **problem)
+{
+	const char *colon = strrchr(item, ':');
+	if (colon == NULL || protocol(colon + 1) == NULL)
+		return false;
+	_cleanup_free_ char *fixed = xstrdup(item);
+	fixed[colon - item] = '/';
+	struct portmap m;
+	char *ignored = NULL;
+	if (portmap_from_string(fixed, &m, &ignored) < 0) {
+		free(ignored);
+		return set_error(problem, "the protocol follows a '/', not a ':' "
+					  "([HOSTIP:]HOSTPORT:CONTAINERPORT/PROTOCOL)") < 0;
+	}
+	free(m.host_ip);
+	_cleanup_free_ char *text = shown(fixed);
+	return set_error(problem, "the protocol follows a '/', not a ':'; did you mean \"%s\"?",
+			 text) < 0;
+}
+
 /* `[hostIP:]hostPort:containerPort[/proto]`, hostIP of IPv6 in brackets. */
 static int portmap_from_string(const char *item, struct portmap *pm, char **problem)
 {
@@ -548,10 +599,10 @@ static int portmap_from_string(const char *item, struct portmap *pm, char **prob
 	if (slash) {
 		*slash = '\0';
 		m.proto = protocol(slash + 1);
-		if (m.proto == NULL) {
-			_cleanup_free_ char *text = shown(slash + 1);
-			return set_error(problem, "protocol \"%s\" is not tcp, udp or sctp", text);
-		}
+		if (m.proto == NULL)
+			return bad_protocol(problem, "protocol ", slash + 1);
+	} else if (protocol_after_colon(s, problem)) {
+		return -1;
 	}
 	char *ports = s;
 	if (s[0] == '[') {
@@ -628,10 +679,8 @@ static int bandwidth_from_json(yajl_val o, char **out, char **problem)
 		bool known = false;
 		for (size_t f = 0; f < ARRAY_SIZE(fields); f++)
 			known = known || strcmp(k, fields[f]) == 0;
-		if (!known) {
-			_cleanup_free_ char *text = shown(k);
-			return set_error(problem, "unknown field \"%s\"", text);
-		}
+		if (!known)
+			return unknown_field(problem, k, fields, ARRAY_SIZE(fields));
 	}
 	if (o->u.object.len == 0)
 		return set_error(problem, "sets none of ingressRate, ingressBurst, egressRate, "
@@ -728,6 +777,12 @@ static int ip_list(yajl_val a, const char *field, enum ip_form form, char ***out
 	return 0;
 }
 
+/* The fields of an NPWG network selection element. */
+static const char *const element_fields[] = {
+    "name",	    "namespace", "interface", "ips",	       "mac", "infiniband-guid",
+    "portMappings", "bandwidth", "cni-args",  "default-route",
+};
+
 /* One NPWG network selection element (the de-facto standard v1.2,
  * section 4.1.2.1), into r. */
 static int element_from_json(yajl_val o, struct attach_req *r, char **problem)
@@ -785,8 +840,7 @@ static int element_from_json(yajl_val o, struct attach_req *r, char **problem)
 			rc =
 			    ip_list(v, k, IP_ONLY, &r->default_route, &r->n_default_route, problem);
 		} else {
-			_cleanup_free_ char *text = shown(k);
-			rc = set_error(problem, "unknown field \"%s\"", text);
+			rc = unknown_field(problem, k, element_fields, ARRAY_SIZE(element_fields));
 		}
 		if (rc < 0)
 			return -1;
@@ -900,6 +954,29 @@ static const char *ann_get(const struct kv *ann, size_t n, const char *key)
 		if (ann[i].key && strcmp(ann[i].key, key) == 0)
 			return ann[i].value ? ann[i].value : "";
 	return NULL;
+}
+
+/* Every io.cnihook.* key is one of own_keys: a misspelt key would be
+ * ignored, and the container would start without what it asked for. */
+static int check_own_keys(const struct kv *ann, size_t n, char **err)
+{
+	const size_t plen = strlen(ANN_PREFIX);
+	for (size_t i = 0; i < n; i++) {
+		const char *k = ann[i].key;
+		if (k == NULL || strncasecmp(k, ANN_PREFIX, plen) != 0)
+			continue;
+		bool known = false;
+		for (size_t j = 0; j < ARRAY_SIZE(own_keys) && !known; j++)
+			known =
+			    strncmp(k, ANN_PREFIX, plen) == 0 && strcmp(k + plen, own_keys[j]) == 0;
+		if (known)
+			continue;
+		_cleanup_free_ char *text = shown(k);
+		_cleanup_free_ char *what = xasprintf("annotation \"%s\": unknown key", text);
+		*err = suggest_unknown(what, k, ANN_PREFIX, own_keys, ARRAY_SIZE(own_keys));
+		return -1;
+	}
+	return 0;
 }
 
 static int check_values(const struct kv *ann, size_t n, char **err)
@@ -1218,7 +1295,7 @@ int annotations_parse(const struct kv *ann, size_t n, char *const *default_netwo
 {
 	struct selection s = {0};
 	const char *skip = NULL;
-	if (container_type(ann, n, &skip, err) < 0)
+	if (check_own_keys(ann, n, err) < 0 || container_type(ann, n, &skip, err) < 0)
 		return -1;
 	if (skip) {
 		s.skip_reason = skip;

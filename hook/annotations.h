@@ -14,13 +14,16 @@
 #include "util.h"
 
 #define ANN_NPWG_NETWORKS "k8s.v1.cni.cncf.io/networks"
-#define ANN_NETWORKS	  "io.cnihook.networks"
-#define ANN_PORTS	  "io.cnihook.ports"
-#define ANN_MAC		  "io.cnihook.mac"
-#define ANN_IPS		  "io.cnihook.ips"
-#define ANN_BANDWIDTH	  "io.cnihook.bandwidth"
-#define ANN_ARGS	  "io.cnihook.args"
-#define ANN_NETNS	  "io.cnihook.netns"
+/* Every key with this prefix (any case) must be one of those below: an
+ * unknown one is refused, with the nearest known key. */
+#define ANN_PREFIX    "io.cnihook."
+#define ANN_NETWORKS  ANN_PREFIX "networks"
+#define ANN_PORTS     ANN_PREFIX "ports"
+#define ANN_MAC	      ANN_PREFIX "mac"
+#define ANN_IPS	      ANN_PREFIX "ips"
+#define ANN_BANDWIDTH ANN_PREFIX "bandwidth"
+#define ANN_ARGS      ANN_PREFIX "args"
+#define ANN_NETNS     ANN_PREFIX "netns"
 
 /* One requested attachment. JSON members are normalised compact JSON text. */
 struct attach_req {
@@ -52,9 +55,11 @@ struct selection {
 	const char *skip_reason;
 };
 
-/* Parse the annotations (ann[0..n)). Without a selection annotation the
- * default networks apply (none: an empty selection). container_id is the
- * OCI id (for K8S_POD_INFRA_CONTAINER_ID). */
+/* Parse the annotations (ann[0..n)). An unknown io.cnihook.* key is
+ * refused first, whatever else is set (`annotation "KEY": unknown key; did
+ * you mean "io.cnihook.ports"? (known: ...)`). Without a selection
+ * annotation the default networks apply (none: an empty selection).
+ * container_id is the OCI id (for K8S_POD_INFRA_CONTAINER_ID). */
 int annotations_parse(const struct kv *ann, size_t n, char *const *default_networks,
 		      size_t n_default, const char *container_id, struct selection *out,
 		      char **err);

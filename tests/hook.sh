@@ -337,6 +337,59 @@ hookin "$(jq -cn --arg b "$tmp/bundles/$id" \
 	--config "$cfg" poststop
 bad "container id ../x at poststop" x '../x'
 
+# ---------------------------------------------------------------- misspelt keys
+# Issue 9: io.cnihook.port=18280:80 started the container with a network but
+# no port mapping and no word; a container with only a misspelt key was left
+# alone. An unknown io.cnihook.* key is refused before any plugin runs, with
+# the nearest key; poststop never refuses a teardown over a key.
+echo "# misspelt annotations: refused, not ignored"
+id=typo-$uniq
+bundle "$id" "$(annotations io.cnihook.networks net1 io.cnihook.port 18280:80)"
+attach "$id"
+bad "io.cnihook.port beside a selection" x "$id createRuntime: " \
+	'annotation "io.cnihook.port": unknown key; did you mean "io.cnihook.ports"? (known: io.cnihook.networks, io.cnihook.ports,'
+bundle "$id" "$(annotations io.cnihook.port 18280:80)"
+attach "$id"
+bad "io.cnihook.port alone (no selection, no defaultNetworks)" x \
+	'annotation "io.cnihook.port": unknown key; did you mean "io.cnihook.ports"?'
+bundle "$id" "$(annotations io.cnihook.network net1)"
+CFG=$tmp/default.json attach "$id"
+bad "io.cnihook.network alone, with defaultNetworks" x \
+	'annotation "io.cnihook.network": unknown key; did you mean "io.cnihook.networks"?'
+bundle "$id" "$(annotations io.cnihook.networks net1 io.cnihook.colour red)"
+attach "$id"
+bad "a key near none: the known keys" x 'annotation "io.cnihook.colour": unknown key (known: '
+bundle "$id" "$(annotations io.cnihook.networks pm io.cnihook.ports 18280:80:tcp)"
+attach "$id"
+bad "18280:80:tcp" x 'annotation "io.cnihook.ports": "18280:80:tcp"' \
+	'did you mean "18280:80/tcp"?'
+bundle "$id" "$(annotations org.example.port 18280:80 io.cnihookports 1)"
+attach "$id"
+check "no io.cnihook.* key and no defaultNetworks: left alone, exit 0, quiet" \
+	eval '[ "$rc" = 0 ] && [ -z "$out$err" ] && no_plugin_ran && [ -z "$(left "$id")" ]'
+poststop "$id"
+reset
+# A refused container's poststop (runtimes run it at delete): nothing to do.
+bundle "$id" "$(annotations io.cnihook.networks net1 io.cnihook.port 18280:80)"
+attach "$id"
+clear_rec
+poststop "$id"
+check "poststop of the refused container: exit 0, no plugin, nothing left" \
+	eval '[ "$rc" = 0 ] && no_plugin_ran && [ -z "$(left "$id")" ]'
+# The key appears after the attach (in config.json and in the state):
+# poststop still detaches everything.
+bundle "$id" "$(annotations io.cnihook.networks net1)"
+attach "$id"
+check "(attached net1)" eval '[ "$rc" = 0 ] && [ "$(calls)" = "fa-ADD" ]'
+bundle "$id" "$(annotations io.cnihook.networks net1 io.cnihook.port 18280:80)"
+clear_rec
+hookin "$(state "$id" stopped | jq -c '. + {annotations: {"io.cnihook.port": "18280:80"}}')" \
+	--config "$cfg" poststop
+check "poststop with a misspelt key: exit 0, DEL net1" \
+	eval '[ "$rc" = 0 ] && [ "$(calls)" = "fa-DEL" ]'
+check_gone "... and nothing left (state dir, lock, pin, cache)" "$id"
+reset
+
 # ---------------------------------------------------------------- capabilities
 echo "# capability arguments and CNI_ARGS"
 id=cap-$uniq

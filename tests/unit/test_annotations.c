@@ -234,7 +234,19 @@ static void test_json_refusals(void **state)
 	(void)state;
 	const char *k = ANN_NPWG_NETWORKS;
 	refused1(k, "[{\"name\":\"a\",\"color\":\"red\"}]",
-		 "annotation \"k8s.v1.cni.cncf.io/networks\": element 1: unknown field \"color\"");
+		 "annotation \"k8s.v1.cni.cncf.io/networks\": element 1: unknown field \"color\" "
+		 "(known: name, namespace, interface, ips, mac, infiniband-guid, portMappings, "
+		 "bandwidth, cni-args, default-route)");
+	/* A misspelt field: the nearest one, whatever the case. */
+	refused1(k, "[{\"name\":\"a\",\"Interface\":\"eth1\"}]",
+		 "annotation \"k8s.v1.cni.cncf.io/networks\": element 1: unknown field "
+		 "\"Interface\"; did you mean \"interface\"? (known: name, namespace, interface, "
+		 "ips, mac, infiniband-guid, portMappings, bandwidth, cni-args, default-route)");
+	refused1(k, "[{\"name\":\"a\",\"defaultRoute\":[\"10.0.0.1\"]}]",
+		 "annotation \"k8s.v1.cni.cncf.io/networks\": element 1: unknown field "
+		 "\"defaultRoute\"; did you mean \"default-route\"? (known: name, namespace, "
+		 "interface, ips, mac, infiniband-guid, portMappings, bandwidth, cni-args, "
+		 "default-route)");
 	refused1(k, "[{\"interface\":\"x\"}]",
 		 "annotation \"k8s.v1.cni.cncf.io/networks\": element 1: field \"name\" is "
 		 "missing");
@@ -595,6 +607,145 @@ static void test_ports(void **state)
 		  "\"hostIP\":\"fd00::1\"}]");
 }
 
+/* ------------------------------------------------------------ unknown keys */
+
+#define OWN_KNOWN                                                                                  \
+	"(known: io.cnihook.networks, io.cnihook.ports, io.cnihook.mac, io.cnihook.ips, "          \
+	"io.cnihook.bandwidth, io.cnihook.args, io.cnihook.netns)"
+
+/* Issue 9: io.cnihook.port=18280:80 started the container with no port
+ * mapping and no word. Every io.cnihook.* key that is not one of cnihook's
+ * is refused, naming the nearest key and the known ones. */
+static void test_unknown_keys(void **state)
+{
+	(void)state;
+	/* Alone: no selection annotation and no defaultNetworks, where a
+	 * container is otherwise left alone. */
+	refused1("io.cnihook.port", "18280:80",
+		 "annotation \"io.cnihook.port\": unknown key; did you mean "
+		 "\"io.cnihook.ports\"? " OWN_KNOWN);
+	refused1("io.cnihook.network", "cnihook",
+		 "annotation \"io.cnihook.network\": unknown key; did you mean "
+		 "\"io.cnihook.networks\"? " OWN_KNOWN);
+	/* Beside a valid selection. */
+	const struct kv with_networks[] = {KV(ANN_NETWORKS, "n"), KV("io.cnihook.port", "80:80")};
+	refused(with_networks, COUNT(with_networks),
+		"annotation \"io.cnihook.port\": unknown key; did you mean "
+		"\"io.cnihook.ports\"? " OWN_KNOWN);
+	/* Swapped letters, case, two edits. */
+	refused1("io.cnihook.prots", "80:80",
+		 "annotation \"io.cnihook.prots\": unknown key; did you mean "
+		 "\"io.cnihook.ports\"? " OWN_KNOWN);
+	refused1("io.cnihook.Ports", "80:80",
+		 "annotation \"io.cnihook.Ports\": unknown key; did you mean "
+		 "\"io.cnihook.ports\"? " OWN_KNOWN);
+	refused1("IO.CNIHOOK.MAC", "02:00:00:00:00:01",
+		 "annotation \"IO.CNIHOOK.MAC\": unknown key; did you mean "
+		 "\"io.cnihook.mac\"? " OWN_KNOWN);
+	refused1("io.cnihook.bandwith", "{}",
+		 "annotation \"io.cnihook.bandwith\": unknown key; did you mean "
+		 "\"io.cnihook.bandwidth\"? " OWN_KNOWN);
+	refused1("io.cnihook.netwrk", "n",
+		 "annotation \"io.cnihook.netwrk\": unknown key; did you mean "
+		 "\"io.cnihook.networks\"? " OWN_KNOWN);
+	refused1("io.cnihook.ip", "10.0.0.2/24",
+		 "annotation \"io.cnihook.ip\": unknown key; did you mean "
+		 "\"io.cnihook.ips\"? " OWN_KNOWN);
+	/* Nothing near: the known keys only. */
+	refused1("io.cnihook.colour", "red",
+		 "annotation \"io.cnihook.colour\": unknown key " OWN_KNOWN);
+	refused1("io.cnihook.portMappings", "[]",
+		 "annotation \"io.cnihook.portMappings\": unknown key " OWN_KNOWN);
+	refused1("io.cnihook.networks.off", "n",
+		 "annotation \"io.cnihook.networks.off\": unknown key " OWN_KNOWN);
+	refused1("io.cnihook.", "", "annotation \"io.cnihook.\": unknown key " OWN_KNOWN);
+	/* The key as it may be shown: escaped, cut. */
+	refused1("io.cnihook.\xff\n", "",
+		 "annotation \"io.cnihook.\\xff\\x0a\": unknown key " OWN_KNOWN);
+	static char long_key[70000];
+	memset(long_key, 'p', sizeof(long_key) - 1);
+	memcpy(long_key, "io.cnihook.", 11);
+	refused1_prefix(long_key, "", "annotation \"io.cnihook.ppppp");
+	/* Not cnihook's: left to whoever owns them. */
+	const struct kv others[] = {KV("io.cnihookports", "80:80"), KV("x-io.cnihook.port", "1"),
+				    KV("org.example.io.cnihook.port", "1"),
+				    KV("k8s.v1.cni.cncf.io/network-status", "[]")};
+	struct selection s;
+	parse(others, COUNT(others), &s);
+	assert_int_equal(s.n, 0);
+	assert_null(s.skip_reason);
+	selection_free(&s);
+}
+
+/* Refused whatever else the annotations say: with defaultNetworks, an NPWG
+ * selection, or on a pod's container that is otherwise left alone. */
+static void test_unknown_keys_everywhere(void **state)
+{
+	(void)state;
+	char *const defaults[] = {(char *)"d"};
+	const char *msg = "annotation \"io.cnihook.port\": unknown key; did you mean "
+			  "\"io.cnihook.ports\"? " OWN_KNOWN;
+	const struct kv alone[] = {KV("io.cnihook.port", "80:80")};
+	refused_defaults(alone, COUNT(alone), defaults, 1, msg);
+	const struct kv npwg[] = {KV(ANN_NPWG_NETWORKS, "n"), KV("io.cnihook.port", "80:80")};
+	refused(npwg, COUNT(npwg), msg);
+	const struct kv pod_container[] = {KV("io.kubernetes.cri-o.ContainerType", "container"),
+					   KV("io.cnihook.port", "80:80")};
+	refused(pod_container, COUNT(pod_container), msg);
+	/* The first unknown key is named. */
+	const struct kv two[] = {KV("io.cnihook.mca", "x"), KV("io.cnihook.port", "80:80")};
+	refused(two, COUNT(two),
+		"annotation \"io.cnihook.mca\": unknown key; did you mean \"io.cnihook.mac\"? "
+		"" OWN_KNOWN);
+}
+
+/* Misspelt port mappings: refused with the spelling meant. */
+static void test_ports_misspelt(void **state)
+{
+	(void)state;
+	/* Issue 9: the protocol after a ':' read as a host IP "18280". */
+	ports_refused("18280:80:tcp", "annotation \"io.cnihook.ports\": \"18280:80:tcp\": the "
+				      "protocol follows a '/', not a ':'; did you mean "
+				      "\"18280:80/tcp\"?");
+	ports_refused("127.0.0.1:53:53:UDP",
+		      "annotation \"io.cnihook.ports\": \"127.0.0.1:53:53:UDP\": the protocol "
+		      "follows a '/', not a ':'; did you mean \"127.0.0.1:53:53/UDP\"?");
+	ports_refused("[fd00::1]:8080:80:sctp",
+		      "annotation \"io.cnihook.ports\": \"[fd00::1]:8080:80:sctp\": the protocol "
+		      "follows a '/', not a ':'; did you mean \"[fd00::1]:8080:80/sctp\"?");
+	ports_refused("80,81:81:udp", "annotation \"io.cnihook.ports\": \"80\": expected "
+				      "HOSTPORT:CONTAINERPORT");
+	ports_refused("81:81,80:tcp",
+		      "annotation \"io.cnihook.ports\": \"80:tcp\": the protocol follows a '/', "
+		      "not a ':' ([HOSTIP:]HOSTPORT:CONTAINERPORT/PROTOCOL)");
+	/* The protocol: the nearest one. */
+	ports_refused("80:80/tpc", "annotation \"io.cnihook.ports\": \"80:80/tpc\": protocol "
+				   "\"tpc\" is not tcp, udp or sctp; did you mean \"tcp\"?");
+	ports_refused("80:80/scpt", "annotation \"io.cnihook.ports\": \"80:80/scpt\": protocol "
+				    "\"scpt\" is not tcp, udp or sctp; did you mean \"sctp\"?");
+	ports_refused("[{\"hostPort\":80,\"containerPort\":80,\"protocol\":\"udpp\"}]",
+		      "annotation \"io.cnihook.ports\": port mapping 1: field \"protocol\": "
+		      "\"udpp\" is not tcp, udp or sctp; did you mean \"udp\"?");
+	/* JSON fields: the nearest, whatever the case. */
+	ports_refused("[{\"hostport\":80,\"containerPort\":80}]",
+		      "annotation \"io.cnihook.ports\": port mapping 1: unknown field \"hostport\"; "
+		      "did you mean \"hostPort\"? (known: hostPort, containerPort, protocol, "
+		      "hostIP)");
+	ports_refused("[{\"hostPort\":80,\"containerPort\":80,\"hostIp\":\"10.0.0.1\"}]",
+		      "annotation \"io.cnihook.ports\": port mapping 1: unknown field \"hostIp\"; "
+		      "did you mean \"hostIP\"? (known: hostPort, containerPort, protocol, "
+		      "hostIP)");
+	/* The JSON form keeps its own "protocol" field, and the '/' form its
+	 * meaning. */
+	ports_are("[{\"hostPort\":18280,\"containerPort\":80,\"protocol\":\"tcp\"}]",
+		  "[{\"hostPort\":18280,\"containerPort\":80,\"protocol\":\"tcp\"}]");
+	ports_are("18280:80/tcp", "[{\"hostPort\":18280,\"containerPort\":80,\"protocol\":"
+				  "\"tcp\"}]");
+	ports_are("[fd00::1]:8080:80/udp",
+		  "[{\"hostPort\":8080,\"containerPort\":80,\"protocol\":\"udp\","
+		  "\"hostIP\":\"fd00::1\"}]");
+}
+
 static void test_ports_refusals(void **state)
 {
 	(void)state;
@@ -665,7 +816,8 @@ static void test_ports_refusals(void **state)
 		      "annotation \"io.cnihook.ports\": port mapping 1: field \"containerPort\": "
 		      "65536 is not an integer in 1-65535");
 	ports_refused("[{\"hostPort\":80,\"containerPort\":80,\"x\":1}]",
-		      "annotation \"io.cnihook.ports\": port mapping 1: unknown field \"x\"");
+		      "annotation \"io.cnihook.ports\": port mapping 1: unknown field \"x\" "
+		      "(known: hostPort, containerPort, protocol, hostIP)");
 	ports_refused("[{\"containerPort\":80}]",
 		      "annotation \"io.cnihook.ports\": port mapping 1: field \"hostPort\" is "
 		      "missing");
@@ -766,7 +918,10 @@ static void test_bandwidth(void **state)
 	     "field \"ingressRate\": 99999999999999999999 is not a non-negative integer"},
 	    {"{\"ingressRate\":\"1\"}", "field \"ingressRate\": is a string, expected a "
 					"non-negative integer"},
-	    {"{\"ingressrate\":1}", "unknown field \"ingressrate\""},
+	    {"{\"ingressrate\":1}", "unknown field \"ingressrate\"; did you mean \"ingressRate\"? "
+				     "(known: ingressRate, ingressBurst, egressRate, egressBurst)"},
+	    {"{\"egress\":1}", "unknown field \"egress\" (known: ingressRate, ingressBurst, "
+				"egressRate, egressBurst)"},
 	    {"{}", "sets none of ingressRate, ingressBurst, egressRate, egressBurst"},
 	    {"[1]", "is an array, expected an object"},
 	    {"", "empty, expected JSON"},
@@ -1194,6 +1349,9 @@ int main(void)
 	    cmocka_unit_test(test_single_keys_conflict_with_selection),
 	    cmocka_unit_test(test_ports),
 	    cmocka_unit_test(test_ports_refusals),
+	    cmocka_unit_test(test_ports_misspelt),
+	    cmocka_unit_test(test_unknown_keys),
+	    cmocka_unit_test(test_unknown_keys_everywhere),
 	    cmocka_unit_test(test_mac),
 	    cmocka_unit_test(test_ips),
 	    cmocka_unit_test(test_bandwidth),

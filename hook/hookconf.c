@@ -9,6 +9,7 @@
 
 #include "hookconf.h"
 #include "jsonutil.h"
+#include "suggest.h"
 
 #define CONFIG_MAX_SIZE	     (1u << 20)
 #define TIMEOUT_MAX_S	     3600
@@ -51,6 +52,15 @@ static int bad(char **err, const char *path, const char *field, const char *prob
 {
 	*err = xasprintf("%s: field \"%s\": %s", path, field, problem);
 	return -1;
+}
+
+/* Field `prefix``k` is none of known[0..n): say which is nearest. */
+static int unknown(char **err, const char *path, const char *prefix, const char *k,
+		   const char *const *known, size_t n)
+{
+	_cleanup_free_ char *field = xasprintf("%s%s", prefix, k);
+	_cleanup_free_ char *problem = suggest_unknown("unknown field", k, prefix, known, n);
+	return bad(err, path, field, problem);
 }
 
 /* An absolute path without "..", replacing *dst. */
@@ -130,8 +140,9 @@ static int get_log(yajl_val v, const char *path, struct hook_config *c, char **e
 				return bad(err, path, "log.syslog", "must be true or false");
 			c->log_syslog = YAJL_IS_TRUE(x);
 		} else {
-			_cleanup_free_ char *field = xasprintf("log.%s", k);
-			return bad(err, path, field, "unknown field");
+			/* Those of the branches above. */
+			static const char *const fields[] = {"level", "syslog"};
+			return unknown(err, path, "log.", k, fields, ARRAY_SIZE(fields));
 		}
 	}
 	return 0;
@@ -181,7 +192,11 @@ static int apply(yajl_val root, const char *path, struct hook_config *c, char **
 				c->sandbox = sc;
 			}
 		} else {
-			r = bad(err, path, k, "unknown field");
+			/* Those of the branches above. */
+			static const char *const fields[] = {
+			    "confDir",	     "binDirs", "cacheDir", "stateDir", "defaultNetworks",
+			    "pluginTimeout", "log",	"policy",   "sandbox"};
+			r = unknown(err, path, "", k, fields, ARRAY_SIZE(fields));
 		}
 		if (r < 0)
 			return -1;

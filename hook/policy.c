@@ -17,6 +17,7 @@
 
 #include "jsonutil.h"
 #include "policy.h"
+#include "suggest.h"
 
 #define MAX_ATTACHMENTS_LIMIT 32
 #define MAX_ANNOTATION_LIMIT  (1024 * 1024)
@@ -173,8 +174,15 @@ static int get_fields(yajl_val v, const char *path, unsigned *out, char **err)
 			if (strcmp(names[i], field_names[f].name) == 0)
 				bit = field_names[f].bit;
 		if (bit == 0) {
+			const char *known[ARRAY_SIZE(field_names)];
+			for (size_t f = 0; f < ARRAY_SIZE(field_names); f++)
+				known[f] = field_names[f].name;
+			const char *near = suggest_nearest(names[i], known, ARRAY_SIZE(known));
+			_cleanup_free_ char *hint =
+			    near ? xasprintf("; did you mean \"%s\"?", near) : xstrdup("");
 			_cleanup_free_ char *f = xasprintf("allowedFields[%zu]", i);
-			_cleanup_free_ char *p = xasprintf("\"%s\" is not %s", names[i], rule);
+			_cleanup_free_ char *p =
+			    xasprintf("\"%s\" is not %s%s", names[i], rule, hint);
 			strv_free(names, n);
 			return bad(err, path, f, p);
 		}
@@ -244,7 +252,13 @@ static int apply(yajl_val v, const char *path, struct policy *p, char **err)
 					   "must be a whole number of bytes, 1-1048576 (1 MiB)");
 			p->max_annotation = (size_t)num;
 		} else {
-			return bad(err, path, k, "unknown field");
+			/* Those of the branches above. */
+			static const char *const fields[] = {
+			    "networks",	     "allowedFields",  "hostPortRange",	   "hostIPs",
+			    "netnsPrefixes", "maxAttachments", "maxAnnotationSize"};
+			_cleanup_free_ char *problem = suggest_unknown(
+			    "unknown field", k, "policy.", fields, ARRAY_SIZE(fields));
+			return bad(err, path, k, problem);
 		}
 	}
 	return 0;

@@ -29,6 +29,7 @@
 
 #include "jsonutil.h"
 #include "sandbox.h"
+#include "suggest.h"
 #include "util.h"
 
 /*
@@ -177,7 +178,11 @@ int sandbox_parse(yajl_val v, const char *path, struct sandbox_config *out, char
 			else
 				r = bad(err, path, k, "must be \"default\" or \"off\"");
 		} else {
-			r = bad(err, path, k, "unknown field");
+			/* Those of the branches above. */
+			static const char *const fields[] = {"enabled", "capabilities", "seccomp"};
+			_cleanup_free_ char *problem = suggest_unknown(
+			    "unknown field", k, "sandbox.", fields, ARRAY_SIZE(fields));
+			r = bad(err, path, k, problem);
 		}
 		if (r < 0) {
 			sandbox_config_free(&c);

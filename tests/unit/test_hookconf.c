@@ -569,25 +569,78 @@ static void test_log_syslog_not_boolean(void **state)
 
 /* ------------------------------------------------------------ unknown fields */
 
+#define TOP_KNOWN                                                                                  \
+	"(known: confDir, binDirs, cacheDir, stateDir, defaultNetworks, pluginTimeout, log, "      \
+	"policy, sandbox)"
+#define LOG_KNOWN     "(known: log.level, log.syslog)"
+#define POLICY_KNOWN                                                                               \
+	"(known: policy.networks, policy.allowedFields, policy.hostPortRange, policy.hostIPs, "     \
+	"policy.netnsPrefixes, policy.maxAttachments, policy.maxAnnotationSize)"
+#define SANDBOX_KNOWN "(known: sandbox.enabled, sandbox.capabilities, sandbox.seccomp)"
+
 /* ERRORS: "a field is not one of those above, at the top level or inside
- * log, policy or sandbox", named with its place. */
+ * log, policy or sandbox", named with its place, with the known fields. */
 static void test_unknown_fields(void **state)
 {
 	(void)state;
-	load_fails("{\"colour\": true}", "field \"colour\": unknown field");
-	/* Names are case-sensitive. */
-	load_fails("{\"confdir\": \"/etc/cni/net.d\"}", "field \"confdir\": unknown field");
-	load_fails("{\"PluginTimeout\": 60}", "field \"PluginTimeout\": unknown field");
-	/* Documented elsewhere (annotations, --config), not fields here. */
-	load_fails("{\"config\": \"/etc/cnihook/cnihook.json\"}",
-		   "field \"config\": unknown field");
-	load_fails("{\"confDir\": \"/a\", \"extra\": 1}", "field \"extra\": unknown field");
+	load_fails("{\"colour\": true}", "field \"colour\": unknown field " TOP_KNOWN);
+	load_fails("{\"confDir\": \"/a\", \"extra\": 1}",
+		   "field \"extra\": unknown field " TOP_KNOWN);
 	/* The example of ERRORS. */
-	load_fails("{\"log\": {\"colour\": true}}", "field \"log.colour\": unknown field");
+	load_fails("{\"log\": {\"colour\": true}}",
+		   "field \"log.colour\": unknown field " LOG_KNOWN);
 	load_fails("{\"log\": {\"level\": \"info\", \"file\": \"/x\"}}",
-		   "field \"log.file\": unknown field");
-	load_fails("{\"policy\": {\"colour\": 1}}", "field \"policy.colour\": unknown field");
-	load_fails("{\"sandbox\": {\"colour\": 1}}", "field \"sandbox.colour\": unknown field");
+		   "field \"log.file\": unknown field " LOG_KNOWN);
+	load_fails("{\"policy\": {\"colour\": 1}}",
+		   "field \"policy.colour\": unknown field " POLICY_KNOWN);
+	load_fails("{\"sandbox\": {\"colour\": 1}}",
+		   "field \"sandbox.colour\": unknown field " SANDBOX_KNOWN);
+}
+
+/* Issue 9: a misspelt field names the one meant, at every level. Names are
+ * case-sensitive: a field that differs only in case is refused too. */
+static void test_misspelt_fields(void **state)
+{
+	(void)state;
+	load_fails("{\"confdir\": \"/etc/cni/net.d\"}",
+		   "field \"confdir\": unknown field; did you mean \"confDir\"? " TOP_KNOWN);
+	load_fails("{\"PluginTimeout\": 60}",
+		   "field \"PluginTimeout\": unknown field; did you mean \"pluginTimeout\"? " TOP_KNOWN);
+	load_fails("{\"plugin_timeout\": 60}", "field \"plugin_timeout\": unknown field; did you "
+					       "mean \"pluginTimeout\"? " TOP_KNOWN);
+	load_fails("{\"defaultNetwork\": [\"a\"]}", "field \"defaultNetwork\": unknown field; did "
+						    "you mean \"defaultNetworks\"? " TOP_KNOWN);
+	load_fails("{\"binDir\": [\"/a\"]}",
+		   "field \"binDir\": unknown field; did you mean \"binDirs\"? " TOP_KNOWN);
+	load_fails("{\"sandbx\": {}}",
+		   "field \"sandbx\": unknown field; did you mean \"sandbox\"? " TOP_KNOWN);
+	/* Documented elsewhere (--config): not a field here, two edits from
+	 * confDir. */
+	load_fails("{\"config\": \"/etc/cnihook/cnihook.json\"}",
+		   "field \"config\": unknown field; did you mean \"confDir\"? " TOP_KNOWN);
+	load_fails("{\"log\": {\"levl\": \"info\"}}",
+		   "field \"log.levl\": unknown field; did you mean \"log.level\"? " LOG_KNOWN);
+	load_fails("{\"log\": {\"Syslog\": false}}",
+		   "field \"log.Syslog\": unknown field; did you mean \"log.syslog\"? " LOG_KNOWN);
+	load_fails("{\"policy\": {\"maxAttachment\": 1}}",
+		   "field \"policy.maxAttachment\": unknown field; did you mean "
+		   "\"policy.maxAttachments\"? " POLICY_KNOWN);
+	load_fails("{\"policy\": {\"allowedfields\": []}}",
+		   "field \"policy.allowedfields\": unknown field; did you mean "
+		   "\"policy.allowedFields\"? " POLICY_KNOWN);
+	load_fails("{\"policy\": {\"hostIps\": []}}",
+		   "field \"policy.hostIps\": unknown field; did you mean \"policy.hostIPs\"? "
+		   POLICY_KNOWN);
+	load_fails("{\"policy\": {\"allowedFields\": [\"portmappings\"]}}",
+		   "field \"policy.allowedFields[0]\": \"portmappings\" is not one of "
+		   "\"portMappings\", \"mac\", \"ips\", \"bandwidth\", \"args\", "
+		   "\"infinibandGUID\", \"netns\"; did you mean \"portMappings\"?");
+	load_fails("{\"sandbox\": {\"capabilites\": []}}",
+		   "field \"sandbox.capabilites\": unknown field; did you mean "
+		   "\"sandbox.capabilities\"? " SANDBOX_KNOWN);
+	load_fails("{\"sandbox\": {\"enable\": false}}",
+		   "field \"sandbox.enable\": unknown field; did you mean \"sandbox.enabled\"? "
+		   SANDBOX_KNOWN);
 }
 
 /* ------------------------------------------------------------ policy, sandbox */
@@ -876,6 +929,7 @@ int main(void)
 	    cmocka_unit_test(test_log_level_unknown),
 	    cmocka_unit_test(test_log_syslog_not_boolean),
 	    cmocka_unit_test(test_unknown_fields),
+	    cmocka_unit_test(test_misspelt_fields),
 	    cmocka_unit_test(test_policy_and_sandbox),
 	    cmocka_unit_test(test_man_page_examples),
 	    cmocka_unit_test(test_shipped_sample),

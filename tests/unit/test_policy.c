@@ -168,7 +168,11 @@ static void test_parse_errors(void **state)
 {
 	(void)state;
 	parse_fails("[]", CONF ": field \"policy\": must be an object");
-	parse_fails("{\"network\": []}", CONF ": field \"policy.network\": unknown field");
+	parse_fails("{\"network\": []}",
+		    CONF ": field \"policy.network\": unknown field; did you mean "
+			 "\"policy.networks\"? (known: policy.networks, policy.allowedFields, "
+			 "policy.hostPortRange, policy.hostIPs, policy.netnsPrefixes, "
+			 "policy.maxAttachments, policy.maxAnnotationSize)");
 	parse_fails("{\"networks\": \"*\"}",
 		    CONF ": field \"policy.networks\": must be an array of a network name or glob");
 	parse_fails("{\"networks\": [\"a\", 1]}",

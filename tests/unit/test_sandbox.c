@@ -293,7 +293,10 @@ static void test_parse_errors(void **state)
 {
 	(void)state;
 	parse_fails("[]", CONF ": field \"sandbox\": must be an object");
-	parse_fails("{\"capability\": []}", CONF ": field \"sandbox.capability\": unknown field");
+	parse_fails("{\"capability\": []}",
+		    CONF ": field \"sandbox.capability\": unknown field; did you mean "
+			 "\"sandbox.capabilities\"? (known: sandbox.enabled, sandbox.capabilities, "
+			 "sandbox.seccomp)");
 	parse_fails("{\"enabled\": \"yes\"}",
 		    CONF ": field \"sandbox.enabled\": must be true or false");
 	parse_fails("{\"capabilities\": \"CAP_NET_ADMIN\"}",

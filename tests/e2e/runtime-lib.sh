@@ -487,9 +487,11 @@ pm_hooks_dir() {
 #
 # What containerd makes outside its root and state whatever its
 # configuration says: runc's root /run/containerd/runc/NAMESPACE (the shim's
-# default), the shims' sockets in /run/containerd/s, and /run/containerd
-# itself. The namespace's directory is removed at exit; the others only if
-# this script made them and they are empty (another containerd may use them).
+# default), the shims' sockets in /run/containerd/s, ctr's default FIFO
+# directory /run/containerd/fifo (the test gives ctr its own), and
+# /run/containerd itself. The namespace's directory is removed at exit; the
+# others only if this script made them and they are empty (another containerd
+# may use them).
 CTD_DIR=
 CTD_PID=
 ctd_init() {
@@ -519,7 +521,7 @@ disabled_plugins = ["io.containerd.grpc.v1.cri"]
 [plugins."io.containerd.internal.v1.opt"]
   path = "$CTD_DIR/opt"
 EOT
-	for d in /run/containerd /run/containerd/s /run/containerd/runc; do
+	for d in /run/containerd /run/containerd/s /run/containerd/runc /run/containerd/fifo; do
 		[ -e "$d" ] || cleanup_push "rmdir '$d' 2>/dev/null || true"
 	done
 	cleanup_push "rm -rf '/run/containerd/runc/$CTD_NS'"

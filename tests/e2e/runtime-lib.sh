@@ -111,7 +111,7 @@ rt_init() {
 	runc) require_cmd runc ;;
 	crun) require_cmd crun unshare ;;
 	podman) require_cmd podman runc tar ;;
-	containerd) require_cmd containerd ctr runc containerd-shim-runc-v2 tar sha256sum ;;
+	containerd) require_cmd containerd ctr runc containerd-shim-runc-v2 tar sha256sum setsid ;;
 	*) fail "rt_init: unknown runtime $RT" ;;
 	esac
 	CNIHOOK=${CNIHOOK:-${abs_top_builddir:-$srcdir}/hook/cnihook}
@@ -528,7 +528,10 @@ EOT
 	# Last: stop containerd, then unmount what it (or the image mount) left
 	# under its directory; $T_TMP itself goes after.
 	cleanup_push ctd_stop
-	containerd --config "$CTD_DIR/config.toml" </dev/null >"$CTD_DIR/containerd.log" 2>&1 &
+	# A session of its own: a ^C (or a harness's signal to our process
+	# group) must leave it alive until the cleanups below have deleted the
+	# containers through it; setsid execs it, so $! is containerd itself.
+	setsid containerd --config "$CTD_DIR/config.toml" </dev/null >"$CTD_DIR/containerd.log" 2>&1 &
 	CTD_PID=$!
 	wait_for 100 ctd_ready ||
 		fail "containerd did not start: $(tail -5 "$CTD_DIR/containerd.log")"

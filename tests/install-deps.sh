@@ -7,6 +7,6 @@ apt-get install -y -q --no-install-recommends \
 	build-essential autoconf automake libtool pkg-config \
 	libyajl-dev libseccomp-dev libcap-dev libcmocka-dev \
 	containernetworking-plugins iproute2 iptables iputils-ping jq \
-	runc crun podman busybox-static \
+	runc crun podman containerd busybox-static \
 	golang-go golang-github-appc-cni-dev \
 	clang clang-format libclang-rt-14-dev valgrind procps

@@ -4,7 +4,8 @@
 #   RT=runc; . "$srcdir/tests/e2e/runtime-lib.sh"; rt_init runc
 #
 # runc.sh, crun.sh and podman.sh run the same cases (the rt_case_* functions
-# below) through a small runtime layer (rt_start, rt_exec, rt_stop, ...):
+# below), containerd.sh some of them and its own, through a small runtime
+# layer (rt_start, rt_exec, rt_stop, ...):
 # real containers on a busybox rootfs, hooks at createRuntime and poststop
 # running cnihook with a cnihook.json of the case's own, Debian's real CNI
 # plugins (bridge, host-local, portmap, firewall, tuning) on networks with
@@ -74,6 +75,21 @@
 #                the container stays "created" and `podman rm -f` runs no
 #                poststop. --annotation is parsed as CSV: a value with a comma
 #                or a quote must be quoted ("k=[{""name"":""a""}]").
+#   containerd 1.6.20 (ctr run -d --config SPEC ID; the shim runs runc 1.1.5)
+#                createRuntime: runc runs it, as above, at task start: state
+#                {"ociVersion":"1.0.2-dev","id":ID,"status":"creating","pid":PID,
+#                "bundle":STATE/io.containerd.runtime.v2.task/NAMESPACE/ID,
+#                "annotations":{…}} (ID is the bare container id: the
+#                namespace is only in the bundle path), cwd = that bundle,
+#                containerd's environment with <opt>/bin first in PATH,
+#                LD_LIBRARY_PATH=<opt>/lib and TTRPC_ADDRESS. poststop: runc
+#                runs it when the TASK is deleted (`ctr task rm`, or
+#                `ctr container rm` of a stopped task), not when its process
+#                exits; same state as runc's. A failed createRuntime: ctr
+#                prints runc's error with the hook's stderr, poststop runs,
+#                and the container (without a task) stays. The spec is taken
+#                as it is: --annotation is ignored, each --label k=v becomes
+#                an annotation too, no snapshot is made for the root.
 set -euo pipefail
 
 srcdir=${abs_top_srcdir:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)}
@@ -90,11 +106,12 @@ T_NETPREFIX=${T_NETPREFIX:-rt}
 rt_init() {
 	RT=$1
 	require_root
-	require_cmd ip jq iptables-save ip6tables-save flock mount umount stat timeout
+	require_cmd ip jq iptables-save ip6tables-save flock mount umount stat timeout chroot
 	case $RT in
 	runc) require_cmd runc ;;
 	crun) require_cmd crun unshare ;;
 	podman) require_cmd podman runc tar ;;
+	containerd) require_cmd containerd ctr runc containerd-shim-runc-v2 tar sha256sum setsid ;;
 	*) fail "rt_init: unknown runtime $RT" ;;
 	esac
 	CNIHOOK=${CNIHOOK:-${abs_top_builddir:-$srcdir}/hook/cnihook}
@@ -133,9 +150,10 @@ rt_init() {
 	log "suffix:  $uniq"
 	log "hook entry: $([ "${CNIHOOK_E2E_SHIM:-1}" = 1 ] && echo "shim copying stderr" || echo direct)"
 
-	if [ "$RT" = podman ]; then
-		pm_init
-	fi
+	case $RT in
+	podman) pm_init ;;
+	containerd) ctd_init ;;
+	esac
 }
 
 # rt_shipped REL: the shipped integration file config/REL (runc-hooks.json,
@@ -213,12 +231,14 @@ rt_crun_cgroups() {
 # make_rootfs DIR [PAGE]: a minimal rootfs: a static busybox with its applets
 # as symbolic links, /etc/passwd, and PAGE in /www/index.html.
 make_rootfs() {
-	local dir=$1 page=${2:-hello} a
+	local dir=$1 page=${2:-hello}
 	mkdir -p "$dir"/{bin,etc,proc,sys,dev,tmp,www,run,var}
 	cp "$RT_BUSYBOX" "$dir/bin/busybox"
-	for a in $("$dir/bin/busybox" --list); do
-		[ "$a" = busybox ] || ln -sf busybox "$dir/bin/$a"
-	done
+	# The links in one process (a loop of ln, one per applet, took 12 s on
+	# a loaded host): busybox makes them itself, run in DIR, where it has no
+	# /proc and so links each one to its argv[0], /bin/busybox.
+	chroot "$dir" /bin/busybox --install -s /bin || fail "busybox --install -s in $dir failed"
+	[ "$(readlink "$dir/bin/sh")" = /bin/busybox ] || fail "$dir/bin/sh is not a link to /bin/busybox"
 	printf 'root:x:0:0:root:/:/bin/sh\nnobody:x:65534:65534:nobody:/:/bin/false\n' >"$dir/etc/passwd"
 	printf 'root:x:0:\nnobody:x:65534:\n' >"$dir/etc/group"
 	printf '%s\n' "$page" >"$dir/www/index.html"
@@ -457,6 +477,205 @@ pm_hooks_dir() {
 	done
 }
 
+# ---------------------------------------------------------------- containerd
+# ctd_init: a containerd of the test's own (Debian's 1.6), started here and
+# stopped by its pid at exit: root, state, sockets and the opt plugin's
+# directory under $T_TMP/containerd, the CRI plugin disabled (it would want
+# CNI networks of its own), a containerd namespace named after $uniq. The
+# image is the busybox rootfs as an OCI image archive built here (one layer,
+# config, manifest, index, sha256 digests), `ctr image import`ed, then
+# mounted with `ctr image mount`: `ctr run --config` takes the spec as it is
+# and makes no snapshot, so the spec's root is that mount.
+#
+# What containerd makes outside its root and state whatever its
+# configuration says: runc's root /run/containerd/runc/NAMESPACE (the shim's
+# default), the shims' sockets in /run/containerd/s, ctr's default FIFO
+# directory /run/containerd/fifo (the test gives ctr its own), and
+# /run/containerd itself. The namespace's directory is removed at exit; the
+# others only if this script made them and they are empty (another containerd
+# may use them).
+CTD_DIR=
+CTD_PID=
+ctd_init() {
+	local d
+	CTD_DIR=$T_TMP/containerd
+	# A unix socket's path has at most 107 bytes.
+	if [ $((${#CTD_DIR} + 32)) -gt 107 ]; then
+		CTD_DIR=$(mktemp -d /tmp/cnihook-ctd.XXXXXX)
+		cleanup_push "umount_under '$CTD_DIR'; rm -rf '$CTD_DIR'"
+	fi
+	CTD_SOCK=$CTD_DIR/containerd.sock
+	CTD_NS=cnihook-$uniq
+	mkdir -p "$CTD_DIR/fifo"
+	cat >"$CTD_DIR/config.toml" <<EOT
+version = 2
+root = "$CTD_DIR/root"
+state = "$CTD_DIR/state"
+disabled_plugins = ["io.containerd.grpc.v1.cri"]
+[grpc]
+  address = "$CTD_SOCK"
+[ttrpc]
+  address = "$CTD_SOCK.ttrpc"
+[debug]
+  address = ""
+[metrics]
+  address = ""
+[plugins."io.containerd.internal.v1.opt"]
+  path = "$CTD_DIR/opt"
+EOT
+	for d in /run/containerd /run/containerd/s /run/containerd/runc /run/containerd/fifo; do
+		[ -e "$d" ] || cleanup_push "rmdir '$d' 2>/dev/null || true"
+	done
+	cleanup_push "rm -rf '/run/containerd/runc/$CTD_NS'"
+	# Last: stop containerd, then unmount what it (or the image mount) left
+	# under its directory; $T_TMP itself goes after.
+	cleanup_push ctd_stop
+	# A session of its own: a ^C (or a harness's signal to our process
+	# group) must leave it alive until the cleanups below have deleted the
+	# containers through it; setsid execs it, so $! is containerd itself.
+	setsid containerd --config "$CTD_DIR/config.toml" </dev/null >"$CTD_DIR/containerd.log" 2>&1 &
+	CTD_PID=$!
+	wait_for 100 ctd_ready ||
+		fail "containerd did not start: $(tail -5 "$CTD_DIR/containerd.log")"
+	# Then the containers (whatever a case left) and the image's mount.
+	cleanup_push "ctd images unmount --rm '$CTD_DIR/rootfs'"
+	cleanup_push ctd_rm_all
+	ctd_image
+	log "containerd: pid $CTD_PID, socket $CTD_SOCK, namespace $CTD_NS, image $CTD_IMAGE at $RT_ROOTFS"
+}
+
+# ctd ARGS...: ctr talking to the test's containerd, in the test's namespace.
+ctd() {
+	ctr --address "$CTD_SOCK" --namespace "$CTD_NS" "$@"
+}
+
+ctd_ready() {
+	[ -d "/proc/$CTD_PID" ] || fail "containerd exited: $(tail -5 "$CTD_DIR/containerd.log")"
+	ctd version >/dev/null 2>&1
+}
+
+# ctd_stop: SIGTERM, up to 5 s, then SIGKILL; only the containerd started
+# here (kill_child checks that the pid is still our child).
+ctd_stop() {
+	[ -n "$CTD_PID" ] || return 0
+	if [ -d "/proc/$CTD_PID" ]; then
+		kill -TERM "$CTD_PID" 2>/dev/null
+		wait_for 50 ctd_exited
+		kill_child "$CTD_PID"
+		wait "$CTD_PID" 2>/dev/null
+	fi
+	CTD_PID=
+	umount_under "$CTD_DIR"
+}
+ctd_exited() { ! kill -0 "$CTD_PID" 2>/dev/null; }
+
+# ctd_blob FILE: move FILE into the image layout's blobs under its sha256
+# digest; prints the digest.
+ctd_blob() {
+	local sum
+	sum=$(sha256sum "$1") || fail "sha256sum $1"
+	sum=${sum%% *}
+	mv "$1" "$CTD_DIR/image/blobs/sha256/$sum"
+	printf 'sha256:%s\n' "$sum"
+}
+
+# ctd_image: the OCI image archive of $RT_ROOTFS (one uncompressed layer),
+# imported and mounted read-only at $CTD_DIR/rootfs, which becomes RT_ROOTFS.
+ctd_image() {
+	local img=$CTD_DIR/image layer config manifest arch
+	CTD_IMAGE=localhost/cnihook-test:$uniq
+	case $(uname -m) in
+	x86_64) arch=amd64 ;;
+	aarch64) arch=arm64 ;;
+	*) arch=$(uname -m) ;;
+	esac
+	mkdir -p "$img/blobs/sha256"
+	tar -C "$RT_ROOTFS" --numeric-owner --owner=0 --group=0 -cf "$CTD_DIR/layer.tar" . ||
+		fail "tar of the rootfs failed"
+	layer=$(ctd_blob "$CTD_DIR/layer.tar")
+	jq -cn --arg arch "$arch" --arg layer "$layer" '{architecture: $arch, os: "linux",
+		config: {Cmd: ["sh"]}, rootfs: {type: "layers", diff_ids: [$layer]}}' \
+		>"$CTD_DIR/config.json"
+	config=$(ctd_blob "$CTD_DIR/config.json")
+	jq -cn --arg c "$config" --argjson cs "$(stat -c %s "$img/blobs/${config/://}")" \
+		--arg l "$layer" --argjson ls "$(stat -c %s "$img/blobs/${layer/://}")" '
+		{schemaVersion: 2, mediaType: "application/vnd.oci.image.manifest.v1+json",
+		 config: {mediaType: "application/vnd.oci.image.config.v1+json", digest: $c, size: $cs},
+		 layers: [{mediaType: "application/vnd.oci.image.layer.v1.tar", digest: $l, size: $ls}]}' \
+		>"$CTD_DIR/manifest.json"
+	manifest=$(ctd_blob "$CTD_DIR/manifest.json")
+	jq -cn --arg m "$manifest" --argjson ms "$(stat -c %s "$img/blobs/${manifest/://}")" \
+		--arg arch "$arch" --arg name "$CTD_IMAGE" '
+		{schemaVersion: 2, mediaType: "application/vnd.oci.image.index.v1+json",
+		 manifests: [{mediaType: "application/vnd.oci.image.manifest.v1+json",
+			digest: $m, size: $ms, platform: {architecture: $arch, os: "linux"},
+			annotations: {"io.containerd.image.name": $name,
+				"org.opencontainers.image.ref.name": ($name | sub(".*:"; ""))}}]}' \
+		>"$img/index.json"
+	printf '{"imageLayoutVersion":"1.0.0"}\n' >"$img/oci-layout"
+	tar -C "$img" -cf "$CTD_DIR/image.tar" . || fail "tar of the image layout failed"
+	ctd image import "$CTD_DIR/image.tar" >"$CTD_DIR/import.out" 2>&1 ||
+		fail "ctr image import failed: $(cat "$CTD_DIR/import.out")"
+	mkdir -p "$CTD_DIR/rootfs"
+	ctd image mount "$CTD_IMAGE" "$CTD_DIR/rootfs" >>"$CTD_DIR/import.out" 2>&1 ||
+		fail "ctr image mount failed: $(cat "$CTD_DIR/import.out")"
+	[ -x "$CTD_DIR/rootfs/bin/busybox" ] || fail "no bin/busybox in the mounted image"
+	RT_ROOTFS=$CTD_DIR/rootfs
+}
+
+# ctd_run NAME SPEC OUT: `ctr run -d --config SPEC NAME`; the spec carries
+# the hooks and the annotations (with --config, ctr ignores --annotation and
+# takes the root, process and namespaces from the spec as they are).
+ctd_run() {
+	ctd run -d --null-io --fifo-dir "$CTD_DIR/fifo" --config "$2" "$1" </dev/null >"$3" 2>&1
+}
+
+# ctd_task_status NAME: the task's status as `ctr task ls` says (running,
+# stopped, created, ...), "notask" for a container without one, else "gone".
+ctd_task_status() {
+	local st
+	st=$(ctd task ls 2>/dev/null | awk -v n="$1" 'NR > 1 && $1 == n { print tolower($3) }')
+	if [ -n "$st" ]; then
+		printf '%s\n' "$st"
+	elif ctd container info "$1" >/dev/null 2>&1; then
+		echo notask
+	else
+		echo gone
+	fi
+}
+
+# ctd_task_is NAME STATUS
+ctd_task_is() { [ "$(ctd_task_status "$1")" = "$2" ]; }
+
+# ctd_force_remove NAME: kill the task, delete it (poststop runs) and the
+# container, whatever state they are in.
+ctd_force_remove() {
+	ctd task kill -s SIGKILL "$1" >/dev/null 2>&1 || true
+	wait_for 30 not ctd_task_is "$1" running || true
+	ctd task rm -f "$1" >/dev/null 2>&1 || true
+	ctd container rm "$1" >/dev/null 2>&1 || true
+}
+
+# ctd_nothing_left: containerd holds no container or task of ours, no shim of
+# our namespace runs, nothing is mounted under containerd's state directory.
+ctd_nothing_left() {
+	local c
+	checking "containerd: no container, task, shim or mount of namespace $CTD_NS left"
+	c=$(ctd container ls -q) || fail "ctr container ls failed"
+	[ -z "$c" ] || fail "containers left: $c"
+	c=$(ctd task ls -q) || fail "ctr task ls failed"
+	[ -z "$c" ] || fail "tasks left: $c"
+	c=$(pgrep -af -- "-namespace $CTD_NS( |\$)" || true)
+	[ -z "$c" ] || fail "shims left: $c"
+	! grep -F -- " $CTD_DIR/state/" /proc/self/mountinfo || fail "mounts left (above)"
+	ok "none"
+}
+
+ctd_rm_all() {
+	local c
+	for c in $(ctd container ls -q 2>/dev/null); do ctd_force_remove "$c"; done
+}
+
 # ---------------------------------------------------------------- runtime layer
 declare -A RT_BUNDLE=() RT_ANN=() RT_OUT=()
 
@@ -478,17 +697,25 @@ rt_start() {
 	out=$DIR/$name.out
 	RT_CID=$name
 	case $RT in
-	runc | crun)
+	runc | crun | containerd)
 		case $mode in
 		"") ;;
 		host) netns=host ;;
 		join:*) netns=/proc/$(rt_pid "${mode#join:}")/ns/net ;;
 		esac
 		make_bundle "$DIR/bundle-$name" "$name" "$ann" "$netns" "$cmd"
-		RT_BUNDLE[$name]=$DIR/bundle-$name
-		cleanup_push "$RT delete --force '$name'"
-		# The container inherits stdio (no terminal): not a pipe of ours.
-		"$RT" run -d --bundle "$DIR/bundle-$name" "$name" </dev/null >"$out" 2>&1 || rc=$?
+		if [ "$RT" = containerd ]; then
+			# The bundle the hook sees is containerd's, made from the
+			# spec (the config.json of our bundle directory).
+			RT_BUNDLE[$name]=$CTD_DIR/state/io.containerd.runtime.v2.task/$CTD_NS/$name
+			cleanup_push "ctd_force_remove '$name'"
+			ctd_run "$name" "$DIR/bundle-$name/config.json" "$out" || rc=$?
+		else
+			RT_BUNDLE[$name]=$DIR/bundle-$name
+			cleanup_push "$RT delete --force '$name'"
+			# The container inherits stdio (no terminal): not a pipe of ours.
+			"$RT" run -d --bundle "$DIR/bundle-$name" "$name" </dev/null >"$out" 2>&1 || rc=$?
+		fi
 		;;
 	podman)
 		local a=() kv net=none
@@ -534,7 +761,12 @@ rt_start_ok() {
 rt_exec() {
 	local n=$1
 	shift
-	rt_cmd exec "$n" "$@" </dev/null
+	case $RT in
+	containerd)
+		ctd task exec --fifo-dir "$CTD_DIR/fifo" --exec-id "x$RANDOM$RANDOM" "$n" "$@" </dev/null
+		;;
+	*) rt_cmd exec "$n" "$@" </dev/null ;;
+	esac
 }
 
 # rt_pid NAME: the container's pid on the host.
@@ -542,6 +774,7 @@ rt_pid() {
 	local p
 	case $RT in
 	podman) p=$(podman inspect -f '{{.State.Pid}}' "$1") ;;
+	containerd) p=$(ctd task ls | awk -v n="$1" 'NR > 1 && $1 == n { print $2 }') ;;
 	*) p=$("$RT" state "$1" | jq -r .pid) ;;
 	esac
 	if [ -z "$p" ] || [ "$p" = 0 ]; then fail "no pid for container $1"; fi
@@ -553,6 +786,7 @@ rt_pid() {
 rt_status() {
 	case $RT in
 	podman) podman inspect -f '{{.State.Status}}' "$1" 2>/dev/null || echo gone ;;
+	containerd) ctd_task_status "$1" ;;
 	*) { "$RT" state "$1" 2>/dev/null || echo '{"status":"gone"}'; } | jq -r .status ;;
 	esac
 }
@@ -566,6 +800,14 @@ rt_stop() {
 	podman)
 		pm stop -t 0 "$n" >"$out" 2>&1 || fail "podman stop $n: $(cat "$out")"
 		pm rm "$n" >>"$out" 2>&1 || fail "podman rm $n: $(cat "$out")"
+		;;
+	containerd)
+		# `ctr container rm` deletes the stopped task (poststop runs
+		# then) and the container.
+		ctd task kill -s SIGKILL "$n" >"$out" 2>&1 || fail "ctr task kill $n: $(cat "$out")"
+		wait_for 50 ctd_task_is "$n" stopped ||
+			fail "task $n is $(rt_status "$n") after SIGKILL"
+		ctd container rm "$n" >>"$out" 2>&1 || fail "ctr container rm $n: $(cat "$out")"
 		;;
 	*)
 		"$RT" kill "$n" KILL >"$out" 2>&1 || fail "$RT kill $n: $(cat "$out")"
@@ -585,6 +827,7 @@ rt_stop() {
 rt_force_remove() {
 	case $RT in
 	podman) pm rm -f -t 0 "$1" >/dev/null 2>&1 || true ;;
+	containerd) ctd_force_remove "$1" ;;
 	*) "$RT" delete --force "$1" >/dev/null 2>&1 || true ;;
 	esac
 	rt_hook_log
@@ -742,15 +985,16 @@ rt_teardown_and_check() {
 }
 
 # rt_start_attached LETTER: the case's network (rt_setup_case LETTER,
-# rt_add_net) and one container on it, $(rt_id), with a port mapping, checked
-# attached; the hook's id for it in RT_CID.
+# rt_add_net) and one container on it, $(rt_id), with a port mapping (host
+# port RT_PORT to 80), checked attached; the hook's id for it in RT_CID.
 rt_start_attached() {
 	local id
 	rt_setup_case "$1"
 	rt_add_net "$NET" "$BR" "$SUB"
 	id=$(rt_id)
-	rt_start_ok "start $id" "$id" "$(annotations io.cnihook.networks "$NET" \
-		io.cnihook.ports "$((20000 + RANDOM % 10001)):80")"
+	RT_PORT=$((20000 + RANDOM % 10001))
+	rt_start_ok "start $id with io.cnihook.networks=$NET io.cnihook.ports=$RT_PORT:80" "$id" \
+		"$(annotations io.cnihook.networks "$NET" io.cnihook.ports "$RT_PORT:80")"
 	assert_attached_to "$id" "$RT_CID" "$NET" eth0 "$SUB" >/dev/null
 }
 

@@ -175,8 +175,7 @@ phase() {
 	farm_pid=$started
 	mpid=$(tail -n 1 "$pids")
 	# The namespaces made, for the final check that none is left.
-	local p
-	while read -r p; do readlink "/proc/$p/ns/net"; done <"$pids" | sort -u >"$TMP/netns-$N"
+	sed 's|.*|/proc/&/ns/net|' "$pids" | xargs -r readlink | sort -u >"$TMP/netns-$N"
 	if [ "$(wc -l <"$TMP/netns-$N")" != "$((N + 1))" ]; then
 		note "only $(wc -l <"$TMP/netns-$N") distinct network namespaces for $((N + 1)) processes"
 	fi
@@ -517,9 +516,7 @@ stop_phase
 leftover=()
 ourns=$(cat "$tmp"/netns-* 2>/dev/null | sort -u)
 pidns=$(for N in $NS; do get "$N" pidns; done | grep -v '^-$' | sort -u)
-for p in /proc/[0-9]*; do
-	{ readlink "$p/ns/pid"; readlink "$p/ns/net"; } 2>/dev/null || true
-done | sort -u >"$tmp/host-ns"
+{ readlink /proc/[0-9]*/ns/pid /proc/[0-9]*/ns/net 2>/dev/null || true; } | sort -u >"$tmp/host-ns"
 awk '$9 == "nsfs" { print $4 }' /proc/self/mountinfo | sed 's|^/||' | sort -u >>"$tmp/host-ns"
 n=$(comm -12 <(sort -u "$tmp/host-ns") <(printf '%s\n' "$ourns" "$pidns" | sort -u) | grep -c . || true)
 [ "$n" = 0 ] || leftover+=("$n of its namespaces still referenced")

@@ -35,7 +35,10 @@
 #     process of the private pid namespace and drops every mount of the
 #     private mount namespace: the pins, the tmpfs, the network namespaces
 #     they held. The phase also kills its helpers by pid and the script
-#     checks afterwards that nothing is left (last line of the output).
+#     checks afterwards that nothing is left (last line of the output). On
+#     SIGINT or SIGTERM it stops the phase, cleans up, prints what it has and
+#     exits 130; killed outright (SIGKILL), it can only leave its two temp
+#     directories behind (setpriv --pdeathsig ends the phase with it).
 #   - The containers' processes: tests/bench/scalehelp.c (compiled here with
 #     cc) forks N+1 sleeping children, each of which unshare(CLONE_NEWNET)s
 #     a network namespace of its own: N+1 live namespaces, each with one

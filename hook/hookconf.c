@@ -22,8 +22,7 @@ struct hook_config *config_defaults(void)
 	for (size_t i = 0; i < ARRAY_SIZE(bins); i++)
 		strv_append(&c->bin_dirs, &c->n_bin_dirs, bins[i]);
 	c->cache_dir = xstrdup("/var/lib/cni");
-	/* Runtime state belongs on the tmpfs /run whatever the prefix. */
-	c->state_dir = xstrdup("/run/cnihook");
+	c->state_dir = xstrdup(CNIHOOK_STATE_DIR);
 	c->plugin_timeout_ms = 60 * 1000;
 	c->log_level = LOG_LEVEL_WARN;
 	c->log_syslog = true;
@@ -227,7 +226,7 @@ int config_load(const char *path, struct hook_config **out, char **err)
 		return -1;
 	}
 	yajl_val root = NULL;
-	if (jt_parse(buf, len, p, &root, err) < 0)
+	if (jt_parse_file(buf, len, p, &root, err) < 0)
 		return -1;
 	struct hook_config *c = config_defaults();
 	r = apply(root, p, c, err);

@@ -3,6 +3,7 @@
 #include "config.h"
 
 #include <string.h>
+#include <yajl/yajl_parse.h>
 
 #include "jsonutil.h"
 #include "util.h"
@@ -100,38 +101,75 @@ static const char *duplicate_key(yajl_val v)
 	return NULL;
 }
 
-int jt_parse(const char *buf, size_t len, const char *what, yajl_val *out, char **err)
+/* Where in buf the syntax error yajl reports is: just after the token it
+ * refused (yajl_tree_parse() does not tell). Comments allowed, as there. */
+static size_t syntax_error_offset(const char *buf, size_t len)
+{
+	yajl_handle h = yajl_alloc(NULL, NULL, NULL);
+	if (h == NULL)
+		abort();
+	yajl_config(h, yajl_allow_comments, 1);
+	size_t at = len;
+	if (yajl_parse(h, (const unsigned char *)buf, len) != yajl_status_ok)
+		at = yajl_get_bytes_consumed(h);
+	yajl_free(h);
+	return at;
+}
+
+/* "WHAT:LINE:COLUMN" of byte `at` (lines and columns from 1, columns in
+ * bytes), the place an editor jumps to. */
+static char *place(const char *buf, size_t at, const char *what)
+{
+	size_t line = 1, col = 1;
+	for (size_t i = 0; i < at; i++) {
+		if (buf[i] == '\n')
+			line++, col = 1;
+		else
+			col++;
+	}
+	return xasprintf("%s:%zu:%zu", what, line, col);
+}
+
+/* *err for a problem at byte `at` of the text: "WHAT:LINE:COLUMN: PROBLEM"
+ * for a file, else "WHAT: PROBLEM at offset N". */
+static int fail_at(char **err, const char *buf, size_t at, const char *what, bool file,
+		   const char *problem)
+{
+	if (file) {
+		_cleanup_free_ char *where = place(buf, at, what);
+		*err = xasprintf("%s: %s", where, problem);
+	} else {
+		*err = xasprintf("%s: %s at offset %zu", what, problem, at);
+	}
+	return -1;
+}
+
+static int parse(const char *buf, size_t len, const char *what, bool file, yajl_val *out,
+		 char **err)
 {
 	if (len == 0) {
 		*err = xasprintf("%s: empty, expected JSON", what);
 		return -1;
 	}
 	const char *nul = memchr(buf, '\0', len);
-	if (nul) {
-		*err =
-		    xasprintf("%s: contains a NUL byte at offset %zu", what, (size_t)(nul - buf));
-		return -1;
-	}
+	if (nul)
+		return fail_at(err, buf, (size_t)(nul - buf), what, file, "contains a NUL byte");
 	struct scan sc;
 	scan(buf, len, &sc);
-	if (sc.nul_at >= 0) {
-		*err = xasprintf("%s: a string contains an escaped NUL (\\u0000) at offset %ld",
-				 what, sc.nul_at);
-		return -1;
-	}
+	if (sc.nul_at >= 0)
+		return fail_at(err, buf, (size_t)sc.nul_at, what, file,
+			       "a string contains an escaped NUL (\\u0000)");
 	if (sc.ctl_at >= 0) {
-		*err = xasprintf("%s: invalid JSON: control character 0x%02x at offset %ld", what,
-				 (unsigned char)buf[sc.ctl_at], sc.ctl_at);
-		return -1;
+		_cleanup_free_ char *p = xasprintf("invalid JSON: control character 0x%02x",
+						   (unsigned char)buf[sc.ctl_at]);
+		return fail_at(err, buf, (size_t)sc.ctl_at, what, file, p);
 	}
 	if (sc.depth > JT_MAX_DEPTH) {
 		*err = xasprintf("%s: nested deeper than %d levels", what, JT_MAX_DEPTH);
 		return -1;
 	}
-	if (sc.end && !only_blank(buf + sc.end, buf + len)) {
-		*err = xasprintf("%s: invalid JSON: trailing garbage at offset %zu", what, sc.end);
-		return -1;
-	}
+	if (sc.end && !only_blank(buf + sc.end, buf + len))
+		return fail_at(err, buf, sc.end, what, file, "invalid JSON: trailing garbage");
 	char *copy = xmalloc(len + 1);
 	memcpy(copy, buf, len);
 	copy[len] = '\0';
@@ -146,7 +184,17 @@ int jt_parse(const char *buf, size_t len, const char *what, yajl_val *out, char 
 		size_t n = strlen(msg);
 		while (n && (msg[n - 1] == ' ' || msg[n - 1] == '.'))
 			msg[--n] = '\0';
-		*err = xasprintf("%s: invalid JSON: %s", what, msg[0] ? msg : "parse error");
+		_cleanup_free_ char *p =
+		    xasprintf("invalid JSON: %s", msg[0] ? msg : "parse error");
+		if (!file) {
+			*err = xasprintf("%s: %s", what, p);
+			return -1;
+		}
+		/* Where yajl stopped: the refused token's last byte (inside
+		 * it, for a string), or the text's last at its premature end. */
+		size_t at = syntax_error_offset(buf, len);
+		_cleanup_free_ char *where = place(buf, at ? at - 1 : 0, what);
+		*err = xasprintf("%s: %s", where, p);
 		return -1;
 	}
 	const char *dup = duplicate_key(v);
@@ -157,6 +205,16 @@ int jt_parse(const char *buf, size_t len, const char *what, yajl_val *out, char 
 	}
 	*out = v;
 	return 0;
+}
+
+int jt_parse(const char *buf, size_t len, const char *what, yajl_val *out, char **err)
+{
+	return parse(buf, len, what, false, out, err);
+}
+
+int jt_parse_file(const char *buf, size_t len, const char *path, yajl_val *out, char **err)
+{
+	return parse(buf, len, path, true, out, err);
 }
 
 yajl_val jt_get(yajl_val o, const char *key)

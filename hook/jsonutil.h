@@ -17,6 +17,9 @@
 
 /* Parse buf[0..len). On failure *err is "<what>: <problem>". */
 int jt_parse(const char *buf, size_t len, const char *what, yajl_val *out, char **err);
+/* The same for the text of the file `path`: where the text is at fault,
+ * *err is "<path>:<line>:<column>: <problem>". */
+int jt_parse_file(const char *buf, size_t len, const char *path, yajl_val *out, char **err);
 /* The member `key` of an object, or NULL (also when o is not an object). */
 yajl_val jt_get(yajl_val o, const char *key);
 /* The string of a string value, or NULL. */

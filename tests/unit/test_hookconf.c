@@ -96,6 +96,14 @@ static void load_fails(const char *text, const char *msg)
 	path_fails(write_conf(text), want);
 }
 
+/* Loading `text` fails with exactly "<the file's path>:<place>: <msg>",
+ * place being LINE:COLUMN (from 1, columns in bytes). */
+static void load_fails_at(const char *text, const char *place, const char *msg)
+{
+	_cleanup_free_ char *want = xasprintf("%s:%s: %s", conf_path, place, msg);
+	path_fails(write_conf(text), want);
+}
+
 /* Loading `{"<field>": <value>}` fails with `field "<name>": <problem>`. */
 static void field_fails(const char *field, const char *value, const char *name, const char *problem)
 {
@@ -245,18 +253,33 @@ static void test_comments(void **state)
 static void test_trailing_garbage(void **state)
 {
 	(void)state;
-	load_fails("{} x", "invalid JSON: trailing garbage at offset 2");
-	load_fails("{}{}", "invalid JSON: trailing garbage at offset 2");
-	load_fails("{\"confDir\": \"/a\"}\n]\n", "invalid JSON: trailing garbage at offset 17");
+	/* ERRORS: FILE:LINE:COLUMN where the text is at fault. */
+	load_fails_at("{} x", "1:3", "invalid JSON: trailing garbage");
+	load_fails_at("{}{}", "1:3", "invalid JSON: trailing garbage");
+	load_fails_at("{\"confDir\": \"/a\"}\n]\n", "1:18", "invalid JSON: trailing garbage");
 	/* An unterminated comment after the object is not blank. */
-	load_fails("{} /* never closed", "invalid JSON: trailing garbage at offset 2");
+	load_fails_at("{} /* never closed", "1:3", "invalid JSON: trailing garbage");
 }
 
 static void test_invalid_json(void **state)
 {
 	(void)state;
-	load_fails("{\"confDir\": }",
-		   "invalid JSON: parse error: unallowed token at this point in JSON text");
+	load_fails_at("{\"confDir\": }", "1:13",
+		      "invalid JSON: parse error: unallowed token at this point in JSON text");
+	/* A trailing comma (issue 9): the line and column of what follows it,
+	 * comments and tabs counted as the bytes they are. */
+	load_fails_at("{\n  \"confDir\": \"/a\", // the networks\n\t\"log\": {\"syslog\": false},\n}\n",
+		      "4:1", "invalid JSON: parse error: invalid object key (must be a string)");
+	load_fails_at("{\"binDirs\": [\"/a\",\n  ]}", "2:3",
+		      "invalid JSON: parse error: unallowed token at this point in JSON text");
+	/* (yajl stops inside a refused string: the place points into it.) */
+	load_fails_at("{\"confDir\": \"/a\"\n  \"cacheDir\": \"/b\"}", "2:4",
+		      "invalid JSON: parse error: after key and value, inside map, I expect ',' or '}'");
+	/* Bytes a JSON text may not hold. */
+	load_fails_at("{\"confDir\":\n\v\"/a\"}", "2:1",
+		      "invalid JSON: control character 0x0b");
+	load_fails_at("{\"confDir\": \"/a\\u0000/b\"}", "1:16",
+		      "a string contains an escaped NUL (\\u0000)");
 	/* ERRORS: "an object in it has the same key twice" */
 	load_fails("{\"confDir\": \"/a\", \"confDir\": \"/b\"}", "duplicate key \"confDir\"");
 	load_fails("{\"log\": {\"level\": \"info\", \"level\": \"debug\"}}",
@@ -321,9 +344,11 @@ static void test_empty_file(void **state)
 	(void)state;
 	load_fails("", "empty, expected JSON");
 	/* Nor is white space, or a file whose every line is commented out. */
-	load_fails(" \n\t\n", "invalid JSON: parse error: premature EOF");
-	load_fails("// { \"confDir\": \"/a\" }\n", "invalid JSON: parse error: premature EOF");
-	load_fails("/* {} */", "invalid JSON: parse error: premature EOF");
+	/* (The place of a premature end: the text's last byte.) */
+	load_fails_at(" \n\t\n", "2:2", "invalid JSON: parse error: premature EOF");
+	load_fails_at("// { \"confDir\": \"/a\" }\n", "1:23",
+		      "invalid JSON: parse error: premature EOF");
+	load_fails_at("/* {} */", "1:8", "invalid JSON: parse error: premature EOF");
 }
 
 /* ------------------------------------------------------------ directories */

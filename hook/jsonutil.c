@@ -2,6 +2,7 @@
 /* The hook's JSON: yajl's tree, with limits for input written by strangers. */
 #include "config.h"
 
+#include <ctype.h>
 #include <string.h>
 #include <yajl/yajl_parse.h>
 
@@ -142,6 +143,152 @@ static int fail_at(char **err, const char *buf, size_t at, const char *what, boo
 		*err = xasprintf("%s: %s at offset %zu", what, problem, at);
 	}
 	return -1;
+}
+
+/* Finding a member or element by the name cnihook.json(5) gives it:
+ * "log.level", "binDirs[1]", "policy.hostPortRange[0]". */
+struct locate {
+	yajl_handle h;
+	const char *buf;
+	const char *field;
+	long found; /* where its key, or the element, starts; -1 */
+	/* The containers open around the current value: their names, and
+	 * for arrays the index of the next element (-1 for objects). */
+	char *names[JT_MAX_DEPTH + 2];
+	long index[JT_MAX_DEPTH + 2];
+	char *member; /* the name of the member whose value comes next */
+	size_t depth;
+};
+
+/* Where the token that ends just before byte `end` starts. */
+static long token_start(const char *buf, size_t end)
+{
+	if (end == 0)
+		return 0;
+	long i = (long)end - 1;
+	if (buf[i] == '"') {
+		/* Back to the opening quote, one not escaped. */
+		for (i--; i > 0; i--) {
+			long bs = 0;
+			while (i - 1 - bs >= 0 && buf[i - 1 - bs] == '\\')
+				bs++;
+			if (buf[i] == '"' && bs % 2 == 0)
+				break;
+		}
+		return i < 0 ? 0 : i;
+	}
+	while (i > 0 && (isalnum((unsigned char)buf[i - 1]) || strchr("+-.", buf[i - 1])))
+		i--;
+	return i;
+}
+
+/* A value starts: an element is named here; returns its name. */
+static char *value_name(struct locate *l, bool *stop)
+{
+	*stop = false;
+	if (l->depth == 0)
+		return xstrdup("");
+	if (l->index[l->depth - 1] < 0)
+		return TAKE_PTR(l->member);
+	char *name = xasprintf("%s[%ld]", l->names[l->depth - 1], l->index[l->depth - 1]++);
+	if (strcmp(name, l->field) == 0) {
+		l->found = token_start(l->buf, yajl_get_bytes_consumed(l->h));
+		*stop = true;
+	}
+	return name;
+}
+
+static int on_scalar(struct locate *l)
+{
+	bool stop;
+	free(value_name(l, &stop));
+	return !stop;
+}
+
+static int on_open(struct locate *l, bool array)
+{
+	bool stop;
+	char *name = value_name(l, &stop);
+	if (stop || l->depth == ARRAY_SIZE(l->names)) {
+		free(name);
+		return 0;
+	}
+	l->names[l->depth] = name;
+	l->index[l->depth++] = array ? 0 : -1;
+	return 1;
+}
+
+static int on_close(void *ctx)
+{
+	struct locate *l = ctx;
+	free(l->names[--l->depth]);
+	return 1;
+}
+
+static int on_key(void *ctx, const unsigned char *key, size_t len)
+{
+	struct locate *l = ctx;
+	const char *parent = l->names[l->depth - 1];
+	free(l->member);
+	l->member = xasprintf("%s%s%.*s", parent, *parent ? "." : "", (int)len, key);
+	if (strcmp(l->member, l->field) != 0)
+		return 1;
+	l->found = token_start(l->buf, yajl_get_bytes_consumed(l->h));
+	return 0;
+}
+
+static int on_null(void *ctx)
+{
+	return on_scalar(ctx);
+}
+static int on_bool(void *ctx, int b)
+{
+	(void)b;
+	return on_scalar(ctx);
+}
+static int on_number(void *ctx, const char *s, size_t len)
+{
+	(void)s, (void)len;
+	return on_scalar(ctx);
+}
+static int on_string(void *ctx, const unsigned char *s, size_t len)
+{
+	(void)s, (void)len;
+	return on_scalar(ctx);
+}
+static int on_map(void *ctx)
+{
+	return on_open(ctx, false);
+}
+static int on_array(void *ctx)
+{
+	return on_open(ctx, true);
+}
+
+char *jt_field_place(const char *buf, size_t len, const char *path, const char *field)
+{
+	static const yajl_callbacks cb = {
+	    .yajl_null = on_null,
+	    .yajl_boolean = on_bool,
+	    .yajl_number = on_number,
+	    .yajl_string = on_string,
+	    .yajl_start_map = on_map,
+	    .yajl_map_key = on_key,
+	    .yajl_end_map = on_close,
+	    .yajl_start_array = on_array,
+	    .yajl_end_array = on_close,
+	};
+	struct locate l = {.buf = buf, .field = field, .found = -1};
+	l.h = yajl_alloc(&cb, NULL, &l);
+	if (l.h == NULL)
+		abort();
+	yajl_config(l.h, yajl_allow_comments, 1);
+	yajl_parse(l.h, (const unsigned char *)buf, len);
+	yajl_free(l.h);
+	while (l.depth)
+		free(l.names[--l.depth]);
+	free(l.member);
+	return l.found < 0 ? NULL : place(buf, (size_t)l.found, path);
 }
 
 static int parse(const char *buf, size_t len, const char *what, bool file, yajl_val *out,

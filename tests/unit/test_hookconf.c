@@ -89,12 +89,29 @@ static void path_fails(const char *path, const char *msg)
 	free(err);
 }
 
-/* Loading `text` fails with exactly "<the file's path>: <msg>". */
-static void load_fails(const char *text, const char *msg)
+/* The message of loading `path`, which fails, with the place of a field
+ * error (":LINE:COLUMN" after the path) taken out: the tests of what each
+ * field accepts need not count columns; test_field_place() does. */
+static char *fails_unplaced(const char *path)
 {
-	_cleanup_free_ char *want = xasprintf("%s: %s", conf_path, msg);
-	path_fails(write_conf(text), want);
+	struct hook_config *sentinel = (struct hook_config *)&sentinel, *c = sentinel;
+	char *err = NULL;
+	if (config_load(path, &c, &err) == 0) {
+		if (c != sentinel)
+			config_free(c);
+		fail_msg("%s was accepted", path);
+	}
+	assert_ptr_equal(c, sentinel);
+	assert_non_null(err);
+	size_t n = strlen(path);
+	unsigned line, col;
+	int used = 0;
+	if (strncmp(err, path, n) == 0 && strstr(err + n, ": field \"") &&
+	    sscanf(err + n, ":%u:%u%n", &line, &col, &used) == 2 && err[n + (size_t)used] == ':')
+		memmove(err + n, err + n + used, strlen(err + n + used) + 1);
+	return err;
 }
+
 
 /* Loading `text` fails with exactly "<the file's path>:<place>: <msg>",
  * place being LINE:COLUMN (from 1, columns in bytes). */
@@ -104,7 +121,17 @@ static void load_fails_at(const char *text, const char *place, const char *msg)
 	path_fails(write_conf(text), want);
 }
 
-/* Loading `{"<field>": <value>}` fails with `field "<name>": <problem>`. */
+/* Loading `text` fails with exactly "<the file's path>: <msg>" (a field
+ * error at whatever place). */
+static void load_fails(const char *text, const char *msg)
+{
+	_cleanup_free_ char *want = xasprintf("%s: %s", conf_path, msg);
+	_cleanup_free_ char *got = fails_unplaced(write_conf(text));
+	assert_string_equal(got, want);
+}
+
+/* Loading `{"<field>": <value>}` fails with `field "<name>": <problem>`
+ * (at whatever place). */
 static void field_fails(const char *field, const char *value, const char *name, const char *problem)
 {
 	_cleanup_free_ char *text = xasprintf("{\"%s\": %s}", field, value);
@@ -294,6 +321,44 @@ static void test_invalid_json(void **state)
 		*p++ = ']';
 	strcpy(p, "}");
 	load_fails(deep, "nested deeper than 64 levels");
+}
+
+/* ERRORS: a field's error names its place, LINE:COLUMN where its key (or,
+ * in an array, the element) starts, comments and escapes counted as the
+ * bytes they are. */
+static void test_field_place(void **state)
+{
+	(void)state;
+	static const char text[] = "// the hook's settings\n"
+				   "{\n"
+				   "  \"confDir\": \"/a\", /* \"log\": {\"level\": 1} */\n"
+				   "  \"log\": {\n"
+				   "\t\"level\": \"%s\"\n"
+				   "  },\n"
+				   "  \"binDirs\": [\"/x\", %s],\n"
+				   "  \"sandbox\": {\"capabilities\": [\"CAP_NET_ADMIN\", %s]}%s\n"
+				   "}\n";
+	static const struct {
+		const char *level, *bin, *cap, *extra;
+		const char *place, *msg;
+	} cases[] = {
+	    {"loud", "\"/y\"", "\"CAP_NET_RAW\"", "", "5:2",
+	     "field \"log.level\": must be one of \"error\", \"warn\", \"info\", \"debug\""},
+	    {"info", "\"rel\"", "\"CAP_NET_RAW\"", "", "7:21",
+	     "field \"binDirs[1]\": must be an absolute path without \"..\""},
+	    {"info", "12", "\"CAP_NET_RAW\"", "", "7:21", "field \"binDirs[1]\": must be a string"},
+	    {"info", "\"/y\"", "\"NET_RAW\"", "", "8:49",
+	     "field \"sandbox.capabilities[1]\": \"NET_RAW\" is not a capability name (like "
+	     "\"CAP_NET_ADMIN\", see capabilities(7))"},
+	    {"info", "\"/y\"", "\"CAP_NET_RAW\"", ", \"a\\\"b\": 1", "8:66",
+	     "field \"a\"b\": unknown field"},
+	};
+	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
+		char buf[sizeof(text) + 200];
+		snprintf(buf, sizeof(buf), text, cases[i].level, cases[i].bin, cases[i].cap,
+			 cases[i].extra);
+		load_fails_at(buf, cases[i].place, cases[i].msg);
+	}
 }
 
 /* ERRORS: "the top level is not an object" */
@@ -889,6 +954,7 @@ int main(void)
 	    cmocka_unit_test(test_too_large),
 	    cmocka_unit_test(test_missing_explicit),
 	    cmocka_unit_test(test_empty_file),
+	    cmocka_unit_test(test_field_place),
 	    cmocka_unit_test(test_conf_dir),
 	    cmocka_unit_test(test_cache_dir),
 	    cmocka_unit_test(test_state_dir),

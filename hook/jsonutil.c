@@ -81,25 +81,32 @@ static bool only_blank(const char *p, const char *end)
 	return true;
 }
 
-static const char *duplicate_key(yajl_val v)
+/* The first key that an object of v has twice, or NULL. With a `name` (v's
+ * own, as jt_field_place() takes it), *dup_name is set to the duplicate
+ * member's. */
+static const char *duplicate_key(yajl_val v, const char *name, char **dup_name)
 {
+	const char *d = NULL;
 	if (YAJL_IS_OBJECT(v)) {
-		for (size_t i = 0; i < v->u.object.len; i++) {
-			for (size_t k = 0; k < i; k++)
-				if (strcmp(v->u.object.keys[i], v->u.object.keys[k]) == 0)
-					return v->u.object.keys[i];
-			const char *d = duplicate_key(v->u.object.values[i]);
-			if (d)
-				return d;
+		for (size_t i = 0; i < v->u.object.len && d == NULL; i++) {
+			const char *key = v->u.object.keys[i];
+			_cleanup_free_ char *member =
+			    name ? xasprintf("%s%s%s", name, *name ? "." : "", key) : NULL;
+			for (size_t k = 0; k < i && d == NULL; k++)
+				if (strcmp(key, v->u.object.keys[k]) == 0)
+					d = key;
+			if (d && name)
+				*dup_name = TAKE_PTR(member);
+			else if (d == NULL)
+				d = duplicate_key(v->u.object.values[i], member, dup_name);
 		}
 	} else if (YAJL_IS_ARRAY(v)) {
-		for (size_t i = 0; i < v->u.array.len; i++) {
-			const char *d = duplicate_key(v->u.array.values[i]);
-			if (d)
-				return d;
+		for (size_t i = 0; i < v->u.array.len && d == NULL; i++) {
+			_cleanup_free_ char *element = name ? xasprintf("%s[%zu]", name, i) : NULL;
+			d = duplicate_key(v->u.array.values[i], element, dup_name);
 		}
 	}
-	return NULL;
+	return d;
 }
 
 /* Where in buf the syntax error yajl reports is: just after the token it
@@ -151,6 +158,7 @@ struct locate {
 	yajl_handle h;
 	const char *buf;
 	const char *field;
+	int nth;    /* which of the members of that name (duplicates) */
 	long found; /* where its key, or the element, starts; -1 */
 	/* The containers open around the current value: their names, and
 	 * for arrays the index of the next element (-1 for objects). */
@@ -231,7 +239,7 @@ static int on_key(void *ctx, const unsigned char *key, size_t len)
 	const char *parent = l->names[l->depth - 1];
 	free(l->member);
 	l->member = xasprintf("%s%s%.*s", parent, *parent ? "." : "", (int)len, key);
-	if (strcmp(l->member, l->field) != 0)
+	if (strcmp(l->member, l->field) != 0 || --l->nth > 0)
 		return 1;
 	l->found = token_start(l->buf, yajl_get_bytes_consumed(l->h));
 	return 0;
@@ -265,7 +273,8 @@ static int on_array(void *ctx)
 	return on_open(ctx, true);
 }
 
-char *jt_field_place(const char *buf, size_t len, const char *path, const char *field)
+/* The place of the nth member or element named `field`. */
+static char *field_place(const char *buf, size_t len, const char *path, const char *field, int nth)
 {
 	static const yajl_callbacks cb = {
 	    .yajl_null = on_null,
@@ -278,7 +287,7 @@ char *jt_field_place(const char *buf, size_t len, const char *path, const char *
 	    .yajl_start_array = on_array,
 	    .yajl_end_array = on_close,
 	};
-	struct locate l = {.buf = buf, .field = field, .found = -1};
+	struct locate l = {.buf = buf, .field = field, .nth = nth, .found = -1};
 	l.h = yajl_alloc(&cb, NULL, &l);
 	if (l.h == NULL)
 		abort();
@@ -289,6 +298,11 @@ char *jt_field_place(const char *buf, size_t len, const char *path, const char *
 		free(l.names[--l.depth]);
 	free(l.member);
 	return l.found < 0 ? NULL : place(buf, (size_t)l.found, path);
+}
+
+char *jt_field_place(const char *buf, size_t len, const char *path, const char *field)
+{
+	return field_place(buf, len, path, field, 1);
 }
 
 static int parse(const char *buf, size_t len, const char *what, bool file, yajl_val *out,
@@ -344,9 +358,12 @@ static int parse(const char *buf, size_t len, const char *what, bool file, yajl_
 		*err = xasprintf("%s: %s", where, p);
 		return -1;
 	}
-	const char *dup = duplicate_key(v);
+	_cleanup_free_ char *name = NULL;
+	const char *dup = duplicate_key(v, file ? "" : NULL, &name);
 	if (dup) {
-		*err = xasprintf("%s: duplicate key \"%s\"", what, dup);
+		/* In a file, the place of the second one. */
+		_cleanup_free_ char *where = name ? field_place(buf, len, what, name, 2) : NULL;
+		*err = xasprintf("%s: duplicate key \"%s\"", where ? where : what, dup);
 		yajl_tree_free(v);
 		return -1;
 	}

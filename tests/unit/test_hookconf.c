@@ -308,9 +308,14 @@ static void test_invalid_json(void **state)
 	load_fails_at("{\"confDir\": \"/a\\u0000/b\"}", "1:16",
 		      "a string contains an escaped NUL (\\u0000)");
 	/* ERRORS: "an object in it has the same key twice" */
-	load_fails("{\"confDir\": \"/a\", \"confDir\": \"/b\"}", "duplicate key \"confDir\"");
-	load_fails("{\"log\": {\"level\": \"info\", \"level\": \"debug\"}}",
-		   "duplicate key \"level\"");
+	load_fails_at("{\"confDir\": \"/a\", \"confDir\": \"/b\"}", "1:19",
+		      "duplicate key \"confDir\"");
+	load_fails_at("{\"log\": {\"level\": \"info\",\n  \"level\": \"debug\"}}", "2:3",
+		      "duplicate key \"level\"");
+	/* The second of the duplicates, wherever it is nested. */
+	load_fails_at("{\"policy\": {\"networks\": [\"a\"]},\n\"sandbox\": {\"x\": [{\"a\": 1},\n "
+		      "{\"b\": 1, \"c\": 2, \"b\": 3}]}}",
+		      "3:19", "duplicate key \"b\"");
 	/* ERRORS: "nests deeper than 64 levels" */
 	char deep[2 * 65 + 16];
 	char *p = deep;

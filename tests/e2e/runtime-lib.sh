@@ -251,21 +251,7 @@ rt_setup_case() {
 		stateDir: $state, log: {level: "info", syslog: false}}' >"$HOOKCONF"
 	if [ "${CNIHOOK_E2E_SHIM:-1}" = 1 ]; then
 		HOOKPATH=$DIR/cnihook-shim
-		# No PATH needed: dash has a built-in default for lookups and
-		# exports nothing of its own but PWD.
-		cat >"$HOOKPATH" <<EOF
-#!/bin/sh
-# Runs the hook under test with the runtime's arguments (after argv[0]),
-# stdin and environment; a copy of its stderr goes to the case's log.
-e='$DIR/hook-stderr.'\$\$
-'$CNIHOOK' "\$@" 2>"\$e"
-rc=\$?
-{ printf '%s: exit %s\n' "\$*" "\$rc"; sed 's/^/  /' "\$e"; } >>'$HOOKLOG'
-cat "\$e" >&2
-rm -f "\$e"
-exit \$rc
-EOF
-		chmod 755 "$HOOKPATH"
+		rt_write_shim "$CNIHOOK"
 	else
 		HOOKPATH=$CNIHOOK
 	fi
@@ -273,6 +259,25 @@ EOF
 	# under the state directory, then the state directory's own mount.
 	cleanup_push "umount_under '$STATEDIR'"
 	log "  hook config $HOOKCONF"
+}
+
+# rt_write_shim HOOK: the shim at $HOOKPATH runs HOOK (the hook under test,
+# or a wrapper of it) with the runtime's arguments (after argv[0]), stdin and
+# environment; a copy of its stderr goes to the case's log.
+rt_write_shim() {
+	# No PATH needed: dash has a built-in default for lookups and exports
+	# nothing of its own but PWD.
+	cat >"$HOOKPATH" <<EOF
+#!/bin/sh
+e='$DIR/hook-stderr.'\$\$
+'$1' "\$@" 2>"\$e"
+rc=\$?
+{ printf '%s: exit %s\n' "\$*" "\$rc"; sed 's/^/  /' "\$e"; } >>'$HOOKLOG'
+cat "\$e" >&2
+rm -f "\$e"
+exit \$rc
+EOF
+	chmod 755 "$HOOKPATH"
 }
 
 # rt_umount_under DIR: lib.sh's umount_under, by its older name (which
@@ -1236,32 +1241,31 @@ rt_case_pm_selection() {
 # $DIR/fallback.log. Once the file is fixed, poststop by hand detaches.
 rt_case_broken_config() {
 	local id cid n where i
-	rt_start_attached m
+	# Whatever CNIHOOK_E2E_SHIM says: the hook is reached through the shim,
+	# which is rewritten below (never $CNIHOOK itself).
+	CNIHOOK_E2E_SHIM=1 rt_start_attached m
+	[ "$HOOKPATH" = "$DIR/cnihook-shim" ] || fail "no shim: $HOOKPATH"
 	id=$(rt_id) cid=$RT_CID
 	: >"$DIR/empty"
-	cat >"$HOOKPATH" <<EOF
+	cat >"$DIR/private-poststop" <<EOF
 #!/bin/sh
-e='$DIR/hook-stderr.'\$\$
 case " \$* " in
-*" poststop "*)
-	unshare -m --propagation private sh -c '
-		for p in /dev/log /run/systemd/journal/socket; do
-			if [ -e "\$p" ] || [ -L "\$p" ]; then mount --bind "$DIR/empty" "\$p" || exit 125; fi
-		done
-		if [ -d /run/cnihook ]; then mount -t tmpfs tmpfs /run/cnihook
-		else mount -t tmpfs tmpfs /run; fi || exit 125
-		"\$@"
-		rc=\$?
-		cp /run/cnihook/cnihook.log "$DIR/fallback.log"
-		exit \$rc' sh '$CNIHOOK' "\$@" 2>"\$e" ;;
-*) '$CNIHOOK' "\$@" 2>"\$e" ;;
+*" poststop "*) ;;
+*) exec '$CNIHOOK' "\$@" ;;
 esac
-rc=\$?
-{ printf '%s: exit %s\n' "\$*" "\$rc"; sed 's/^/  /' "\$e"; } >>'$HOOKLOG'
-cat "\$e" >&2
-rm -f "\$e"
-exit \$rc
+exec unshare -m --propagation private sh -c '
+	for p in /dev/log /run/systemd/journal/socket; do
+		if [ -e "\$p" ] || [ -L "\$p" ]; then mount --bind "$DIR/empty" "\$p" || exit 125; fi
+	done
+	if [ -d /run/cnihook ]; then mount -t tmpfs tmpfs /run/cnihook
+	else mount -t tmpfs tmpfs /run; fi || exit 125
+	"\$@"
+	rc=\$?
+	cp /run/cnihook/cnihook.log "$DIR/fallback.log"
+	exit \$rc' sh '$CNIHOOK' "\$@"
 EOF
+	chmod 755 "$DIR/private-poststop"
+	rt_write_shim "$DIR/private-poststop"
 	checking "a trailing comma in $HOOKCONF"
 	cp "$HOOKCONF" "$HOOKCONF.good"
 	n=$(wc -l <"$HOOKCONF.good")

@@ -116,7 +116,7 @@ static void collect(const struct hook_config *cfg, cnirt_cache_entry **cache, si
 		size_t len = strlen(name);
 		if (len > 5 && strcmp(name + len - 5, ".lock") == 0)
 			name[len - 5] = '\0';
-		if (name[0] == '.' || strcmp(name, "ports") == 0 ||
+		if (name[0] == '.' || strcmp(name, "ports") == 0 || log_is_own_file(name) ||
 		    cnirt_check_container_id(name, &e) < 0) {
 			cnirt_error_free(e);
 			continue;

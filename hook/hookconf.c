@@ -23,8 +23,7 @@ struct hook_config *config_defaults(void)
 	for (size_t i = 0; i < ARRAY_SIZE(bins); i++)
 		strv_append(&c->bin_dirs, &c->n_bin_dirs, bins[i]);
 	c->cache_dir = xstrdup("/var/lib/cni");
-	/* Runtime state belongs on the tmpfs /run whatever the prefix. */
-	c->state_dir = xstrdup("/run/cnihook");
+	c->state_dir = xstrdup(CNIHOOK_STATE_DIR);
 	c->plugin_timeout_ms = 60 * 1000;
 	c->log_level = LOG_LEVEL_WARN;
 	c->log_syslog = true;
@@ -222,6 +221,26 @@ int config_confine(struct hook_config *c)
 	return sandbox_confine(c->sb);
 }
 
+/* "FILE: field "NAME": PROBLEM" made "FILE:LINE:COLUMN: field ...", the
+ * place of the field in the text, when it can be found there. */
+static void place_field_error(const char *buf, size_t len, const char *path, char **err)
+{
+	_cleanup_free_ char *prefix = xasprintf("%s: field \"", path);
+	if (strncmp(*err, prefix, strlen(prefix)) != 0)
+		return;
+	const char *name = *err + strlen(prefix);
+	const char *end = strstr(name, "\": ");
+	if (end == NULL)
+		return;
+	_cleanup_free_ char *field = xstrndup(name, (size_t)(end - name));
+	_cleanup_free_ char *where = jt_field_place(buf, len, path, field);
+	if (where == NULL)
+		return;
+	char *located = xasprintf("%s: %s", where, *err + strlen(path) + 2);
+	free(*err);
+	*err = located;
+}
+
 int config_load(const char *path, struct hook_config **out, char **err)
 {
 	const char *p = path ? path : CNIHOOK_CONFIG_PATH;
@@ -242,11 +261,13 @@ int config_load(const char *path, struct hook_config **out, char **err)
 		return -1;
 	}
 	yajl_val root = NULL;
-	if (jt_parse(buf, len, p, &root, err) < 0)
+	if (jt_parse_file(buf, len, p, &root, err) < 0)
 		return -1;
 	struct hook_config *c = config_defaults();
 	r = apply(root, p, c, err);
 	yajl_tree_free(root);
+	if (r < 0)
+		place_field_error(buf, len, p, err);
 	if (r == 0)
 		r = finish(c, err);
 	if (r < 0) {

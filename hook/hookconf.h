@@ -11,6 +11,9 @@
 #include "sandbox.h"
 
 #define CNIHOOK_CONFIG_PATH SYSCONFDIR "/cnihook/cnihook.json"
+/* The default stateDir: runtime state belongs on the tmpfs /run whatever
+ * the prefix. Also where the log file goes when cnihook.json fails. */
+#define CNIHOOK_STATE_DIR "/run/cnihook"
 
 struct hook_config {
 	char *conf_dir;	 /* confDir: /etc/cni/net.d */

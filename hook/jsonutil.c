@@ -2,7 +2,9 @@
 /* The hook's JSON: yajl's tree, with limits for input written by strangers. */
 #include "config.h"
 
+#include <ctype.h>
 #include <string.h>
+#include <yajl/yajl_parse.h>
 
 #include "jsonutil.h"
 #include "util.h"
@@ -79,59 +81,256 @@ static bool only_blank(const char *p, const char *end)
 	return true;
 }
 
-static const char *duplicate_key(yajl_val v)
+/* The first key that an object of v has twice, or NULL. With a `name` (v's
+ * own, as jt_field_place() takes it), *dup_name is set to the duplicate
+ * member's. */
+static const char *duplicate_key(yajl_val v, const char *name, char **dup_name)
 {
+	const char *d = NULL;
 	if (YAJL_IS_OBJECT(v)) {
-		for (size_t i = 0; i < v->u.object.len; i++) {
-			for (size_t k = 0; k < i; k++)
-				if (strcmp(v->u.object.keys[i], v->u.object.keys[k]) == 0)
-					return v->u.object.keys[i];
-			const char *d = duplicate_key(v->u.object.values[i]);
-			if (d)
-				return d;
+		for (size_t i = 0; i < v->u.object.len && d == NULL; i++) {
+			const char *key = v->u.object.keys[i];
+			_cleanup_free_ char *member =
+			    name ? xasprintf("%s%s%s", name, *name ? "." : "", key) : NULL;
+			for (size_t k = 0; k < i && d == NULL; k++)
+				if (strcmp(key, v->u.object.keys[k]) == 0)
+					d = key;
+			if (d && name)
+				*dup_name = TAKE_PTR(member);
+			else if (d == NULL)
+				d = duplicate_key(v->u.object.values[i], member, dup_name);
 		}
 	} else if (YAJL_IS_ARRAY(v)) {
-		for (size_t i = 0; i < v->u.array.len; i++) {
-			const char *d = duplicate_key(v->u.array.values[i]);
-			if (d)
-				return d;
+		for (size_t i = 0; i < v->u.array.len && d == NULL; i++) {
+			_cleanup_free_ char *element = name ? xasprintf("%s[%zu]", name, i) : NULL;
+			d = duplicate_key(v->u.array.values[i], element, dup_name);
 		}
 	}
-	return NULL;
+	return d;
 }
 
-int jt_parse(const char *buf, size_t len, const char *what, yajl_val *out, char **err)
+/* Where in buf the syntax error yajl reports is: just after the token it
+ * refused (yajl_tree_parse() does not tell). Comments allowed, as there. */
+static size_t syntax_error_offset(const char *buf, size_t len)
+{
+	yajl_handle h = yajl_alloc(NULL, NULL, NULL);
+	if (h == NULL)
+		abort();
+	yajl_config(h, yajl_allow_comments, 1);
+	size_t at = len;
+	if (yajl_parse(h, (const unsigned char *)buf, len) != yajl_status_ok)
+		at = yajl_get_bytes_consumed(h);
+	yajl_free(h);
+	return at;
+}
+
+/* "WHAT:LINE:COLUMN" of byte `at` (lines and columns from 1, columns in
+ * bytes), the place an editor jumps to. */
+static char *place(const char *buf, size_t at, const char *what)
+{
+	size_t line = 1, col = 1;
+	for (size_t i = 0; i < at; i++) {
+		if (buf[i] == '\n')
+			line++, col = 1;
+		else
+			col++;
+	}
+	return xasprintf("%s:%zu:%zu", what, line, col);
+}
+
+/* *err for a problem at byte `at` of the text: "WHAT:LINE:COLUMN: PROBLEM"
+ * for a file, else "WHAT: PROBLEM at offset N". */
+static int fail_at(char **err, const char *buf, size_t at, const char *what, bool file,
+		   const char *problem)
+{
+	if (file) {
+		_cleanup_free_ char *where = place(buf, at, what);
+		*err = xasprintf("%s: %s", where, problem);
+	} else {
+		*err = xasprintf("%s: %s at offset %zu", what, problem, at);
+	}
+	return -1;
+}
+
+/* Finding a member or element by the name cnihook.json(5) gives it:
+ * "log.level", "binDirs[1]", "policy.hostPortRange[0]". */
+struct locate {
+	yajl_handle h;
+	const char *buf;
+	const char *field;
+	int nth;    /* which of the members of that name (duplicates) */
+	long found; /* where its key, or the element, starts; -1 */
+	/* The containers open around the current value: their names, and
+	 * for arrays the index of the next element (-1 for objects). */
+	char *names[JT_MAX_DEPTH + 2];
+	long index[JT_MAX_DEPTH + 2];
+	char *member; /* the name of the member whose value comes next */
+	size_t depth;
+};
+
+/* Where the token that ends just before byte `end` starts. */
+static long token_start(const char *buf, size_t end)
+{
+	if (end == 0)
+		return 0;
+	long i = (long)end - 1;
+	if (buf[i] == '"') {
+		/* Back to the opening quote, one not escaped. */
+		for (i--; i > 0; i--) {
+			long bs = 0;
+			while (i - 1 - bs >= 0 && buf[i - 1 - bs] == '\\')
+				bs++;
+			if (buf[i] == '"' && bs % 2 == 0)
+				break;
+		}
+		return i < 0 ? 0 : i;
+	}
+	while (i > 0 && (isalnum((unsigned char)buf[i - 1]) || strchr("+-.", buf[i - 1])))
+		i--;
+	return i;
+}
+
+/* A value starts: an element is named here; returns its name. */
+static char *value_name(struct locate *l, bool *stop)
+{
+	*stop = false;
+	if (l->depth == 0)
+		return xstrdup("");
+	if (l->index[l->depth - 1] < 0)
+		return TAKE_PTR(l->member);
+	char *name = xasprintf("%s[%ld]", l->names[l->depth - 1], l->index[l->depth - 1]++);
+	if (strcmp(name, l->field) == 0) {
+		l->found = token_start(l->buf, yajl_get_bytes_consumed(l->h));
+		*stop = true;
+	}
+	return name;
+}
+
+static int on_scalar(struct locate *l)
+{
+	bool stop;
+	free(value_name(l, &stop));
+	return !stop;
+}
+
+static int on_open(struct locate *l, bool array)
+{
+	bool stop;
+	char *name = value_name(l, &stop);
+	if (stop || l->depth == ARRAY_SIZE(l->names)) {
+		free(name);
+		return 0;
+	}
+	l->names[l->depth] = name;
+	l->index[l->depth++] = array ? 0 : -1;
+	return 1;
+}
+
+static int on_close(void *ctx)
+{
+	struct locate *l = ctx;
+	free(l->names[--l->depth]);
+	return 1;
+}
+
+static int on_key(void *ctx, const unsigned char *key, size_t len)
+{
+	struct locate *l = ctx;
+	const char *parent = l->names[l->depth - 1];
+	free(l->member);
+	l->member = xasprintf("%s%s%.*s", parent, *parent ? "." : "", (int)len, key);
+	if (strcmp(l->member, l->field) != 0 || --l->nth > 0)
+		return 1;
+	l->found = token_start(l->buf, yajl_get_bytes_consumed(l->h));
+	return 0;
+}
+
+static int on_null(void *ctx)
+{
+	return on_scalar(ctx);
+}
+static int on_bool(void *ctx, int b)
+{
+	(void)b;
+	return on_scalar(ctx);
+}
+static int on_number(void *ctx, const char *s, size_t len)
+{
+	(void)s, (void)len;
+	return on_scalar(ctx);
+}
+static int on_string(void *ctx, const unsigned char *s, size_t len)
+{
+	(void)s, (void)len;
+	return on_scalar(ctx);
+}
+static int on_map(void *ctx)
+{
+	return on_open(ctx, false);
+}
+static int on_array(void *ctx)
+{
+	return on_open(ctx, true);
+}
+
+/* The place of the nth member or element named `field`. */
+static char *field_place(const char *buf, size_t len, const char *path, const char *field, int nth)
+{
+	static const yajl_callbacks cb = {
+	    .yajl_null = on_null,
+	    .yajl_boolean = on_bool,
+	    .yajl_number = on_number,
+	    .yajl_string = on_string,
+	    .yajl_start_map = on_map,
+	    .yajl_map_key = on_key,
+	    .yajl_end_map = on_close,
+	    .yajl_start_array = on_array,
+	    .yajl_end_array = on_close,
+	};
+	struct locate l = {.buf = buf, .field = field, .nth = nth, .found = -1};
+	l.h = yajl_alloc(&cb, NULL, &l);
+	if (l.h == NULL)
+		abort();
+	yajl_config(l.h, yajl_allow_comments, 1);
+	yajl_parse(l.h, (const unsigned char *)buf, len);
+	yajl_free(l.h);
+	while (l.depth)
+		free(l.names[--l.depth]);
+	free(l.member);
+	return l.found < 0 ? NULL : place(buf, (size_t)l.found, path);
+}
+
+char *jt_field_place(const char *buf, size_t len, const char *path, const char *field)
+{
+	return field_place(buf, len, path, field, 1);
+}
+
+static int parse(const char *buf, size_t len, const char *what, bool file, yajl_val *out,
+		 char **err)
 {
 	if (len == 0) {
 		*err = xasprintf("%s: empty, expected JSON", what);
 		return -1;
 	}
 	const char *nul = memchr(buf, '\0', len);
-	if (nul) {
-		*err =
-		    xasprintf("%s: contains a NUL byte at offset %zu", what, (size_t)(nul - buf));
-		return -1;
-	}
+	if (nul)
+		return fail_at(err, buf, (size_t)(nul - buf), what, file, "contains a NUL byte");
 	struct scan sc;
 	scan(buf, len, &sc);
-	if (sc.nul_at >= 0) {
-		*err = xasprintf("%s: a string contains an escaped NUL (\\u0000) at offset %ld",
-				 what, sc.nul_at);
-		return -1;
-	}
+	if (sc.nul_at >= 0)
+		return fail_at(err, buf, (size_t)sc.nul_at, what, file,
+			       "a string contains an escaped NUL (\\u0000)");
 	if (sc.ctl_at >= 0) {
-		*err = xasprintf("%s: invalid JSON: control character 0x%02x at offset %ld", what,
-				 (unsigned char)buf[sc.ctl_at], sc.ctl_at);
-		return -1;
+		_cleanup_free_ char *p = xasprintf("invalid JSON: control character 0x%02x",
+						   (unsigned char)buf[sc.ctl_at]);
+		return fail_at(err, buf, (size_t)sc.ctl_at, what, file, p);
 	}
 	if (sc.depth > JT_MAX_DEPTH) {
 		*err = xasprintf("%s: nested deeper than %d levels", what, JT_MAX_DEPTH);
 		return -1;
 	}
-	if (sc.end && !only_blank(buf + sc.end, buf + len)) {
-		*err = xasprintf("%s: invalid JSON: trailing garbage at offset %zu", what, sc.end);
-		return -1;
-	}
+	if (sc.end && !only_blank(buf + sc.end, buf + len))
+		return fail_at(err, buf, sc.end, what, file, "invalid JSON: trailing garbage");
 	char *copy = xmalloc(len + 1);
 	memcpy(copy, buf, len);
 	copy[len] = '\0';
@@ -146,17 +345,40 @@ int jt_parse(const char *buf, size_t len, const char *what, yajl_val *out, char 
 		size_t n = strlen(msg);
 		while (n && (msg[n - 1] == ' ' || msg[n - 1] == '.'))
 			msg[--n] = '\0';
-		*err = xasprintf("%s: invalid JSON: %s", what, msg[0] ? msg : "parse error");
+		_cleanup_free_ char *p =
+		    xasprintf("invalid JSON: %s", msg[0] ? msg : "parse error");
+		if (!file) {
+			*err = xasprintf("%s: %s", what, p);
+			return -1;
+		}
+		/* Where yajl stopped: the refused token's last byte (inside
+		 * it, for a string), or the text's last at its premature end. */
+		size_t at = syntax_error_offset(buf, len);
+		_cleanup_free_ char *where = place(buf, at ? at - 1 : 0, what);
+		*err = xasprintf("%s: %s", where, p);
 		return -1;
 	}
-	const char *dup = duplicate_key(v);
+	_cleanup_free_ char *name = NULL;
+	const char *dup = duplicate_key(v, file ? "" : NULL, &name);
 	if (dup) {
-		*err = xasprintf("%s: duplicate key \"%s\"", what, dup);
+		/* In a file, the place of the second one. */
+		_cleanup_free_ char *where = name ? field_place(buf, len, what, name, 2) : NULL;
+		*err = xasprintf("%s: duplicate key \"%s\"", where ? where : what, dup);
 		yajl_tree_free(v);
 		return -1;
 	}
 	*out = v;
 	return 0;
+}
+
+int jt_parse(const char *buf, size_t len, const char *what, yajl_val *out, char **err)
+{
+	return parse(buf, len, what, false, out, err);
+}
+
+int jt_parse_file(const char *buf, size_t len, const char *path, yajl_val *out, char **err)
+{
+	return parse(buf, len, path, true, out, err);
 }
 
 yajl_val jt_get(yajl_val o, const char *key)

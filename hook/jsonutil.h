@@ -17,6 +17,14 @@
 
 /* Parse buf[0..len). On failure *err is "<what>: <problem>". */
 int jt_parse(const char *buf, size_t len, const char *what, yajl_val *out, char **err);
+/* The same for the text of the file `path`: where the text is at fault,
+ * *err is "<path>:<line>:<column>: <problem>". */
+int jt_parse_file(const char *buf, size_t len, const char *path, yajl_val *out, char **err);
+/* "<path>:<line>:<column>" of the member or element `field` of the JSON
+ * text buf (valid: jt_parse_file() took it), named as cnihook.json(5) names
+ * fields ("log.level", "binDirs[1]"): where its key, or the element,
+ * starts. NULL when there is none. */
+char *jt_field_place(const char *buf, size_t len, const char *path, const char *field);
 /* The member `key` of an object, or NULL (also when o is not an object). */
 yajl_val jt_get(yajl_val o, const char *key);
 /* The string of a string value, or NULL. */

@@ -31,19 +31,22 @@ static int run_with_config(const char *config, const char *level_arg, int argc, 
 	const char *path = config ? config : getenv("CNIHOOK_CONFIG");
 	if (path && *path == '\0')
 		path = NULL;
+	const char *verb = argc ? argv[0] : NULL;
+	bool inventory = verb && (strcmp(verb, "status") == 0 || strcmp(verb, "list") == 0);
 	if (config_load(path, &cfg, &err) < 0) {
-		fprintf(stderr, "cnihook: %s\n", err);
+		/* Logged where the stage's failures go (status and list
+		 * answer on the terminal): the defaults of cnihook.json(5). */
+		log_init(LOG_LEVEL_ERROR, !inventory, CNIHOOK_STATE_DIR);
+		log_error("%s", err);
 		free(err);
 		return 1;
 	}
 	enum log_level level = cfg->log_level;
 	if (level_arg)
 		log_parse_level(level_arg, &level);
-	const char *verb = argc ? argv[0] : NULL;
 	enum stage stage = STAGE_NONE;
 	int ret;
-	if (verb &&
-	    (strcmp(verb, "status") == 0 || strcmp(verb, "list") == 0 || strcmp(verb, "gc") == 0)) {
+	if (inventory || (verb && strcmp(verb, "gc") == 0)) {
 		/* Operator commands: their flags, then at most one operand. */
 		const char *operand = NULL;
 		bool json = false, dry_run = false;
@@ -59,7 +62,7 @@ static int run_with_config(const char *config, const char *level_arg, int argc, 
 				ret = usage_error("unexpected argument", argv[k]);
 		}
 		if (ret == 0) {
-			log_init(level, strcmp(verb, "gc") == 0 && cfg->log_syslog);
+			log_init(level, !inventory && cfg->log_syslog, cfg->state_dir);
 			if (strcmp(verb, "status") == 0)
 				ret = inventory_status(cfg, operand, json);
 			else if (strcmp(verb, "list") == 0)
@@ -74,7 +77,7 @@ static int run_with_config(const char *config, const char *level_arg, int argc, 
 	} else if (argc > 1) {
 		ret = usage_error("expected no argument after the stage", verb);
 	} else {
-		log_init(level, cfg->log_syslog);
+		log_init(level, cfg->log_syslog, cfg->state_dir);
 		config_enter_sandbox(cfg);
 		ret = lifecycle_run(cfg, stage, verb, STDIN_FILENO);
 	}
@@ -118,6 +121,6 @@ int main(int argc, char **argv)
 	if (stage_parse(verb, &stage) == 0 || strcmp(verb, "status") == 0 ||
 	    strcmp(verb, "list") == 0 || strcmp(verb, "gc") == 0)
 		return run_with_config(config, level_arg, argc - i, argv + i);
-	log_init(level, 0);
+	log_init(level, false, NULL);
 	return cli_main(argc - i, argv + i, config);
 }

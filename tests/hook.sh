@@ -56,10 +56,11 @@ jq -n --arg c "$conf" --arg b "$bin" --arg k "$cache" --arg s "$state" \
 new_netns "$NS"
 
 # hookin STDIN-TEXT ARGS...: run cnihook ARGS with that stdin; rc, out, err
+HOOKWRAP=() # a command the hook runs under (private_run for a bad cnihook.json)
 hookin() {
 	local input=$1
 	shift
-	run_in "$input" "$CNIHOOK" "$@"
+	run_in "$input" "${HOOKWRAP[@]}" "$CNIHOOK" "$@"
 }
 # hook ID STATUS ARGS...: cnihook --config $CFG ARGS with ID's state ($PID too)
 CFG=$cfg PID=
@@ -655,6 +656,8 @@ reset
 
 # ---------------------------------------------------------------- cnihook.json
 echo "# cnihook.json errors and CNIHOOK_CONFIG"
+# A broken file is logged to the default stateDir: a private one.
+HOOKWRAP=(private_run)
 id=cfg-$uniq
 bundle "$id" "$(annotations io.cnihook.networks net1)"
 jq '. + {bogusField: 1}' "$tmp/default.json" >"$tmp/unknown.json"
@@ -672,6 +675,7 @@ check "pluginTimeout as a string: exit non-zero naming the field" \
 CFG=$tmp/missing.json attach "$id"
 check "--config to a missing file: an error naming it" \
 	eval '[ "$rc" != 0 ] && has "$tmp/missing.json" "$err" && no_plugin_ran'
+HOOKWRAP=()
 check_gone "... none made anything" "$id"
 attach "$id"
 check "(attach for CNIHOOK_CONFIG)" test "$rc" = 0
@@ -679,7 +683,8 @@ CNIHOOK_CONFIG=$cfg "$CNIHOOK" status --json "$id" >"$tmp/run/out" 2>"$tmp/run/e
 rc=$? out=$(cat "$tmp/run/out") err=$(cat "$tmp/run/err")
 check "CNIHOOK_CONFIG is honoured (status reads our stateDir)" \
 	eval '[ "$rc" = 0 ] && [ -n "$out" ] && [ "$out" = "$(cat "$state/$id/network-status.json")" ]'
-state "$id" stopped | CNIHOOK_CONFIG=$tmp/unknown.json "$CNIHOOK" poststop >/dev/null 2>"$tmp/run/err"
+state "$id" stopped | CNIHOOK_CONFIG=$tmp/unknown.json private_run "$CNIHOOK" poststop \
+	>/dev/null 2>"$tmp/run/err"
 check "CNIHOOK_CONFIG naming a bad file: the error names it" \
 	grep -qF "$tmp/unknown.json" "$tmp/run/err"
 clear_rec

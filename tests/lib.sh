@@ -774,6 +774,18 @@ run_in() {
 	err=$(cat "$T_TMP/run/err")
 }
 
+# private_run CMD...: run CMD in a mount namespace of its own with an empty
+# tmpfs on /run/cnihook (on /run when the host has no /run/cnihook). A hook
+# whose cnihook.json fails logs to the default /run/cnihook/cnihook.log
+# when no syslog daemon listens (cnihook(8), FILES): not the host's.
+private_run() {
+	# shellcheck disable=SC2016
+	unshare -m --propagation private sh -c '
+		if [ -d /run/cnihook ]; then mount -t tmpfs tmpfs /run/cnihook
+		else mount -t tmpfs tmpfs /run; fi || exit 125
+		exec "$@"' sh "$@"
+}
+
 # annotations KEY VALUE ...: a JSON object (OCI annotations).
 annotations() {
 	local j='{}'

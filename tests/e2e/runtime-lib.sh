@@ -271,21 +271,7 @@ rt_setup_case() {
 		stateDir: $state, log: {level: "info", syslog: false}}' >"$HOOKCONF"
 	if [ "${CNIHOOK_E2E_SHIM:-1}" = 1 ]; then
 		HOOKPATH=$DIR/cnihook-shim
-		# No PATH needed: dash has a built-in default for lookups and
-		# exports nothing of its own but PWD.
-		cat >"$HOOKPATH" <<EOF
-#!/bin/sh
-# Runs the hook under test with the runtime's arguments (after argv[0]),
-# stdin and environment; a copy of its stderr goes to the case's log.
-e='$DIR/hook-stderr.'\$\$
-'$CNIHOOK' "\$@" 2>"\$e"
-rc=\$?
-{ printf '%s: exit %s\n' "\$*" "\$rc"; sed 's/^/  /' "\$e"; } >>'$HOOKLOG'
-cat "\$e" >&2
-rm -f "\$e"
-exit \$rc
-EOF
-		chmod 755 "$HOOKPATH"
+		rt_write_shim "$CNIHOOK"
 	else
 		HOOKPATH=$CNIHOOK
 	fi
@@ -293,6 +279,25 @@ EOF
 	# under the state directory, then the state directory's own mount.
 	cleanup_push "umount_under '$STATEDIR'"
 	log "  hook config $HOOKCONF"
+}
+
+# rt_write_shim HOOK: the shim at $HOOKPATH runs HOOK (the hook under test,
+# or a wrapper of it) with the runtime's arguments (after argv[0]), stdin and
+# environment; a copy of its stderr goes to the case's log.
+rt_write_shim() {
+	# No PATH needed: dash has a built-in default for lookups and exports
+	# nothing of its own but PWD.
+	cat >"$HOOKPATH" <<EOF
+#!/bin/sh
+e='$DIR/hook-stderr.'\$\$
+'$1' "\$@" 2>"\$e"
+rc=\$?
+{ printf '%s: exit %s\n' "\$*" "\$rc"; sed 's/^/  /' "\$e"; } >>'$HOOKLOG'
+cat "\$e" >&2
+rm -f "\$e"
+exit \$rc
+EOF
+	chmod 755 "$HOOKPATH"
 }
 
 # rt_umount_under DIR: lib.sh's umount_under, by its older name (which
@@ -1471,6 +1476,92 @@ rt_case_pm_selection() {
 	rt_teardown_and_check
 }
 
+# 8. cnihook.json broken while a container runs (issue 9: a trailing comma,
+# then stop): the runtime's poststop fails, and the hook's message, naming
+# the file, line and column, is in the log a host without syslog has, the
+# default /run/cnihook/cnihook.log (the built-in stateDir, as the file's own
+# is unknown). For poststop the shim runs the hook where no syslog socket
+# takes a line and /run/cnihook is a private tmpfs, whose log it copies to
+# $DIR/fallback.log. Once the file is fixed, poststop by hand detaches.
+rt_case_broken_config() {
+	local id cid n where i
+	# Whatever CNIHOOK_E2E_SHIM says: the hook is reached through the shim,
+	# which is rewritten below (never $CNIHOOK itself).
+	CNIHOOK_E2E_SHIM=1 rt_start_attached m
+	[ "$HOOKPATH" = "$DIR/cnihook-shim" ] || fail "no shim: $HOOKPATH"
+	id=$(rt_id) cid=$RT_CID
+	: >"$DIR/empty"
+	cat >"$DIR/private-poststop" <<EOF
+#!/bin/sh
+case " \$* " in
+*" poststop "*) ;;
+*) exec '$CNIHOOK' "\$@" ;;
+esac
+exec unshare -m --propagation private sh -c '
+	for p in /dev/log /run/systemd/journal/socket; do
+		if [ -e "\$p" ] || [ -L "\$p" ]; then mount --bind "$DIR/empty" "\$p" || exit 125; fi
+	done
+	if [ -d /run/cnihook ]; then mount -t tmpfs tmpfs /run/cnihook
+	else mount -t tmpfs tmpfs /run; fi || exit 125
+	"\$@"
+	rc=\$?
+	cp /run/cnihook/cnihook.log "$DIR/fallback.log"
+	exit \$rc' sh '$CNIHOOK' "\$@"
+EOF
+	chmod 755 "$DIR/private-poststop"
+	rt_write_shim "$DIR/private-poststop"
+	checking "a trailing comma in $HOOKCONF"
+	cp "$HOOKCONF" "$HOOKCONF.good"
+	n=$(wc -l <"$HOOKCONF.good")
+	{
+		head -n $((n - 2)) "$HOOKCONF.good"
+		printf '%s,\n}\n' "$(sed -n "$((n - 1))p" "$HOOKCONF.good")"
+	} >"$HOOKCONF"
+	! jq . "$HOOKCONF" >/dev/null 2>&1 || fail "the broken file is valid JSON"
+	where="$HOOKCONF:$n:1: invalid JSON: parse error: invalid object key (must be a string)"
+	ok "line $n is the } after the comma"
+	checking "stop $id: the runtime's poststop fails"
+	case $RT in
+	podman)
+		pm stop -t 0 "$id" >"$DIR/$id.stop" 2>&1
+		pm rm "$id" >>"$DIR/$id.stop" 2>&1
+		;;
+	*)
+		"$RT" kill "$id" KILL >"$DIR/$id.stop" 2>&1
+		for ((i = 0; i < 50; i++)); do
+			[ "$(rt_status "$id")" != running ] && break
+			sleep 0.1
+		done
+		"$RT" delete "$id" >>"$DIR/$id.stop" 2>&1
+		;;
+	esac
+	# podman may run poststop from its cleanup process: wait for the log.
+	for ((i = 0; i < 100; i++)); do
+		[ -s "$DIR/fallback.log" ] && break
+		sleep 0.1
+	done
+	rt_hook_log
+	grep -qF -- "poststop: exit 1" "$HOOKLOG" || fail "poststop did not fail (hook log above)"
+	ok "poststop exited 1"
+	checking "the hook's line, with file, line and column, is in /run/cnihook/cnihook.log"
+	grep -qF -- "cnihook: $where" "$HOOKLOG" || fail "not on the hook's stderr: $where"
+	if ! grep -qE -- "^[0-9-]{10}T[0-9:.]{15}Z cnihook\[[0-9]+\]: error: " "$DIR/fallback.log" ||
+		! grep -qF -- "error: $where" "$DIR/fallback.log"; then
+		fail "not in the fallback log: $(cat "$DIR/fallback.log" 2>/dev/null)"
+	fi
+	ok "$(head -n 1 "$DIR/fallback.log")"
+	[ "$(rt_status "$id")" = gone ] || rt_force_remove "$id"
+	checking "the attachment is left (engines do not run poststop twice)"
+	[ -f "$CACHEDIR/results/$NET-$cid-eth0" ] || fail "no cache file: was it detached?"
+	ok "cache file $NET-$cid-eth0 remains"
+	checking "fixed, poststop by hand detaches (cnihook.json(5), ERRORS)"
+	mv "$HOOKCONF.good" "$HOOKCONF"
+	capture "$CNIHOOK" --config "$HOOKCONF" poststop <<<"$(rt_poststop_state "$cid")"
+	[ "$RC" = 0 ] || fail "poststop by hand: status $RC: $ERR"
+	ok "detached"
+	rt_teardown_and_check
+}
+
 rt_run_all() {
 	run_case "1. one network: address, gateway, port mapping to httpd ($RT)" rt_case_one_network
 	run_case "2. two networks from the NPWG JSON form, MAC and static IP ($RT)" rt_case_two_networks
@@ -1486,6 +1577,8 @@ rt_run_all() {
 	run_case "5. hook entries without a stage: inferred from the state ($RT)" \
 		rt_case_inferred_stage
 	run_case "6. a container that exits by itself ($RT)" rt_case_exits
+	run_case "8. cnihook.json broken at poststop: logged with its place where a host without syslog keeps it ($RT)" \
+		rt_case_broken_config
 	if [ "$RT" = podman ]; then
 		run_case "7. the shipped hooks.d conditions: no selection annotation, no hook ($RT)" \
 			rt_case_pm_selection

@@ -89,14 +89,49 @@ static void path_fails(const char *path, const char *msg)
 	free(err);
 }
 
-/* Loading `text` fails with exactly "<the file's path>: <msg>". */
-static void load_fails(const char *text, const char *msg)
+/* The message of loading `path`, which fails, with the place of a field
+ * error (":LINE:COLUMN" after the path) taken out: the tests of what each
+ * field accepts need not count columns; test_field_place() does. */
+static char *fails_unplaced(const char *path)
 {
-	_cleanup_free_ char *want = xasprintf("%s: %s", conf_path, msg);
+	struct hook_config *sentinel = (struct hook_config *)&sentinel, *c = sentinel;
+	char *err = NULL;
+	if (config_load(path, &c, &err) == 0) {
+		if (c != sentinel)
+			config_free(c);
+		fail_msg("%s was accepted", path);
+	}
+	assert_ptr_equal(c, sentinel);
+	assert_non_null(err);
+	size_t n = strlen(path);
+	unsigned line, col;
+	int used = 0;
+	if (strncmp(err, path, n) == 0 && strstr(err + n, ": field \"") &&
+	    sscanf(err + n, ":%u:%u%n", &line, &col, &used) == 2 && err[n + (size_t)used] == ':')
+		memmove(err + n, err + n + used, strlen(err + n + used) + 1);
+	return err;
+}
+
+
+/* Loading `text` fails with exactly "<the file's path>:<place>: <msg>",
+ * place being LINE:COLUMN (from 1, columns in bytes). */
+static void load_fails_at(const char *text, const char *place, const char *msg)
+{
+	_cleanup_free_ char *want = xasprintf("%s:%s: %s", conf_path, place, msg);
 	path_fails(write_conf(text), want);
 }
 
-/* Loading `{"<field>": <value>}` fails with `field "<name>": <problem>`. */
+/* Loading `text` fails with exactly "<the file's path>: <msg>" (a field
+ * error at whatever place). */
+static void load_fails(const char *text, const char *msg)
+{
+	_cleanup_free_ char *want = xasprintf("%s: %s", conf_path, msg);
+	_cleanup_free_ char *got = fails_unplaced(write_conf(text));
+	assert_string_equal(got, want);
+}
+
+/* Loading `{"<field>": <value>}` fails with `field "<name>": <problem>`
+ * (at whatever place). */
 static void field_fails(const char *field, const char *value, const char *name, const char *problem)
 {
 	_cleanup_free_ char *text = xasprintf("{\"%s\": %s}", field, value);
@@ -245,22 +280,42 @@ static void test_comments(void **state)
 static void test_trailing_garbage(void **state)
 {
 	(void)state;
-	load_fails("{} x", "invalid JSON: trailing garbage at offset 2");
-	load_fails("{}{}", "invalid JSON: trailing garbage at offset 2");
-	load_fails("{\"confDir\": \"/a\"}\n]\n", "invalid JSON: trailing garbage at offset 17");
+	/* ERRORS: FILE:LINE:COLUMN where the text is at fault. */
+	load_fails_at("{} x", "1:3", "invalid JSON: trailing garbage");
+	load_fails_at("{}{}", "1:3", "invalid JSON: trailing garbage");
+	load_fails_at("{\"confDir\": \"/a\"}\n]\n", "1:18", "invalid JSON: trailing garbage");
 	/* An unterminated comment after the object is not blank. */
-	load_fails("{} /* never closed", "invalid JSON: trailing garbage at offset 2");
+	load_fails_at("{} /* never closed", "1:3", "invalid JSON: trailing garbage");
 }
 
 static void test_invalid_json(void **state)
 {
 	(void)state;
-	load_fails("{\"confDir\": }",
-		   "invalid JSON: parse error: unallowed token at this point in JSON text");
+	load_fails_at("{\"confDir\": }", "1:13",
+		      "invalid JSON: parse error: unallowed token at this point in JSON text");
+	/* A trailing comma (issue 9): the line and column of what follows it,
+	 * comments and tabs counted as the bytes they are. */
+	load_fails_at("{\n  \"confDir\": \"/a\", // the networks\n\t\"log\": {\"syslog\": false},\n}\n",
+		      "4:1", "invalid JSON: parse error: invalid object key (must be a string)");
+	load_fails_at("{\"binDirs\": [\"/a\",\n  ]}", "2:3",
+		      "invalid JSON: parse error: unallowed token at this point in JSON text");
+	/* (yajl stops inside a refused string: the place points into it.) */
+	load_fails_at("{\"confDir\": \"/a\"\n  \"cacheDir\": \"/b\"}", "2:4",
+		      "invalid JSON: parse error: after key and value, inside map, I expect ',' or '}'");
+	/* Bytes a JSON text may not hold. */
+	load_fails_at("{\"confDir\":\n\v\"/a\"}", "2:1",
+		      "invalid JSON: control character 0x0b");
+	load_fails_at("{\"confDir\": \"/a\\u0000/b\"}", "1:16",
+		      "a string contains an escaped NUL (\\u0000)");
 	/* ERRORS: "an object in it has the same key twice" */
-	load_fails("{\"confDir\": \"/a\", \"confDir\": \"/b\"}", "duplicate key \"confDir\"");
-	load_fails("{\"log\": {\"level\": \"info\", \"level\": \"debug\"}}",
-		   "duplicate key \"level\"");
+	load_fails_at("{\"confDir\": \"/a\", \"confDir\": \"/b\"}", "1:19",
+		      "duplicate key \"confDir\"");
+	load_fails_at("{\"log\": {\"level\": \"info\",\n  \"level\": \"debug\"}}", "2:3",
+		      "duplicate key \"level\"");
+	/* The second of the duplicates, wherever it is nested. */
+	load_fails_at("{\"policy\": {\"networks\": [\"a\"]},\n\"sandbox\": {\"x\": [{\"a\": 1},\n "
+		      "{\"b\": 1, \"c\": 2, \"b\": 3}]}}",
+		      "3:19", "duplicate key \"b\"");
 	/* ERRORS: "nests deeper than 64 levels" */
 	char deep[2 * 65 + 16];
 	char *p = deep;
@@ -271,6 +326,44 @@ static void test_invalid_json(void **state)
 		*p++ = ']';
 	strcpy(p, "}");
 	load_fails(deep, "nested deeper than 64 levels");
+}
+
+/* ERRORS: a field's error names its place, LINE:COLUMN where its key (or,
+ * in an array, the element) starts, comments and escapes counted as the
+ * bytes they are. */
+static void test_field_place(void **state)
+{
+	(void)state;
+	static const char text[] = "// the hook's settings\n"
+				   "{\n"
+				   "  \"confDir\": \"/a\", /* \"log\": {\"level\": 1} */\n"
+				   "  \"log\": {\n"
+				   "\t\"level\": \"%s\"\n"
+				   "  },\n"
+				   "  \"binDirs\": [\"/x\", %s],\n"
+				   "  \"sandbox\": {\"capabilities\": [\"CAP_NET_ADMIN\", %s]}%s\n"
+				   "}\n";
+	static const struct {
+		const char *level, *bin, *cap, *extra;
+		const char *place, *msg;
+	} cases[] = {
+	    {"loud", "\"/y\"", "\"CAP_NET_RAW\"", "", "5:2",
+	     "field \"log.level\": must be one of \"error\", \"warn\", \"info\", \"debug\""},
+	    {"info", "\"rel\"", "\"CAP_NET_RAW\"", "", "7:21",
+	     "field \"binDirs[1]\": must be an absolute path without \"..\""},
+	    {"info", "12", "\"CAP_NET_RAW\"", "", "7:21", "field \"binDirs[1]\": must be a string"},
+	    {"info", "\"/y\"", "\"NET_RAW\"", "", "8:49",
+	     "field \"sandbox.capabilities[1]\": \"NET_RAW\" is not a capability name (like "
+	     "\"CAP_NET_ADMIN\", see capabilities(7))"},
+	    {"info", "\"/y\"", "\"CAP_NET_RAW\"", ", \"a\\\"b\": 1", "8:66",
+	     "field \"a\"b\": unknown field"},
+	};
+	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
+		char buf[sizeof(text) + 200];
+		snprintf(buf, sizeof(buf), text, cases[i].level, cases[i].bin, cases[i].cap,
+			 cases[i].extra);
+		load_fails_at(buf, cases[i].place, cases[i].msg);
+	}
 }
 
 /* ERRORS: "the top level is not an object" */
@@ -321,9 +414,11 @@ static void test_empty_file(void **state)
 	(void)state;
 	load_fails("", "empty, expected JSON");
 	/* Nor is white space, or a file whose every line is commented out. */
-	load_fails(" \n\t\n", "invalid JSON: parse error: premature EOF");
-	load_fails("// { \"confDir\": \"/a\" }\n", "invalid JSON: parse error: premature EOF");
-	load_fails("/* {} */", "invalid JSON: parse error: premature EOF");
+	/* (The place of a premature end: the text's last byte.) */
+	load_fails_at(" \n\t\n", "2:2", "invalid JSON: parse error: premature EOF");
+	load_fails_at("// { \"confDir\": \"/a\" }\n", "1:23",
+		      "invalid JSON: parse error: premature EOF");
+	load_fails_at("/* {} */", "1:8", "invalid JSON: parse error: premature EOF");
 }
 
 /* ------------------------------------------------------------ directories */
@@ -917,6 +1012,7 @@ int main(void)
 	    cmocka_unit_test(test_too_large),
 	    cmocka_unit_test(test_missing_explicit),
 	    cmocka_unit_test(test_empty_file),
+	    cmocka_unit_test(test_field_place),
 	    cmocka_unit_test(test_conf_dir),
 	    cmocka_unit_test(test_cache_dir),
 	    cmocka_unit_test(test_state_dir),

@@ -7,7 +7,11 @@
  *
  * The syslog test never reaches the host's syslog: a forked child (root
  * only) takes a private mount namespace and bind-mounts a datagram socket
- * of its own over /dev/log; the namespace dies with the child.
+ * of its own over /dev/log; the namespace dies with the child. The same
+ * way, the fallbacks run where no syslog socket exists (an empty tmpfs on
+ * /dev and on /run/systemd/journal), where /dev/log refuses, and where only
+ * the journal's native socket listens: the file in the state directory,
+ * its rotation, and concurrent writers.
  *
  * Plugin errors come from the recording fake plugin ($FAKEPLUGIN, see the
  * top of tests/plugins/fakeplugin.c) linked into a temp bin dir as "fake",
@@ -77,10 +81,10 @@ static char *capture_end(void)
 	return out;
 }
 
-/* The stderr output of log_msg(level, "%s", msg) at log_init(max, 0). */
+/* The stderr output of log_msg(level, "%s", msg) at log_init(max, false, NULL). */
 static char *logged(enum log_level max, enum log_level level, const char *msg)
 {
-	log_init(max, 0);
+	log_init(max, false, NULL);
 	capture_begin();
 	log_msg(level, "%s", msg);
 	return capture_end();
@@ -222,7 +226,7 @@ static void test_filtering(void **state)
 static void test_macros(void **state)
 {
 	(void)state;
-	log_init(LOG_LEVEL_WARN, 0);
+	log_init(LOG_LEVEL_WARN, false, NULL);
 	capture_begin();
 	log_error("e%d", 1);
 	log_warn("w%d", 2);
@@ -237,7 +241,7 @@ static void test_macros(void **state)
 static void test_stderr_format(void **state)
 {
 	(void)state;
-	log_init(LOG_LEVEL_DEBUG, 0);
+	log_init(LOG_LEVEL_DEBUG, false, NULL);
 	capture_begin();
 	log_msg(LOG_LEVEL_INFO, "container \"%s\" stage %s: %d ms", "c1", "createRuntime", 12);
 	log_msg(LOG_LEVEL_ERROR, "%s", "");
@@ -408,7 +412,7 @@ static _Noreturn void PRINTF_LIKE(2, 3) child_fail(int report, const char *fmt, 
 	_exit(1);
 }
 
-/* The messages the child logs at log_init(LOG_LEVEL_INFO, 1), and what
+/* The messages the child logs at log_init(LOG_LEVEL_INFO, true, DIR), and what
  * comes of them: the syslog priority (facility LOG_DAEMON) and the text, on
  * stderr after "cnihook: " and in syslog after "cnihook[PID]: "; -1: not
  * logged at all. */
@@ -449,26 +453,25 @@ static void check_datagram(int report, size_t i, const char *d, const char *tag)
 			   t + strlen(tag), syslog_cases[i].text);
 }
 
+/* A datagram socket bound to `path`, in the child. */
+static int bind_dgram(int report, const char *path)
+{
+	int sock = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	struct sockaddr_un sa = {.sun_family = AF_UNIX};
+	if (sock < 0 || strlen(path) >= sizeof(sa.sun_path))
+		child_fail(report, "socket for %s: %s", path, strerror(errno));
+	strcpy(sa.sun_path, path);
+	if (bind(sock, (struct sockaddr *)&sa, sizeof(sa)) < 0)
+		child_fail(report, "bind %s: %s", path, strerror(errno));
+	return sock;
+}
+
 /* The syslog test proper, in the child; returns how /dev/log was made
  * ours. Fails through child_fail(). */
 static const char *syslog_run(const char *dir, int report)
 {
-	if (unshare(CLONE_NEWNS) < 0)
-		child_fail(report, "unshare(CLONE_NEWNS): %s", strerror(errno));
-	/* Private first: nothing below propagates to the host's mounts. (The
-	 * file system type is ignored here and for MS_BIND; "none" rather
-	 * than NULL keeps valgrind quiet.) */
-	if (mount("none", "/", "none", MS_REC | MS_PRIVATE, NULL) < 0)
-		child_fail(report, "making / private: %s", strerror(errno));
-
 	_cleanup_free_ char *sock_path = xasprintf("%s/log.sock", dir);
-	int sock = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
-	struct sockaddr_un sa = {.sun_family = AF_UNIX};
-	if (sock < 0 || strlen(sock_path) >= sizeof(sa.sun_path))
-		child_fail(report, "socket: %s", strerror(errno));
-	strcpy(sa.sun_path, sock_path);
-	if (bind(sock, (struct sockaddr *)&sa, sizeof(sa)) < 0)
-		child_fail(report, "bind %s: %s", sock_path, strerror(errno));
+	int sock = bind_dgram(report, sock_path);
 
 	/* Bind the socket over /dev/log (following a symlink, as
 	 * /run/systemd/journal/dev-log). A machine without a syslog socket:
@@ -493,10 +496,14 @@ static const char *syslog_run(const char *dir, int report)
 	if (err_fd < 0 || dup2(err_fd, 2) != 2)
 		child_fail(report, "stderr to %s: %s", err_path, strerror(errno));
 
-	log_init(LOG_LEVEL_INFO, 1);
+	log_init(LOG_LEVEL_INFO, true, dir);
 	for (size_t i = 0; i < ARRAY_SIZE(syslog_cases); i++)
 		log_msg(syslog_cases[i].level, "%s", syslog_cases[i].msg);
-	closelog();
+	log_init(LOG_LEVEL_INFO, false, NULL); /* closes the socket */
+	/* syslog took every line: no file fallback. */
+	_cleanup_free_ char *file = xasprintf("%s/" LOG_FILE_NAME, dir);
+	if (access(file, F_OK) == 0)
+		child_fail(report, "%s was written although syslog took the lines", file);
 
 	/* stderr: the same texts, "cnihook: TEXT\n" each. */
 	_cleanup_free_ char *err_text = NULL;
@@ -545,17 +552,12 @@ static const char *syslog_run(const char *dir, int report)
 	return how;
 }
 
-static _Noreturn void syslog_child(const char *dir, int report)
+/* Run body(dir, report) in a forked child (root only) in a mount namespace
+ * of its own, made private first: nothing it mounts propagates to the
+ * host's mounts, and it all goes with the child. dir: a new temp dir. The
+ * child fails through child_fail(); what body returns is printed. */
+static void in_child(const char *name, const char *(*body)(const char *dir, int report))
 {
-	const char *how = syslog_run(dir, report);
-	if (write(report, "OK ", 3) != 3 || write(report, how, strlen(how)) < 0)
-		_exit(3);
-	_exit(0);
-}
-
-static void test_syslog(void **state)
-{
-	(void)state;
 	need_root();
 	char tmpl[] = "/tmp/test_log.XXXXXX";
 	char *dir = mkdtemp(tmpl);
@@ -567,7 +569,21 @@ static void test_syslog(void **state)
 	assert_true(pid >= 0);
 	if (pid == 0) {
 		close(fds[0]);
-		syslog_child(dir, fds[1]);
+		if (unshare(CLONE_NEWNS) < 0)
+			child_fail(fds[1], "unshare(CLONE_NEWNS): %s", strerror(errno));
+		/* (The file system type is ignored here and for MS_BIND;
+		 * "none" rather than NULL keeps valgrind quiet.) */
+		if (mount("none", "/", "none", MS_REC | MS_PRIVATE, NULL) < 0)
+			child_fail(fds[1], "making / private: %s", strerror(errno));
+		/* What is logged on stderr, out of the way. */
+		_cleanup_free_ char *err_path = xasprintf("%s/child-stderr", dir);
+		int err_fd = open(err_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+		if (err_fd < 0 || dup2(err_fd, 2) != 2)
+			child_fail(fds[1], "stderr to %s: %s", err_path, strerror(errno));
+		const char *how = body(dir, fds[1]);
+		if (write(fds[1], "OK ", 3) != 3 || write(fds[1], how, strlen(how)) < 0)
+			_exit(3);
+		_exit(0);
 	}
 	close(fds[1]);
 	_cleanup_free_ char *report = NULL;
@@ -580,10 +596,348 @@ static void test_syslog(void **state)
 	assert_int_equal(r, 0);
 	assert_int_equal(w, pid);
 	if (WIFSIGNALED(st))
-		fail_msg("the syslog child was killed by signal %d", WTERMSIG(st));
+		fail_msg("the %s child was killed by signal %d", name, WTERMSIG(st));
 	if (WEXITSTATUS(st) != 0 || strncmp(report, "OK ", 3) != 0)
-		fail_msg("syslog (child status %d): %s", WEXITSTATUS(st), report);
-	print_message("syslog: socket bound %s\n", report + 3);
+		fail_msg("%s (child status %d): %s", name, WEXITSTATUS(st), report);
+	print_message("%s: %s\n", name, report + 3);
+}
+
+static void test_syslog(void **state)
+{
+	(void)state;
+	in_child("syslog", syslog_run);
+}
+
+/* ------------------------------------------------------------ fallbacks */
+
+/* In the child's namespace: no syslog socket and no journal socket, as on
+ * a host without a syslog daemon (this one, CI). An empty tmpfs on /dev
+ * (where /dev/log would be) and on /run/systemd/journal when it exists. */
+static void no_log_sockets(int report)
+{
+	if (mount("tmpfs", "/dev", "tmpfs", MS_NOSUID | MS_NOEXEC, "mode=0755") < 0)
+		child_fail(report, "tmpfs on /dev: %s", strerror(errno));
+	struct stat st;
+	if (stat("/run/systemd/journal", &st) == 0 &&
+	    mount("tmpfs", "/run/systemd/journal", "tmpfs", MS_NOSUID | MS_NOEXEC, "mode=0755") <
+		0)
+		child_fail(report, "tmpfs on /run/systemd/journal: %s", strerror(errno));
+}
+
+/* The whole of a file in the child; NULL when it does not exist. */
+static char *child_read(int report, const char *path)
+{
+	char *text = NULL;
+	size_t len;
+	int r = read_file(path, 64u << 20, &text, &len);
+	if (r == -ENOENT)
+		return NULL;
+	if (r < 0)
+		child_fail(report, "reading %s: %s", path, strerror(-r));
+	if (strlen(text) != len)
+		child_fail(report, "%s has a NUL byte", path);
+	return text;
+}
+
+/* Check one line of the log file, without its newline:
+ * "YYYY-MM-DDTHH:MM:SS.uuuuuuZ cnihook[PID]: LEVEL: TEXT". Returns TEXT;
+ * *pid and *level set. */
+static const char *check_file_line(int report, const char *line, long *pid, const char **level)
+{
+	int n = 0;
+	unsigned y, mo, d, h, mi, sec, us;
+	if (sscanf(line, "%4u-%2u-%2uT%2u:%2u:%2u.%6uZ cnihook[%ld]: %n", &y, &mo, &d, &h, &mi,
+		   &sec, &us, pid, &n) != 8 ||
+	    n != 39 + (int)snprintf(NULL, 0, "%ld", *pid) || y < 2000 || mo < 1 || mo > 12 ||
+	    d < 1 || d > 31 || h > 23 || mi > 59 || sec > 60)
+		child_fail(report, "log file line not \"RFC3339 cnihook[PID]: LEVEL: TEXT\": \"%s\"",
+			   line);
+	static const char *const levels[] = {"error: ", "warn: ", "info: ", "debug: "};
+	for (size_t i = 0; i < ARRAY_SIZE(levels); i++) {
+		if (strncmp(line + n, levels[i], strlen(levels[i])) == 0) {
+			*level = levels[i];
+			return line + n + strlen(levels[i]);
+		}
+	}
+	child_fail(report, "log file line without a level: \"%s\"", line);
+}
+
+/* What the file fallback must hold after fallback_cases are logged. */
+static const struct {
+	enum log_level level;
+	const char *msg;
+	const char *want; /* LEVEL: TEXT, or NULL: filtered out */
+} fallback_cases[] = {
+    {LOG_LEVEL_ERROR, "an error", "error: an error"},
+    {LOG_LEVEL_WARN, "a warning", "warn: a warning"},
+    {LOG_LEVEL_DEBUG, "filtered out", NULL},
+    {LOG_LEVEL_INFO, "two\nlines", "info: two\\x0alines"},
+};
+
+/* Log fallback_cases at level info into state (not there yet), then check
+ * the file: the directory made 0700, the file 0600, a line per message. */
+static void fallback_check(const char *state, int report)
+{
+	_cleanup_free_ char *file = xasprintf("%s/" LOG_FILE_NAME, state);
+	log_init(LOG_LEVEL_INFO, true, state);
+	struct stat st;
+	log_debug("not logged: nothing is opened");
+	if (lstat(state, &st) == 0)
+		child_fail(report, "%s was made before a line was logged", state);
+	for (size_t i = 0; i < ARRAY_SIZE(fallback_cases); i++)
+		log_msg(fallback_cases[i].level, "%s", fallback_cases[i].msg);
+	log_init(LOG_LEVEL_INFO, false, NULL);
+
+	if (lstat(state, &st) < 0 || !S_ISDIR(st.st_mode) || (st.st_mode & 07777) != 0700)
+		child_fail(report, "%s is not a directory of mode 0700", state);
+	if (lstat(file, &st) < 0 || !S_ISREG(st.st_mode) || (st.st_mode & 07777) != 0600)
+		child_fail(report, "%s is not a file of mode 0600", file);
+	_cleanup_free_ char *text = child_read(report, file);
+	if (text == NULL)
+		child_fail(report, "no %s", file);
+	char *save = NULL, *line = strtok_r(text, "\n", &save);
+	for (size_t i = 0; i < ARRAY_SIZE(fallback_cases); i++) {
+		if (fallback_cases[i].want == NULL)
+			continue;
+		if (line == NULL)
+			child_fail(report, "no line for \"%s\" in %s", fallback_cases[i].msg, file);
+		long pid;
+		const char *level;
+		const char *t = check_file_line(report, line, &pid, &level);
+		_cleanup_free_ char *got = xasprintf("%s%s", level, t);
+		if (pid != (long)getpid() || strcmp(got, fallback_cases[i].want) != 0)
+			child_fail(report, "line \"%s\", expected \"%s\" from pid %ld", line,
+				   fallback_cases[i].want, (long)getpid());
+		line = strtok_r(NULL, "\n", &save);
+	}
+	if (line)
+		child_fail(report, "one line too many in %s: \"%s\"", file, line);
+}
+
+/* No syslog socket at all, or one that nothing listens on any more (a
+ * syslog daemon that died leaves it): connect() fails either way. */
+static const char *no_socket_body(const char *dir, int report)
+{
+	no_log_sockets(report);
+	_cleanup_free_ char *state = xasprintf("%s/state/sub", dir);
+	fallback_check(state, report);
+	close(bind_dgram(report, "/dev/log"));
+	_cleanup_free_ char *state2 = xasprintf("%s/state2", dir);
+	fallback_check(state2, report);
+	return "no /dev/log, or a refusing one, no journal: lines in <stateDir>/" LOG_FILE_NAME;
+}
+
+/* cnihook(8), FILES: without a syslog socket, the lines go to a file in the
+ * state directory, made when the first line is logged. */
+static void test_fallback_file(void **state)
+{
+	(void)state;
+	in_child("fallback", no_socket_body);
+}
+
+/* Without /dev/log, but with journald: its native protocol. */
+static const char *journal_body(const char *dir, int report)
+{
+	no_log_sockets(report);
+	struct stat st;
+	if (stat("/run/systemd", &st) < 0 &&
+	    mount("tmpfs", "/run", "tmpfs", MS_NOSUID | MS_NOEXEC, "mode=0755") < 0)
+		child_fail(report, "tmpfs on /run: %s", strerror(errno));
+	if (mkdir_p("/run/systemd/journal", 0755) < 0)
+		child_fail(report, "mkdir /run/systemd/journal: %s", strerror(errno));
+	int sock = bind_dgram(report, "/run/systemd/journal/socket");
+
+	_cleanup_free_ char *state = xasprintf("%s/state", dir);
+	log_init(LOG_LEVEL_INFO, true, state);
+	for (size_t i = 0; i < ARRAY_SIZE(fallback_cases); i++)
+		log_msg(fallback_cases[i].level, "%s", fallback_cases[i].msg);
+	log_init(LOG_LEVEL_INFO, false, NULL);
+
+	static const int prio[] = {LOG_ERR, LOG_WARNING, LOG_INFO, LOG_DEBUG};
+	char buf[65536];
+	for (size_t i = 0; i < ARRAY_SIZE(fallback_cases); i++) {
+		if (fallback_cases[i].want == NULL)
+			continue;
+		ssize_t n = recv(sock, buf, sizeof(buf) - 1, MSG_DONTWAIT);
+		if (n < 0)
+			child_fail(report, "no journal datagram for \"%s\": %s",
+				   fallback_cases[i].msg, strerror(errno));
+		buf[n] = '\0';
+		const char *text = strchr(fallback_cases[i].want, ' ') + 1;
+		_cleanup_free_ char *want = xasprintf(
+		    "PRIORITY=%d\nSYSLOG_FACILITY=3\nSYSLOG_IDENTIFIER=cnihook\n"
+		    "SYSLOG_PID=%ld\nMESSAGE=%s\n",
+		    prio[fallback_cases[i].level], (long)getpid(), text);
+		if (strcmp(buf, want) != 0)
+			child_fail(report, "journal datagram \"%s\", expected \"%s\"", buf, want);
+	}
+	if (recv(sock, buf, sizeof(buf), MSG_DONTWAIT) >= 0)
+		child_fail(report, "one journal datagram too many");
+	close(sock);
+	if (lstat(state, &st) == 0)
+		child_fail(report, "%s was made although the journal took the lines", state);
+	return "no /dev/log: lines in the journal's native protocol";
+}
+
+static void test_fallback_journal(void **state)
+{
+	(void)state;
+	in_child("journal", journal_body);
+}
+
+/* Lines of `size` bytes (newline included) in the file for `msg`. */
+static char *line_of(size_t size, const char *tag)
+{
+	/* "2026-01-02T03:04:05.123456Z cnihook[PID]: info: TAG xxx...\n" */
+	size_t head = 28 + (size_t)snprintf(NULL, 0, "cnihook[%ld]: info: ", (long)getpid());
+	size_t fill = size - head - strlen(tag) - 2;
+	char *m = xmalloc(strlen(tag) + fill + 2);
+	sprintf(m, "%s ", tag);
+	memset(m + strlen(tag) + 1, 'x', fill);
+	m[strlen(tag) + 1 + fill] = '\0';
+	return m;
+}
+
+static const char *rotation_body(const char *dir, int report)
+{
+	no_log_sockets(report);
+	_cleanup_free_ char *file = xasprintf("%s/" LOG_FILE_NAME, dir);
+	_cleanup_free_ char *old = xasprintf("%s/" LOG_FILE_ROTATED, dir);
+	log_init(LOG_LEVEL_INFO, true, dir);
+	/* 1000-byte lines: 1048 fit in a file; 2500 fill two and a half. */
+	const int total = 2500, per_file = LOG_FILE_MAX_BYTES / 1000;
+	for (int i = 0; i < total; i++) {
+		_cleanup_free_ char *tag = xasprintf("line%05d", i);
+		_cleanup_free_ char *m = line_of(1000, tag);
+		log_info("%s", m);
+	}
+	log_init(LOG_LEVEL_INFO, false, NULL);
+	_cleanup_free_ char *two = xasprintf("%s/" LOG_FILE_NAME ".2", dir);
+	if (access(two, F_OK) == 0)
+		child_fail(report, "%s exists: one old file only", two);
+	struct stat st, st_old;
+	if (stat(file, &st) < 0 || stat(old, &st_old) < 0)
+		child_fail(report, "%s or %s is missing", file, old);
+	/* The newest lines: the last 2500 % 1048 in the file, the 1048
+	 * before them in the old file, whole. */
+	int in_file = total % per_file;
+	if (st.st_size != in_file * 1000 || st_old.st_size != per_file * 1000)
+		child_fail(report, "sizes %lld and %lld, expected %d and %d", (long long)st.st_size,
+			   (long long)st_old.st_size, in_file * 1000, per_file * 1000);
+	_cleanup_free_ char *a = child_read(report, old);
+	_cleanup_free_ char *b = child_read(report, file);
+	int next = total - in_file - per_file;
+	char *text[] = {a, b};
+	for (size_t f = 0; f < 2; f++) {
+		char *save = NULL;
+		for (char *line = strtok_r(text[f], "\n", &save); line;
+		     line = strtok_r(NULL, "\n", &save), next++) {
+			long pid;
+			const char *level;
+			const char *t = check_file_line(report, line, &pid, &level);
+			_cleanup_free_ char *tag = xasprintf("line%05d ", next);
+			if (strncmp(t, tag, strlen(tag)) != 0)
+				child_fail(report, "expected %s, found \"%.40s\"", tag, t);
+		}
+	}
+	if (next != total)
+		child_fail(report, "%d lines in the two files, expected the last %d", next,
+			   per_file + in_file);
+	return "rotated at 1 MiB, one old file kept";
+}
+
+/* cnihook(8), FILES: the file is moved to cnihook.log.1 when the next line
+ * would take it past 1 MiB; the one before is dropped. */
+static void test_fallback_rotation(void **state)
+{
+	(void)state;
+	in_child("rotation", rotation_body);
+}
+
+#define WRITERS 8
+
+/* WRITERS processes log `lines` lines each of `size` bytes; then every line
+ * of both files is whole; with `all`, each line is there, once, in the
+ * order of its writer. */
+static void concurrent(const char *dir, int report, int lines, size_t size, bool all)
+{
+	pid_t pids[WRITERS];
+	for (int w = 0; w < WRITERS; w++) {
+		pids[w] = fork();
+		if (pids[w] < 0)
+			child_fail(report, "fork: %s", strerror(errno));
+		if (pids[w] == 0) {
+			log_init(LOG_LEVEL_INFO, true, dir);
+			for (int i = 0; i < lines; i++) {
+				_cleanup_free_ char *tag = xasprintf("w%d.%05d", w, i);
+				_cleanup_free_ char *m = line_of(size, tag);
+				log_info("%s", m);
+			}
+			_exit(0);
+		}
+	}
+	for (int w = 0; w < WRITERS; w++) {
+		int st;
+		if (waitpid(pids[w], &st, 0) != pids[w] || !WIFEXITED(st) || WEXITSTATUS(st))
+			child_fail(report, "writer %d failed", w);
+	}
+	int next[WRITERS] = {0};
+	_cleanup_free_ char *file = xasprintf("%s/" LOG_FILE_NAME, dir);
+	_cleanup_free_ char *old = xasprintf("%s/" LOG_FILE_ROTATED, dir);
+	char *text[] = {child_read(report, old), child_read(report, file)};
+	int seen = 0;
+	for (size_t f = 0; f < 2; f++) {
+		if (text[f] == NULL)
+			continue;
+		size_t len = strlen(text[f]);
+		if (len && text[f][len - 1] != '\n')
+			child_fail(report, "%s ends in the middle of a line", f ? file : old);
+		char *save = NULL;
+		for (char *line = strtok_r(text[f], "\n", &save); line;
+		     line = strtok_r(NULL, "\n", &save)) {
+			long pid;
+			const char *level;
+			const char *t = check_file_line(report, line, &pid, &level);
+			int w, i, n = 0;
+			if (strlen(line) + 1 != size || sscanf(t, "w%d.%d %n", &w, &i, &n) != 2 ||
+			    w < 0 || w >= WRITERS || pids[w] != pid ||
+			    strspn(t + n, "x") != strlen(t + n))
+				child_fail(report, "a line cut or mixed: \"%.100s\"", line);
+			if (all && i != next[w])
+				child_fail(report, "writer %d: line %d, expected %d", w, i,
+					   next[w]);
+			next[w] = i + 1;
+			seen++;
+		}
+		free(text[f]);
+	}
+	if (all && seen != WRITERS * lines)
+		child_fail(report, "%d lines, expected %d", seen, WRITERS * lines);
+}
+
+static const char *concurrent_body(const char *dir, int report)
+{
+	no_log_sockets(report);
+	_cleanup_free_ char *a = xasprintf("%s/a", dir);
+	_cleanup_free_ char *b = xasprintf("%s/b", dir);
+	/* Within the cap: every line, whole, once. */
+	concurrent(a, report, 200, 300, true);
+	/* 8 x 1500 lines of 500 bytes: 6 MB, rotated five times or more while
+	 * they write. */
+	concurrent(b, report, 1500, 500, false);
+	struct stat st;
+	_cleanup_free_ char *file = xasprintf("%s/" LOG_FILE_NAME, b);
+	if (stat(file, &st) < 0 || st.st_size > LOG_FILE_MAX_BYTES + WRITERS * 500)
+		child_fail(report, "%s: %lld bytes, far past the cap", file,
+			   (long long)(st.st_size));
+	return "8 writers: lines whole and apart, rotation included";
+}
+
+/* Hooks run in parallel: their lines never mix, even across a rotation. */
+static void test_fallback_concurrent(void **state)
+{
+	(void)state;
+	in_child("concurrent writers", concurrent_body);
 }
 
 int main(void)
@@ -600,6 +954,10 @@ int main(void)
 	    cmocka_unit_test(test_format_error_no_code),
 	    cmocka_unit_test(test_format_error_multiline),
 	    cmocka_unit_test(test_syslog),
+	    cmocka_unit_test(test_fallback_file),
+	    cmocka_unit_test(test_fallback_journal),
+	    cmocka_unit_test(test_fallback_rotation),
+	    cmocka_unit_test(test_fallback_concurrent),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -356,7 +356,8 @@ static void test_field_place(void **state)
 	     "field \"sandbox.capabilities[1]\": \"NET_RAW\" is not a capability name (like "
 	     "\"CAP_NET_ADMIN\", see capabilities(7))"},
 	    {"info", "\"/y\"", "\"CAP_NET_RAW\"", ", \"a\\\"b\": 1", "8:66",
-	     "field \"a\"b\": unknown field"},
+	     "field \"a\"b\": unknown field (known: confDir, binDirs, cacheDir, stateDir, "
+	     "defaultNetworks, pluginTimeout, log, policy, sandbox)"},
 	};
 	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
 		char buf[sizeof(text) + 200];

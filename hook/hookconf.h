@@ -11,9 +11,11 @@
 #include "sandbox.h"
 
 #define CNIHOOK_CONFIG_PATH SYSCONFDIR "/cnihook/cnihook.json"
+/* confDir's default: a directory of cnihook's own, not another engine's. */
+#define CNIHOOK_CONF_DIR SYSCONFDIR "/cnihook/net.d"
 
 struct hook_config {
-	char *conf_dir;	 /* confDir: /etc/cni/net.d */
+	char *conf_dir;	 /* confDir: CNIHOOK_CONF_DIR */
 	char **bin_dirs; /* binDirs: /opt/cni/bin, /usr/libexec/cni, /usr/lib/cni */
 	size_t n_bin_dirs;
 	char *cache_dir;	 /* cacheDir: /var/lib/cni */

@@ -279,14 +279,14 @@ EOF
 # tests/demo-container.sh and tests/bench/hook.sh use).
 rt_umount_under() { umount_under "$@"; }
 
-# rt_add_net NAME BRIDGE SUBNET [KIND]: write network NAME (cniVersion 1.0.0) to
-# the case's confDir. KIND:
+# rt_add_net NAME BRIDGE SUBNET [KIND [DIR]]: write network NAME (cniVersion
+# 1.0.0) to DIR (default: the case's confDir, $DIR/net.d). KIND:
 #   full (default)  bridge (capabilities ips; host-local in DATADIR, no routes,
 #                   isGateway, no ipMasq) + portmap (portMappings) + firewall
 #                   (iptables) + tuning (mac)
 #   broken          bridge + host-local, then a plugin type that does not exist
 rt_add_net() {
-	local name=$1 br=$2 sub=$3 kind=${4:-full}
+	local name=$1 br=$2 sub=$3 kind=${4:-full} dir=${5:-$DIR/net.d}
 	jq -n --arg n "$name" --arg br "$br" --arg sub "$sub.0/24" --arg dd "$DATADIR" \
 		--arg kind "$kind" --arg bad "nosuchplugin-$uniq" '
 		{cniVersion: "1.0.0", name: $n, plugins: ([
@@ -298,7 +298,7 @@ rt_add_net() {
 				{type: "portmap", capabilities: {portMappings: true}},
 				{type: "firewall", backend: "iptables"},
 				{type: "tuning", capabilities: {mac: true}}]
-			  else [{type: $bad}] end)}' >"$DIR/net.d/50-$name.conflist"
+			  else [{type: $bad}] end)}' >"$dir/50-$name.conflist"
 }
 
 # rt_more_net SUFFIX [KIND]: a further network for the case; sets NET2 BR2

@@ -18,9 +18,8 @@
 #include "sha512.h"
 #include "util.h"
 
-#define DEFAULT_NETCONFPATH "/etc/cni/net.d"
-#define DEFAULT_CNI_PATH    "/opt/cni/bin:/usr/libexec/cni:/usr/lib/cni"
-#define DEFAULT_CACHE_DIR   "/var/lib/cni"
+#define DEFAULT_CNI_PATH  "/opt/cni/bin:/usr/libexec/cni:/usr/lib/cni"
+#define DEFAULT_CACHE_DIR "/var/lib/cni"
 
 static const char *env_or(const char *name, const char *fallback)
 {
@@ -59,6 +58,13 @@ static struct hook_config *cli_config(void)
 			    strerror(e));
 	}
 	return cfg;
+}
+
+/* Where the CLI finds networks: $NETCONFPATH, else cnihook.json's confDir
+ * (cnihook's own directory by default), where the hook finds them. */
+static const char *netconfpath(void)
+{
+	return env_or("NETCONFPATH", cli_config()->conf_dir);
 }
 
 static cnirt_ctx *ctx_from_env(void)
@@ -141,7 +147,7 @@ static char *absolute(const char *path)
 static int load_network(const char *name, cnirt_netlist **l)
 {
 	cnirt_error *e = NULL;
-	if (cnirt_confdir_find(env_or("NETCONFPATH", DEFAULT_NETCONFPATH), name, l, &e) < 0) {
+	if (cnirt_confdir_find(netconfpath(), name, l, &e) < 0) {
 		cli_report("load", name, e);
 		cnirt_error_free(e);
 		return -1;
@@ -216,7 +222,7 @@ static int do_validate(const char *network)
 		failed = load_network(network, &l) < 0 || validate_one(ctx, l) < 0;
 		cnirt_netlist_free(l);
 	} else {
-		const char *dir = env_or("NETCONFPATH", DEFAULT_NETCONFPATH);
+		const char *dir = netconfpath();
 		cnirt_confdir *d = NULL;
 		cnirt_error *e = NULL;
 		if (cnirt_confdir_scan(dir, &d, &e) < 0) {
@@ -265,11 +271,11 @@ void cli_usage(FILE *f)
 	       "  cnihook --help                        this text\n"
 	       "Options: --config FILE (default $CNIHOOK_CONFIG, else " SYSCONFDIR
 	       "/cnihook/cnihook.json;\n"
-	       "  for add, check, del and validate: the plugins' sandbox only),\n"
+	       "  for add, check, del and validate: the plugins' sandbox and confDir),\n"
 	       "  --log-level=error|warn|info|debug\n"
 	       "\n"
-	       "Environment: NETCONFPATH (default " DEFAULT_NETCONFPATH
-	       "), CNI_PATH (default " DEFAULT_CNI_PATH "),\n"
+	       "Environment: NETCONFPATH (default: cnihook.json's confDir, built-in\n"
+	       "  " CNIHOOK_CONF_DIR "), CNI_PATH (default " DEFAULT_CNI_PATH "),\n"
 	       "CNI_IFNAME (eth0), CNI_ARGS (K=V;K=V), CAP_ARGS (JSON object), CNI_CONTAINERID,\n"
 	       "CNI_CACHE_DIR (default " DEFAULT_CACHE_DIR "), CNIHOOK_PLUGIN_TIMEOUT (seconds).\n"
 	       "See cnihook(8).\n");

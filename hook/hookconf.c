@@ -19,7 +19,7 @@ struct hook_config *config_defaults(void)
 {
 	static const char *const bins[] = {"/opt/cni/bin", "/usr/libexec/cni", "/usr/lib/cni"};
 	struct hook_config *c = xzalloc(sizeof(*c));
-	c->conf_dir = xstrdup("/etc/cni/net.d");
+	c->conf_dir = xstrdup(CNIHOOK_CONF_DIR);
 	for (size_t i = 0; i < ARRAY_SIZE(bins); i++)
 		strv_append(&c->bin_dirs, &c->n_bin_dirs, bins[i]);
 	c->cache_dir = xstrdup("/var/lib/cni");

@@ -14,9 +14,11 @@
 /* The default stateDir: runtime state belongs on the tmpfs /run whatever
  * the prefix. Also where the log file goes when cnihook.json fails. */
 #define CNIHOOK_STATE_DIR "/run/cnihook"
+/* confDir's default: a directory of cnihook's own, not another engine's. */
+#define CNIHOOK_CONF_DIR SYSCONFDIR "/cnihook/net.d"
 
 struct hook_config {
-	char *conf_dir;	 /* confDir: /etc/cni/net.d */
+	char *conf_dir;	 /* confDir: CNIHOOK_CONF_DIR */
 	char **bin_dirs; /* binDirs: /opt/cni/bin, /usr/libexec/cni, /usr/lib/cni */
 	size_t n_bin_dirs;
 	char *cache_dir;	 /* cacheDir: /var/lib/cni */

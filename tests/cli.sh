@@ -95,6 +95,28 @@ for how in "env -u PATH" "env PATH="; do
 	"$CNIHOOK" del two /run/netns/clitest
 done
 
+# Without NETCONFPATH the networks come from the confDir of cnihook.json
+# (--config, else CNIHOOK_CONFIG, else the default file), where the hook
+# finds them; NETCONFPATH, when set, wins.
+mkdir -p "$tmp/empty.d"
+printf '{"confDir": "%s"}\n' "$conf" >"$tmp/confdir.json"
+printf '{"confDir": "%s"}\n' "$tmp/empty.d" >"$tmp/empty.json"
+env -u NETCONFPATH CNIHOOK_CONFIG="$tmp/confdir.json" "$CNIHOOK" add two /run/netns/clitest \
+	>/dev/null 2>"$tmp/err"
+check "no NETCONFPATH: add finds the network in cnihook.json's confDir" test $? = 0
+check "... the entry is cached" test -f "$tmp/cache/results/two-$id-eth0"
+env -u NETCONFPATH "$CNIHOOK" --config "$tmp/confdir.json" validate two >"$tmp/out" 2>&1
+check "no NETCONFPATH: validate reads the confDir of --config" grep -qF "$conf/10-two.conflist" "$tmp/out"
+env -u NETCONFPATH CNIHOOK_CONFIG="$tmp/confdir.json" "$CNIHOOK" del two /run/netns/clitest
+check "no NETCONFPATH: del, from the same confDir" test ! -e "$tmp/cache/results/two-$id-eth0"
+env -u NETCONFPATH CNIHOOK_CONFIG="$tmp/empty.json" "$CNIHOOK" add two /run/netns/clitest \
+	>/dev/null 2>"$tmp/err"
+rc=$?
+check "no NETCONFPATH, a confDir without the network: add fails naming that directory" \
+	eval '[ $rc = 1 ] && grep -qF "network \"two\" not found in $tmp/empty.d" "$tmp/err"'
+CNIHOOK_CONFIG="$tmp/empty.json" "$CNIHOOK" validate two >"$tmp/out" 2>&1
+check "NETCONFPATH set: it wins over confDir" grep -qF "$conf/10-two.conflist" "$tmp/out"
+
 # Failures: one line on stderr naming network, plugin, code, message, details.
 printf 'exit=1\nstdout={"cniVersion":"1.0.0","code":7,"msg":"bad bridge","details":"no such thing"}\n' > "$bin/beta.ADD"
 "$CNIHOOK" add two /run/netns/clitest >"$tmp/out" 2>"$tmp/err"

@@ -142,7 +142,9 @@ static void field_fails(const char *field, const char *value, const char *name, 
 /* Every default of cnihook.json(5), FIELDS, POLICY and SANDBOX. */
 static void assert_defaults(const struct hook_config *c)
 {
-	assert_string_equal(c->conf_dir, "/etc/cni/net.d");
+	/* cnihook's own directory, not one another engine manages
+	 * (/etc/cni/net.d: podman prunes, CRI-O collects there). */
+	assert_string_equal(c->conf_dir, SYSCONFDIR "/cnihook/net.d");
 	assert_int_equal(c->n_bin_dirs, 3);
 	assert_string_equal(c->bin_dirs[0], "/opt/cni/bin");
 	assert_string_equal(c->bin_dirs[1], "/usr/libexec/cni");
@@ -832,26 +834,18 @@ static void test_man_page_examples(void **state)
 	config_free(c);
 }
 
-/* The shipped sample, config/cnihook.json: "every value below is the
- * built-in default: without this file the hook behaves the same". */
+/* The shipped sample, config/cnihook.json as make generates it from
+ * config/cnihook.json.in (installed as the default file): "every value
+ * below is the built-in default: without this file the hook behaves the
+ * same". */
 static void test_shipped_sample(void **state)
 {
 	(void)state;
-	const char *top = getenv("abs_top_srcdir");
-	_cleanup_free_ char *path = NULL;
-	if (top && *top) {
-		path = xasprintf("%s/config/cnihook.json", top);
-	} else {
-		/* tests/unit/test_hookconf.c -> config/cnihook.json */
-		path = xstrdup(__FILE__);
-		char *slash = strrchr(path, '/');
-		*(slash ? slash + 1 : path) = '\0';
-		char *p = xasprintf("%s../../config/cnihook.json", path);
-		free(path);
-		path = p;
-	}
+	const char *top = getenv("abs_top_builddir");
+	_cleanup_free_ char *path = xasprintf("%s/config/cnihook.json", top && *top ? top : ".");
 	if (access(path, R_OK) < 0)
-		fail_msg("the sample %s: %s (set abs_top_srcdir)", path, strerror(errno));
+		fail_msg("the sample %s: %s (run from the build tree or set abs_top_builddir)", path,
+			 strerror(errno));
 	struct hook_config *c = load_path(path);
 	assert_defaults(c);
 	assert_non_null(c->sb);

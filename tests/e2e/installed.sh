@@ -1,0 +1,298 @@
+#!/bin/bash
+# cnihook as a user installs it: `make install` of this build into the
+# system with its defaults (cnihook in $(bindir), cnihook.json and the
+# network "cnihook" in $(sysconfdir)/cnihook, the oci-hooks(5) files in
+# /usr/share/containers/oci/hooks.d, the gc units in systemd's directory),
+# then podman with NO --hooks-dir: it finds the hook where it looks by
+# itself, and the hook runs with the installed configuration (the default
+# confDir, cacheDir /var/lib/cni, stateDir /run/cnihook). Beside it, a
+# network that podman manages with its own CNI backend, with a container of
+# its own, must be left untouched. The installed CLI finds the networks
+# with no NETCONFPATH. Then `make uninstall`, and every file and directory
+# the install made is removed, even on failure, and checked gone.
+#
+# It installs into the system, so it skips (fails under CNIHOOK_NO_SKIP=1)
+# when any file the install would write exists already (cnihook installed
+# on this host: not to be overwritten or removed), and when this build
+# installs its hooks.d files where podman does not look by default (a
+# configure --with-hooks-dir elsewhere, as distcheck does).
+#
+# podman runs as in podman.sh (runtime-lib.sh): runc, the test's own vfs
+# storage and containers.conf, the busybox rootfs imported as an image.
+# Its CNI backend keeps its network configurations in a directory of the
+# test's (network_config_dir): /etc/cni/net.d belongs to the host. The
+# bridge podman chose is renamed to one of the test's before first use
+# (podman 4.3 has no --interface-name), so that concurrent tests cannot
+# pick the same one.
+set -euo pipefail
+srcdir=${abs_top_srcdir:-$(cd "$(dirname "$0")/../.." && pwd)}
+T_NETPREFIX=inst
+. "$srcdir/tests/e2e/runtime-lib.sh"
+
+# podman as a user runs it: no --hooks-dir (rt_exec, rt_stop and
+# rt_status use pm).
+pm() {
+	podman --runtime runc "$@"
+}
+
+# make in the build tree, as a command of its own (not a sub-make of make
+# check: no job server, no variables of the caller's make).
+inst_make() {
+	env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL -u MAKEOVERRIDES -u DESTDIR \
+		make -C "$INST_BUILD" "$@"
+}
+
+# inst_plan: install into a staging directory (DESTDIR) to learn what the
+# install writes: INST_FILES (every file and symbolic link, as installed
+# paths), INST_DIRS (the directories it would make, deepest first),
+# INST_HOOKSDIR, INST_BIN (the hook path of the hooks.d files), INST_ETC
+# ($(sysconfdir)/cnihook). Skips when the install would touch what exists.
+inst_plan() {
+	local stage=$T_TMP/stage f d
+	INST_BUILD=${abs_top_builddir:-$(cd "$(dirname "$CNIHOOK")/.." && pwd)}
+	[ -f "$INST_BUILD/Makefile" ] || skip "no build tree with a Makefile at $INST_BUILD"
+	inst_make install DESTDIR="$stage" >"$T_TMP/stage.log" 2>&1 ||
+		fail "make install DESTDIR=$stage failed: $(tail -20 "$T_TMP/stage.log")"
+	f=$(cd "$stage" && find . -name cnihook-createRuntime.json -path '*/hooks.d/*')
+	[ -n "$f" ] || fail "make install wrote no hooks.d/cnihook-createRuntime.json"
+	f=${f#.}
+	INST_HOOKSDIR=${f%/*}
+	[ "$INST_HOOKSDIR" = /usr/share/containers/oci/hooks.d ] ||
+		skip "this build installs its oci-hooks(5) files in $INST_HOOKSDIR, not in /usr/share/containers/oci/hooks.d, the one directory podman reads by default"
+	INST_BIN=$(jq -r .hook.path "$stage$f")
+	f=$(cd "$stage" && find . -path '*/cnihook/cnihook.json')
+	[ -n "$f" ] || fail "make install wrote no \$(sysconfdir)/cnihook/cnihook.json"
+	f=${f#.}
+	INST_ETC=${f%/*}
+	mapfile -t INST_FILES < <(cd "$stage" && find . ! -type d | sed 's/^\.//' | sort)
+	for f in "${INST_FILES[@]}"; do
+		if [ -e "$f" ] || [ -L "$f" ]; then
+			skip "cnihook is installed on this host ($f exists): this test installs it and removes it after, and leaves an existing installation alone"
+		fi
+	done
+	INST_DIRS=()
+	while IFS= read -r d; do
+		[ -e "$d" ] || INST_DIRS+=("$d")
+	done < <(cd "$stage" && find . -mindepth 1 -type d | sed 's/^\.//' |
+		awk '{ print length($0), $0 }' | sort -rn | cut -d' ' -f2-)
+	log "install: ${#INST_FILES[@]} files; hooks in $INST_HOOKSDIR, hook $INST_BIN, configuration in $INST_ETC"
+	log "install: new directories: ${INST_DIRS[*]:-none}"
+}
+
+# inst_remove: what the install made goes (the safety net; the case runs
+# make uninstall and checks): its files, then its directories, deepest first.
+inst_remove() {
+	local f d
+	for f in "${INST_FILES[@]}"; do rm -f "$f"; done
+	for d in "${INST_DIRS[@]}"; do rmdir "$d" 2>/dev/null || true; done
+}
+
+# inst_left: print what of the install is still there.
+inst_left() {
+	local f d
+	for f in "${INST_FILES[@]}"; do
+		if [ -e "$f" ] || [ -L "$f" ]; then printf '%s\n' "$f"; fi
+	done
+	for d in "${INST_DIRS[@]}"; do
+		if [ -e "$d" ]; then printf '%s/\n' "$d"; fi
+	done
+}
+
+# inst_dir_made DIR: DIR goes at exit if it does not exist now and is empty
+# then.
+inst_dir_made() {
+	[ -e "$1" ] || cleanup_push "rmdir '$1' 2>/dev/null || true"
+}
+
+# The state directory the installed hook makes (and bind-mounts on itself)
+# goes at exit if this script made it and nothing is in it but empty
+# directories.
+inst_forget_state_dir() {
+	[ ! -e /run/cnihook ] || return 0
+	cleanup_push "inst_drop_state_dir"
+}
+inst_drop_state_dir() {
+	[ -d /run/cnihook ] || return 0
+	[ -z "$(find /run/cnihook -mindepth 1 ! -type d -print -quit)" ] || return 0
+	awk '$5 ~ "^/run/cnihook/." { f = 1 } END { exit f }' /proc/self/mountinfo || return 0
+	umount_under /run/cnihook
+	find /run/cnihook -depth -type d -empty -delete
+}
+
+# sum FILE...: their sha256 sums (a file that is missing says so).
+sum() {
+	local f
+	for f in "$@"; do
+		if [ -e "$f" ]; then sha256sum "$f"; else echo "missing $f"; fi
+	done
+}
+
+inst_case() {
+	local port cid c pmc pmnet pmbr pmsub pmfile pmid pmip pmentry pmlease before after ip ns out d
+	rt_setup_case a
+	# Runs with the installed configuration: the case's cnihook.json is
+	# not used, the cache and state are the system's.
+	CACHEDIR=/var/lib/cni
+	STATEDIR=/run/cnihook
+
+	checking "make install with this build's defaults"
+	inst_forget_state_dir
+	for d in /var/lib/cni/results /var/lib/cni/networks /var/lib/cni; do inst_dir_made "$d"; done
+	inst_make install >"$DIR/install.log" 2>&1 ||
+		fail "make install failed: $(tail -20 "$DIR/install.log")"
+	[ -z "$(for f in "${INST_FILES[@]}"; do [ -e "$f" ] || [ -L "$f" ] || echo "$f"; done)" ] ||
+		fail "make install did not write everything the staged install did"
+	"$INST_BIN" version >/dev/null || fail "the installed $INST_BIN does not run"
+	ok "installed: $INST_BIN, $INST_HOOKSDIR/cnihook-{createRuntime,poststop}.json, $INST_ETC/{cnihook.json,net.d/10-cnihook.conflist}"
+
+	checking "the default confDir is cnihook's own $INST_ETC/net.d, not /etc/cni/net.d"
+	out=$("$INST_BIN" --help)
+	grep -qF "$INST_ETC/net.d" <<<"$out" || fail "--help names no $INST_ETC/net.d: $out"
+	[ "$INST_ETC/net.d" != /etc/cni/net.d ] || fail "the confDir is podman's, CRI-O's and containerd's"
+	[ -f "$INST_ETC/net.d/10-cnihook.conflist" ] || fail "no $INST_ETC/net.d/10-cnihook.conflist"
+	ok "yes, with the network cnihook in it"
+
+	# The case's network, in the installed confDir: unique bridge and
+	# subnet (the shipped cnihook0 and 10.89.0.0/24 may be in use).
+	rt_add_net "$NET" "$BR" "$SUB" full "$INST_ETC/net.d"
+	cleanup_push "rm -f '$INST_ETC/net.d/50-$NET.conflist'"
+
+	checking "podman's own CNI network beside it (podman network create, CNI backend)"
+	pmnet=$NET-pm
+	pmbr=cnp$uniq
+	while :; do
+		pmsub=$(random_subnet)
+		[ "$pmsub" = "$SUB" ] || break
+	done
+	mkdir -p "$PM_DIR/cni.d"
+	cat >>"$PM_DIR/containers.conf" <<EOF
+[network]
+network_backend = "cni"
+network_config_dir = "$PM_DIR/cni.d"
+EOF
+	cleanup_push "delete_link '$pmbr'"
+	cleanup_push "purge_iptables '(^|[^0-9])${pmsub//./\\.}\\.'"
+	cleanup_push "pm network rm -f '$pmnet'"
+	forget_new_lease_dir "/var/lib/cni/networks/$pmnet"
+	pm network create --internal --disable-dns --subnet "$pmsub.0/24" "$pmnet" >/dev/null ||
+		fail "podman network create failed"
+	pmfile=$PM_DIR/cni.d/$pmnet.conflist
+	[ -f "$pmfile" ] || fail "podman wrote no $pmfile: $(ls "$PM_DIR/cni.d")"
+	jq --arg br "$pmbr" '(.plugins[] | select(.type == "bridge")).bridge = $br' "$pmfile" \
+		>"$pmfile.new" && mv "$pmfile.new" "$pmfile"
+	[ "$(pm info --format '{{.Host.NetworkBackend}}')" = cni ] || fail "podman's backend is not cni"
+	pmc=$(rt_id pm)
+	cleanup_push "pm rm -f -t 0 '$pmc'"
+	pm run -d --name "$pmc" --network "$pmnet" --ulimit nofile=20000:20000 \
+		--ulimit nproc=32768:32768 "$PM_IMAGE" sleep 1000 >"$DIR/$pmc.out" 2>&1 ||
+		fail "podman run on $pmnet: $(cat "$DIR/$pmc.out")"
+	pmid=$(podman inspect -f '{{.Id}}' "$pmc")
+	pmip=$(container_addr "$pmc" eth0)
+	[[ $pmip == "$pmsub".*/24 ]] || fail "$pmc has no address of $pmsub.0/24: $pmip"
+	pmip=${pmip%/24}
+	pmentry=/var/lib/cni/results/$pmnet-$pmid-eth0
+	pmlease=/var/lib/cni/networks/$pmnet/$pmip
+	[ -f "$pmentry" ] && [ -f "$pmlease" ] || fail "no cache entry $pmentry or lease $pmlease"
+	before=$(sum "$pmfile" "$pmentry" "$pmlease")
+	ok "network $pmnet (bridge $pmbr, $pmsub.0/24), container $pmc at $pmip"
+
+	checking "podman network ls lists $pmnet, and no network of cnihook"
+	out=$(pm network ls --format '{{.Name}}')
+	grep -qx -- "$pmnet" <<<"$out" || fail "podman network ls: no $pmnet: $out"
+	! grep -qxE -- "cnihook|$NET" <<<"$out" || fail "podman lists cnihook's networks: $out"
+	ok "$(tr '\n' ' ' <<<"$out")"
+
+	c=$(rt_id)
+	port=$((20000 + RANDOM % 10001))
+	checking "podman run (no --hooks-dir) $c with io.cnihook.networks=$NET io.cnihook.ports=$port:80"
+	cleanup_push "pm rm -f -t 0 '$c'"
+	pm run -d --name "$c" --network none --cap-add NET_RAW --ulimit nofile=20000:20000 \
+		--ulimit nproc=32768:32768 --annotation "io.cnihook.networks=$NET" \
+		--annotation "io.cnihook.ports=$port:80" "$PM_IMAGE" httpd -f -p 80 -h /www \
+		</dev/null >"$DIR/$c.out" 2>&1 || fail "podman run $c: $(cat "$DIR/$c.out")"
+	cid=$(podman inspect -f '{{.Id}}' "$c")
+	RT_IDS+=("$cid")
+	jq -e --arg p "$INST_BIN" '[.hooks.createRuntime // [] | .[] | select(.path == $p)] | length == 1' \
+		"$(podman inspect -f '{{.OCIConfigPath}}' "$c")" >/dev/null ||
+		fail "podman did not take the installed createRuntime hook"
+	ok "running, with the installed hook $INST_BIN"
+
+	checking "eth0 of $c: an address of $SUB.0/24, cached in /var/lib/cni, pinned in /run/cnihook"
+	ip=$(assert_attached_to "$c" "$cid" "$NET" eth0 "$SUB")
+	[ -f "/run/cnihook/$cid/record.json" ] || fail "no /run/cnihook/$cid/record.json"
+	ok "$ip"
+	assert_page "http://127.0.0.1:$port/"
+	checking "the installed cnihook status (no --config) shows it"
+	"$INST_BIN" status --json "$cid" | jq -e --arg n "$NET" '.[0].name == $n' >/dev/null ||
+		fail "cnihook status $cid: $("$INST_BIN" status "$cid" 2>&1)"
+	ok "network $NET"
+
+	checking "the installed CLI with no NETCONFPATH validates the networks of $INST_ETC/net.d"
+	out=$(env -u NETCONFPATH -u CNI_PATH -u CNI_CACHE_DIR "$INST_BIN" validate 2>&1) ||
+		fail "cnihook validate: $out"
+	grep -qF "$INST_ETC/net.d/10-cnihook.conflist: network \"cnihook\"" <<<"$out" ||
+		fail "validate did not find the network cnihook: $out"
+	grep -qF "network \"$NET\"" <<<"$out" || fail "validate did not find $NET: $out"
+	ok "$(tr '\n' ' ' <<<"$out")"
+	checking "cnihook add/del $NET on a namespace, no NETCONFPATH (the README's commands)"
+	ns=inst$uniq
+	new_netns "$ns"
+	env -u NETCONFPATH -u CNI_PATH -u CNI_CACHE_DIR "$INST_BIN" add "$NET" "/run/netns/$ns" \
+		>"$DIR/add.out" 2>&1 || fail "cnihook add: $(cat "$DIR/add.out")"
+	jq -e --arg s "$SUB." '.ips[0].address | startswith($s)' "$DIR/add.out" >/dev/null ||
+		fail "cnihook add printed no address of $SUB.0/24: $(cat "$DIR/add.out")"
+	env -u NETCONFPATH -u CNI_PATH -u CNI_CACHE_DIR "$INST_BIN" del "$NET" "/run/netns/$ns" \
+		>"$DIR/del.out" 2>&1 || fail "cnihook del: $(cat "$DIR/del.out")"
+	ip netns delete "$ns"
+	ok "added and deleted"
+
+	rt_stop "$c"
+	rt_nothing_left_for "$cid"
+	checking "no port left on $BR, no lease in $DATADIR"
+	[ -z "$(ip -o link show master "$BR" 2>/dev/null)" ] || fail "links left on $BR"
+	[ -z "$(find "$DATADIR" -type f ! -name 'last_reserved_ip*' ! -name lock -print)" ] ||
+		fail "host-local files left: $(find "$DATADIR" -type f)"
+	ok "none"
+	delete_link "$BR"
+
+	checking "podman's network and container untouched: file, cache entry, lease, address"
+	after=$(sum "$pmfile" "$pmentry" "$pmlease")
+	[ "$before" = "$after" ] || fail "changed: before $before; after $after"
+	[ "$(container_addr "$pmc" eth0)" = "$pmip/24" ] || fail "$pmc lost $pmip"
+	pm network ls --format '{{.Name}}' | grep -qx -- "$pmnet" || fail "podman lost $pmnet"
+	ok "the same"
+	checking "podman removes its own container and network, as before"
+	pm rm -f -t 0 "$pmc" >/dev/null || fail "podman rm $pmc"
+	[ ! -e "$pmentry" ] && [ ! -e "$pmlease" ] || fail "podman left $pmentry or $pmlease"
+	pm network rm "$pmnet" >/dev/null || fail "podman network rm $pmnet"
+	delete_link "$pmbr"
+	ok "gone"
+	assert_nothing_left --id "$cid" --id "$pmid" --subnet "$SUB" --subnet "$pmsub" \
+		--link "$BR" --link "$pmbr" --datadir "$DATADIR"
+
+	checking "make uninstall removes every file the install wrote"
+	rm -f "$INST_ETC/net.d/50-$NET.conflist"
+	inst_make uninstall >"$DIR/uninstall.log" 2>&1 ||
+		fail "make uninstall failed: $(tail -20 "$DIR/uninstall.log")"
+	out=$(for f in "${INST_FILES[@]}"; do [ ! -e "$f" ] && [ ! -L "$f" ] || echo "$f"; done)
+	[ -z "$out" ] || fail "left by make uninstall: $out"
+	ok "all gone"
+	inst_remove
+	checking "nothing of the install is left, the directories it made included"
+	out=$(inst_left)
+	[ -z "$out" ] || fail "left: $out"
+	ok "nothing"
+}
+
+rt_init podman
+inst_plan
+cleanup_push inst_remove
+run_case "an installed cnihook under podman without --hooks-dir, beside podman's CNI network" inst_case
+log "--- whole script"
+inst_remove
+checking "nothing of the install is left after the cleanups"
+out=$(inst_left)
+[ -z "$out" ] || fail "left: $out"
+ok "nothing"
+assert_nothing_left
+finish

@@ -306,15 +306,29 @@ check "the valid pod is still attached" test -e "$state/gca-$uniq/record.json"
 cni GC "" "$(jq -c '.name = "other" | ."cni.dev/valid-attachments" = []' <<<"$gc_conf")"
 check "GC of another cluster network leaves the pod alone" \
 	eval '[ "$rc" = 0 ] && [ -e "$state/gca-$uniq/record.json" ]'
+clear_rec
+run_in "" "$CNIHOOK" --config "$cfg" gc
+check "cnihook gc (the timer's) leaves a live pod's secondaries alone" \
+	eval '[ "$rc" = 0 ] && no_plugin_ran && [ -e "$state/gca-$uniq/record.json" ] &&
+		[ -e "$cache/results/n1-gca-$uniq-net1" ]'
 cni DEL "gca-$uniq" "$(conf '{}')"
 check_gone "DEL leaves nothing of the valid pod" "gca-$uniq"
+# A pod whose runtime never sent DEL: once its namespace is gone, gc cleans up.
+new_netns "$NS-2"
+NETNS=/run/netns/$NS-2 cni ADD "gcc-$uniq" "$(conf '{"k8s.v1.cni.cncf.io/networks":"n3"}')"
+ip netns delete "$NS-2"
+clear_rec
+run_in "" "$CNIHOOK" --config "$cfg" gc
+check "cnihook gc detaches a pod whose namespace is gone" \
+	eval '[ "$rc" = 0 ] && [ "$(calls)" = "fc-DEL" ]'
+check_gone "nothing is left of it" "gcc-$uniq"
 reset
 
 # ---------------------------------------------------------------- the end
 echo "# nothing left"
 check "no pod state" test -z "$(ls -A "$state" 2>/dev/null | grep -v '^ports$')"
 check "no cache entry" test -z "$(ls -A "$cache/results" 2>/dev/null)"
-for n in "${T_NETNS[@]}"; do ip netns delete "$n"; done
-check "the network namespace is removed" test ! -e "$NSPATH"
+for n in "${T_NETNS[@]}"; do ip netns delete "$n" 2>/dev/null; done
+check "the network namespaces are removed" test ! -e "$NSPATH" -a ! -e "$NSPATH-2"
 
 finish

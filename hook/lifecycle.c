@@ -110,12 +110,13 @@ static const char *given_netns(const struct run *r)
 	return r->t && r->t->netns && *r->t->netns ? r->t->netns : NULL;
 }
 
-/* The cluster network's own cache entry, which the plugin never touches. */
+/* The cluster network's own cache entry (any interface when the primary
+ * names none), which the plugin never touches. */
 static bool is_cluster_entry(const struct run *r, const cnirt_cache_entry *e)
 {
 	const struct status_entry *c = r->t ? r->t->primary : NULL;
 	return c && strcmp(cnirt_cache_entry_network(e), c->network) == 0 &&
-	       strcmp(cnirt_cache_entry_ifname(e), c->ifname) == 0;
+	       (c->ifname == NULL || strcmp(cnirt_cache_entry_ifname(e), c->ifname) == 0);
 }
 
 static bool has_cap(void *data, const char *cap)

@@ -43,8 +43,8 @@ struct lifecycle_target {
 	 * for DEL it may be "" (then the recorded one, if still there). */
 	const char *netns;
 	/* The cluster attachment (network = the list's name, ifname =
-	 * CNI_IFNAME, result = prevResult): listed first in network-status,
-	 * never detached. */
+	 * CNI_IFNAME or NULL for any, result = prevResult): listed first in
+	 * network-status, never detached. */
 	const struct status_entry *primary;
 	struct lifecycle_failure *why; /* may be NULL */
 };

@@ -1290,32 +1290,30 @@ static int container_type(const struct kv *ann, size_t n, const char **skip, cha
 	return 0;
 }
 
-int annotations_parse(const struct kv *ann, size_t n, char *const *default_networks,
-		      size_t n_default, const char *container_id, struct selection *out, char **err)
+/* The selection of ann[0..n) with its pod pairs: from the annotations
+ * (pod == NULL) or as given (the CNI plugin: from CNI_ARGS). */
+static int parse_all(const struct kv *ann, size_t n, char *const *default_networks,
+		     size_t n_default, const char *container_id, bool in_pod, const struct kv *pod,
+		     size_t n_pod, struct selection *out, char **err)
 {
 	struct selection s = {0};
-	const char *skip = NULL;
-	if (check_own_keys(ann, n, err) < 0 || container_type(ann, n, &skip, err) < 0)
-		return -1;
-	if (skip) {
-		s.skip_reason = skip;
-		*out = s;
-		return 0;
-	}
 	const char *v;
 	if (check_values(ann, n, err) < 0 ||
 	    parse_selection(ann, n, default_networks, n_default, &s, err) < 0 ||
 	    parse_single_keys(ann, n, &s, err) < 0 ||
 	    ((v = ann_get(ann, n, ANN_ARGS)) && parse_args(v, &s, err) < 0) ||
 	    ((v = ann_get(ann, n, ANN_NETNS)) && parse_netns(v, &s, err) < 0) ||
-	    parse_pod(ann, n, container_id, &s, err) < 0) {
+	    (!in_pod && parse_pod(ann, n, container_id, &s, err) < 0)) {
 		selection_free(&s);
 		return -1;
 	}
+	for (size_t i = 0; i < n_pod; i++)
+		kv_append(&s.pod, &s.n_pod, pod[i].key, pod[i].value);
 	/* In a Kubernetes pod the engine gives eth0 to the cluster network:
 	 * the extra networks are net1, net2, ... as with Multus. */
 	char *problem = NULL;
-	if (assign_ifnames(&s, s.n_pod ? "net" : "eth", s.n_pod ? 1 : 0, &problem) < 0) {
+	in_pod |= s.n_pod > 0;
+	if (assign_ifnames(&s, in_pod ? "net" : "eth", in_pod ? 1 : 0, &problem) < 0) {
 		const char *key =
 		    ann_get(ann, n, ANN_NPWG_NETWORKS) ? ANN_NPWG_NETWORKS : ANN_NETWORKS;
 		selection_free(&s);
@@ -1323,6 +1321,46 @@ int annotations_parse(const struct kv *ann, size_t n, char *const *default_netwo
 	}
 	*out = s;
 	return 0;
+}
+
+int annotations_parse(const struct kv *ann, size_t n, char *const *default_networks,
+		      size_t n_default, const char *container_id, struct selection *out, char **err)
+{
+	const char *skip = NULL;
+	if (check_own_keys(ann, n, err) < 0 || container_type(ann, n, &skip, err) < 0)
+		return -1;
+	if (skip) {
+		*out = (struct selection){.skip_reason = skip};
+		return 0;
+	}
+	return parse_all(ann, n, default_networks, n_default, container_id, false, NULL, 0, out,
+			 err);
+}
+
+int annotations_parse_pod(const struct kv *ann, size_t n, const struct kv *pod, size_t n_pod,
+			  struct selection *out, char **err)
+{
+	if (check_own_keys(ann, n, err) < 0)
+		return -1;
+	return parse_all(ann, n, NULL, 0, NULL, true, pod, n_pod, out, err);
+}
+
+const char *annotations_selected_by(const struct kv *ann, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (strcmp(ann[i].key, ANN_NPWG_NETWORKS) == 0 ||
+		    strcmp(ann[i].key, ANN_NETWORKS) == 0)
+			return ann[i].key;
+	return NULL;
+}
+
+bool annotations_select(const struct kv *ann, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (strcmp(ann[i].key, ANN_NPWG_NETWORKS) == 0 ||
+		    strncmp(ann[i].key, ANN_PREFIX, strlen(ANN_PREFIX)) == 0)
+			return true;
+	return false;
 }
 
 /* ------------------------------------------------------------ per attachment */

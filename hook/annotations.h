@@ -63,6 +63,17 @@ struct selection {
 int annotations_parse(const struct kv *ann, size_t n, char *const *default_networks,
 		      size_t n_default, const char *container_id, struct selection *out,
 		      char **err);
+/* The same for a pod's annotations as a CNI plugin gets them: no default
+ * networks, the K8S_POD_* pairs given (pod[0..n_pod), from CNI_ARGS), the
+ * interfaces net1, net2, ... unless named. */
+int annotations_parse_pod(const struct kv *ann, size_t n, const struct kv *pod, size_t n_pod,
+			  struct selection *out, char **err);
+/* Does any annotation concern cnihook (the NPWG selection or an
+ * io.cnihook.* key)? Without one a pod is left alone. */
+bool annotations_select(const struct kv *ann, size_t n);
+/* The annotation that selected the networks (the NPWG key or
+ * io.cnihook.networks), for messages; NULL when none did. */
+const char *annotations_selected_by(const struct kv *ann, size_t n);
 void selection_free(struct selection *s);
 
 /* Does the chain of an attachment's network declare capability `cap`? */

@@ -269,6 +269,7 @@ void cli_usage(FILE *f)
 	       "  cnihook validate [NETWORK]            check networks against their plugins\n"
 	       "  cnihook version                       print versions\n"
 	       "  cnihook --help                        this text\n"
+	       "  CNI_COMMAND=... cnihook < CONFIG      a chained CNI plugin (Kubernetes pods)\n"
 	       "Options: --config FILE (default $CNIHOOK_CONFIG, else " SYSCONFDIR
 	       "/cnihook/cnihook.json;\n"
 	       "  for add, check, del and validate: the plugins' sandbox and confDir),\n"

@@ -41,6 +41,10 @@ struct run {
 	cnirt_ctx *ctx;
 	long long plugin_usec;
 	long long start_usec;
+	/* The CNI plugin (NULL for the hook): the namespace is the runtime's,
+	 * never pinned; the cluster attachment is listed first and never
+	 * detached; the first failure is handed back. */
+	const struct lifecycle_target *t;
 };
 
 static long long now_usec(void)
@@ -76,16 +80,43 @@ static void observe(void *data, const char *network, const char *plugin, const c
 	}
 }
 
+/* The first failure, for a caller that reports it itself. */
+static void note_failure(const struct run *r, int code, const char *msg)
+{
+	struct lifecycle_failure *why = r->t ? r->t->why : NULL;
+	if (why && why->msg == NULL) {
+		why->code = code;
+		why->msg = xstrdup(msg);
+	}
+}
+
 static void fail(const struct run *r, const char *msg)
 {
+	note_failure(r, LIFECYCLE_OWN_ERROR, msg);
 	log_error("%s %s: %s", r->id ? r->id : "-", r->stage, msg);
 }
 
 static void fail_cni(const struct run *r, const char *network, cnirt_error *e)
 {
 	_cleanup_free_ char *msg = log_format_error(network, e);
+	note_failure(r, cnirt_error_code(e) ? cnirt_error_code(e) : LIFECYCLE_OWN_ERROR, msg);
 	fail(r, msg);
 	cnirt_error_free(e);
+}
+
+/* The namespace for DEL: the one the CNI plugin was given, else the pin. */
+static const char *given_netns(const struct run *r)
+{
+	return r->t && r->t->netns && *r->t->netns ? r->t->netns : NULL;
+}
+
+/* The cluster network's own cache entry (any interface when the primary
+ * names none), which the plugin never touches. */
+static bool is_cluster_entry(const struct run *r, const cnirt_cache_entry *e)
+{
+	const struct status_entry *c = r->t ? r->t->primary : NULL;
+	return c && strcmp(cnirt_cache_entry_network(e), c->network) == 0 &&
+	       (c->ifname == NULL || strcmp(cnirt_cache_entry_ifname(e), c->ifname) == 0);
 }
 
 static bool has_cap(void *data, const char *cap)
@@ -146,16 +177,6 @@ static char *inject_cni_args(const char *bytes, size_t len, const char *cni_args
 	return jt_gen_finish(g);
 }
 
-/* Which annotation (or setting) selected the networks, for messages. */
-static const char *selected_by(const struct oci_state *st)
-{
-	for (size_t i = 0; i < st->n_annotations; i++)
-		if (strcmp(st->annotations[i].key, ANN_NPWG_NETWORKS) == 0 ||
-		    strcmp(st->annotations[i].key, ANN_NETWORKS) == 0)
-			return st->annotations[i].key;
-	return NULL;
-}
-
 /* Is `path` a namespace cnihook pinned for another container? */
 static bool joins_pinned(const char *state_dir, const char *path, const char *id)
 {
@@ -203,11 +224,10 @@ static cnirt_kv *to_cnikv(const struct kv *args, size_t n)
 }
 
 /* Load and check everything an attachment needs, before any plugin runs. */
-static int prepare(const struct oci_state *st, const cnirt_confdir *dir,
-		   const struct selection *sel, size_t i, struct prepared *p, char **err)
+static int prepare(const char *by, const cnirt_confdir *dir, const struct selection *sel, size_t i,
+		   struct prepared *p, char **err)
 {
 	const struct attach_req *a = &sel->v[i];
-	const char *by = selected_by(st);
 	_cleanup_free_ char *where =
 	    by ? xasprintf("annotation \"%s\"", by) : xstrdup("defaultNetworks (cnihook.json)");
 	cnirt_error *e = NULL;
@@ -302,7 +322,9 @@ static int detach_record(struct run *r, const struct record *rec)
 {
 	const char *pin = rec->netns && *rec->netns ? rec->netns : NULL;
 	const char *netns = "";
-	if (pin && netns_is_netns(pin))
+	if (given_netns(r))
+		netns = given_netns(r);
+	else if (pin && netns_is_netns(pin))
 		netns = pin;
 	else if (pin)
 		log_warn("%s %s: %s is not a network namespace any more (the host rebooted, or the "
@@ -340,7 +362,8 @@ static int detach_from_cache(struct run *r, size_t *found)
 	}
 	size_t mine = 0;
 	for (size_t i = 0; i < n; i++) {
-		if (strcmp(cnirt_cache_entry_container_id(v[i]), r->id) == 0)
+		if (strcmp(cnirt_cache_entry_container_id(v[i]), r->id) == 0 &&
+		    !is_cluster_entry(r, v[i]))
 			v[mine++] = v[i];
 		else
 			cnirt_cache_entry_free(v[i]);
@@ -348,7 +371,7 @@ static int detach_from_cache(struct run *r, size_t *found)
 	qsort(v, mine, sizeof(*v), newest_first);
 	*found = mine;
 	_cleanup_free_ char *pin = xasprintf("%s/%s/netns", r->cfg->state_dir, r->id);
-	const char *netns = netns_is_netns(pin) ? pin : "";
+	const char *netns = given_netns(r) ? given_netns(r) : netns_is_netns(pin) ? pin : "";
 	/* At poststop a missing record means the state directory was wiped;
 	 * gc also meets attachments made by others, which never had one. */
 	if (mine)
@@ -394,6 +417,41 @@ static int detach(struct run *r)
 	return ret;
 }
 
+/* network-status.json: the cluster interface first (in a pod, the default
+ * unless an annotation gives "default-route" to a secondary), then the
+ * attachments of the selection. */
+static void write_status(const struct run *r, const struct selection *sel, const struct record *rec,
+			 char *const *results)
+{
+	const struct status_entry *primary = r->t ? r->t->primary : NULL;
+	size_t n = 0;
+	struct status_entry *st = xreallocarray(NULL, sel->n + 1, sizeof(*st));
+	bool any_default = false;
+	for (size_t i = 0; i < sel->n; i++)
+		any_default |= rec->v[i].is_default;
+	if (primary) {
+		st[n] = *primary;
+		st[n].network = xstrdup(primary->network);
+		st[n++].is_default = !any_default;
+	}
+	for (size_t i = 0; i < sel->n; i++) {
+		const struct attach_req *a = &sel->v[i];
+		st[n++] = (struct status_entry){
+		    .network = a->ns ? xasprintf("%s/%s", a->ns, a->network) : xstrdup(a->network),
+		    .ifname = a->ifname,
+		    .is_default = rec->v[i].is_default,
+		    .result = results[i],
+		};
+	}
+	_cleanup_free_ char *err = NULL;
+	_cleanup_free_ char *spath = status_path(r->cfg->state_dir, r->id);
+	if (status_write(spath, st, n, &err) < 0)
+		log_warn("%s %s: %s", r->id, r->stage, err);
+	for (size_t i = 0; i < n; i++)
+		free((char *)st[i].network);
+	free(st);
+}
+
 /* Attach, under the container's lock. */
 static int attach_locked(struct run *r, const struct selection *sel, struct prepared *p,
 			 const char *source)
@@ -435,7 +493,16 @@ static int attach_locked(struct run *r, const struct selection *sel, struct prep
 	bool any_default_route = false;
 	for (size_t i = 0; i < sel->n; i++)
 		any_default_route |= sel->v[i].n_default_route > 0;
-	struct record rec = {.id = (char *)r->id, .netns = pin, .n = sel->n};
+	/* The hook pins the container's namespace; the CNI plugin works in the
+	 * runtime's, which the runtime keeps until its DEL. */
+	const struct status_entry *primary = r->t ? r->t->primary : NULL;
+	const char *netns = r->t ? r->t->netns : pin;
+	struct record rec = {
+	    .id = (char *)r->id,
+	    .netns = (char *)netns,
+	    .cluster = primary ? (char *)primary->network : NULL,
+	    .n = sel->n,
+	};
 	rec.v = xreallocarray(NULL, sel->n, sizeof(*rec.v));
 	for (size_t i = 0; i < sel->n; i++) {
 		size_t len;
@@ -444,9 +511,11 @@ static int attach_locked(struct run *r, const struct selection *sel, struct prep
 		    .network = sel->v[i].network,
 		    .ns = sel->v[i].ns,
 		    .ifname = sel->v[i].ifname,
-		    /* The first attachment holds the default route unless
-		     * the annotation gives "default-route" to some. */
-		    .is_default = any_default_route ? sel->v[i].n_default_route > 0 : i == 0,
+		    /* The first attachment (in a pod: the cluster's) holds
+		     * the default route unless the annotation gives
+		     * "default-route" to some. */
+		    .is_default =
+			any_default_route || primary ? sel->v[i].n_default_route > 0 : i == 0,
 		    .config = (char *)bytes,
 		    .cap_args = p[i].cap_args,
 		    .args = p[i].args,
@@ -454,7 +523,7 @@ static int attach_locked(struct run *r, const struct selection *sel, struct prep
 		};
 	}
 	int ret = record_write(rpath, &rec, &err);
-	if (ret == 0)
+	if (ret == 0 && !r->t)
 		ret = netns_pin(r->cfg->state_dir, source, pin, &err);
 	if (ret < 0) {
 		fail(r, err);
@@ -485,7 +554,7 @@ static int attach_locked(struct run *r, const struct selection *sel, struct prep
 		}
 		cnirt_attachment att = {
 		    .container_id = r->id,
-		    .netns = pin,
+		    .netns = netns,
 		    .ifname = a->ifname,
 		    .args = p[done].cnikv,
 		    .n_args = p[done].n_args,
@@ -513,28 +582,54 @@ static int attach_locked(struct run *r, const struct selection *sel, struct prep
 			remove_state(r, pin);
 		}
 	} else {
-		struct status_entry *st = xreallocarray(NULL, sel->n, sizeof(*st));
-		for (size_t i = 0; i < sel->n; i++) {
-			const struct attach_req *a = &sel->v[i];
-			st[i] = (struct status_entry){
-			    .network =
-				a->ns ? xasprintf("%s/%s", a->ns, a->network) : xstrdup(a->network),
-			    .ifname = a->ifname,
-			    .is_default = rec.v[i].is_default,
-			    .result = results[i],
-			};
-		}
-		_cleanup_free_ char *spath = status_path(r->cfg->state_dir, r->id);
-		if (status_write(spath, st, sel->n, &err) < 0)
-			log_warn("%s %s: %s", r->id, r->stage, err);
-		for (size_t i = 0; i < sel->n; i++)
-			free((char *)st[i].network);
-		free(st);
+		write_status(r, sel, &rec, results);
 	}
 	for (size_t i = 0; i < done; i++)
 		free(results[i]);
 	free(results);
 	free(rec.v);
+	return ret;
+}
+
+/* Attach a selection (checked against the policy) to the namespace at
+ * `source`: read the configuration directory once, prepare every
+ * attachment, then attach under the container's lock. */
+static int attach_selection(struct run *r, const struct selection *sel, const char *by,
+			    const char *source)
+{
+	_cleanup_free_ char *err = NULL;
+	cnirt_confdir *dir = NULL;
+	cnirt_error *e = NULL;
+	if (cnirt_confdir_scan(r->cfg->conf_dir, &dir, &e) < 0) {
+		fail(r, cnirt_error_msg(e));
+		cnirt_error_free(e);
+		return -1;
+	}
+	int ret = 0;
+	struct prepared *p = xreallocarray(NULL, sel->n, sizeof(*p));
+	memset(p, 0, sel->n * sizeof(*p));
+	for (size_t i = 0; i < sel->n && ret == 0; i++)
+		if (prepare(by, dir, sel, i, &p[i], &err) < 0) {
+			fail(r, err);
+			ret = -1;
+		}
+	cnirt_confdir_free(dir);
+	if (ret == 0) {
+		int fd = -1;
+		if (lock_take(r->cfg->state_dir, r->id, &fd, &err) < 0) {
+			fail(r, err);
+			ret = -1;
+		} else {
+			ret = attach_locked(r, sel, p, source);
+			lock_release(r->cfg->state_dir, r->id, fd, true);
+		}
+	}
+	if (ret == 0)
+		log_info("%s %s: attached %zu network(s) in %.1f ms (plugins %.1f ms, own %.1f ms)",
+			 r->id, r->stage, sel->n, (now_usec() - r->start_usec) / 1000.0,
+			 r->plugin_usec / 1000.0,
+			 (now_usec() - r->start_usec - r->plugin_usec) / 1000.0);
+	prepared_free(p, sel->n);
 	return ret;
 }
 
@@ -553,8 +648,7 @@ static int attach(struct run *r, const struct oci_state *st)
 		fail(r, err);
 		return -1;
 	}
-	struct prepared *p = NULL;
-	const char *by = selected_by(st);
+	const char *by = annotations_selected_by(st->annotations, st->n_annotations);
 	_cleanup_free_ char *source = NULL;
 	if (sel.skip_reason) {
 		log_info("%s %s: left alone: %s", r->id, r->stage, sel.skip_reason);
@@ -611,40 +705,8 @@ static int attach(struct run *r, const struct oci_state *st)
 		goto out;
 	}
 
-	/* The configuration directory is read once for all the attachments. */
-	cnirt_confdir *dir = NULL;
-	cnirt_error *e = NULL;
-	if (cnirt_confdir_scan(r->cfg->conf_dir, &dir, &e) < 0) {
-		fail(r, cnirt_error_msg(e));
-		cnirt_error_free(e);
-		ret = -1;
-		goto out;
-	}
-	p = xreallocarray(NULL, sel.n, sizeof(*p));
-	memset(p, 0, sel.n * sizeof(*p));
-	for (size_t i = 0; i < sel.n && ret == 0; i++)
-		if (prepare(st, dir, &sel, i, &p[i], &err) < 0) {
-			fail(r, err);
-			ret = -1;
-		}
-	cnirt_confdir_free(dir);
-	if (ret == 0) {
-		int fd = -1;
-		if (lock_take(r->cfg->state_dir, r->id, &fd, &err) < 0) {
-			fail(r, err);
-			ret = -1;
-		} else {
-			ret = attach_locked(r, &sel, p, source);
-			lock_release(r->cfg->state_dir, r->id, fd, true);
-		}
-	}
-	if (ret == 0)
-		log_info("%s %s: attached %zu network(s) in %.1f ms (plugins %.1f ms, own %.1f ms)",
-			 r->id, r->stage, sel.n, (now_usec() - r->start_usec) / 1000.0,
-			 r->plugin_usec / 1000.0,
-			 (now_usec() - r->start_usec - r->plugin_usec) / 1000.0);
+	ret = attach_selection(r, &sel, by, source);
 out:
-	prepared_free(p, sel.n);
 	selection_free(&sel);
 	return ret;
 }
@@ -658,9 +720,9 @@ static cnirt_ctx *make_ctx(const struct hook_config *cfg, struct run *r)
 
 /* Detach container `id` under its lock (poststop, gc). */
 static int detach_locked(const struct hook_config *cfg, const char *id, const char *stage,
-			 bool wait)
+			 bool wait, const struct lifecycle_target *t)
 {
-	struct run r = {.cfg = cfg, .stage = stage, .id = id, .start_usec = now_usec()};
+	struct run r = {.cfg = cfg, .stage = stage, .id = id, .start_usec = now_usec(), .t = t};
 	_cleanup_free_ char *err = NULL;
 	int lfd = -1;
 	int ret = wait ? lock_take(cfg->state_dir, id, &lfd, &err)
@@ -678,7 +740,23 @@ static int detach_locked(const struct hook_config *cfg, const char *id, const ch
 
 int lifecycle_detach(const struct hook_config *cfg, const char *id, const char *stage)
 {
-	return detach_locked(cfg, id, stage, false);
+	return detach_locked(cfg, id, stage, false, NULL);
+}
+
+int lifecycle_attach(const struct hook_config *cfg, const struct lifecycle_target *t,
+		     const struct selection *sel)
+{
+	struct run r = {
+	    .cfg = cfg, .stage = t->stage, .id = t->id, .start_usec = now_usec(), .t = t};
+	r.ctx = make_ctx(cfg, &r);
+	int ret = attach_selection(&r, sel, t->selected_by, t->netns);
+	cnirt_ctx_free(r.ctx);
+	return ret;
+}
+
+int lifecycle_detach_target(const struct hook_config *cfg, const struct lifecycle_target *t)
+{
+	return detach_locked(cfg, t->id, t->stage, true, t);
 }
 
 int lifecycle_run(const struct hook_config *cfg, enum stage stage, const char *stage_name, int fd)
@@ -742,7 +820,7 @@ int lifecycle_run(const struct hook_config *cfg, enum stage stage, const char *s
 		ret = attach(&r, st);
 		cnirt_ctx_free(r.ctx);
 	} else {
-		ret = detach_locked(cfg, r.id, r.stage, true);
+		ret = detach_locked(cfg, r.id, r.stage, true, NULL);
 	}
 	state_free(st);
 	return ret < 0 ? 1 : 0;

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
  * cnihook: the OCI hook (createRuntime, prestart, poststop: the OCI state on
- * stdin) and the operator CLI (add, check, del, validate, version, status).
+ * stdin), the operator CLI (add, check, del, validate, version, status), and
+ * a chained CNI plugin (run with CNI_COMMAND set and no argument).
  */
 #include "config.h"
 
@@ -11,6 +12,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "cniplugin.h"
 #include "gc.h"
 #include "inventory.h"
 #include "hookconf.h"
@@ -89,6 +91,12 @@ int main(int argc, char **argv)
 {
 	const char *level_arg = NULL, *config = NULL;
 	enum log_level level = LOG_LEVEL_WARN;
+	/* Run by a container runtime as the CNI plugin "cnihook". */
+	const char *cni_command = getenv("CNI_COMMAND");
+	if (argc == 1 && cni_command && *cni_command) {
+		log_init(LOG_LEVEL_WARN, 0);
+		return cniplugin_run(cni_command, STDIN_FILENO);
+	}
 	int i = 1;
 	for (; i < argc && argv[i][0] == '-'; i++) {
 		if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {

@@ -25,6 +25,10 @@ int record_write(const char *path, const struct record *r, char **err)
 	jt_gen_str(g, r->id);
 	jt_gen_str(g, "netns");
 	jt_gen_str(g, r->netns ? r->netns : "");
+	if (r->cluster) {
+		jt_gen_str(g, "clusterNetwork");
+		jt_gen_str(g, r->cluster);
+	}
 	jt_gen_str(g, "attachments");
 	yajl_gen_array_open(g);
 	for (size_t i = 0; i < r->n; i++) {
@@ -90,6 +94,7 @@ void record_free(struct record *r)
 	free(r->v);
 	free(r->id);
 	free(r->netns);
+	free(r->cluster);
 	free(r);
 }
 
@@ -143,6 +148,7 @@ int record_read(const char *path, struct record **out, char **err)
 	if (!bad) {
 		r->id = xstrdup(jt_str(jt_get(root, "id")));
 		r->netns = xstrdup(jt_str(jt_get(root, "netns")));
+		r->cluster = xstrdup(jt_str(jt_get(root, "clusterNetwork")));
 		r->v = xreallocarray(NULL, atts->u.array.len, sizeof(*r->v));
 		memset(r->v, 0, atts->u.array.len * sizeof(*r->v));
 		for (size_t i = 0; i < atts->u.array.len && !bad; i++, r->n++)

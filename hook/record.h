@@ -25,7 +25,8 @@ struct record_att {
 
 struct record {
 	char *id;
-	char *netns; /* the pin */
+	char *netns;   /* the pin (the hook), or the runtime's namespace (the plugin) */
+	char *cluster; /* the CNI plugin: the cluster network whose chain attached, or NULL */
 	struct record_att *v;
 	size_t n;
 };

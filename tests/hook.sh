@@ -25,12 +25,6 @@ NSPATH=/run/netns/$NS
 bin=$tmp/bin conf=$tmp/net.d cache=$tmp/cache state=$tmp/state
 mkdir -p "$bin" "$conf" "$tmp/bundles" "$tmp/run"
 for p in fa fb fc fd fe; do cp "$FAKEPLUGIN" "$bin/$p"; done
-netlist() { # netlist NAME PLUGIN-JSON...
-	local name=$1
-	shift
-	printf '%s\n' "$@" | jq -s --arg n "$name" '{cniVersion: "1.0.0", name: $n, plugins: .}' \
-		>"$conf/$name.conflist"
-}
 netlist net1 '{"type":"fa"}'
 netlist net2 '{"type":"fb"}'
 netlist two '{"type":"fa"}' '{"type":"fb"}'

@@ -823,6 +823,13 @@ state() {
 # The fake plugins' recordings: $bin/rec/NNNN-NAME-COMMAND.{env,stdin,argv},
 # NNNN counted in $bin/.seq. (bin, state and cache are the script's.)
 # shellcheck disable=SC2154
+# netlist NAME PLUGIN-JSON...: $conf/NAME.conflist, version 1.0.0, of those plugins
+netlist() {
+	local name=$1
+	shift
+	printf '%s\n' "$@" | jq -s --arg n "$name" '{cniVersion: "1.0.0", name: $n, plugins: .}' \
+		>"$conf/$name.conflist"
+}
 clear_rec() { rm -rf "$bin/rec" "$bin/.seq"; }
 no_plugin_ran() { [ ! -e "$bin/rec" ]; }
 # t_calls ERE: the recorded calls in order, "NAME-COMMAND" on one line, but

@@ -999,6 +999,59 @@ static void test_netns(void **state)
 
 /* ------------------------------------------------------------ Kubernetes */
 
+/* The CNI plugin's parse of a pod's annotations: the pod pairs as given (from
+ * CNI_ARGS), net1, net2, ... even with no pair, no defaults, and the engines'
+ * container-type annotation not consulted. */
+static void test_pod_annotations(void **state)
+{
+	(void)state;
+	const struct kv ann[] = {
+	    KV("io.kubernetes.cri.container-type", "container"),
+	    KV(ANN_NPWG_NETWORKS, "a,b@blue,c"),
+	};
+	const struct kv pod[] = {KV("K8S_POD_NAME", "web-0"), KV("K8S_POD_NAMESPACE", "ns")};
+	struct selection s;
+	char *err = NULL;
+	assert_int_equal(annotations_parse_pod(ann, COUNT(ann), pod, COUNT(pod), &s, &err), 0);
+	assert_null(s.skip_reason);
+	assert_int_equal(s.n, 3);
+	assert_string_equal(s.v[0].ifname, "net1");
+	assert_string_equal(s.v[1].ifname, "blue");
+	assert_string_equal(s.v[2].ifname, "net2");
+	const char *expected[] = {"K8S_POD_NAME=web-0", "K8S_POD_NAMESPACE=ns", NULL};
+	args_are(s.pod, s.n_pod, expected);
+	selection_free(&s);
+
+	assert_int_equal(annotations_parse_pod(ann + 1, 1, NULL, 0, &s, &err), 0);
+	assert_string_equal(s.v[0].ifname, "net1");
+	assert_int_equal(s.n_pod, 0);
+	selection_free(&s);
+
+	/* The same refusals as the hook's. */
+	const struct kv bad[] = {KV(ANN_NPWG_NETWORKS, "[{\"name\":\"a\"")};
+	assert_int_equal(annotations_parse_pod(bad, 1, NULL, 0, &s, &err), -1);
+	struct selection s2;
+	char *err2 = NULL;
+	assert_int_equal(annotations_parse(bad, 1, NULL, 0, CID, &s2, &err2), -1);
+	assert_string_equal(err, err2);
+	free(err);
+	free(err2);
+}
+
+static void test_annotations_select(void **state)
+{
+	(void)state;
+	const struct kv none[] = {KV("app", "web"), KV("io.cnihookx", "1")};
+	const struct kv npwg[] = {KV("app", "web"), KV(ANN_NPWG_NETWORKS, "a")};
+	const struct kv ports[] = {KV(ANN_PORTS, "8080:80")};
+	assert_false(annotations_select(none, COUNT(none)));
+	assert_false(annotations_select(NULL, 0));
+	assert_true(annotations_select(npwg, COUNT(npwg)));
+	assert_true(annotations_select(ports, COUNT(ports)));
+	assert_string_equal(annotations_selected_by(npwg, COUNT(npwg)), ANN_NPWG_NETWORKS);
+	assert_null(annotations_selected_by(ports, COUNT(ports)));
+}
+
 static void test_crio_sandbox(void **state)
 {
 	(void)state;
@@ -1360,6 +1413,8 @@ int main(void)
 	    cmocka_unit_test(test_crio_sandbox),
 	    cmocka_unit_test(test_containerd_sandbox),
 	    cmocka_unit_test(test_pod_containers_skipped),
+	    cmocka_unit_test(test_pod_annotations),
+	    cmocka_unit_test(test_annotations_select),
 	    cmocka_unit_test(test_kubernetes_refusals),
 	    cmocka_unit_test(test_hostile_sizes),
 	    cmocka_unit_test(test_hostile_encoding),

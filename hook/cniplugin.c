@@ -1,0 +1,476 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * cnihook as a CNI plugin: chained at the end of a Kubernetes cluster
+ * network's list, with the capability "io.kubernetes.cri.pod-annotations",
+ * it attaches the networks a pod's annotations select (the same parsing,
+ * policy and messages as the hook) to the pod's namespace as net1, net2, ...
+ * when the runtime ADDs the cluster network, and detaches them at its DEL.
+ * The cluster network's result (prevResult) passes through unchanged.
+ *
+ * The runtime runs the binary with CNI_COMMAND set and no argument (main.c).
+ * Errors go to stdout as a CNI error result, exit status 1; the log goes to
+ * stderr (and syslog) through log.c.
+ */
+#include "config.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cnirt.h>
+
+#include "annotations.h"
+#include "cniplugin.h"
+#include "jsonutil.h"
+#include "lifecycle.h"
+#include "log.h"
+#include "netns.h"
+#include "policy.h"
+#include "record.h"
+
+#define CAP_POD_ANNOTATIONS "io.kubernetes.cri.pod-annotations"
+#define STDIN_MAX_SIZE	    (16u << 20)
+
+/* One call of the plugin: the environment, stdin, and what is answered. */
+struct call {
+	const char *command; /* CNI_COMMAND */
+	const char *id;	     /* CNI_CONTAINERID */
+	const char *netns;   /* CNI_NETNS, or "" */
+	const char *ifname;  /* CNI_IFNAME: the cluster interface */
+	yajl_val conf;	     /* stdin */
+	const char *version; /* its cniVersion */
+	const char *name;    /* its name: the cluster network */
+	struct kv *ann;	     /* the pod's annotations */
+	size_t n_ann;
+	struct hook_config *cfg;
+};
+
+static const char *env(const char *key)
+{
+	const char *v = getenv(key);
+	return v ? v : "";
+}
+
+/* The CNI error result on stdout; returns the exit status 1. */
+static int answer_error(const struct call *c, int code, const char *msg)
+{
+	yajl_gen g = jt_gen_new();
+	yajl_gen_map_open(g);
+	jt_gen_str(g, "cniVersion");
+	jt_gen_str(g, c->version ? c->version : "1.1.0");
+	jt_gen_str(g, "code");
+	yajl_gen_integer(g, code);
+	jt_gen_str(g, "msg");
+	jt_gen_str(g, msg);
+	jt_gen_str(g, "details");
+	_cleanup_free_ char *details =
+	    xasprintf("cnihook %s of container \"%s\"", c->command, c->id ? c->id : "");
+	jt_gen_str(g, details);
+	yajl_gen_map_close(g);
+	_cleanup_free_ char *text = jt_gen_finish(g);
+	printf("%s\n", text);
+	fflush(stdout);
+	return 1;
+}
+
+/* An error of the call's input, logged and answered. */
+static int refuse(const struct call *c, int code, const char *msg)
+{
+	log_error("%s %s: %s", c->id && *c->id ? c->id : "-", c->command, msg);
+	return answer_error(c, code, msg);
+}
+
+static int answer_version(const struct call *c)
+{
+	yajl_gen g = jt_gen_new();
+	yajl_gen_map_open(g);
+	jt_gen_str(g, "cniVersion");
+	jt_gen_str(g, c->version ? c->version : "1.1.0");
+	jt_gen_str(g, "supportedVersions");
+	yajl_gen_array_open(g);
+	for (const char *const *v = cnirt_supported_versions(); *v; v++)
+		if (cnirt_version_compare(*v, "0.3.0") >= 0) /* chained: a prevResult */
+			jt_gen_str(g, *v);
+	yajl_gen_array_close(g);
+	yajl_gen_map_close(g);
+	_cleanup_free_ char *text = jt_gen_finish(g);
+	printf("%s\n", text);
+	return 0;
+}
+
+/* ADD's answer: the prevResult, in the list's version. */
+static int answer_prev_result(const struct call *c)
+{
+	yajl_val prev = jt_get(c->conf, "prevResult");
+	if (!YAJL_IS_OBJECT(prev))
+		return refuse(c, CNIRT_ERR_INVALID_CONFIG,
+			      "network configuration: field \"prevResult\": missing: cnihook is "
+			      "chained after the plugins that make the pod's interface");
+	_cleanup_free_ char *text = jt_dump(prev);
+	const char *from = jt_str(jt_get(prev, "cniVersion"));
+	if (from && strcmp(from, c->version) == 0) {
+		printf("%s\n", text); /* as it came */
+		return 0;
+	}
+	_cleanup_free_ char *conv = NULL;
+	cnirt_error *e = NULL;
+	if (cnirt_result_convert(text, strlen(text), c->version, &conv, &e) < 0) {
+		_cleanup_free_ char *msg = xasprintf(
+		    "network configuration: field \"prevResult\": %s", cnirt_error_msg(e));
+		int code = cnirt_error_code(e) ? cnirt_error_code(e) : CNIRT_ERR_DECODE;
+		cnirt_error_free(e);
+		return refuse(c, code, msg);
+	}
+	printf("%s\n", conv);
+	return 0;
+}
+
+/* runtimeConfig["io.kubernetes.cri.pod-annotations"]: string values only. */
+static int read_annotations(struct call *c, char **err)
+{
+	yajl_val rc = jt_get(c->conf, "runtimeConfig");
+	yajl_val ann = jt_get(rc, CAP_POD_ANNOTATIONS);
+	if (ann == NULL || YAJL_IS_NULL(ann))
+		return 0;
+	if (!YAJL_IS_OBJECT(ann))
+		return set_error(err,
+				 "network configuration: field \"runtimeConfig." CAP_POD_ANNOTATIONS
+				 "\": an object of strings expected, not %s",
+				 jt_type_name(ann));
+	for (size_t i = 0; i < ann->u.object.len; i++) {
+		const char *v = jt_str(ann->u.object.values[i]);
+		if (v == NULL) {
+			_cleanup_free_ char *k = shown(ann->u.object.keys[i]);
+			return set_error(err, "pod annotation \"%s\": a string expected, not %s", k,
+					 jt_type_name(ann->u.object.values[i]));
+		}
+		kv_append(&c->ann, &c->n_ann, ann->u.object.keys[i], v);
+	}
+	return 0;
+}
+
+/* The K8S_POD_* pairs of the runtime's CNI_ARGS, passed on. */
+static void pod_args(struct kv **out, size_t *n)
+{
+	_cleanup_free_ char *args = xstrdup(env("CNI_ARGS"));
+	char *save = NULL;
+	for (char *p = strtok_r(args, ";", &save); p; p = strtok_r(NULL, ";", &save)) {
+		char *eq = strchr(p, '=');
+		if (eq == NULL || strncmp(p, "K8S_POD_", 8) != 0)
+			continue;
+		*eq = '\0';
+		kv_append(out, n, p, eq + 1);
+	}
+}
+
+/* The cluster attachment, as the chain made it. */
+static struct status_entry cluster(const struct call *c, const char *result)
+{
+	return (struct status_entry){
+	    .network = c->name, .ifname = c->ifname, .is_default = true, .result = result};
+}
+
+/* The selection of the pod's annotations, checked as the hook checks it,
+ * and the interfaces checked against the cluster's. */
+static int select_networks(const struct call *c, struct selection *sel, char **err)
+{
+	const struct policy *pol = &c->cfg->policy;
+	struct kv *pod = NULL;
+	size_t n_pod = 0;
+	pod_args(&pod, &n_pod);
+	int ret = policy_check_annotations(pol, c->ann, c->n_ann, err);
+	if (ret == 0)
+		ret = annotations_parse_pod(c->ann, c->n_ann, pod, n_pod, sel, err);
+	kv_free(pod, n_pod);
+	if (ret < 0)
+		return -1;
+	if (sel->netns) {
+		selection_free(sel);
+		return set_error(err, "annotation \"" ANN_NETNS "\": not for a pod (its namespace "
+				      "is the one its runtime made)");
+	}
+	if (policy_check_selection_ann(pol, sel, c->ann, c->n_ann, err) < 0) {
+		selection_free(sel);
+		return -1;
+	}
+	for (size_t i = 0; i < sel->n; i++)
+		if (strcmp(sel->v[i].ifname, c->ifname) == 0) {
+			const char *by = annotations_selected_by(c->ann, c->n_ann);
+			selection_free(sel);
+			return set_error(err,
+					 "annotation \"%s\": interface \"%s\" is the cluster "
+					 "network's (CNI_IFNAME)",
+					 by ? by : ANN_NETWORKS, c->ifname);
+		}
+	return 0;
+}
+
+static int cmd_add(struct call *c)
+{
+	if (!annotations_select(c->ann, c->n_ann))
+		return answer_prev_result(c);
+	_cleanup_free_ char *err = NULL;
+	struct selection sel = {0};
+	if (select_networks(c, &sel, &err) < 0)
+		return refuse(c, CNIRT_ERR_INVALID_CONFIG, err);
+	if (sel.n == 0) {
+		selection_free(&sel);
+		return answer_prev_result(c);
+	}
+	if (!*c->netns || netns_is_host(c->netns, &err)) {
+		selection_free(&sel);
+		return refuse(c, CNIRT_ERR_INVALID_ENV,
+			      err ? err : "CNI_NETNS: empty: no namespace to attach to");
+	}
+	_cleanup_free_ char *prev = jt_dump(jt_get(c->conf, "prevResult"));
+	struct status_entry primary = cluster(c, prev);
+	struct lifecycle_failure why = {0};
+	struct lifecycle_target t = {
+	    .id = c->id,
+	    .stage = c->command,
+	    .selected_by = annotations_selected_by(c->ann, c->n_ann),
+	    .netns = c->netns,
+	    .primary = &primary,
+	    .why = &why,
+	};
+	int ret = lifecycle_attach(c->cfg, &t, &sel);
+	selection_free(&sel);
+	if (ret < 0) {
+		ret = answer_error(c, why.code, why.msg ? why.msg : "attach failed");
+		free(why.msg);
+		return ret;
+	}
+	return answer_prev_result(c);
+}
+
+static int cmd_del(struct call *c)
+{
+	struct status_entry primary = cluster(c, NULL);
+	struct lifecycle_failure why = {0};
+	struct lifecycle_target t = {
+	    .id = c->id, .stage = c->command, .netns = c->netns, .primary = &primary, .why = &why};
+	if (lifecycle_detach_target(c->cfg, &t) < 0) {
+		int ret = answer_error(c, why.code, why.msg ? why.msg : "detach failed");
+		free(why.msg);
+		return ret;
+	}
+	return 0;
+}
+
+/* CHECK every recorded secondary; a selection without a record fails. */
+static int cmd_check(struct call *c)
+{
+	_cleanup_free_ char *path = record_path(c->cfg->state_dir, c->id);
+	_cleanup_free_ char *err = NULL;
+	struct record *rec = NULL;
+	if (record_read(path, &rec, &err) < 0)
+		return refuse(c, CNIRT_ERR_IO, err);
+	if (rec == NULL) {
+		struct selection sel = {0};
+		if (!annotations_select(c->ann, c->n_ann))
+			return 0;
+		if (select_networks(c, &sel, &err) < 0)
+			return refuse(c, CNIRT_ERR_INVALID_CONFIG, err);
+		size_t n = sel.n;
+		selection_free(&sel);
+		if (n == 0)
+			return 0;
+		return refuse(c, LIFECYCLE_OWN_ERROR,
+			      "the networks the pod's annotations select are not attached (no "
+			      "attachment record)");
+	}
+	cnirt_ctx *ctx = config_ctx(c->cfg);
+	int ret = 0;
+	for (size_t i = 0; i < rec->n && ret == 0; i++) {
+		const struct record_att *a = &rec->v[i];
+		cnirt_error *e = NULL;
+		cnirt_netlist *l = NULL;
+		cnirt_kv *kv = xreallocarray(NULL, a->n_args ? a->n_args : 1, sizeof(*kv));
+		for (size_t k = 0; k < a->n_args; k++)
+			kv[k] = (cnirt_kv){a->args[k].key, a->args[k].value};
+		cnirt_attachment att = {
+		    .container_id = c->id,
+		    .netns = *c->netns ? c->netns : rec->netns,
+		    .ifname = a->ifname,
+		    .args = kv,
+		    .n_args = a->n_args,
+		    .capability_args = a->cap_args,
+		};
+		if (cnirt_netlist_parse(a->config, strlen(a->config), "attachment record", &l, &e) <
+			0 ||
+		    cnirt_check(ctx, l, &att, &e) < 0) {
+			_cleanup_free_ char *msg = log_format_error(a->network, e);
+			int code = cnirt_error_code(e) ? cnirt_error_code(e) : LIFECYCLE_OWN_ERROR;
+			cnirt_error_free(e);
+			ret = refuse(c, code, msg);
+		}
+		cnirt_netlist_free(l);
+		free(kv);
+	}
+	cnirt_ctx_free(ctx);
+	record_free(rec);
+	return ret;
+}
+
+/* Is id among cni.dev/valid-attachments? */
+static bool is_valid(yajl_val valid, const char *id)
+{
+	for (size_t i = 0; YAJL_IS_ARRAY(valid) && i < valid->u.array.len; i++) {
+		const char *v = jt_str(jt_get(valid->u.array.values[i], "containerID"));
+		if (v && strcmp(v, id) == 0)
+			return true;
+	}
+	return false;
+}
+
+/* GC: detach the secondaries recorded for this cluster network whose
+ * sandbox is not among the valid attachments. */
+static int cmd_gc(struct call *c)
+{
+	yajl_val valid = jt_get(c->conf, "cni.dev/valid-attachments");
+	if (valid && !YAJL_IS_ARRAY(valid))
+		return refuse(c, CNIRT_ERR_INVALID_CONFIG,
+			      "network configuration: field \"cni.dev/valid-attachments\": an "
+			      "array expected");
+	DIR *d = opendir(c->cfg->state_dir);
+	if (d == NULL)
+		return 0;
+	struct status_entry primary = {.network = c->name};
+	struct lifecycle_failure why = {0};
+	struct dirent *de;
+	while ((de = readdir(d))) {
+		if (de->d_name[0] == '.' || is_valid(valid, de->d_name))
+			continue;
+		_cleanup_free_ char *path = record_path(c->cfg->state_dir, de->d_name);
+		_cleanup_free_ char *err = NULL;
+		struct record *rec = NULL;
+		if (record_read(path, &rec, &err) < 0 || rec == NULL) {
+			record_free(rec);
+			continue;
+		}
+		bool mine = rec->cluster && strcmp(rec->cluster, c->name) == 0 &&
+			    strcmp(rec->id, de->d_name) == 0;
+		if (mine) {
+			log_info("%s GC: not among the valid attachments of network \"%s\": "
+				 "detaching its %zu network(s)",
+				 rec->id, c->name, rec->n);
+			struct lifecycle_target t = {.id = rec->id,
+						     .stage = "GC",
+						     .netns = "",
+						     .primary = &primary,
+						     .why = &why};
+			lifecycle_detach_target(c->cfg, &t);
+		}
+		record_free(rec);
+	}
+	closedir(d);
+	if (why.msg) {
+		int ret = answer_error(c, why.code, why.msg);
+		free(why.msg);
+		return ret;
+	}
+	return 0;
+}
+
+/* The environment and stdin of the call; 0, or the exit status of a
+ * refusal already answered. */
+static int read_call(struct call *c, int fd)
+{
+	_cleanup_free_ char *buf = NULL;
+	_cleanup_free_ char *err = NULL;
+	size_t len = 0;
+	int e = read_all_fd(fd, STDIN_MAX_SIZE, &buf, &len);
+	if (e < 0) {
+		err = xasprintf("network configuration on stdin: %s",
+				e == -EFBIG ? "larger than 16 MiB" : strerror(-e));
+		return refuse(c, CNIRT_ERR_IO, err);
+	}
+	if (strcmp(c->command, "STATUS") == 0 || (strcmp(c->command, "VERSION") == 0 && len == 0))
+		return 0;
+	if (jt_parse(buf, len, "network configuration on stdin", &c->conf, &err) < 0)
+		return refuse(c, CNIRT_ERR_DECODE, err);
+	c->version = jt_str(jt_get(c->conf, "cniVersion"));
+	c->name = jt_str(jt_get(c->conf, "name"));
+	if (strcmp(c->command, "VERSION") == 0 || strcmp(c->command, "STATUS") == 0)
+		return 0;
+	if (c->version == NULL || c->name == NULL)
+		return refuse(c, CNIRT_ERR_INVALID_CONFIG,
+			      c->version ? "network configuration: field \"name\": missing"
+					 : "network configuration: field \"cniVersion\": missing");
+	if (read_annotations(c, &err) < 0)
+		return refuse(c, CNIRT_ERR_INVALID_CONFIG, err);
+	return 0;
+}
+
+/* The names that become paths, checked before anything else. */
+static int check_env(const struct call *c)
+{
+	cnirt_error *e = NULL;
+	if (cnirt_check_container_id(c->id, &e) < 0 ||
+	    (strcmp(c->command, "GC") != 0 && cnirt_check_ifname(c->ifname, &e) < 0)) {
+		_cleanup_free_ char *msg = xstrdup(cnirt_error_msg(e));
+		cnirt_error_free(e);
+		return refuse(c, CNIRT_ERR_INVALID_ENV, msg);
+	}
+	return 0;
+}
+
+/* cnihook.json: the one named by the list's "config", else $CNIHOOK_CONFIG,
+ * else the installed one. */
+static int load_config(struct call *c)
+{
+	yajl_val v = jt_get(c->conf, "config");
+	const char *path = jt_str(v);
+	if (v && (path == NULL || *path != '/'))
+		return refuse(c, CNIRT_ERR_INVALID_CONFIG,
+			      "network configuration: field \"config\": the absolute path of a "
+			      "cnihook.json expected");
+	if (path == NULL && getenv("CNIHOOK_CONFIG") && *getenv("CNIHOOK_CONFIG"))
+		path = getenv("CNIHOOK_CONFIG");
+	_cleanup_free_ char *err = NULL;
+	if (config_load(path, &c->cfg, &err) < 0)
+		return refuse(c, CNIRT_ERR_INVALID_CONFIG, err);
+	log_init(c->cfg->log_level, c->cfg->log_syslog);
+	config_enter_sandbox(c->cfg);
+	return 0;
+}
+
+int cniplugin_run(const char *command, int fd)
+{
+	struct call c = {
+	    .command = command,
+	    .id = env("CNI_CONTAINERID"),
+	    .netns = env("CNI_NETNS"),
+	    .ifname = env("CNI_IFNAME"),
+	};
+	int ret = read_call(&c, fd);
+	if (ret == 0 && strcmp(command, "VERSION") == 0)
+		ret = answer_version(&c);
+	else if (ret == 0 && strcmp(command, "STATUS") == 0)
+		ret = 0;
+	else if (ret == 0 && strcmp(command, "ADD") == 0 && !annotations_select(c.ann, c.n_ann))
+		ret = answer_prev_result(&c); /* the fast path: no configuration read */
+	else if (ret == 0 && strcmp(command, "ADD") != 0 && strcmp(command, "DEL") != 0 &&
+		 strcmp(command, "CHECK") != 0 && strcmp(command, "GC") != 0) {
+		_cleanup_free_ char *msg =
+		    xasprintf("CNI_COMMAND: unknown command \"%s\"", command);
+		ret = refuse(&c, CNIRT_ERR_INVALID_ENV, msg);
+	} else if (ret == 0 && (strcmp(command, "GC") == 0 || (ret = check_env(&c)) == 0) &&
+		   (ret = load_config(&c)) == 0) {
+		if (strcmp(command, "ADD") == 0)
+			ret = cmd_add(&c);
+		else if (strcmp(command, "DEL") == 0)
+			ret = cmd_del(&c);
+		else if (strcmp(command, "CHECK") == 0)
+			ret = cmd_check(&c);
+		else
+			ret = cmd_gc(&c);
+	}
+	fflush(stdout);
+	kv_free(c.ann, c.n_ann);
+	yajl_tree_free(c.conf);
+	config_free(c.cfg);
+	return ret;
+}

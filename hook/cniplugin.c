@@ -432,7 +432,7 @@ static int load_config(struct call *c)
 	_cleanup_free_ char *err = NULL;
 	if (config_load(path, &c->cfg, &err) < 0)
 		return refuse(c, CNIRT_ERR_INVALID_CONFIG, err);
-	log_init(c->cfg->log_level, c->cfg->log_syslog);
+	log_init(c->cfg->log_level, c->cfg->log_syslog, c->cfg->state_dir);
 	config_enter_sandbox(c->cfg);
 	return 0;
 }

@@ -94,7 +94,7 @@ int main(int argc, char **argv)
 	/* Run by a container runtime as the CNI plugin "cnihook". */
 	const char *cni_command = getenv("CNI_COMMAND");
 	if (argc == 1 && cni_command && *cni_command) {
-		log_init(LOG_LEVEL_WARN, 0);
+		log_init(LOG_LEVEL_WARN, false, NULL);
 		return cniplugin_run(cni_command, STDIN_FILENO);
 	}
 	int i = 1;

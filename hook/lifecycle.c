@@ -21,6 +21,7 @@
 #include <cnirt.h>
 
 #include "annotations.h"
+#include "hostports.h"
 #include "jsonutil.h"
 #include "lifecycle.h"
 #include "lock.h"
@@ -154,6 +155,41 @@ static const char *selected_by(const struct oci_state *st)
 		    strcmp(st->annotations[i].key, ANN_NETWORKS) == 0)
 			return st->annotations[i].key;
 	return NULL;
+}
+
+/* The port mappings against the sockets bound on the host (hostports.h),
+ * before any plugin runs. /proc is read once, and only when some
+ * attachment maps ports. */
+static int check_host_ports(struct run *r, const struct oci_state *st, const struct selection *sel)
+{
+	bool any = false;
+	for (size_t i = 0; i < sel->n; i++)
+		any |= sel->v[i].port_mappings != NULL;
+	if (!any)
+		return 0;
+	/* The annotation that gave each attachment its mappings: the first
+	 * gets io.cnihook.ports when set, the others their selection's. */
+	bool ports_key = false;
+	for (size_t i = 0; i < st->n_annotations; i++)
+		ports_key |= strcmp(st->annotations[i].key, ANN_PORTS) == 0;
+	const char *by = selected_by(st);
+	struct host_sockets hs = {0};
+	_cleanup_free_ char *err = NULL;
+	int ret = host_sockets_read("/proc", &hs, &err);
+	if (ret < 0) {
+		char *m = xasprintf("sockets bound on the host: %s", err);
+		free(err);
+		err = m;
+	}
+	for (size_t i = 0; i < sel->n && ret == 0; i++)
+		if (sel->v[i].port_mappings)
+			ret = hostports_check(&hs, "/proc",
+					      (i == 0 && ports_key) || by == NULL ? ANN_PORTS : by,
+					      sel->v[i].port_mappings, &err);
+	host_sockets_free(&hs);
+	if (ret < 0)
+		fail(r, err);
+	return ret;
 }
 
 /* Is `path` a namespace cnihook pinned for another container? */
@@ -607,6 +643,11 @@ static int attach(struct run *r, const struct oci_state *st)
 	 * says (a path to /proc/1/ns/net, the pid of a host process...). */
 	if (netns_is_host(source, &err)) {
 		fail(r, err);
+		ret = -1;
+		goto out;
+	}
+
+	if (check_host_ports(r, st, &sel) < 0) {
 		ret = -1;
 		goto out;
 	}

@@ -93,7 +93,7 @@ else:
 EOF
 
 # listen PROTO FAMILY ADDR: start a service; LPID and PORT are its pid and port.
-LPID= PORT=
+LPID='' PORT=''
 listen() {
 	local ready=$tmp/run/ready-$1-$2-$RANDOM
 	"$PY" "$tmp/listen.py" "$1" "$2" "$3" "$ready" 2>"$ready.err" &

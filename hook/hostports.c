@@ -20,12 +20,14 @@
 struct table {
 	const char *name;
 	enum host_proto proto;
-	int family; /* 0: sctp/eps, whose addresses say their family */
+	int family;    /* 0: sctp/eps, whose addresses say their family */
+	bool optional; /* absent without IPv6 or SCTP; IPv4's are always there */
 };
 
 static const struct table tables[] = {
-    {"tcp", HOST_TCP, AF_INET},	  {"tcp6", HOST_TCP, AF_INET6}, {"udp", HOST_UDP, AF_INET},
-    {"udp6", HOST_UDP, AF_INET6}, {"sctp/eps", HOST_SCTP, 0},
+    {"tcp", HOST_TCP, AF_INET, false}, {"tcp6", HOST_TCP, AF_INET6, true},
+    {"udp", HOST_UDP, AF_INET, false}, {"udp6", HOST_UDP, AF_INET6, true},
+    {"sctp/eps", HOST_SCTP, 0, true},
 };
 
 static const char *const proto_names[] = {
@@ -231,7 +233,9 @@ static int read_table(const char *proc, const struct table *t, struct host_socke
 	_cleanup_free_ char *path = xasprintf("%s/self/net/%s", proc, t->name);
 	FILE *f = fopen(path, "re");
 	if (f == NULL)
-		return errno == ENOENT ? 0 : set_error(err, "%s: %s", path, strerror(errno));
+		return errno == ENOENT && t->optional
+			   ? 0
+			   : set_error(err, "%s: %s", path, strerror(errno));
 	_cleanup_free_ char *line = NULL;
 	size_t size = 0, no = 0;
 	int ret = 0;

@@ -44,8 +44,9 @@ struct host_sockets {
 int host_sockets_parse(const char *text, const char *table, struct host_sockets *s, char **err);
 
 /* The sockets of the calling process's network namespace:
- * <proc>/self/net/{tcp,tcp6,udp,udp6,sctp/eps} (a table that does not
- * exist, as without IPv6 or SCTP, has none) and
+ * <proc>/self/net/{tcp,tcp6,udp,udp6,sctp/eps} (tcp6, udp6 and sctp/eps
+ * may be absent, without IPv6 or SCTP; tcp and udp may not: without them
+ * nothing could be checked) and
  * <proc>/sys/net/ipv6/bindv6only. proc is "/proc" but in tests. */
 int host_sockets_read(const char *proc, struct host_sockets *s, char **err);
 void host_sockets_free(struct host_sockets *s);

@@ -11,6 +11,12 @@
  * Not counted: TCP sockets that are not listening and connected UDP
  * sockets (clients on their own ephemeral ports: their traffic is in
  * conntrack already and no DNAT reaches it).
+ *
+ * Cost: read only for a container with port mappings. The kernel makes
+ * tcp and tcp6 by walking its whole connection hash, listeners or not:
+ * about 2 ms of system time for the five tables on the 2-core test VM
+ * with a handful of sockets. A sock_diag netlink dump asking for
+ * listeners only would skip that walk.
  */
 #ifndef CNIHOOK_HOSTPORTS_H
 #define CNIHOOK_HOSTPORTS_H

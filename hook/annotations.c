@@ -1100,6 +1100,7 @@ static int parse_single_keys(const struct kv *ann, size_t n, struct selection *s
 		if (rc < 0)
 			return ann_fail(err, ANN_PORTS, problem);
 		r->port_mappings = out;
+		r->ports_key = ANN_PORTS;
 	}
 
 	if ((value = ann_get(ann, n, ANN_MAC))) {

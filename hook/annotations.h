@@ -40,6 +40,9 @@ struct attach_req {
 	char *cni_args;	   /* JSON object (NPWG "cni-args"), or NULL */
 	char **default_route; /* gateway IPs (NPWG "default-route"), n of them */
 	size_t n_default_route;
+	/* The annotation port_mappings came from when it is not the selection
+	 * (ANN_PORTS), or NULL; for messages. */
+	const char *ports_key;
 };
 
 struct selection {

@@ -21,6 +21,7 @@
 #include <cnirt.h>
 
 #include "annotations.h"
+#include "hostports.h"
 #include "jsonutil.h"
 #include "lifecycle.h"
 #include "lock.h"
@@ -175,6 +176,37 @@ static char *inject_cni_args(const char *bytes, size_t len, const char *cni_args
 	yajl_tree_free(root);
 	yajl_tree_free(extra);
 	return jt_gen_finish(g);
+}
+
+/* The port mappings against the sockets bound on the host (hostports.h),
+ * before any plugin runs. /proc is read once, and only when some
+ * attachment maps ports. */
+static int check_host_ports(struct run *r, const struct selection *sel, const char *by)
+{
+	bool any = false;
+	for (size_t i = 0; i < sel->n; i++)
+		any |= sel->v[i].port_mappings != NULL;
+	if (!any)
+		return 0;
+	struct host_sockets hs = {0};
+	_cleanup_free_ char *err = NULL;
+	int ret = host_sockets_read("/proc", &hs, &err);
+	if (ret < 0) {
+		char *m = xasprintf("sockets bound on the host: %s", err);
+		free(err);
+		err = m;
+	}
+	for (size_t i = 0; i < sel->n && ret == 0; i++)
+		if (sel->v[i].port_mappings)
+			ret = hostports_check(&hs, "/proc",
+					      sel->v[i].ports_key ? sel->v[i].ports_key
+					      : by		  ? by
+								  : ANN_PORTS,
+					      sel->v[i].port_mappings, &err);
+	host_sockets_free(&hs);
+	if (ret < 0)
+		fail(r, err);
+	return ret;
 }
 
 /* Is `path` a namespace cnihook pinned for another container? */
@@ -597,6 +629,8 @@ static int attach_locked(struct run *r, const struct selection *sel, struct prep
 static int attach_selection(struct run *r, const struct selection *sel, const char *by,
 			    const char *source)
 {
+	if (check_host_ports(r, sel, by) < 0)
+		return -1;
 	_cleanup_free_ char *err = NULL;
 	cnirt_confdir *dir = NULL;
 	cnirt_error *e = NULL;

@@ -912,6 +912,9 @@ http_get() {
 	fi
 }
 
+# page_is URL TEXT: GET URL returns TEXT.
+page_is() { [ "$(http_get "$1")" = "$2" ]; }
+
 # assert_page URL: the page the rootfs serves comes back.
 assert_page() {
 	local url=$1 got='' i
@@ -1190,6 +1193,66 @@ rt_case_bad_annotation() {
 	rt_force_remove "$id"
 	assert_page "http://127.0.0.1:$port/"
 	rt_stop "$a"
+	rt_teardown_and_check
+}
+
+# 3c. A host port that a service of the host listens on (issue 9's finding:
+# python3 -m http.server PORT --bind 127.0.0.1, then a container with
+# io.cnihook.ports=PORT:80 took its traffic) is refused before any plugin
+# runs, naming the port and the process; the service keeps answering. The
+# same port on another address of the host (the bridge's gateway address)
+# is mapped by the real portmap and serves the container's page there,
+# while 127.0.0.1:PORT stays the host's.
+rt_case_host_service() {
+	local id port spid page i ip
+	rt_setup_case h
+	rt_add_net "$NET" "$BR" "$SUB"
+	page="host service $uniq"
+	mkdir -p "$DIR/www"
+	printf '%s\n' "$page" >"$DIR/www/index.html"
+	checking "a host service: python3 -m http.server on 127.0.0.1"
+	# A free port in 31000-32499: below the ephemeral ports, away from
+	# the 20000-30000 the other cases map.
+	for ((i = 0; i < 20; i++)); do
+		port=$((31000 + RANDOM % 1500))
+		/usr/bin/python3 -m http.server "$port" --bind 127.0.0.1 --directory "$DIR/www" \
+			>"$DIR/http.log" 2>&1 &
+		spid=$!
+		cleanup_push "kill $spid 2>/dev/null; wait $spid 2>/dev/null"
+		wait_for 30 page_is "http://127.0.0.1:$port/" "$page" && break
+		kill "$spid" 2>/dev/null
+		wait "$spid" 2>/dev/null || true
+		spid=
+	done
+	[ -n "$spid" ] || fail "python3 -m http.server did not start: $(cat "$DIR/http.log")"
+	ok "serving on 127.0.0.1:$port (pid $spid)"
+
+	id=$(rt_id)
+	checking "start $id with io.cnihook.ports=$port:80 fails, naming the port and pid $spid"
+	if rt_start "$id" "$(annotations io.cnihook.networks "$NET" io.cnihook.ports "$port:80")"; then
+		fail "$RT started $id"
+	fi
+	grep -qF -- "annotation \"io.cnihook.ports\": host port $port/tcp on 127.0.0.1 is in use on the host by pid $spid (python3)" \
+		"${RT_OUT[$RT_CID]}" "$HOOKLOG" || fail "the error does not name port $port and pid $spid"
+	! ip link show "$BR" >/dev/null 2>&1 || fail "bridge $BR exists: a plugin ran"
+	ok "refused before any plugin ran"
+	rt_force_remove "$id"
+	checking "the host service still answers on 127.0.0.1:$port"
+	page_is "http://127.0.0.1:$port/" "$page" || fail "it does not"
+	ok "it does"
+
+	id=$(rt_id b)
+	rt_start_ok "start $id with io.cnihook.ports=$GW:$port:80 (another host address)" "$id" \
+		"$(annotations io.cnihook.networks "$NET" io.cnihook.ports "$GW:$port:80")"
+	ip=$(assert_attached_to "$id" "$RT_CID" "$NET" eth0 "$SUB")
+	checking "portmap rules send $port to $ip:80"
+	assert_portmap "$RT_CID" "$port" "$ip"
+	ok "portmap rules present"
+	assert_page "http://$GW:$port/"
+	checking "127.0.0.1:$port is still the host service"
+	page_is "http://127.0.0.1:$port/" "$page" || fail "it is not"
+	ok "it is"
+	rt_stop "$id"
 	rt_teardown_and_check
 }
 
@@ -1612,6 +1675,8 @@ rt_run_all() {
 	run_case "3. a failing second network: no start, the first rolled back ($RT)" rt_case_failing_network
 	run_case "3. bad annotations, a host port in use: refused before any plugin runs ($RT)" \
 		rt_case_bad_annotation
+	run_case "3. a host port a host service listens on: refused, the service unharmed ($RT)" \
+		rt_case_host_service
 	run_case "4. poststop twice ($RT)" rt_case_poststop_twice
 	run_case "4. poststop with the state directory removed ($RT)" rt_case_state_removed
 	run_case "4. a container joining another's namespace is left alone ($RT)" rt_case_join

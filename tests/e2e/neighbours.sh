@@ -25,32 +25,17 @@ T_NETPREFIX=gcn
 
 require_root
 require_cmd ip jq iptables-save sha256sum sha512sum podman runc tar
-command -v go >/dev/null 2>&1 ||
-	skip "go not found (install golang-go): cannot build the reference runtime refcni"
-GOLIBS=${CNIHOOK_GOPATH:-/usr/share/gocode}
-[ -d "$GOLIBS/src/github.com/containernetworking/cni/libcni" ] ||
-	skip "libcni not found in $GOLIBS (install golang-github-appc-cni-dev)"
 CNIHOOK=${CNIHOOK:-${abs_top_builddir:-$srcdir}/hook/cnihook}
 [ -x "$CNIHOOK" ] || fail "cnihook not found at $CNIHOOK (set CNIHOOK)"
-PLUGINDIR=${CNI_PLUGIN_DIR:-/usr/lib/cni}
-for p in bridge host-local portmap firewall; do
-	[ -x "$PLUGINDIR/$p" ] ||
-		skip "CNI plugin $PLUGINDIR/$p not found (install containernetworking-plugins)"
-done
+require_plugins bridge host-local portmap firewall
 RT_BUSYBOX=${CNIHOOK_BUSYBOX:-/bin/busybox}
 [ -x "$RT_BUSYBOX" ] && ! ldd "$RT_BUSYBOX" >/dev/null 2>&1 ||
 	skip "no static busybox at $RT_BUSYBOX (install busybox-static)"
 command -v ping >/dev/null 2>&1 || command -v busybox >/dev/null 2>&1 ||
 	skip "neither ping nor busybox (for ping) found"
 
+require_refcni
 guard_host_state
-
-log "building refcni against $GOLIBS (offline)"
-REFCNI=$T_TMP/refcni
-env GO111MODULE=off GOFLAGS= GOENV=off GOPROXY=off GOPATH="$T_TMP/gopath:$GOLIBS" \
-	GOCACHE="$T_TMP/gocache" go build -o "$REFCNI" "$srcdir/tests/interop/refcni.go" ||
-	fail "go build of tests/interop/refcni.go failed"
-LIBCNI_VERSION=$(dpkg-query -W -f '${Version}' golang-github-appc-cni-dev 2>/dev/null || echo unknown)
 log "cnihook: $CNIHOOK"
 log "refcni:  $REFCNI (libcni $LIBCNI_VERSION)"
 log "suffix:  $uniq"
@@ -127,6 +112,17 @@ gc_says() {
 	ok "$desc: $(grep -F -- "$text" <<<"$OUT")"
 }
 
+# gc_keeps TEXT WHAT...: gc --dry-run and gc say TEXT of the container, and
+# leave fingerprint WHAT... as it was.
+gc_keeps() {
+	local text=$1 before
+	shift
+	before=$(fingerprint "$@")
+	gc_says "gc --dry-run: kept, and why" "$text" --dry-run
+	gc_says "gc: kept, and why" "$text"
+	same_as "$before" "$@"
+}
+
 # refcni_add LETTER: a bridge/portmap/firewall network, a namespace, and
 # refcni's ADD to it with a port mapping. Sets NS CID IP PORT ENTRY LEASE.
 refcni_add() {
@@ -156,11 +152,8 @@ case_refcni_no_netns() {
 	jq -e 'has("netns") | not' "$ENTRY" >/dev/null || fail "it has: $(cat "$ENTRY")"
 	ok "no netns"
 	local before kept
-	before=$(fingerprint "$IP" "$CID" "$LEASE" "$NS" "$ENTRY")
 	kept="gc: container \"$CID\": kept: the cache entry of network \"$NET\", interface \"eth0\" names no network namespace and cnihook has no record of it: nothing proves it gone"
-	gc_says "gc --dry-run: kept, and why" "$kept" --dry-run
-	gc_says "gc: kept, and why" "$kept"
-	same_as "$before" "$IP" "$CID" "$LEASE" "$NS" "$ENTRY"
+	gc_keeps "$kept" "$IP" "$CID" "$LEASE" "$NS" "$ENTRY"
 	checking "list: GC column kept:no-netns"
 	hook list --no-trunc
 	grep -Eq "^$CID +$NET +eth0 +$IP/24 +- +[0-9]+s +kept:no-netns$" <<<"$OUT" || fail "list: $OUT"
@@ -170,9 +163,8 @@ case_refcni_no_netns() {
 	# Its namespace deleted: the entry still proves nothing; the sandbox
 	# its result names does, when the operator says it may count.
 	ip netns delete "$NS"
+	gc_keeps "$kept" "$IP" "$CID" "$LEASE" "" "$ENTRY"
 	before=$(fingerprint "$IP" "$CID" "$LEASE" "" "$ENTRY")
-	gc_says "namespace deleted, gc: still kept" "$kept"
-	same_as "$before" "$IP" "$CID" "$LEASE" "" "$ENTRY"
 	gc_says "gc --netns-from-result --dry-run: the result's sandbox is gone" \
 		"gc: container \"$CID\": gone: would detach 1 attachment(s) and remove its state (no state of runc, crun or containerd; /run/netns/$NS does not exist (named by the sandbox of its cached result of network \"$NET\"))" \
 		--dry-run --netns-from-result
@@ -189,13 +181,9 @@ case_refcni_netns() {
 	cat "$DIR/entry" >"$ENTRY"
 	jq -e --arg p "/run/netns/$NS" '.netns == $p' "$ENTRY" >/dev/null || fail "no netns"
 	ok "netns /run/netns/$NS"
-	local before kept
-	before=$(fingerprint "$IP" "$CID" "$LEASE" "$NS" "$ENTRY")
-	kept="gc: container \"$CID\": kept: /run/netns/$NS is a network namespace (named by its cache entry of network \"$NET\")"
-	gc_says "gc --dry-run: kept, its namespace exists" "$kept" --dry-run
-	gc_says "gc: kept, its namespace exists" "$kept"
-	gc_says "gc --netns-from-result: kept" "$kept" --netns-from-result
-	same_as "$before" "$IP" "$CID" "$LEASE" "$NS" "$ENTRY"
+	local kept="gc: container \"$CID\": kept: /run/netns/$NS is a network namespace (named by its cache entry of network \"$NET\")"
+	gc_says "gc --netns-from-result: kept, its namespace exists" "$kept" --netns-from-result
+	gc_keeps "$kept" "$IP" "$CID" "$LEASE" "$NS" "$ENTRY"
 	assert_attached "$NS" "$IP" "$GW" "$CID"
 	ip netns delete "$NS"
 	gc_says "namespace deleted, gc: gone, and what was checked" \
@@ -207,7 +195,7 @@ case_cli_add() {
 	setup_case c
 	hookconf
 	write_list "$NETCONFPATH/10-net.conflist" "$NET" 1.0.0 bridge portmap firewall
-	local port=$((20000 + RANDOM % 10001)) ns=gcn-$uniq-c cid ip entry before kept
+	local port=$((20000 + RANDOM % 10001)) ns=gcn-$uniq-c cid ip entry kept
 	export CAP_ARGS="{\"portMappings\":[{\"hostPort\":$port,\"containerPort\":80,\"protocol\":\"tcp\"}]}"
 	new_netns "$ns"
 	cid=$(default_cid "/run/netns/$ns")
@@ -217,11 +205,8 @@ case_cli_add() {
 	ip=${ip%/24}
 	entry=$CNI_CACHE_DIR/results/$NET-$cid-eth0
 	assert_portmap "$cid" "$port" "$ip"
-	before=$(fingerprint "$ip" "$cid" "$(lease_of "$ip")" "$ns" "$entry")
 	kept="gc: container \"$cid\": kept: /run/netns/$ns is a network namespace (named by its cache entry of network \"$NET\")"
-	gc_says "gc --dry-run: kept" "$kept" --dry-run
-	gc_says "gc: kept" "$kept"
-	same_as "$before" "$ip" "$cid" "$(lease_of "$ip")" "$ns" "$entry"
+	gc_keeps "$kept" "$ip" "$cid" "$(lease_of "$ip")" "$ns" "$entry"
 	assert_attached "$ns" "$ip" "$GW" "$cid"
 	expect_ok "cnihook del" cli del "$NET" "/run/netns/$ns"
 	teardown_and_check "$ns" "$cid"
@@ -280,42 +265,26 @@ pm() { podman --runtime "$PM_RUNC" "$@"; }
 
 case_podman_cni() {
 	setup_case e
-	local pmd=$DIR/podman podnet=$DIR/podnet name=gcn-$uniq-e image=localhost/gcn-$uniq cid \
-		pid ip entry lease before
-	mkdir -p "$pmd/graph" "$pmd/run" "$pmd/tmp" "$podnet" "$DIR/podcache/results"
-	printf '[storage]\ndriver = "vfs"\ngraphroot = "%s"\nrunroot = "%s"\n' \
-		"$pmd/graph" "$pmd/run" >"$pmd/storage.conf"
-	cat >"$pmd/containers.conf" <<EOF
-[engine]
-tmp_dir = "$pmd/tmp"
-events_logger = "file"
-events_logfile_path = "$pmd/events.log"
-[network]
-network_backend = "cni"
-network_config_dir = "$podnet"
-cni_plugin_dirs = ["$PLUGINDIR"]
-EOF
-	export CONTAINERS_STORAGE_CONF=$pmd/storage.conf CONTAINERS_CONF=$pmd/containers.conf
+	local podnet=$DIR/podnet name=gcn-$uniq-e cid pid ip entry lease before
+	mkdir -p "$podnet" "$DIR/podcache/results"
+	# runtime-lib's podman set-up (storage, image), with the CNI backend on
+	# a configuration directory of the case's own.
+	RT_ROOTFS=$DIR/rootfs
+	make_rootfs "$RT_ROOTFS"
+	pm_init
+	printf '[network]\nnetwork_backend = "cni"\nnetwork_config_dir = "%s"\ncni_plugin_dirs = ["%s"]\n' \
+		"$podnet" "$PLUGINDIR" >>"$CONTAINERS_CONF"
 	PM_RUNC=$DIR/runc
 	mkdir -p "$DIR/runc-root"
 	printf '#!/bin/sh\nexec runc --root "%s" "$@"\n' "$DIR/runc-root" >"$PM_RUNC"
 	chmod 755 "$PM_RUNC"
-	# What podman makes outside our directories whatever the configuration
-	# says: removed at exit if this case made it (the shared CNI
-	# directories only when empty: others may use them meanwhile).
+	# The shared CNI directories podman makes: removed at exit if this case
+	# made them and they are empty (others may use them meanwhile).
 	local d
-	for d in /var/lib/containers /var/lib/containers/cache /run/containers \
-		/run/containers/networks /var/lib/cni/networks/"$NET"; do
-		[ -e "$d" ] || cleanup_push "rm -rf '$d'"
-	done
 	for d in /var/lib/cni /var/lib/cni/results /var/lib/cni/networks; do
 		[ -e "$d" ] || cleanup_push "rmdir '$d'"
 	done
-	cleanup_push "umount_under '$pmd'"
-	make_rootfs "$DIR/rootfs"
-	cleanup_push "podman rmi -f '$image'"
-	tar -C "$DIR/rootfs" -c . | podman import -q - "$image" >/dev/null ||
-		fail "podman import of the rootfs failed"
+	[ -e "/var/lib/cni/networks/$NET" ] || cleanup_push "rm -rf '/var/lib/cni/networks/$NET'"
 
 	checking "podman network create (CNI backend, internal: no masquerade)"
 	pm network create --internal --disable-dns --subnet "$SUB.0/24" "$NET" >/dev/null ||
@@ -329,7 +298,7 @@ EOF
 	checking "podman run --network $NET"
 	cleanup_push "pm rm -f -t 0 '$name'"
 	pm run -d --name "$name" --network "$NET" --ulimit nofile=20000:20000 \
-		--ulimit nproc=32768:32768 "$image" sleep 300 >/dev/null || fail "podman run failed"
+		--ulimit nproc=32768:32768 "$PM_IMAGE" sleep 300 >/dev/null || fail "podman run failed"
 	cid=$(podman inspect -f '{{.Id}}' "$name")
 	pid=$(podman inspect -f '{{.State.Pid}}' "$name")
 	ip=$(nsenter -t "$pid" -n ip -4 -o addr show dev eth0 | awk '{print $4}')

@@ -141,11 +141,12 @@ static bool foreign_gone(const struct gc_options *o, const struct candidate *c, 
 		char **paths = NULL;
 		size_t n_paths = 0;
 		const char *from = "its cache entry";
-		if (netns && *netns)
+		if (netns && *netns) {
 			strv_append(&paths, &n_paths, netns);
-		else if (o->netns_from_result)
-			result_sandboxes(e, &paths, &n_paths),
-			    from = "the sandbox of its cached result";
+		} else if (o->netns_from_result) {
+			result_sandboxes(e, &paths, &n_paths);
+			from = "the sandbox of its cached result";
+		}
 		if (n_paths == 0) {
 			free(*evidence);
 			*evidence = xasprintf(

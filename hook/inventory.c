@@ -128,8 +128,9 @@ static void status_rows(struct table *t, const char *id, yajl_val st, bool no_tr
 
 #define STATUS_HEADER "CONTAINER", "NETWORK", "INTERFACE", "IPS", "MAC", "DEFAULT"
 
-/* The containers of the state directory, sorted; -1 when it cannot be read
- * (logged). A missing state directory holds none. */
+/* The containers of the state directory (its subdirectories named like
+ * container ids), sorted; -1 when it cannot be read (logged). A missing
+ * state directory holds none. */
 static int state_ids(const struct hook_config *cfg, const char *verb, char ***out, size_t *n)
 {
 	struct dirent **names = NULL;
@@ -142,7 +143,12 @@ static int state_ids(const struct hook_config *cfg, const char *verb, char ***ou
 	for (int i = 0; i < k; i++) {
 		cnirt_error *e = NULL;
 		const char *name = names[i]->d_name;
-		if (name[0] != '.' && cnirt_check_container_id(name, &e) == 0 &&
+		_cleanup_free_ char *path = xasprintf("%s/%s", cfg->state_dir, name);
+		struct stat st;
+		bool dir =
+		    names[i]->d_type == DT_DIR || (names[i]->d_type == DT_UNKNOWN &&
+						   lstat(path, &st) == 0 && S_ISDIR(st.st_mode));
+		if (dir && name[0] != '.' && cnirt_check_container_id(name, &e) == 0 &&
 		    strcmp(name, "ports") != 0)
 			strv_append(out, n, name);
 		cnirt_error_free(e);

@@ -262,6 +262,8 @@ for x in "$a" "$b" "$c"; do
 	printf '[{"name":"two","interface":"eth0","ips":["10.99.0.%s/24"],"mac":"aa:bb:cc:dd:ee:ff","default":true}]\n' \
 		"${#x}" >"$state/$x/network-status.json"
 done
+# A lock file of another container is no container with a status.
+: >"$state/0123456789ab-other.lock"
 "$CNIHOOK" --config "$cfg" status 0123456789ab >"$tmp/out" 2>"$tmp/err"
 rc=$?
 check "status PREFIX: the one container whose id starts with it" \
@@ -283,29 +285,34 @@ check "status NO-MATCH: an error, exit 1" \
 rc=$?
 check "status FULL-ID still works (the table cuts it to 12)" \
 	eval '[ $rc = 0 ] && grep -qE "^f3e99e1ae839 +two +eth0 " "$tmp/out"'
-# column COLUMN FILE: where each line's field COLUMN starts, distinct values
-column_at() { awk -v c="$1" '{ n = 0; p = 0; s = $0; for (i = 1; i <= c; i++) { m = match(s, /[^ ]+/); p += m; s = substr(s, m + RLENGTH); if (i < c) p += RLENGTH - 1 } print p }' "$2" | sort -u; }
-"$CNIHOOK" --config "$cfg" status >"$tmp/out"
+# column_at COLUMN FILE: where each line's field COLUMN starts, distinct values
+column_at() { awk -v c="$1" '{ p = 0; s = $0; for (i = 1; i <= c; i++) { m = match(s, /[^ ]+/); p += m; s = substr(s, m + RLENGTH); if (i < c) p += RLENGTH - 1 } print p }' "$2" | sort -u; }
+# aligned FILE COLUMNS: fields 2..COLUMNS start at the same place on every line
+aligned() {
+	local k
+	for ((k = 2; k <= $2; k++)); do [ "$(column_at "$k" "$1" | wc -l)" = 1 ] || return 1; done
+}
+"$CNIHOOK" --config "$cfg" status >"$tmp/out" 2>"$tmp/err"
 rc=$?
-check "status table: ids cut to 12 characters, columns aligned" \
-	eval '[ "$(grep -c "^f3e99e1ae839 " "$tmp/out")" = 2 ] && ! grep -q "$a" "$tmp/out" &&
-	      for k in 2 3 4 5 6; do [ "$(column_at $k "$tmp/out" | wc -l)" = 1 ] || exit 1; done'
+check "status table: ids cut to 12 characters, columns aligned, nothing on stderr" \
+	eval '[ ! -s "$tmp/err" ] && [ "$(grep -c "^f3e99e1ae839 " "$tmp/out")" = 2 ] && ! grep -q "$a" "$tmp/out" &&
+	      aligned "$tmp/out" 6'
 "$CNIHOOK" --config "$cfg" status --no-trunc >"$tmp/out"
 rc=$?
 check "status --no-trunc: whole 64-character ids, columns aligned" \
 	eval 'grep -q "^$a " "$tmp/out" && grep -q "^$c " "$tmp/out" &&
-	      for k in 2 3 4 5 6; do [ "$(column_at $k "$tmp/out" | wc -l)" = 1 ] || exit 1; done &&
+	      aligned "$tmp/out" 6 &&
 	      [ "$(column_at 2 "$tmp/out")" = 67 ]'
 CNI_CONTAINERID=$a "$CNIHOOK" add two /run/netns/clitest >/dev/null
 "$CNIHOOK" --config "$cfg" list --no-trunc >"$tmp/out"
 rc=$?
 check "list --no-trunc: a 64-character id whole, columns aligned" \
-	eval 'grep -q "^$a " "$tmp/out" && for k in 2 3 4 5 6 7; do [ "$(column_at $k "$tmp/out" | wc -l)" = 1 ] || exit 1; done'
+	eval 'grep -q "^$a " "$tmp/out" && aligned "$tmp/out" 7'
 "$CNIHOOK" --config "$cfg" list >"$tmp/out"
 rc=$?
 check "list: the id cut to 12 characters" eval 'grep -q "^f3e99e1ae839 " "$tmp/out" && ! grep -q "$a" "$tmp/out"'
 CNI_CONTAINERID=$a "$CNIHOOK" del two /run/netns/clitest
-rm -rf "${state:?}/$a" "${state:?}/$b" "${state:?}/$c"
+rm -rf "${state:?}/$a" "${state:?}/$b" "${state:?}/$c" "$state/0123456789ab-other.lock"
 
 # A command that needs root says so and fails, as another user; version
 # and --help work for anyone. (The configuration is readable, the state and

@@ -138,6 +138,8 @@ static bool foreign_gone(const struct gc_options *o, const struct candidate *c, 
 	for (size_t i = 0; i < c->n; i++) {
 		const cnirt_cache_entry *e = c->v[i];
 		const char *netns = cnirt_cache_entry_netns(e);
+		_cleanup_free_ char *net = shown(cnirt_cache_entry_network(e));
+		_cleanup_free_ char *ifname = shown(cnirt_cache_entry_ifname(e));
 		char **paths = NULL;
 		size_t n_paths = 0;
 		const char *from = "its cache entry";
@@ -152,7 +154,7 @@ static bool foreign_gone(const struct gc_options *o, const struct candidate *c, 
 			*evidence = xasprintf(
 			    "the cache entry of network \"%s\", interface \"%s\" names no network "
 			    "namespace%s and cnihook has no record of it: nothing proves it gone",
-			    cnirt_cache_entry_network(e), cnirt_cache_entry_ifname(e),
+			    net, ifname,
 			    o->netns_from_result ? " (nor does its cached result)" : "");
 			strv_free(paths, n_paths);
 			return false;
@@ -162,15 +164,14 @@ static bool foreign_gone(const struct gc_options *o, const struct candidate *c, 
 			int r = netns_probe(paths[k], &seen);
 			if (r != 0) {
 				free(*evidence);
-				*evidence =
-				    r > 0 ? xasprintf("%s (named by %s of network \"%s\")", seen,
-						      from, cnirt_cache_entry_network(e))
-					  : TAKE_PTR(seen);
+				*evidence = r > 0 ? xasprintf("%s (named by %s of network \"%s\")",
+							      seen, from, net)
+						  : TAKE_PTR(seen);
 				strv_free(paths, n_paths);
 				return false;
 			}
 			add_evidence(evidence, "%s (named by %s of network \"%s\")", seen, from,
-				     cnirt_cache_entry_network(e));
+				     net);
 		}
 		strv_free(paths, n_paths);
 	}

@@ -260,26 +260,42 @@ void cli_usage(FILE *f)
 	    f, "Usage:\n"
 	       "  cnihook [--config FILE] createRuntime|prestart|poststop < STATE\n"
 	       "                                        the OCI hook (stage inferred when absent)\n"
-	       "  cnihook [--config FILE] status [--json] [ID]\n"
+	       "  cnihook [--config FILE] status [--json] [--no-trunc] [ID]\n"
 	       "                                        network status of one or all containers\n"
-	       "  cnihook [--config FILE] list [--json] every cache entry, of any runtime\n"
-	       "  cnihook [--config FILE] gc [--dry-run]\n"
-	       "                                        tear down what gone containers left\n"
+	       "                                        (ID: a full id or a unique prefix)\n"
+	       "  cnihook [--config FILE] list [--json] [--no-trunc]\n"
+	       "                                        every cache entry, of any runtime\n"
+	       "  cnihook [--config FILE] gc [--dry-run] [--netns-from-result]\n"
+	       "                                        tear down what provably gone containers\n"
+	       "                                        left, saying why each is kept or gone\n"
 	       "  cnihook add|check|del NETWORK NETNS   run a network's plugins on a netns\n"
 	       "  cnihook validate [NETWORK]            check networks against their plugins\n"
-	       "  cnihook version                       print versions\n"
+	       "  cnihook version, cnihook --version    print versions\n"
 	       "  cnihook --help                        this text\n"
 	       "  CNI_COMMAND=... cnihook < CONFIG      a chained CNI plugin (Kubernetes pods)\n"
 	       "Options: --config FILE (default $CNIHOOK_CONFIG, else " SYSCONFDIR
 	       "/cnihook/cnihook.json;\n"
 	       "  for add, check, del and validate: the plugins' sandbox and confDir),\n"
-	       "  --log-level=error|warn|info|debug\n"
+	       "  --log-level=error|warn|info|debug; --no-trunc: full container ids in tables\n"
+	       "  (else their first 12 characters). add, check, del, validate and gc need root.\n"
 	       "\n"
 	       "Environment: NETCONFPATH (default: cnihook.json's confDir, built-in\n"
 	       "  " CNIHOOK_CONF_DIR "), CNI_PATH (default " DEFAULT_CNI_PATH "),\n"
 	       "CNI_IFNAME (eth0), CNI_ARGS (K=V;K=V), CAP_ARGS (JSON object), CNI_CONTAINERID,\n"
 	       "CNI_CACHE_DIR (default " DEFAULT_CACHE_DIR "), CNIHOOK_PLUGIN_TIMEOUT (seconds).\n"
 	       "See cnihook(8).\n");
+}
+
+/* The plugins need root: they enter network namespaces and change links,
+ * addresses and firewall rules, in the sandbox only root can set up. */
+static bool refused_without_root(const char *verb)
+{
+	if (geteuid() == 0)
+		return false;
+	log_error("%s needs root (its plugins enter network namespaces and change links, "
+		  "addresses and firewall rules)",
+		  verb);
+	return true;
 }
 
 int cli_main(int argc, char **argv, const char *config)
@@ -291,6 +307,8 @@ int cli_main(int argc, char **argv, const char *config)
 			log_error("%s: expected NETWORK NETNS", verb);
 			return 2;
 		}
+		if (refused_without_root(verb))
+			return 1;
 		return do_attachment(verb, argv[1], argv[2]);
 	}
 	if (strcmp(verb, "validate") == 0) {
@@ -298,6 +316,8 @@ int cli_main(int argc, char **argv, const char *config)
 			log_error("validate: expected at most one NETWORK");
 			return 2;
 		}
+		if (refused_without_root(verb))
+			return 1;
 		return do_validate(argc == 2 ? argv[1] : NULL);
 	}
 	if (strcmp(verb, "version") == 0)

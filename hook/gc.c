@@ -3,15 +3,19 @@
 #include "config.h"
 
 #include <dirent.h>
+#include <fcntl.h>
 #include <glob.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <cnirt.h>
 
 #include "gc.h"
 #include "inventory.h"
+#include "jsonutil.h"
 #include "lifecycle.h"
 #include "log.h"
 #include "netns.h"
@@ -26,38 +30,41 @@ static const char *const runtime_state[] = {
     "/run/containerd/runc/*/",
 };
 
-static bool runtime_has_state(const char *id)
+/* The state directory a runtime keeps for the container (a new string), or
+ * NULL when none has. */
+static char *runtime_state_of(const char *id)
 {
 	for (size_t i = 0; i < ARRAY_SIZE(runtime_state); i++) {
 		_cleanup_free_ char *pattern = xasprintf("%s%s", runtime_state[i], id);
 		glob_t g;
 		int r = glob(pattern, GLOB_NOSORT, NULL, &g);
-		bool found = r == 0 && g.gl_pathc > 0;
+		char *found = r == 0 && g.gl_pathc > 0 ? xstrdup(g.gl_pathv[0]) : NULL;
 		if (r == 0)
 			globfree(&g);
 		if (found)
-			return true;
+			return found;
 	}
-	return false;
+	return NULL;
 }
 
-/* Does any process live in the network namespace at `path`? */
-static bool netns_has_process(const char *path)
+/* A process that lives in the network namespace at `path` (its pid), or 0. */
+static long netns_process(const char *path)
 {
 	struct stat ns;
 	if (stat(path, &ns) < 0)
-		return false;
+		return 0;
 	DIR *d = opendir("/proc");
 	if (d == NULL)
-		return true; /* cannot tell: keep it */
-	bool found = false;
+		return 1; /* cannot tell: keep it (pid 1 stands for "some") */
+	long found = 0;
 	struct dirent *de;
 	while (!found && (de = readdir(d))) {
 		if (de->d_name[0] < '1' || de->d_name[0] > '9')
 			continue;
 		_cleanup_free_ char *p = xasprintf("/proc/%s/ns/net", de->d_name);
 		struct stat st;
-		found = stat(p, &st) == 0 && st.st_dev == ns.st_dev && st.st_ino == ns.st_ino;
+		if (stat(p, &st) == 0 && st.st_dev == ns.st_dev && st.st_ino == ns.st_ino)
+			found = strtol(de->d_name, NULL, 10);
 	}
 	closedir(d);
 	return found;
@@ -65,9 +72,9 @@ static bool netns_has_process(const char *path)
 
 struct candidate {
 	char *id;
-	size_t n_attachments;
-	char **netns; /* the cached netns paths */
-	size_t n_netns;
+	bool own;		     /* <stateDir>/<id>/ exists: the hook attached it */
+	const cnirt_cache_entry **v; /* its cache entries */
+	size_t n;
 };
 
 static struct candidate *find(struct candidate **v, size_t *n, const char *id)
@@ -81,20 +88,149 @@ static struct candidate *find(struct candidate **v, size_t *n, const char *id)
 	return c;
 }
 
-/* Why the container is still there, or NULL when it is gone. */
-static const char *alive(const struct hook_config *cfg, const struct candidate *c)
+/* Append "; " and the formatted text to *s. */
+static void PRINTF_LIKE(2, 3) add_evidence(char **s, const char *fmt, ...)
 {
-	if (runtime_has_state(c->id))
-		return "its runtime has state for it";
-	_cleanup_free_ char *pin = xasprintf("%s/%s/netns", cfg->state_dir, c->id);
-	if (netns_is_netns(pin) && netns_has_process(pin))
-		return "a process lives in its network namespace";
-	for (size_t i = 0; i < c->n_netns; i++) {
-		const char *p = c->netns[i];
-		if (*p && strcmp(p, pin) != 0 && netns_is_netns(p))
-			return "its network namespace exists";
+	va_list ap;
+	va_start(ap, fmt);
+	_cleanup_free_ char *part = NULL;
+	if (vasprintf(&part, fmt, ap) < 0)
+		abort();
+	va_end(ap);
+	char *joined = *s ? xasprintf("%s; %s", *s, part) : TAKE_PTR(part);
+	free(*s);
+	*s = joined;
+}
+
+/* The network namespaces the cached result's interfaces name as their
+ * sandbox (--netns-from-result), distinct, in order. */
+static void result_sandboxes(const cnirt_cache_entry *c, char ***out, size_t *n)
+{
+	const char *result = cnirt_cache_entry_result(c);
+	cnirt_error *e = NULL;
+	_cleanup_free_ char *conv = NULL;
+	_cleanup_free_ char *err = NULL;
+	_cleanup_jt_ yajl_val v = NULL;
+	if (result == NULL ||
+	    cnirt_result_convert(result, strlen(result), "1.0.0", &conv, &e) < 0 ||
+	    jt_parse(conv, strlen(conv), "result", &v, &err) < 0) {
+		cnirt_error_free(e);
+		return;
 	}
-	return NULL;
+	yajl_val ifs = jt_get(v, "interfaces");
+	for (size_t i = 0; YAJL_IS_ARRAY(ifs) && i < ifs->u.array.len; i++) {
+		const char *sb = jt_str(jt_get(ifs->u.array.values[i], "sandbox"));
+		bool seen = sb == NULL || *sb == '\0';
+		for (size_t k = 0; k < *n && !seen; k++)
+			seen = strcmp((*out)[k], sb) == 0;
+		if (!seen)
+			strv_append(out, n, sb);
+	}
+}
+
+/*
+ * An attachment of another program (no record of the hook): gone only when
+ * every entry names network namespaces and each provably is none any more.
+ * Returns true when gone; *evidence says what was checked or seen.
+ */
+static bool foreign_gone(const struct gc_options *o, const struct candidate *c, char **evidence)
+{
+	for (size_t i = 0; i < c->n; i++) {
+		const cnirt_cache_entry *e = c->v[i];
+		const char *netns = cnirt_cache_entry_netns(e);
+		_cleanup_free_ char *net = shown(cnirt_cache_entry_network(e));
+		_cleanup_free_ char *ifname = shown(cnirt_cache_entry_ifname(e));
+		char **paths = NULL;
+		size_t n_paths = 0;
+		const char *from = "its cache entry";
+		if (netns && *netns) {
+			strv_append(&paths, &n_paths, netns);
+		} else if (o->netns_from_result) {
+			result_sandboxes(e, &paths, &n_paths);
+			from = "the sandbox of its cached result";
+		}
+		if (n_paths == 0) {
+			free(*evidence);
+			*evidence = xasprintf(
+			    "the cache entry of network \"%s\", interface \"%s\" names no network "
+			    "namespace%s and cnihook has no record of it: nothing proves it gone",
+			    net, ifname,
+			    o->netns_from_result ? " (nor does its cached result)" : "");
+			strv_free(paths, n_paths);
+			return false;
+		}
+		for (size_t k = 0; k < n_paths; k++) {
+			_cleanup_free_ char *seen = NULL;
+			int r = netns_probe(paths[k], &seen);
+			if (r != 0) {
+				free(*evidence);
+				*evidence = r > 0 ? xasprintf("%s (named by %s of network \"%s\")",
+							      seen, from, net)
+						  : TAKE_PTR(seen);
+				strv_free(paths, n_paths);
+				return false;
+			}
+			add_evidence(evidence, "%s (named by %s of network \"%s\")", seen, from,
+				     net);
+		}
+		strv_free(paths, n_paths);
+	}
+	return true;
+}
+
+/* The hook's own attachment: gone when no process lives in its pinned
+ * namespace and no namespace its cache entries name exists. */
+static bool own_gone(const struct hook_config *cfg, const struct candidate *c, char **evidence)
+{
+	_cleanup_free_ char *pin = xasprintf("%s/%s/netns", cfg->state_dir, c->id);
+	_cleanup_free_ char *pin_shown = shown_whole(pin);
+	if (netns_is_netns(pin)) {
+		long pid = netns_process(pin);
+		if (pid) {
+			free(*evidence);
+			*evidence = xasprintf(
+			    "process %ld lives in its pinned network namespace %s", pid, pin_shown);
+			return false;
+		}
+		add_evidence(evidence, "no process lives in its pinned network namespace %s",
+			     pin_shown);
+	} else {
+		add_evidence(evidence, "its pin %s is no network namespace", pin_shown);
+	}
+	for (size_t i = 0; i < c->n; i++) {
+		const char *p = cnirt_cache_entry_netns(c->v[i]);
+		if (p == NULL || *p == '\0' || strcmp(p, pin) == 0)
+			continue;
+		_cleanup_free_ char *seen = NULL;
+		if (netns_probe(p, &seen) != 0) {
+			free(*evidence);
+			*evidence = TAKE_PTR(seen);
+			return false;
+		}
+		add_evidence(evidence, "%s", seen);
+	}
+	return true;
+}
+
+/* Is the container gone? *evidence (a new string) says why or why not. */
+static bool container_gone(const struct hook_config *cfg, const struct gc_options *o,
+			   const struct candidate *c, char **evidence)
+{
+	*evidence = NULL;
+	_cleanup_free_ char *rt = runtime_state_of(c->id);
+	if (rt) {
+		_cleanup_free_ char *p = shown_whole(rt);
+		*evidence = xasprintf("its runtime has state for it (%s)", p);
+		return false;
+	}
+	add_evidence(evidence, "no state of runc, crun or containerd");
+	if (c->own)
+		return own_gone(cfg, c, evidence);
+	if (c->n == 0) {
+		add_evidence(evidence, "nothing of it but its lock file");
+		return true;
+	}
+	return foreign_gone(o, c, evidence);
 }
 
 static void collect(const struct hook_config *cfg, cnirt_cache_entry **cache, size_t n_cache,
@@ -102,9 +238,8 @@ static void collect(const struct hook_config *cfg, cnirt_cache_entry **cache, si
 {
 	for (size_t i = 0; i < n_cache; i++) {
 		struct candidate *c = find(v, n, cnirt_cache_entry_container_id(cache[i]));
-		c->n_attachments++;
-		const char *netns = cnirt_cache_entry_netns(cache[i]);
-		strv_append(&c->netns, &c->n_netns, netns ? netns : "");
+		c->v = xreallocarray(c->v, c->n + 1, sizeof(*c->v));
+		c->v[c->n++] = cache[i];
 	}
 	DIR *d = opendir(cfg->state_dir);
 	if (d == NULL)
@@ -114,14 +249,19 @@ static void collect(const struct hook_config *cfg, cnirt_cache_entry **cache, si
 		cnirt_error *e = NULL;
 		_cleanup_free_ char *name = xstrdup(de->d_name);
 		size_t len = strlen(name);
-		if (len > 5 && strcmp(name + len - 5, ".lock") == 0)
+		bool lock = len > 5 && strcmp(name + len - 5, ".lock") == 0;
+		if (lock)
 			name[len - 5] = '\0';
 		if (name[0] == '.' || strcmp(name, "ports") == 0 || log_is_own_file(name) ||
 		    cnirt_check_container_id(name, &e) < 0) {
 			cnirt_error_free(e);
 			continue;
 		}
-		find(v, n, name);
+		struct stat st;
+		struct candidate *c = find(v, n, name);
+		if (!lock && fstatat(dirfd(d), de->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+		    S_ISDIR(st.st_mode))
+			c->own = true;
 	}
 	closedir(d);
 }
@@ -222,8 +362,14 @@ static void report_damaged(const struct hook_config *cfg, cnirt_ctx *ctx, bool d
 	}
 }
 
-int gc_run(const struct hook_config *cfg, bool dry_run)
+int gc_run(const struct hook_config *cfg, const struct gc_options *o)
 {
+	if (geteuid() != 0) {
+		log_error("gc needs root (it reads the state directory and the cache, and runs "
+			  "the plugins)");
+		return 1;
+	}
+	bool dry_run = o->dry_run;
 	cnirt_ctx *ctx = config_ctx(cfg);
 	cnirt_cache_entry **cache = NULL;
 	size_t n_cache = 0;
@@ -245,30 +391,30 @@ int gc_run(const struct hook_config *cfg, bool dry_run)
 	size_t n_gone = 0;
 	bool detached = false;
 	for (size_t i = 0; i < n; i++) {
-		const char *why = alive(cfg, &v[i]);
-		if (why) {
-			log_info("gc: container \"%s\": kept: %s", v[i].id, why);
+		_cleanup_free_ char *why = NULL;
+		if (!container_gone(cfg, o, &v[i], &why)) {
+			printf("gc: container \"%s\": kept: %s\n", v[i].id, why);
 		} else if (dry_run) {
 			strv_append(&gone, &n_gone, v[i].id);
 			printf("gc: container \"%s\": gone: would detach %zu attachment(s) and "
-			       "remove its state\n",
-			       v[i].id, v[i].n_attachments);
+			       "remove its state (%s)\n",
+			       v[i].id, v[i].n, why);
 		} else {
 			int r = lifecycle_detach(cfg, v[i].id, "gc");
 			detached = true;
 			if (r == 1)
-				log_info("gc: container \"%s\": busy (a stage holds its lock), "
-					 "left for later",
-					 v[i].id);
+				printf("gc: container \"%s\": kept: busy (a stage holds its lock), "
+				       "left for later\n",
+				       v[i].id);
 			else if (r < 0)
 				failed = 1;
 			else
 				printf("gc: container \"%s\": gone: detached %zu attachment(s), "
-				       "state removed\n",
-				       v[i].id, v[i].n_attachments);
+				       "state removed (%s)\n",
+				       v[i].id, v[i].n, why);
 		}
 		free(v[i].id);
-		strv_free(v[i].netns, v[i].n_netns);
+		free(v[i].v);
 	}
 	free(v);
 

@@ -4,9 +4,12 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 #include <cnirt.h>
 
@@ -14,6 +17,7 @@
 #include "jsonutil.h"
 #include "log.h"
 #include "status.h"
+#include "util.h"
 
 static char *join_strings(yajl_val arr, const char *sep)
 {
@@ -30,6 +34,64 @@ static char *join_strings(yajl_val arr, const char *sep)
 		n += (size_t)sprintf(s + n, "%s%s", n ? sep : "", v);
 	}
 	return s;
+}
+
+/* Ids in tables are cut to this length, as podman and runc users see them,
+ * unless --no-trunc. */
+#define SHORT_ID_LEN 12
+
+/* A table whose columns are as wide as their widest cell. */
+struct table {
+	size_t cols;
+	char **cells; /* rows * cols */
+	size_t n;
+};
+
+static void table_row(struct table *t, ...)
+{
+	va_list ap;
+	va_start(ap, t);
+	t->cells = xreallocarray(t->cells, t->n + t->cols, sizeof(*t->cells));
+	for (size_t i = 0; i < t->cols; i++) {
+		const char *c = va_arg(ap, const char *);
+		t->cells[t->n++] = xstrdup(c && *c ? c : "-");
+	}
+	va_end(ap);
+}
+
+/* Print the table (two spaces between columns, the last one not padded),
+ * and free it. */
+static void table_print(struct table *t)
+{
+	_cleanup_free_ size_t *w = xzalloc(t->cols * sizeof(*w));
+	for (size_t i = 0; i < t->n; i++)
+		if (strlen(t->cells[i]) > w[i % t->cols])
+			w[i % t->cols] = strlen(t->cells[i]);
+	for (size_t i = 0; i < t->n; i++) {
+		size_t col = i % t->cols;
+		if (col + 1 < t->cols)
+			printf("%-*s  ", (int)w[col], t->cells[i]);
+		else
+			printf("%s\n", t->cells[i]);
+		free(t->cells[i]);
+	}
+	free(t->cells);
+	t->cells = NULL;
+	t->n = 0;
+}
+
+static char *id_shown(const char *id, bool no_trunc)
+{
+	return no_trunc ? xstrdup(id) : xstrndup(id, SHORT_ID_LEN);
+}
+
+/* Log that `what` cannot be read; as a user other than root, say that the
+ * command needs root. */
+static void log_unreadable(const char *verb, const char *what, int errnum)
+{
+	bool perm = errnum == EACCES || errnum == EPERM;
+	log_error("%s: cannot read %s: %s%s", verb, what, strerror(errnum),
+		  perm && geteuid() != 0 ? " (needs root)" : "");
 }
 
 /* The status file of one container, parsed; NULL when there is none. */
@@ -52,78 +114,153 @@ static yajl_val read_status(const struct hook_config *cfg, const char *id, int *
 	return v;
 }
 
-static void print_status_rows(const char *id, yajl_val st)
+static void status_rows(struct table *t, const char *id, yajl_val st, bool no_trunc)
 {
+	_cleanup_free_ char *shown_id = id_shown(id, no_trunc);
 	for (size_t i = 0; YAJL_IS_ARRAY(st) && i < st->u.array.len; i++) {
 		yajl_val e = st->u.array.values[i];
 		_cleanup_free_ char *ips = join_strings(jt_get(e, "ips"), ",");
-		const char *mac = jt_str(jt_get(e, "mac"));
-		printf("%-20.64s %-16s %-10s %-32s %-17s %s\n", id,
-		       jt_str(jt_get(e, "name")) ? jt_str(jt_get(e, "name")) : "-",
-		       jt_str(jt_get(e, "interface")) ? jt_str(jt_get(e, "interface")) : "-",
-		       *ips ? ips : "-", mac ? mac : "-",
-		       YAJL_IS_TRUE(jt_get(e, "default")) ? "yes" : "no");
+		table_row(t, shown_id, jt_str(jt_get(e, "name")), jt_str(jt_get(e, "interface")),
+			  ips, jt_str(jt_get(e, "mac")),
+			  YAJL_IS_TRUE(jt_get(e, "default")) ? "yes" : "no");
 	}
 }
 
-static const char status_header[] = "%-20s %-16s %-10s %-32s %-17s %s\n";
+#define STATUS_HEADER "CONTAINER", "NETWORK", "INTERFACE", "IPS", "MAC", "DEFAULT"
 
-int inventory_status(const struct hook_config *cfg, const char *id, bool json)
+/* The containers of the state directory (its subdirectories named like
+ * container ids), sorted; -1 when it cannot be read (logged). A missing
+ * state directory holds none. */
+static int state_ids(const struct hook_config *cfg, const char *verb, char ***out, size_t *n)
+{
+	struct dirent **names = NULL;
+	int k = scandir(cfg->state_dir, &names, NULL, alphasort);
+	if (k < 0 && errno != ENOENT) {
+		_cleanup_free_ char *p = xasprintf("the state directory %s", cfg->state_dir);
+		log_unreadable(verb, p, errno);
+		return -1;
+	}
+	for (int i = 0; i < k; i++) {
+		cnirt_error *e = NULL;
+		const char *name = names[i]->d_name;
+		_cleanup_free_ char *path = xasprintf("%s/%s", cfg->state_dir, name);
+		struct stat st;
+		bool dir =
+		    names[i]->d_type == DT_DIR || (names[i]->d_type == DT_UNKNOWN &&
+						   lstat(path, &st) == 0 && S_ISDIR(st.st_mode));
+		if (dir && name[0] != '.' && cnirt_check_container_id(name, &e) == 0 &&
+		    strcmp(name, "ports") != 0)
+			strv_append(out, n, name);
+		cnirt_error_free(e);
+		free(names[i]);
+	}
+	free(names);
+	return 0;
+}
+
+/* The container that `id` names: itself, or the one container of the state
+ * directory whose id starts with it. NULL when none or several (logged). */
+static char *resolve_id(const struct hook_config *cfg, const char *id)
+{
+	char **ids = NULL;
+	size_t n = 0;
+	if (state_ids(cfg, "status", &ids, &n) < 0)
+		return NULL;
+	char *found = NULL;
+	size_t matches = 0, len = strlen(id);
+	_cleanup_free_ char *list = NULL;
+	for (size_t i = 0; i < n; i++) {
+		if (strcmp(ids[i], id) == 0) {
+			free(found);
+			found = xstrdup(ids[i]);
+			matches = 1;
+			break;
+		}
+		if (strncmp(ids[i], id, len) != 0)
+			continue;
+		char *l = list ? xasprintf("%s, %s", list, ids[i]) : xstrdup(ids[i]);
+		free(list);
+		list = l;
+		if (matches++ == 0)
+			found = xstrdup(ids[i]);
+	}
+	strv_free(ids, n);
+	if (matches == 1)
+		return found;
+	free(found);
+	if (matches == 0)
+		log_error("status: container \"%s\": no network status (not attached by cnihook)",
+			  id);
+	else
+		log_error("status: \"%s\" is the start of %zu container ids: %s; give more of it",
+			  id, matches, list);
+	return NULL;
+}
+
+int inventory_status(const struct hook_config *cfg, const char *id_arg, bool json, bool no_trunc)
 {
 	int errnum = 0;
-	if (id) {
+	struct table t = {.cols = 6};
+	if (!json)
+		table_row(&t, STATUS_HEADER);
+	if (id_arg) {
 		cnirt_error *e = NULL;
-		if (cnirt_check_container_id(id, &e) < 0) {
+		if (cnirt_check_container_id(id_arg, &e) < 0) {
 			log_error("status: %s", cnirt_error_msg(e));
 			cnirt_error_free(e);
 			return 2;
 		}
+		_cleanup_free_ char *id = resolve_id(cfg, id_arg);
+		if (id == NULL)
+			return 1;
 		yajl_val st = read_status(cfg, id, &errnum);
 		if (st == NULL) {
-			log_error("status: container \"%s\": %s", id,
-				  errnum == ENOENT ? "no network status (not attached by cnihook)"
-						   : strerror(errnum));
+			if (errnum == ENOENT)
+				log_error("status: container \"%s\": no network status (not "
+					  "attached by cnihook)",
+					  id);
+			else
+				log_unreadable("status", id, errnum);
 			return 1;
 		}
 		if (json) {
 			_cleanup_free_ char *text = jt_dump(st);
 			printf("%s\n", text);
 		} else {
-			printf(status_header, "CONTAINER", "NETWORK", "INTERFACE", "IPS", "MAC",
-			       "DEFAULT");
-			print_status_rows(id, st);
+			status_rows(&t, id, st, no_trunc);
+			table_print(&t);
 		}
 		yajl_tree_free(st);
 		return 0;
 	}
 
-	struct dirent **names = NULL;
-	int n = scandir(cfg->state_dir, &names, NULL, alphasort);
+	char **ids = NULL;
+	size_t n = 0;
+	if (state_ids(cfg, "status", &ids, &n) < 0)
+		return 1;
 	yajl_gen g = jt_gen_new();
 	yajl_gen_map_open(g);
-	if (!json)
-		printf(status_header, "CONTAINER", "NETWORK", "INTERFACE", "IPS", "MAC", "DEFAULT");
-	for (int i = 0; i < n; i++) {
-		const char *name = names[i]->d_name;
-		yajl_val st = NULL;
-		cnirt_error *e = NULL;
-		if (name[0] != '.' && cnirt_check_container_id(name, &e) == 0)
-			st = read_status(cfg, name, &errnum);
-		cnirt_error_free(e);
+	for (size_t i = 0; i < n; i++) {
+		yajl_val st = read_status(cfg, ids[i], &errnum);
+		if (st == NULL && errnum != ENOENT) {
+			_cleanup_free_ char *p = status_path(cfg->state_dir, ids[i]);
+			log_unreadable("status", p, errnum);
+		}
 		if (st && json) {
-			jt_gen_str(g, name);
+			jt_gen_str(g, ids[i]);
 			jt_gen_value(g, st);
 		} else if (st) {
-			print_status_rows(name, st);
+			status_rows(&t, ids[i], st, no_trunc);
 		}
 		yajl_tree_free(st);
-		free(names[i]);
 	}
-	free(names);
+	strv_free(ids, n);
 	yajl_gen_map_close(g);
 	_cleanup_free_ char *text = jt_gen_finish(g);
 	if (json)
 		printf("%s\n", text);
+	else
+		table_print(&t);
 	return 0;
 }
 
@@ -174,7 +311,22 @@ char *inventory_cache_file_shown(const cnirt_ctx *ctx, const char *name)
 	return shown_whole(path);
 }
 
-int inventory_list(const struct hook_config *cfg, bool json)
+/* What gc makes of an entry (cnihook(8), "gc"), by its kind: "own" (the
+ * hook's: its pin decides), "netns" (another program's: goes with the
+ * namespace it names), "kept:no-netns" (another program's naming no
+ * namespace: gc never collects it by default). */
+static const char *gc_rule(const struct hook_config *cfg, const cnirt_cache_entry *c)
+{
+	_cleanup_free_ char *dir =
+	    xasprintf("%s/%s", cfg->state_dir, cnirt_cache_entry_container_id(c));
+	struct stat st;
+	if (stat(dir, &st) == 0 && S_ISDIR(st.st_mode))
+		return "own";
+	const char *netns = cnirt_cache_entry_netns(c);
+	return netns && *netns ? "netns" : "kept:no-netns";
+}
+
+int inventory_list(const struct hook_config *cfg, bool json, bool no_trunc)
 {
 	cnirt_ctx *ctx = config_ctx(cfg);
 	cnirt_cache_entry **v = NULL;
@@ -183,7 +335,10 @@ int inventory_list(const struct hook_config *cfg, bool json)
 	size_t n_damaged = 0;
 	cnirt_error *e = NULL;
 	if (cnirt_cache_scan(ctx, &v, &n, &damaged, &n_damaged, &e) < 0) {
-		log_error("list: %s", cnirt_error_msg(e));
+		int errnum = cnirt_error_errno(e);
+		log_error("list: %s%s", cnirt_error_msg(e),
+			  (errnum == EACCES || errnum == EPERM) && geteuid() != 0 ? " (needs root)"
+										  : "");
 		cnirt_error_free(e);
 		cnirt_ctx_free(ctx);
 		return 1;
@@ -191,9 +346,9 @@ int inventory_list(const struct hook_config *cfg, bool json)
 	long long now = (long long)time(NULL);
 	yajl_gen g = jt_gen_new();
 	yajl_gen_array_open(g);
+	struct table t = {.cols = 7};
 	if (!json)
-		printf("%-20s %-16s %-10s %-32s %-30s %s\n", "CONTAINER", "NETWORK", "INTERFACE",
-		       "IPS", "NETNS", "AGE");
+		table_row(&t, "CONTAINER", "NETWORK", "INTERFACE", "IPS", "NETNS", "AGE", "GC");
 	for (size_t i = 0; i < n; i++) {
 		const cnirt_cache_entry *c = v[i];
 		_cleanup_free_ char *ips = result_ips(cnirt_cache_entry_result(c));
@@ -212,26 +367,31 @@ int inventory_list(const struct hook_config *cfg, bool json)
 			jt_gen_str(g, "ips");
 			yajl_gen_array_open(g);
 			char *save = NULL;
-			for (char *t = strtok_r(ips, ",", &save); t; t = strtok_r(NULL, ",", &save))
-				jt_gen_str(g, t);
+			for (char *ip = strtok_r(ips, ",", &save); ip;
+			     ip = strtok_r(NULL, ",", &save))
+				jt_gen_str(g, ip);
 			yajl_gen_array_close(g);
 			jt_gen_str(g, "netns");
 			jt_gen_str(g, netns);
 			jt_gen_str(g, "ageSeconds");
 			yajl_gen_integer(g, secs);
+			jt_gen_str(g, "gc");
+			jt_gen_str(g, gc_rule(cfg, c));
 			yajl_gen_map_close(g);
 		} else {
 			_cleanup_free_ char *a = age(secs);
-			printf("%-20.64s %-16s %-10s %-32s %-30s %s\n",
-			       cnirt_cache_entry_container_id(c), cnirt_cache_entry_network(c),
-			       cnirt_cache_entry_ifname(c), *ips ? ips : "-", *netns ? netns : "-",
-			       a);
+			_cleanup_free_ char *id =
+			    id_shown(cnirt_cache_entry_container_id(c), no_trunc);
+			table_row(&t, id, cnirt_cache_entry_network(c), cnirt_cache_entry_ifname(c),
+				  ips, netns, a, gc_rule(cfg, c));
 		}
 	}
 	yajl_gen_array_close(g);
 	_cleanup_free_ char *text = jt_gen_finish(g);
 	if (json)
 		printf("%s\n", text);
+	else
+		table_print(&t);
 	/* What the table cannot show: files that are not readable entries. */
 	fflush(stdout);
 	for (size_t i = 0; i < n_damaged; i++) {

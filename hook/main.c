@@ -51,13 +51,19 @@ static int run_with_config(const char *config, const char *level_arg, int argc, 
 	if (inventory || (verb && strcmp(verb, "gc") == 0)) {
 		/* Operator commands: their flags, then at most one operand. */
 		const char *operand = NULL;
-		bool json = false, dry_run = false;
+		bool json = false, no_trunc = false;
+		struct gc_options gc = {0};
 		ret = 0;
 		for (int k = 1; k < argc && ret == 0; k++) {
 			if (strcmp(argv[k], "--json") == 0 && strcmp(verb, "gc") != 0)
 				json = true;
+			else if (strcmp(argv[k], "--no-trunc") == 0 && strcmp(verb, "gc") != 0)
+				no_trunc = true;
 			else if (strcmp(argv[k], "--dry-run") == 0 && strcmp(verb, "gc") == 0)
-				dry_run = true;
+				gc.dry_run = true;
+			else if (strcmp(argv[k], "--netns-from-result") == 0 &&
+				 strcmp(verb, "gc") == 0)
+				gc.netns_from_result = true;
 			else if (argv[k][0] != '-' && !operand && strcmp(verb, "status") == 0)
 				operand = argv[k];
 			else
@@ -66,12 +72,12 @@ static int run_with_config(const char *config, const char *level_arg, int argc, 
 		if (ret == 0) {
 			log_init(level, !inventory && cfg->log_syslog, cfg->state_dir);
 			if (strcmp(verb, "status") == 0)
-				ret = inventory_status(cfg, operand, json);
+				ret = inventory_status(cfg, operand, json, no_trunc);
 			else if (strcmp(verb, "list") == 0)
-				ret = inventory_list(cfg, json);
+				ret = inventory_list(cfg, json, no_trunc);
 			else {
 				config_enter_sandbox(cfg);
-				ret = gc_run(cfg, dry_run);
+				ret = gc_run(cfg, &gc);
 			}
 		}
 	} else if (verb && stage_parse(verb, &stage) < 0) {
@@ -102,6 +108,8 @@ int main(int argc, char **argv)
 		if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
 			cli_usage(stdout);
 			return 0;
+		} else if (strcmp(argv[i], "--version") == 0) {
+			return cli_main(1, (char *[]){"version", NULL}, NULL);
 		} else if (strncmp(argv[i], "--log-level=", 12) == 0) {
 			level_arg = argv[i] + 12;
 			if (log_parse_level(level_arg, &level) < 0)

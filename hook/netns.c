@@ -68,6 +68,41 @@ bool netns_is_netns(const char *path)
 	return fd >= 0 && fd_is_netns(fd);
 }
 
+int netns_probe(const char *path, char **evidence)
+{
+	_cleanup_free_ char *p = shown_whole(path);
+	if (path[0] != '/') {
+		*evidence = xasprintf("%s is not an absolute path: cannot tell", p);
+		return -1;
+	}
+	struct statfs sfs;
+	if (statfs(path, &sfs) < 0) {
+		int e = errno;
+		*evidence = e == ENOENT || e == ENOTDIR
+				? xasprintf("%s does not exist", p)
+				: xasprintf("cannot tell whether %s exists: %s", p, strerror(e));
+		return e == ENOENT || e == ENOTDIR ? 0 : -1;
+	}
+	if (sfs.f_type != NSFS_MAGIC) {
+		*evidence = xasprintf("%s is no namespace (a file of filesystem type 0x%llx)", p,
+				      (unsigned long long)sfs.f_type);
+		return 0;
+	}
+	_cleanup_close_ int fd = open_nsfs(path);
+	int type = fd < 0 ? -1 : ioctl(fd, NS_GET_NSTYPE);
+	if (type < 0) {
+		*evidence = xasprintf("cannot tell whether the namespace %s is a network one: %s",
+				      p, strerror(errno));
+		return -1;
+	}
+	if (type != CLONE_NEWNET) {
+		*evidence = xasprintf("%s is a namespace of another kind, not a network one", p);
+		return 0;
+	}
+	*evidence = xasprintf("%s is a network namespace", p);
+	return 1;
+}
+
 /* Is path the same file as the one open at fd? */
 static bool same_as_fd(const char *path, int fd)
 {

@@ -19,6 +19,11 @@ int netns_pin(const char *state_dir, const char *source, const char *pin, char *
 int netns_unpin(const char *pin, char **err);
 /* Is `path` a network namespace (nsfs with CLONE_NEWNET)? */
 bool netns_is_netns(const char *path);
+/* What can be proven about `path` as a network namespace, for gc: 1 it is
+ * one; 0 it provably is not (the path does not exist, or is no namespace,
+ * or a namespace of another kind); -1 it cannot be told (the path is
+ * relative, or stat fails otherwise). *evidence gets what was seen. */
+int netns_probe(const char *path, char **evidence);
 /* Is `path` the host's network namespace (the hook's own, or pid 1's)?
  * When it cannot be told, the answer is yes (fail closed). *why gets the
  * refusal. */

@@ -7,8 +7,17 @@
 set -uo pipefail
 : "${CNIHOOK:?}" "${FAKEPLUGIN:?}"
 
+# add, check, del, validate and gc need root (their plugins change the
+# host's networking); the checks below that they refuse others run as nobody.
+if [ "$(id -u)" != 0 ]; then
+	[ "${CNIHOOK_NO_SKIP:-0}" != 1 ] || { echo "FAIL: would skip (CNIHOOK_NO_SKIP=1): needs root"; exit 1; }
+	echo "SKIP: needs root (add, check, del, validate and gc refuse other users)"
+	exit 77
+fi
 tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+pub=$(mktemp -d)
+chmod 755 "$pub"
+trap 'rm -rf "$tmp" "$pub"' EXIT
 passed=0 failed=0
 ok() { passed=$((passed + 1)); echo "ok - $1"; }
 not_ok() { failed=$((failed + 1)); echo "not ok - $1"; }
@@ -265,6 +274,104 @@ fi
 
 "$CNIHOOK" version | grep -q '^CNI spec versions: 0.1.0 0.2.0 0.3.0 0.3.1 0.4.0 1.0.0 1.1.0$'
 check "version lists the spec versions" test $? = 0
+check "--version prints the same as version" eval 'v=$("$CNIHOOK" --version) && [ -n "$v" ] && [ "$v" = "$("$CNIHOOK" version)" ]'
+
+# status takes a unique prefix of an id (podman shows 12 characters); tables
+# cut ids to 12 characters, --no-trunc shows them whole, aligned either way.
+a=f3e99e1ae839$(printf '%052d' 1) b=f3e99e1ae839$(printf '%052d' 2) c=0123456789ab$(printf '%052d' 3)
+for x in "$a" "$b" "$c"; do
+	mkdir -p "$state/$x"
+	printf '[{"name":"two","interface":"eth0","ips":["10.99.0.%s/24"],"mac":"aa:bb:cc:dd:ee:ff","default":true}]\n' \
+		"${#x}" >"$state/$x/network-status.json"
+done
+# A lock file of another container is no container with a status.
+: >"$state/0123456789ab-other.lock"
+"$CNIHOOK" --config "$cfg" status 0123456789ab >"$tmp/out" 2>"$tmp/err"
+rc=$?
+check "status PREFIX: the one container whose id starts with it" \
+	eval '[ $rc = 0 ] && grep -qE "^0123456789ab +two +eth0 +10\.99\.0\.64/24 +aa:bb:cc:dd:ee:ff +yes$" "$tmp/out" && [ ! -s "$tmp/err" ]'
+"$CNIHOOK" --config "$cfg" status --json 0123 >"$tmp/out" 2>"$tmp/err"
+rc=$?
+check "status --json PREFIX: that container's network-status" \
+	eval '[ $rc = 0 ] && cmp -s <(jq -c . "$tmp/out") <(jq -c . "$state/$c/network-status.json")'
+"$CNIHOOK" --config "$cfg" status f3e99e1ae839 >"$tmp/out" 2>"$tmp/err"
+rc=$?
+check "status AMBIGUOUS-PREFIX: an error listing the matches, exit 1" \
+	eval '[ $rc = 1 ] && [ ! -s "$tmp/out" ] &&
+	      grep -qxF "cnihook: status: \"f3e99e1ae839\" is the start of 2 container ids: $a, $b; give more of it" "$tmp/err"'
+"$CNIHOOK" --config "$cfg" status 99999 >"$tmp/out" 2>"$tmp/err"
+rc=$?
+check "status NO-MATCH: an error, exit 1" \
+	eval '[ $rc = 1 ] && grep -qxF "cnihook: status: container \"99999\": no network status (not attached by cnihook)" "$tmp/err"'
+"$CNIHOOK" --config "$cfg" status "$a" >"$tmp/out" 2>"$tmp/err"
+rc=$?
+check "status FULL-ID still works (the table cuts it to 12)" \
+	eval '[ $rc = 0 ] && grep -qE "^f3e99e1ae839 +two +eth0 " "$tmp/out"'
+# column_at COLUMN FILE: where each line's field COLUMN starts, distinct values
+column_at() { awk -v c="$1" '{ p = 0; s = $0; for (i = 1; i <= c; i++) { m = match(s, /[^ ]+/); p += m; s = substr(s, m + RLENGTH); if (i < c) p += RLENGTH - 1 } print p }' "$2" | sort -u; }
+# aligned FILE COLUMNS: fields 2..COLUMNS start at the same place on every line
+aligned() {
+	local k
+	for ((k = 2; k <= $2; k++)); do [ "$(column_at "$k" "$1" | wc -l)" = 1 ] || return 1; done
+}
+"$CNIHOOK" --config "$cfg" status >"$tmp/out" 2>"$tmp/err"
+rc=$?
+check "status table: ids cut to 12 characters, columns aligned, nothing on stderr" \
+	eval '[ ! -s "$tmp/err" ] && [ "$(grep -c "^f3e99e1ae839 " "$tmp/out")" = 2 ] && ! grep -q "$a" "$tmp/out" &&
+	      aligned "$tmp/out" 6'
+"$CNIHOOK" --config "$cfg" status --no-trunc >"$tmp/out"
+rc=$?
+check "status --no-trunc: whole 64-character ids, columns aligned" \
+	eval 'grep -q "^$a " "$tmp/out" && grep -q "^$c " "$tmp/out" &&
+	      aligned "$tmp/out" 6 &&
+	      [ "$(column_at 2 "$tmp/out")" = 67 ]'
+CNI_CONTAINERID=$a "$CNIHOOK" add two /run/netns/clitest >/dev/null
+"$CNIHOOK" --config "$cfg" list --no-trunc >"$tmp/out"
+rc=$?
+check "list --no-trunc: a 64-character id whole, columns aligned" \
+	eval 'grep -q "^$a " "$tmp/out" && aligned "$tmp/out" 7'
+"$CNIHOOK" --config "$cfg" list >"$tmp/out"
+rc=$?
+check "list: the id cut to 12 characters" eval 'grep -q "^f3e99e1ae839 " "$tmp/out" && ! grep -q "$a" "$tmp/out"'
+CNI_CONTAINERID=$a "$CNIHOOK" del two /run/netns/clitest
+rm -rf "${state:?}/$a" "${state:?}/$b" "${state:?}/$c" "$state/0123456789ab-other.lock"
+
+# A command that needs root says so and fails, as another user; version
+# and --help work for anyone. (The configuration is readable, the state and
+# cache directories are not, as on a host: mode 0700.)
+if command -v setpriv >/dev/null; then
+	nobody() { setpriv --reuid=65534 --regid=65534 --clear-groups "$CNIHOOK" "$@"; }
+	cp "$cfg" "$pub/cnihook.json"
+	chmod 644 "$pub/cnihook.json"
+	for args in "add two /run/netns/clitest" "check two /run/netns/clitest" \
+		"del two /run/netns/clitest" "validate" "validate two"; do
+		# shellcheck disable=SC2086
+		nobody $args >"$tmp/out" 2>"$tmp/err"
+		rc=$?
+		check "as nobody, $args: \"needs root\", exit 1" \
+			eval '[ $rc = 1 ] && grep -qx "cnihook: ${args%% *} needs root (.*)" "$tmp/err" && [ "$(wc -l <"$tmp/err")" = 1 ]'
+	done
+	for args in "gc" "gc --dry-run"; do
+		# shellcheck disable=SC2086
+		nobody --config "$pub/cnihook.json" $args >"$tmp/out" 2>"$tmp/err"
+		rc=$?
+		check "as nobody, $args: \"needs root\", exit 1" \
+			eval '[ $rc = 1 ] && grep -qx "cnihook: gc needs root (.*)" "$tmp/err" && [ ! -s "$tmp/out" ]'
+	done
+	nobody --config "$pub/cnihook.json" status >"$tmp/out" 2>"$tmp/err"
+	rc=$?
+	check "as nobody, status with an unreadable state directory: \"needs root\", exit 1, no table" \
+		eval '[ $rc = 1 ] && [ ! -s "$tmp/out" ] && grep -qF "cnihook: status: cannot read the state directory $state: Permission denied (needs root)" "$tmp/err"'
+	nobody --config "$pub/cnihook.json" list >"$tmp/out" 2>"$tmp/err"
+	rc=$?
+	check "as nobody, list with an unreadable cache: \"needs root\", exit 1, no table" \
+		eval '[ $rc = 1 ] && [ ! -s "$tmp/out" ] && grep -q "^cnihook: list: .*Permission denied (needs root)$" "$tmp/err"'
+	check "as nobody, version and --version work" \
+		eval 'nobody version | grep -q "^cnihook " && nobody --version | grep -q "^cnihook "'
+else
+	echo "# SKIP non-root checks: no setpriv"
+	[ -z "${CNIHOOK_NO_SKIP:-}" ] || not_ok "non-root checks skipped under CNIHOOK_NO_SKIP"
+fi
 "$CNIHOOK" --help | grep -q 'cnihook add|check|del NETWORK NETNS'
 check "--help" test $? = 0
 

@@ -17,9 +17,15 @@
 #   running  `cnihook add` to a named namespace since deleted, but runc has
 #            state for it (/run/runc/<id>, made by the test): a container of
 #            another engine whose cache entry names no namespace gc can see
+#   nons     an entry of another program (cli's, copied) without "netns", as
+#            cnitool and libcni 1.1 write them; its result's sandbox exists
+#   nonsgone the same, copied from cligone's: its result's sandbox is gone
 # gc must remove gone, wiped, cligone and stale (state dir, pin, cache,
-# ports, lock), keep the others, and send the spec 1.1.0 GC verb to the 1.1.0
-# networks that do not disable it, with the live attachments as the valid ones.
+# ports, lock), keep the others, say why for each (at the default log level),
+# and send the spec 1.1.0 GC verb to the 1.1.0 networks that do not disable
+# it, with the live attachments as the valid ones. nons and nonsgone are kept
+# whatever happens (nothing proves them gone); with --netns-from-result, the
+# sandbox of the cached result stands in for "netns" and nonsgone goes.
 # Checks are often eval'd single-quoted strings, expanded when run (so some
 # variables are only used there).
 # shellcheck disable=SC2016,SC2034
@@ -129,43 +135,59 @@ fi
 mkdir -m 0700 "/run/runc/$running"
 cleanup_push "rm -rf '/run/runc/$running'"
 echo '{}' >"/run/runc/$running/state.json"
+nons=nons-$uniq nonsgone=nonsgone-$uniq
+jq --arg id "$nons" '.containerId = $id | del(.netns)' "$cache/results/g11-$cli_id-eth0" \
+	>"$cache/results/g11-$nons-eth0"
+jq --arg id "$nonsgone" '.containerId = $id | del(.netns)' "$cache/results/g11-$cligone-eth0" \
+	>"$cache/results/g11-$nonsgone-eth0"
+check "nons, nonsgone: entries without netns whose result names a sandbox" \
+	eval 'jq -e "has(\"netns\") | not" "$cache/results/g11-$nons-eth0" >/dev/null &&
+	      jq -e --arg p "/run/netns/$ns_cligone" ".result.interfaces[0].sandbox == \$p" \
+		"$cache/results/g11-$nonsgone-eth0" >/dev/null'
 
 # ---------------------------------------------------------------- list, status
 echo "# list and status show everything"
-runhook "" list
+runhook "" list --no-trunc
 show "$out"
 check "list exits 0" test "$rc" = 0
-check "list has a header CONTAINER NETWORK INTERFACE IPS NETNS AGE" \
-	eval 'head -1 <<<"$out" | grep -Eq "^CONTAINER +NETWORK +INTERFACE +IPS +NETNS +AGE$"'
-check "list has 9 entries" test "$(($(wc -l <<<"$out") - 1))" = 9
-row() { # row ID NETWORK IFNAME NETNS: list has that row
-	grep -Eq "^$1 +$2 +$3 +10\.99\.0\.2/24 +$4 +[0-9]+s\$" <<<"$out"
+check "list has a header CONTAINER NETWORK INTERFACE IPS NETNS AGE GC" \
+	eval 'head -1 <<<"$out" | grep -Eq "^CONTAINER +NETWORK +INTERFACE +IPS +NETNS +AGE +GC$"'
+check "list has 11 entries" test "$(($(wc -l <<<"$out") - 1))" = 11
+row() { # row ID NETWORK IFNAME NETNS GC: list --no-trunc has that row
+	grep -Eq "^$1 +$2 +$3 +10\.99\.0\.2/24 +$4 +[0-9]+s +$5\$" <<<"$out"
 }
-check "list: live, g10 and g11 (eth0, eth1) in its pin" \
-	eval 'row "$live" g10 eth0 "$state/$live/netns" && row "$live" g11 eth1 "$state/$live/netns"'
-check "list: gone, g10 and g11" eval 'row "$gone" g10 eth0 "$state/$gone/netns" && row "$gone" g11 eth1 "$state/$gone/netns"'
-check "list: wiped, g11" row "$wiped" g11 eth0 "$state/$wiped/netns"
+check "list: live, g10 and g11 (eth0, eth1) in its pin, own" \
+	eval 'row "$live" g10 eth0 "$state/$live/netns" own && row "$live" g11 eth1 "$state/$live/netns" own'
+check "list: gone, g10 and g11" eval 'row "$gone" g10 eth0 "$state/$gone/netns" own && row "$gone" g11 eth1 "$state/$gone/netns" own'
+check "list: wiped, g11" row "$wiped" g11 eth0 "$state/$wiped/netns" own
 check "list: the CLI's entries (cli, clioff, cligone, running) in their named namespaces" \
-	eval 'row "$cli_id" g11 eth0 "/run/netns/$ns_cli" && row "$clioff" g11off eth0 "/run/netns/$ns_cli" &&
-	      row "$cligone" g11 eth0 "/run/netns/$ns_cligone" && row "$running" g11 eth0 "/run/netns/$ns_cligone"'
+	eval 'row "$cli_id" g11 eth0 "/run/netns/$ns_cli" netns && row "$clioff" g11off eth0 "/run/netns/$ns_cli" netns &&
+	      row "$cligone" g11 eth0 "/run/netns/$ns_cligone" netns && row "$running" g11 eth0 "/run/netns/$ns_cligone" netns'
+check "list: nons and nonsgone, no netns: kept by gc" \
+	eval 'row "$nons" g11 eth0 - kept:no-netns && row "$nonsgone" g11 eth0 - kept:no-netns'
+runhook "" list
+check "list cuts ids to 12 characters, aligned; --no-trunc shows them whole" \
+	eval 'grep -Eq "^${live:0:12} +g10 +eth0 +10\.99\.0\.2/24 " <<<"$out" && ! grep -q "^$live" <<<"$out" &&
+	      [ "$(awk "{print index(\$0, \"NETWORK\")}" <<<"$(head -1 <<<"$out")")" = 15 ]'
 runhook "" list --json
-check "list --json exits 0 and prints a JSON array of 9" \
-	eval '[ "$rc" = 0 ] && jq -e "length == 9" <<<"$out" >/dev/null'
-check "list --json: every entry has containerId, network, ifname, ips, netns, ageSeconds" \
+check "list --json exits 0 and prints a JSON array of 11" \
+	eval '[ "$rc" = 0 ] && jq -e "length == 11" <<<"$out" >/dev/null'
+check "list --json: every entry has containerId, network, ifname, ips, netns, ageSeconds, gc" \
 	eval 'jq -e "all(.[]; (.containerId|type) == \"string\" and (.network|type) == \"string\" and
 		(.ifname|type) == \"string\" and .ips == [\"10.99.0.2/24\"] and (.netns|type) == \"string\" and
-		(.ageSeconds|type) == \"number\" and .ageSeconds >= 0)" <<<"$out" >/dev/null'
+		(.ageSeconds|type) == \"number\" and .ageSeconds >= 0 and
+		(.gc | IN(\"own\", \"netns\", \"kept:no-netns\")))" <<<"$out" >/dev/null'
 want=$(jq -cn --arg l "$live" --arg g "$gone" --arg w "$wiped" --arg c "$cli_id" --arg o "$clioff" \
 	--arg x "$cligone" --arg r "$running" --arg s "$state" --arg nc "/run/netns/$ns_cli" \
-	--arg nx "/run/netns/$ns_cligone" \
+	--arg nx "/run/netns/$ns_cligone" --arg n "$nons" --arg ng "$nonsgone" \
 	'[[$l,"g10","eth0",($s+"/"+$l+"/netns")],[$l,"g11","eth1",($s+"/"+$l+"/netns")],
 	  [$g,"g10","eth0",($s+"/"+$g+"/netns")],[$g,"g11","eth1",($s+"/"+$g+"/netns")],
 	  [$w,"g11","eth0",($s+"/"+$w+"/netns")],[$c,"g11","eth0",$nc],[$o,"g11off","eth0",$nc],
-	  [$x,"g11","eth0",$nx],[$r,"g11","eth0",$nx]] | sort')
-check "list --json: exactly the 9 attachments (id, network, ifname, netns)" \
+	  [$x,"g11","eth0",$nx],[$r,"g11","eth0",$nx],[$n,"g11","eth0",""],[$ng,"g11","eth0",""]] | sort')
+check "list --json: exactly the 11 attachments (id, network, ifname, netns)" \
 	eval '[ "$(jq -c "[.[] | [.containerId, .network, .ifname, .netns]] | sort" <<<"$out")" = "$want" ]'
 
-runhook "" status
+runhook "" status --no-trunc
 check "status (all) exits 0" test "$rc" = 0
 check "status (all): header and the rows of live and gone (hook-attached), not the CLI's" \
 	eval 'head -1 <<<"$out" | grep -Eq "^CONTAINER +NETWORK +INTERFACE +IPS +MAC +DEFAULT$" &&
@@ -204,10 +226,27 @@ done
 check "gc --dry-run: 2 attachments of gone, 1 of wiped, 1 of cligone, 0 of stale" \
 	eval 'has "\"$gone\": gone: would detach 2 " "$out" && has "\"$wiped\": gone: would detach 1 " "$out" &&
 	      has "\"$cligone\": gone: would detach 1 " "$out" && has "\"$stale\": gone: would detach 0 " "$out"'
-check "gc --dry-run does not list live, cli, clioff, running" \
-	eval '! has "$live" "$out" && ! has "$cli_id" "$out" && ! has "$clioff" "$out" && ! has "$running" "$out"'
+check "gc --dry-run says why gone is gone: no runtime state, no process in its pin" \
+	has "gc: container \"$gone\": gone: would detach 2 attachment(s) and remove its state (no state of runc, crun or containerd; no process lives in its pinned network namespace $state/$gone/netns)" "$out"
+check "gc --dry-run says why wiped and cligone are gone: the namespace their entry names does not exist" \
+	eval 'has "\"$wiped\": gone: would detach 1 attachment(s) and remove its state (no state of runc, crun or containerd; $state/$wiped/netns does not exist (named by its cache entry of network \"g11\"))" "$out" &&
+	      has "\"$cligone\": gone: would detach 1 attachment(s) and remove its state (no state of runc, crun or containerd; /run/netns/$ns_cligone does not exist (named by its cache entry of network \"g11\"))" "$out"'
+check "gc --dry-run says why stale is gone" \
+	has "\"$stale\": gone: would detach 0 attachment(s) and remove its state (no state of runc, crun or containerd; nothing of it but its lock file)" "$out"
+check "gc --dry-run says, at the default log level, why live, cli, clioff, running are kept" \
+	eval 'grep -Eq "^gc: container \"$live\": kept: process [0-9]+ lives in its pinned network namespace $state/$live/netns\$" <<<"$out" &&
+	      has "\"$cli_id\": kept: /run/netns/$ns_cli is a network namespace (named by its cache entry of network \"g11\")" "$out" &&
+	      has "\"$clioff\": kept: /run/netns/$ns_cli is a network namespace (named by its cache entry of network \"g11off\")" "$out" &&
+	      has "\"$running\": kept: its runtime has state for it (/run/runc/$running)" "$out"'
+no_proof() { # no_proof ID: gc says it keeps ID, whose entry names no namespace
+	has "gc: container \"$1\": kept: the cache entry of network \"g11\", interface \"eth0\" names no network namespace and cnihook has no record of it: nothing proves it gone" "$out"
+}
+check "gc --dry-run keeps nons and nonsgone: their entry names no namespace, cnihook has no record" \
+	eval 'no_proof "$nons" && no_proof "$nonsgone"'
+check "gc --dry-run: one line per container, nothing on stderr" \
+	eval '[ "$(grep -c "^gc: container " <<<"$out")" = 10 ] && [ -z "$err" ]'
 check "gc --dry-run: would send GC to g11 only (not g10: 1.0.0, not g11off: disableGC)" \
-	eval 'has "gc: network \"g11\": would send GC" "$out" && ! has "\"g10\"" "$out" && ! has "g11off" "$out"'
+	eval 'has "gc: network \"g11\": would send GC" "$out" && ! has "gc: network \"g10\"" "$out" && ! has "gc: network \"g11off\"" "$out"'
 check "gc --dry-run runs no plugin" no_plugin_ran
 after=$(snapshot)
 check "gc --dry-run changes nothing (files, mounts, ports)" test "$before" = "$after"
@@ -220,11 +259,15 @@ check "gc exits 0" test "$rc" = 0
 for x in "$gone" "$wiped" "$cligone" "$stale"; do
 	check "gc says $x is gone and detached" has "gc: container \"$x\": gone: detached" "$out"
 done
-check "gc logs why live, cli, clioff, running are kept" \
-	eval 'has "\"$live\": kept: a process lives in its network namespace" "$err" &&
-	      has "\"$cli_id\": kept: its network namespace exists" "$err" &&
-	      has "\"$clioff\": kept: its network namespace exists" "$err" &&
-	      has "\"$running\": kept: its runtime has state for it" "$err"'
+check "gc says why live, cli, clioff, running, nons, nonsgone are kept" \
+	eval 'has "\"$live\": kept: process " "$out" &&
+	      has "\"$cli_id\": kept: /run/netns/$ns_cli is a network namespace" "$out" &&
+	      has "\"$clioff\": kept: /run/netns/$ns_cli is a network namespace" "$out" &&
+	      has "\"$running\": kept: its runtime has state for it" "$out" &&
+	      has "\"$nons\": kept: the cache entry of network" "$out" &&
+	      has "\"$nonsgone\": kept: the cache entry of network" "$out"'
+check "gc says what it checked for the gone ones" \
+	has "gc: container \"$cligone\": gone: detached 1 attachment(s), state removed (no state of runc, crun or containerd; /run/netns/$ns_cligone does not exist (named by its cache entry of network \"g11\"))" "$out"
 check_gone "gc removed gone: state dir, pin, cache, port reservation" "$gone"
 check_gone "gc removed wiped (cache only)" "$wiped"
 check_gone "gc removed cligone (CLI entry, namespace deleted)" "$cligone"
@@ -241,14 +284,17 @@ check "live is kept: state, pin, cache, port" \
 	      [ -f "$cache/results/g11-$live-eth1" ] && [ -n "$(ports_of "$live")" ]'
 check "the CLI's live entries are kept" \
 	eval '[ -f "$cache/results/g11-$cli_id-eth0" ] && [ -f "$cache/results/g11off-$clioff-eth0" ]'
-check "no DEL for live, cli, clioff, running" \
-	eval '[ -z "$(dels "$live")$(dels "$cli_id")$(dels "$clioff")$(dels "$running")" ]'
-check "running's cache entry is kept" test -f "$cache/results/g11-$running-eth0"
+check "no DEL for live, cli, clioff, running, nons, nonsgone" \
+	eval '[ -z "$(dels "$live")$(dels "$cli_id")$(dels "$clioff")$(dels "$running")$(dels "$nons")$(dels "$nonsgone")" ]'
+check "running's, nons' and nonsgone's cache entries are kept" \
+	eval '[ -f "$cache/results/g11-$running-eth0" ] && [ -f "$cache/results/g11-$nons-eth0" ] &&
+	      [ -f "$cache/results/g11-$nonsgone-eth0" ]'
 # SPEC 1.1.0 "GC: Clean up any stale resources": the runtime passes
 # cni.dev/valid-attachments, the attachments it still knows of.
-valid=$(jq -cn --arg l "$live" --arg c "$cli_id" --arg r "$running" \
+valid=$(jq -cn --arg l "$live" --arg c "$cli_id" --arg r "$running" --arg n "$nons" --arg ng "$nonsgone" \
 	'[{containerID: $l, ifname: "eth1"}, {containerID: $c, ifname: "eth0"},
-	  {containerID: $r, ifname: "eth0"}] | sort')
+	  {containerID: $r, ifname: "eth0"}, {containerID: $n, ifname: "eth0"},
+	  {containerID: $ng, ifname: "eth0"}] | sort')
 check "GC went to gb and gc of g11, after the DELs: $(calls)" \
 	eval '[[ "$(calls)" == *"gb-GC gc-GC" ]] && [ -n "$(rec gb GC)" ] && [ -n "$(rec gc GC)" ]'
 check "GC stdin: cni.dev/valid-attachments is exactly the live g11 attachments" \
@@ -258,16 +304,17 @@ check "GC stdin is g11's configuration (name, cniVersion 1.1.0)" \
 	jqe '.name == "g11" and .cniVersion == "1.1.0" and .type == "gb"' "$(rec gb GC stdin)"
 check "no GC to ga (g10 is 1.0.0) or gd (g11off has disableGC)" \
 	eval '[ -z "$(rec ga GC)" ] && [ -z "$(rec gd GC)" ]'
-check "gc reports the GC verb" has "gc: network \"g11\": GC sent with 3 valid attachment(s)" "$out"
+check "gc reports the GC verb" has "gc: network \"g11\": GC sent with 5 valid attachment(s)" "$out"
 runhook "" list --json
-check "list after gc: live (2), cli, clioff, running" \
+check "list after gc: live (2), cli, clioff, running, nons, nonsgone" \
 	eval '[ "$(jq -c "[.[].containerId] | sort" <<<"$out")" = "$(jq -cn --arg l "$live" --arg c "$cli_id" \
-		--arg o "$clioff" --arg r "$running" "[\$l, \$l, \$c, \$o, \$r] | sort")" ]'
+		--arg o "$clioff" --arg r "$running" --arg n "$nons" --arg ng "$nonsgone" \
+		"[\$l, \$l, \$c, \$o, \$r, \$n, \$ng] | sort")" ]'
 
 clear_rec
 runhook "" gc
 check "gc again: exits 0, detaches nothing, sends GC again" \
-	eval '[ "$rc" = 0 ] && ! has "gone" "$out" && [ "$(calls)" = "gb-GC gc-GC" ]'
+	eval '[ "$rc" = 0 ] && ! has "\": gone: " "$out" && [ "$(calls)" = "gb-GC gc-GC" ]'
 
 # The live container's process exits: the next gc takes it.
 echo "# the live container's process exits"
@@ -279,9 +326,10 @@ check "gc after its process died: live is gone and detached" \
 	eval '[ "$rc" = 0 ] && has "gc: container \"$live\": gone: detached 2 attachment(s)" "$out"'
 check "... DELs ga eth0, gb and gc eth1: $(dels "$live")" test "$(dels "$live")" = "ga:eth0 gb:eth1 gc:eth1"
 check_gone "... nothing left of it" "$live"
-check "... the GC's valid attachments are the CLI's and running's only" \
+check "... the GC's valid attachments are the CLI's, running's, nons' and nonsgone's only" \
 	eval '[ "$(jq -c ".[\"cni.dev/valid-attachments\"] | sort" "$(rec gb GC stdin)")" = "$(jq -cn --arg c "$cli_id" --arg r "$running" \
-		"[{containerID: \$c, ifname: \"eth0\"}, {containerID: \$r, ifname: \"eth0\"}] | sort")" ]'
+		--arg n "$nons" --arg ng "$nonsgone" \
+		"[\$c, \$r, \$n, \$ng] | map({containerID: ., ifname: \"eth0\"}) | sort")" ]'
 
 # runc's state of the running container goes: the next gc takes it.
 echo "# the running container's runtime state goes"
@@ -293,7 +341,27 @@ check "gc after its runtime state went: running is gone and detached" \
 check "... DELs gb and gc on eth0: $(dels "$running")" test "$(dels "$running")" = "gb:eth0 gc:eth0"
 check_gone "... nothing left of it" "$running"
 
+# ---------------------------------------------------------------- --netns-from-result
+echo "# gc --netns-from-result: the sandbox of a cached result stands in for a missing netns"
+before=$(snapshot)
+clear_rec
+runhook "" gc --dry-run --netns-from-result
+show "$out"
+check "gc --dry-run --netns-from-result: nonsgone would go, its result's sandbox does not exist" \
+	has "gc: container \"$nonsgone\": gone: would detach 1 attachment(s) and remove its state (no state of runc, crun or containerd; /run/netns/$ns_cligone does not exist (named by the sandbox of its cached result of network \"g11\"))" "$out"
+check "... nons is kept: its result's sandbox is a network namespace" \
+	has "gc: container \"$nons\": kept: /run/netns/$ns_cli is a network namespace (named by the sandbox of its cached result of network \"g11\")" "$out"
+check "... runs no plugin, changes nothing" eval 'no_plugin_ran && [ "$before" = "$(snapshot)" ]'
+runhook "" gc --netns-from-result
+check "gc --netns-from-result: nonsgone detached, nons kept" \
+	eval '[ "$rc" = 0 ] && has "gc: container \"$nonsgone\": gone: detached 1 attachment(s)" "$out" &&
+	      has "gc: container \"$nons\": kept: " "$out"'
+check "... DELs gb and gc on eth0 for nonsgone, none for nons: $(dels "$nonsgone")" \
+	eval '[ "$(dels "$nonsgone")" = "gb:eth0 gc:eth0" ] && [ -z "$(dels "$nons")" ]'
+check_gone "... nothing left of nonsgone" "$nonsgone"
+
 # ---------------------------------------------------------------- the end
+cnihook_cli CNI_CONTAINERID="$nons" del g11 "/run/netns/$ns_cli"
 cnihook_cli del g11 "/run/netns/$ns_cli"
 cnihook_cli CNI_CONTAINERID="$clioff" del g11off "/run/netns/$ns_cli"
 check "the CLI's entries deleted" test -z "$(ls -A "$cache/results" 2>/dev/null)"

@@ -428,6 +428,35 @@ forget_new_lease_dir() {
 # Helpers for the tests that run Debian's plugins (tests/e2e, tests/interop).
 # They use PLUGINDIR (the plugins), CNIHOOK and REFCNI (the runtimes).
 
+# require_plugins NAME...: PLUGINDIR ($CNI_PLUGIN_DIR, default /usr/lib/cni)
+# holds these plugins, or skip.
+require_plugins() {
+	local p
+	PLUGINDIR=${CNI_PLUGIN_DIR:-/usr/lib/cni}
+	for p in "$@"; do
+		[ -x "$PLUGINDIR/$p" ] ||
+			skip "CNI plugin $PLUGINDIR/$p not found (install containernetworking-plugins)"
+	done
+}
+
+# require_refcni: build the reference runtime tests/interop/refcni.go against
+# Debian's libcni, offline, as $REFCNI (LIBCNI_VERSION: libcni's version),
+# or skip without go or libcni.
+require_refcni() {
+	local golibs=${CNIHOOK_GOPATH:-/usr/share/gocode}
+	command -v go >/dev/null 2>&1 ||
+		skip "go not found (install golang-go): cannot build the reference runtime refcni"
+	[ -d "$golibs/src/github.com/containernetworking/cni/libcni" ] ||
+		skip "libcni not found in $golibs (install golang-github-appc-cni-dev)"
+	log "building refcni against $golibs (offline)"
+	REFCNI=$T_TMP/refcni
+	env GO111MODULE=off GOFLAGS= GOENV=off GOPROXY=off GOPATH="$T_TMP/gopath:$golibs" \
+		GOCACHE="$T_TMP/gocache" go build -o "$REFCNI" "$srcdir/tests/interop/refcni.go" ||
+		fail "go build of tests/interop/refcni.go failed"
+	LIBCNI_VERSION=$(dpkg-query -W -f '${Version}' golang-github-appc-cni-dev 2>/dev/null ||
+		echo unknown)
+}
+
 # setup_case LETTER: per-case names and directories; exports the CLI's
 # environment. Sets NET BR SUB GW DIR DATADIR.
 setup_case() {

@@ -132,6 +132,7 @@ CAP_ARGS='[1]' vg 1 "bad CAP_ARGS" add two /run/netns/vgtest
 vg 0 "validate NETWORK" validate two
 vg 1 "validate all (a broken file)" validate
 vg 0 "version" version
+vg 0 "--version" --version
 vg 2 "unknown command" frobnicate
 
 # ---------------------------------------------------------------- hook
@@ -168,6 +169,10 @@ EOF
 	vg 0 "createRuntime (two networks)" --stdin "$(state "$id" creating)" \
 		--config "$cfg" createRuntime
 	vg 0 "status --json" --config "$cfg" status --json "$id"
+	vg 0 "status PREFIX" --config "$cfg" status "${id:0:6}"
+	vg 0 "status (all), --no-trunc" --config "$cfg" status --no-trunc
+	vg 0 "list" --config "$cfg" list
+	vg 0 "gc --dry-run (its verdict and evidence)" --config "$cfg" gc --dry-run
 	vg 0 "poststop" --stdin "$(state "$id" stopped)" --config "$cfg" poststop
 	vg 0 "poststop again (nothing to do)" --stdin "$(state "$id" stopped)" \
 		--config "$cfg" poststop
@@ -185,6 +190,7 @@ EOF
 		--config "$cfg" createRuntime
 	vg 1 "createRuntime with a broken state" --stdin '{"ociVersion":"1.0.2","id":' \
 		--config "$cfg" createRuntime
+	vg 0 "gc --netns-from-result" --config "$cfg" gc --netns-from-result
 	# (<stateDir>/ports is the port reservations' directory: emptied, kept.)
 	left=$(find "$state" "$cache/results" -mindepth 1 ! -path "$state/ports" \
 		-printf '%P ' 2>/dev/null)

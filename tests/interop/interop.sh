@@ -10,31 +10,16 @@ srcdir=${abs_top_srcdir:-$(cd "$(dirname "$0")/../.." && pwd)}
 
 require_root
 require_cmd ip jq iptables-save ip6tables-save sha512sum base64 cmp flock
-command -v go >/dev/null 2>&1 ||
-	skip "go not found (install golang-go): cannot build the reference runtime refcni"
-GOLIBS=${CNIHOOK_GOPATH:-/usr/share/gocode}
-[ -d "$GOLIBS/src/github.com/containernetworking/cni/libcni" ] ||
-	skip "libcni not found in $GOLIBS (install golang-github-appc-cni-dev)"
 CNIHOOK=${CNIHOOK:-${abs_top_builddir:-$srcdir}/hook/cnihook}
 [ -x "$CNIHOOK" ] || fail "cnihook not found at $CNIHOOK (set CNIHOOK)"
-PLUGINDIR=${CNI_PLUGIN_DIR:-/usr/lib/cni}
-for p in bridge host-local portmap firewall; do
-	[ -x "$PLUGINDIR/$p" ] ||
-		skip "CNI plugin $PLUGINDIR/$p not found (install containernetworking-plugins)"
-done
+require_plugins bridge host-local portmap firewall
 command -v ping >/dev/null 2>&1 || command -v busybox >/dev/null 2>&1 ||
 	skip "neither ping nor busybox (for ping) found"
 
 guard_host_state
 T_NETPREFIX=iop
 
-log "building refcni against $GOLIBS (offline)"
-REFCNI=$T_TMP/refcni
-if ! env GO111MODULE=off GOFLAGS= GOENV=off GOPROXY=off GOPATH="$T_TMP/gopath:$GOLIBS" \
-	GOCACHE="$T_TMP/gocache" go build -o "$REFCNI" "$srcdir/tests/interop/refcni.go"; then
-	fail "go build of tests/interop/refcni.go failed"
-fi
-LIBCNI_VERSION=$(dpkg-query -W -f '${Version}' golang-github-appc-cni-dev 2>/dev/null || echo unknown)
+require_refcni
 log "cnihook: $CNIHOOK"
 log "refcni:  $REFCNI (libcni $LIBCNI_VERSION)"
 log "suffix:  $uniq"

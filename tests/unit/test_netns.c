@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * Tests of hook/netns.c: pinning network namespaces with bind mounts. They
- * need root and run in a private mount namespace of the test process (made
- * rprivate first), so no mount reaches the host's; the namespaces pinned are
- * made by children of the test.
+ * Tests of hook/netns.c: pinning network namespaces with bind mounts, and
+ * what gc may conclude of a path (netns_probe). They need root and run in a
+ * private mount namespace of the test process (made rprivate first), so no
+ * mount reaches the host's; the namespaces pinned are made by children of
+ * the test.
  */
 #include "config.h"
 
@@ -265,6 +266,53 @@ static void test_is_netns(void **state)
 	assert_false(netns_is_netns(""));
 }
 
+/* probe_is PATH WANT EVIDENCE: netns_probe(PATH) is WANT, its evidence
+ * starts with EVIDENCE. */
+static void probe_is(const char *path, int want, const char *evidence)
+{
+	char *seen = NULL;
+	assert_int_equal(netns_probe(path, &seen), want);
+	assert_non_null(seen);
+	if (strncmp(seen, evidence, strlen(evidence)) != 0)
+		fail_msg("netns_probe(\"%s\"): \"%s\", want \"%s...\"", path, seen, evidence);
+	free(seen);
+}
+
+/* gc's proof of death: only a missing path or a file that is no network
+ * namespace proves one gone; what cannot be checked proves nothing. */
+static void test_probe(void **state)
+{
+	struct fixture *f = *state;
+	probe_is("/proc/self/ns/net", 1, "/proc/self/ns/net is a network namespace");
+	char ns[64];
+	spawn_netns(f, ns);
+	_cleanup_free_ char *want = xasprintf("%s is a network namespace", ns);
+	probe_is(ns, 1, want);
+	probe_is("/proc/self/ns/mnt", 0,
+		 "/proc/self/ns/mnt is a namespace of another kind, not a network one");
+	_cleanup_free_ char *file = xasprintf("%s/other", f->tmp);
+	touch(file);
+	_cleanup_free_ char *no_ns = xasprintf("%s is no namespace (a file of filesystem type", file);
+	probe_is(file, 0, no_ns);
+	_cleanup_free_ char *below = xasprintf("%s/x", file);
+	_cleanup_free_ char *missing = xasprintf("%s does not exist", below);
+	probe_is(below, 0, missing); /* ENOTDIR */
+	unlink(file);
+	assert_int_equal(mkfifo(file, 0600), 0); /* never opened */
+	probe_is(file, 0, no_ns);
+	unlink(file);
+	_cleanup_free_ char *gone = xasprintf("%s does not exist", file);
+	probe_is(file, 0, gone);
+	probe_is("proc/self/ns/net", -1, "proc/self/ns/net is not an absolute path: cannot tell");
+	/* stat fails otherwise than "no such file": nothing is proven. */
+	char *longpath = xmalloc(8192);
+	memset(longpath, 'a', 8191);
+	longpath[0] = '/';
+	longpath[8191] = '\0';
+	probe_is(longpath, -1, "cannot tell whether /aaa");
+	free(longpath);
+}
+
 static void test_same(void **state)
 {
 	struct fixture *f = *state;
@@ -507,6 +555,7 @@ int main(void)
 	}
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test_setup_teardown(test_is_netns, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_probe, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_same, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_pin_lifecycle, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_pin_twice, setup, teardown),

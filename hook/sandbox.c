@@ -8,8 +8,11 @@
  *
  * Everything that allocates or can fail for a reason other than the kernel
  * (capability names) happens in sandbox_prepare(), in the hook's own
- * process. sandbox_apply() runs between fork() and execve() and makes only
- * system calls; what the hook has already applied to itself
+ * process. sandbox_apply() runs in the plugin's child process before its
+ * execve() (libcnirt's preexec function; the child shares the hook's
+ * memory, see lib/exec.c) and makes only system calls (prctl, capset and
+ * seccomp; libcap only names the capabilities); what the hook has already
+ * applied to itself
  * (sandbox_enter(), sandbox_confine()) it inherits and skips.
  */
 #include "config.h"
@@ -37,7 +40,7 @@
  * (containernetworking-plugins 1.1.1: bridge, ptp, macvlan, ipvlan,
  * host-local, static, portmap, firewall, tuning, bandwidth, loopback) all
  * ADD, CHECK and DEL, found by removing one capability at a time from a
- * working set (the report of issue 5 has the experiment). host-local's
+ * working set (the experiment was reported when the sandbox was made). host-local's
  * leases, iptables' lock and the sysctls plugins write are root's files
  * with the usual modes: root's ownership is enough for them.
  */

@@ -2,9 +2,10 @@
 /*
  * The sandbox the hook puts around the plugins it runs (the `sandbox` object
  * of cnihook.json(5)): a reduced capability bounding set and no_new_privs
- * (libcap), and a seccomp filter (compiled by libseccomp at build time) that
- * fails with EPERM the system calls no CNI plugin needs. Applied in the
- * plugin's process, between fork and exec, and inherited by everything the
+ * (set with prctl and capset; libcap only names the capabilities), and a
+ * seccomp filter (compiled by libseccomp at build time) that fails with
+ * EPERM the system calls no CNI plugin needs. Applied in the plugin's child
+ * process before its execve (libcnirt's preexec function), and inherited by everything the
  * plugin runs; or once in the hook's own process when the hook needs none of
  * it (sandbox_confine()).
  */

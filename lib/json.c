@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * A JSON tree on top of yajl's event parser and generator. It keeps what the
- * spec (section 3, "Deriving execution configuration") asks a runtime to pass
- * through unaltered: key order, the text of numbers and the bytes of strings.
+ * A JSON tree on top of yajl's event parser; the tree is written back as
+ * text by this file's own generator (json_gen and the functions under
+ * "generate"), not yajl's. It keeps what the spec (section 3, "Deriving
+ * execution configuration") asks a runtime to pass through unaltered: key
+ * order, the text of numbers and the bytes of strings.
  */
 #include "config.h"
 

@@ -3,13 +3,23 @@
 #
 #   . "$abs_top_srcdir/tests/lib.sh"
 #
-# A script is made of cases. Each case is a function run by run_case in a
-# subshell with `set -e`, its own cleanup stack and its own EXIT trap, so that a
-# failing check ends that case (and runs its cleanups) without ending the
-# script. finish prints "N passed, M failed" and sets the exit status.
+# Every check prints one line of TAP on stdout, which make check reads
+# through automake's tap-driver.sh, so that each check counts:
+#   ok N - TEXT           a check passed           (ok TEXT, tap_ok TEXT)
+#   not ok N - TEXT       a check failed           (not_ok TEXT [WHY], tap_not_ok)
+#   ok N # SKIP REASON    a check could not run    (skip REASON)
+# and the plan, 1..N, when the script exits; 1..0 # SKIP REASON when it
+# skips before any check. Everything else a script prints for people is a
+# TAP comment ("# ...", see log and checking) or goes to stderr.
 #
-# Exit statuses follow automake: 0 pass, 77 skip, 1 fail. Under
-# CNIHOOK_NO_SKIP=1 (CI), a skip is a failure: nothing may skip silently.
+# A script is either a list of checks that carries on after a failure (see
+# tap_init, check) or made of cases: each case is a function run by
+# run_case in a subshell with `set -e`, its own cleanup stack and its own
+# EXIT trap, so that a failing check (fail) ends that case (and runs its
+# cleanups) without ending the script, and is reported as "not ok". finish
+# prints "# N passed, M failed" and sets the exit status (0 when nothing
+# failed). Under CNIHOOK_NO_SKIP=1 (CI) a skip is a failure: nothing may
+# skip silently.
 
 set -euo pipefail
 
@@ -17,28 +27,77 @@ set -euo pipefail
 # like "cnt${uniq}a" must stay short. 8 hex digits: 16 bits of pid, 16 of random.
 uniq=$(printf %04x%04x $(($$ % 65536)) $((RANDOM)))
 
-T_PASSED=0
-T_FAILED=0
 T_CLEANUPS=()
 
-log() { printf '%s\n' "$*"; }
+log() { printf '# %s\n' "$*"; }
 
 # Say what is being checked; `ok` confirms it.
-checking() { printf '  checking: %s\n' "$*"; }
-ok() { printf '  ok: %s\n' "$*"; }
+checking() { printf '#   checking: %s\n' "$*"; }
 
+# ---------------------------------------------------------------- TAP
+# The results are counted in a file (cases run in subshells): one letter a
+# result, p, f or s. T_RESULTS is set once T_TMP is made (below).
+T_RESULTS=
+T_PLANNED=0
+t_count() { # t_count [LETTER]: how many results (of that kind)
+	local all
+	all=$(cat "$T_RESULTS" 2>/dev/null || true)
+	all=${all//[!${1:-pfs}]/}
+	printf '%s\n' "${#all}"
+}
+# t_result LETTER LINE: record a result and print its TAP line, numbered.
+t_result() {
+	local n
+	printf %s "$1" >>"$T_RESULTS"
+	n=$(t_count)
+	printf '%s\n' "${2/ N/ $n}"
+}
+# ok TEXT: a check passed.
+ok() { t_result p "ok N - $(t_vis "$*")"; }
+# not_ok TEXT [WHY]: a check failed; WHY (lines) is shown as comments.
+not_ok() {
+	t_result f "not ok N - $(t_vis "$1")"
+	[ -z "${2-}" ] || printf '#   %s\n' "${2//$'\n'/$'\n'#   }"
+}
+# t_vis TEXT: one line, raw bytes made visible, no "#" (a TAP directive).
+t_vis() {
+	local t
+	t=$(printf '%s' "$1" | tr '\n' ' ' | cat -v)
+	printf '%s' "${t//#/\\#}"
+}
+
+# fail TEXT: the current check failed. In a case, the case ends (run_case
+# reports it, with TEXT); outside one, the script does.
 fail() {
 	printf 'FAIL: %s\n' "$*" >&2
+	if [ -n "${T_CASE_FAIL:-}" ]; then
+		printf '%s\n' "$*" >"$T_CASE_FAIL"
+	else
+		not_ok "$*"
+	fi
 	exit 1
 }
 
+# skip REASON: what follows cannot run here (not root, a tool missing). In
+# a case, the case ends; outside one, the script does.
 skip() {
 	if [ "${CNIHOOK_NO_SKIP:-0}" = 1 ]; then
 		printf 'FAIL: would skip (CNIHOOK_NO_SKIP=1): %s\n' "$*" >&2
+		not_ok "would skip (CNIHOOK_NO_SKIP=1): $*"
+		[ -z "${T_CASE_FAIL:-}" ] || printf -- '-\n' >"$T_CASE_FAIL"
 		exit 1
 	fi
-	printf 'SKIP: %s\n' "$*"
-	exit 77
+	if [ -n "${T_CASE_FAIL:-}" ]; then
+		t_result s "ok N # SKIP $(t_vis "$*")"
+		exit 77
+	fi
+	if [ "$(t_count)" = 0 ]; then
+		printf '1..0 # SKIP %s\n' "$(t_vis "$*")"
+		T_PLANNED=1
+	else
+		t_result s "ok N # SKIP $(t_vis "$*")"
+	fi
+	exit 0
 }
 
 # require_root [WHY]: WHY says what root is needed for.
@@ -77,7 +136,20 @@ t_on_exit() {
 	run_cleanups
 	exit "$rc"
 }
-trap t_on_exit EXIT
+# The script's end: its cleanups, then the plan. A script that ends with an
+# error no check reported gets a failed check for it.
+t_script_exit() {
+	local rc=$? n
+	trap - EXIT
+	if [ "$rc" != 0 ] && [ "$T_PLANNED" = 0 ] && [ "$(t_count f)" = 0 ]; then
+		not_ok "the script ended with status $rc"
+	fi
+	n=$(t_count)
+	run_cleanups
+	[ "$T_PLANNED" = 1 ] || printf '1..%s\n' "$n"
+	exit "$rc"
+}
+trap t_script_exit EXIT
 trap 'exit 130' INT
 trap 'exit 143' TERM
 
@@ -86,6 +158,8 @@ trap 'exit 143' TERM
 T_NAME=${0##*/}
 T_TMP=$(mktemp -d "${TMPDIR:-/tmp}/cnihook-${T_NAME%.sh}.XXXXXX")
 cleanup_push "umount_under '$T_TMP'; rm -rf '$T_TMP'"
+T_RESULTS=$T_TMP/.results
+: >"$T_RESULTS"
 # Last safety net, should a case have been killed before its own cleanups:
 # whatever carries our suffix goes.
 cleanup_push t_purge_ours
@@ -103,11 +177,16 @@ t_purge_ours() {
 }
 
 # ---------------------------------------------------------------- cases
-# run_case NAME FUNCTION [ARGS...]
+# run_case NAME FUNCTION [ARGS...]: its checks report themselves (ok); a
+# case that fails is a failed check, a case that passes without a check of
+# its own is a passed one.
 run_case() {
-	local name=$1 rc
+	local name=$1 rc before why
 	shift
 	log "--- $name"
+	before=$(t_count)
+	T_CASE_FAIL=$T_TMP/.case-fail
+	rm -f "$T_CASE_FAIL"
 	set +e
 	(
 		set -e
@@ -119,18 +198,27 @@ run_case() {
 	)
 	rc=$?
 	set -e
+	why=$(cat "$T_CASE_FAIL" 2>/dev/null || true)
+	rm -f "$T_CASE_FAIL"
+	T_CASE_FAIL=
 	if [ "$rc" = 0 ]; then
-		T_PASSED=$((T_PASSED + 1))
+		[ "$(t_count)" != "$before" ] || ok "$name"
 		log "PASS: $name"
-	else
-		T_FAILED=$((T_FAILED + 1))
-		log "FAIL: $name (status $rc)"
+	elif [ "$rc" = 77 ]; then
+		log "SKIP: $name"
+	elif [ "$why" != - ]; then
+		not_ok "$name: ${why:-status $rc}"
 	fi
 }
 
 finish() {
-	log "$T_PASSED passed, $T_FAILED failed"
-	[ "$T_FAILED" = 0 ] && [ "$T_PASSED" -gt 0 ]
+	local passed failed
+	passed=$(t_count p)
+	failed=$(t_count f)
+	[ "$passed" -gt 0 ] || [ "$failed" -gt 0 ] || not_ok "no check ran"
+	failed=$(t_count f)
+	log "$passed passed, $failed failed"
+	[ "$failed" = 0 ]
 }
 
 # ---------------------------------------------------------------- host objects
@@ -757,16 +845,11 @@ t_tap_text() {
 	printf '%s' "${t//$'\n'/$'\n#     '}"
 }
 
-# tap_ok NAME: a passed check.
-tap_ok() {
-	T_PASSED=$((T_PASSED + 1))
-	printf 'ok - %s\n' "$(vis "$1")"
-}
+# tap_ok NAME: a passed check (the check lists' name of ok).
+tap_ok() { ok "$1"; }
 # tap_not_ok NAME [WHY]: a failed check, with the last cnihook run.
 tap_not_ok() {
-	T_FAILED=$((T_FAILED + 1))
-	printf 'not ok - %s\n' "$(vis "$1")"
-	[ -z "${2-}" ] || printf '#   %s\n' "${2//$'\n'/$'\n#   '}"
+	not_ok "$@"
 	printf '#   last cnihook: status %s\n#   stdout: %s\n#   stderr: %s\n' "$rc" \
 		"$(t_tap_text "$out")" "$(t_tap_text "$err")"
 }

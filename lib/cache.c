@@ -55,6 +55,16 @@ static int entry_name(const char *network, const char *container_id, const char 
 	return 0;
 }
 
+/* Who the entry file at `path` belongs to, compared with the attachment
+ * (network, container_id, ifname). */
+enum owner {
+	OWNER_NONE,  /* no file, or not a readable cniCacheV1 entry */
+	OWNER_SELF,  /* an entry of this attachment, or a legacy bare result */
+	OWNER_OTHER, /* an entry of another attachment (its names in *other) */
+};
+static enum owner entry_owner(const char *path, const char *network, const char *container_id,
+			      const char *ifname, char **other);
+
 static char *results_dir(const cnirt_ctx *ctx)
 {
 	return xasprintf("%s/" CACHE_RESULTS, ctx->cache_dir);
@@ -263,6 +273,10 @@ int cache_remove(const cnirt_ctx *ctx, const char *network, const char *containe
 	_cleanup_free_ char *path = NULL;
 	if (cache_path(ctx, network, container_id, ifname, &path, err) < 0)
 		return -1;
+	/* The file may hold another attachment whose names join to the same
+	 * file name: that entry is not ours to remove. */
+	if (entry_owner(path, network, container_id, ifname, NULL) == OWNER_OTHER)
+		return 0;
 	if (unlink(path) < 0 && errno != ENOENT)
 		return error_set_errno(err, CNIRT_ERR_IO, errno, "cache entry \"%s\": remove",
 				       path);
@@ -519,6 +533,37 @@ static int entry_load(int dirfd, const char *name, const char *path, const char 
 	return 0;
 }
 
+/* Whether the decoded cniCacheV1 object `j` names this attachment. Two
+ * attachments can share a file name ("a-b"+"c" and "a"+"b-c"): every read
+ * checks the entry's own names against the request. */
+static bool names_match(const json *j, const char *network, const char *container_id,
+			const char *ifname)
+{
+	const char *n = json_str(json_obj_get(j, "networkName"));
+	const char *c = json_str(json_obj_get(j, "containerId"));
+	const char *i = json_str(json_obj_get(j, "ifName"));
+	return n && c && i && strcmp(n, network) == 0 && strcmp(c, container_id) == 0 &&
+	       strcmp(i, ifname) == 0;
+}
+
+/* The JSON object the file at `path` holds, or NULL (missing, unreadable,
+ * not JSON, not an object). */
+static json *read_object(const char *path)
+{
+	_cleanup_error_ cnirt_error *ignored = NULL;
+	_cleanup_free_ char *data = NULL;
+	size_t len;
+	json *j = NULL;
+	if (read_entry_file(AT_FDCWD, path, &data, &len, NULL, &ignored) < 0 || data == NULL ||
+	    json_parse(data, len, "cache entry", &j, &ignored) < 0)
+		return NULL;
+	if (j->type != JSON_OBJECT) {
+		json_free(j);
+		return NULL;
+	}
+	return j;
+}
+
 int cache_read_result(const cnirt_ctx *ctx, const char *network, const char *container_id,
 		      const char *ifname, json **out, cnirt_error **err)
 {
@@ -528,13 +573,9 @@ int cache_read_result(const cnirt_ctx *ctx, const char *network, const char *con
 
 	/* From here on nothing is an error: a missing, unreadable or corrupt
 	 * entry gives no prevResult rather than a DEL that cannot proceed. */
-	_cleanup_error_ cnirt_error *ignored = NULL;
-	_cleanup_free_ char *data = NULL;
-	size_t len;
-	_cleanup_json_ json *j = NULL;
+	_cleanup_json_ json *j = read_object(path);
 	*out = NULL;
-	if (read_entry_file(AT_FDCWD, path, &data, &len, NULL, &ignored) < 0 || data == NULL ||
-	    json_parse(data, len, "cache entry", &j, &ignored) < 0 || j->type != JSON_OBJECT)
+	if (j == NULL)
 		return 0;
 	if (is_legacy_result(j)) {
 		*out = TAKE_PTR(j);
@@ -543,9 +584,54 @@ int cache_read_result(const cnirt_ctx *ctx, const char *network, const char *con
 	const json *kind = json_obj_get(j, "kind");
 	const json *r = json_obj_get(j, "result");
 	if (kind == NULL || json_str(kind) == NULL || strcmp(json_str(kind), CACHE_KIND) != 0 ||
-	    r == NULL || r->type != JSON_OBJECT)
+	    r == NULL || r->type != JSON_OBJECT || !names_match(j, network, container_id, ifname))
 		return 0;
 	*out = json_dup(r);
+	return 0;
+}
+
+static enum owner entry_owner(const char *path, const char *network, const char *container_id,
+			      const char *ifname, char **other)
+{
+	_cleanup_json_ json *j = read_object(path);
+	if (j == NULL)
+		return OWNER_NONE;
+	if (is_legacy_result(j))
+		return OWNER_SELF;
+	const char *k = json_str(json_obj_get(j, "kind"));
+	if (k == NULL || strcmp(k, CACHE_KIND) != 0)
+		return OWNER_NONE;
+	if (names_match(j, network, container_id, ifname))
+		return OWNER_SELF;
+	if (other) {
+		const char *n = json_str(json_obj_get(j, "networkName"));
+		const char *c = json_str(json_obj_get(j, "containerId"));
+		const char *i = json_str(json_obj_get(j, "ifName"));
+		*other = xasprintf("network \"%s\", container \"%s\", interface \"%s\"",
+				   n ? n : "?", c ? c : "?", i ? i : "?");
+	}
+	return OWNER_OTHER;
+}
+
+int cache_prepare(const cnirt_ctx *ctx, const char *network, const char *container_id,
+		  const char *ifname, cnirt_error **err)
+{
+	_cleanup_free_ char *name = NULL;
+	if (entry_name(network, container_id, ifname, &name, err) < 0)
+		return -1;
+	_cleanup_free_ char *dir = results_dir(ctx);
+	if (mkdir_parents(dir, err) < 0)
+		return -1;
+	if (access(dir, W_OK | X_OK) < 0)
+		return error_set_errno(err, CNIRT_ERR_IO, errno, "cache directory \"%s\"", dir);
+	_cleanup_free_ char *path = xasprintf("%s/%s", dir, name);
+	_cleanup_free_ char *other = NULL;
+	if (entry_owner(path, network, container_id, ifname, &other) == OWNER_OTHER)
+		return error_set(err, CNIRT_ERR_INVALID_CONFIG,
+				 "cache entry \"%s\" holds the attachment of %s; network \"%s\", "
+				 "container \"%s\", interface \"%s\" maps to the same file name "
+				 "and would overwrite it",
+				 path, other, network, container_id, ifname);
 	return 0;
 }
 
@@ -559,7 +645,17 @@ CNIRT_EXPORT int cnirt_cache_get(const cnirt_ctx *ctx, const char *network,
 	if (cache_path(ctx, network, container_id, ifname, &path, err) < 0)
 		return -1;
 	const char *const names[] = {network, container_id, ifname};
-	return entry_load(AT_FDCWD, path, path, names, out, err);
+	cnirt_cache_entry *e = NULL;
+	if (entry_load(AT_FDCWD, path, path, names, &e, err) < 0)
+		return -1;
+	if (e && (strcmp(e->network, network) != 0 || strcmp(e->container_id, container_id) != 0 ||
+		  strcmp(e->ifname, ifname) != 0)) {
+		/* another attachment's entry under the same file name */
+		cnirt_cache_entry_free(e);
+		e = NULL;
+	}
+	*out = e;
+	return 0;
 }
 
 /* --------------------------------------------------------- the listing */
@@ -861,4 +957,53 @@ CNIRT_EXPORT void cnirt_cache_entries_free(cnirt_cache_entry **v, size_t n)
 	for (size_t i = 0; i < n; i++)
 		cnirt_cache_entry_free(v[i]);
 	free(v);
+}
+
+/* ----------------------------------------------- per container, results */
+
+CNIRT_EXPORT int cnirt_cache_attachments(const cnirt_ctx *ctx, const char *container_id,
+					 cnirt_cache_entry ***out, size_t *n, cnirt_error **err)
+{
+	if (cnirt_check_container_id(container_id, err) < 0)
+		return -1;
+	struct scan s;
+	if (scan_dir(ctx, &s, err) < 0)
+		return -1;
+	cnirt_cache_damage_free(s.d, s.n_d);
+	size_t kept = 0;
+	for (size_t i = 0; i < s.n; i++) {
+		if (strcmp(s.v[i]->container_id, container_id) == 0)
+			s.v[kept++] = s.v[i];
+		else
+			cnirt_cache_entry_free(s.v[i]);
+	}
+	*out = s.v;
+	*n = kept;
+	return 0;
+}
+
+CNIRT_EXPORT int cnirt_cache_result(const cnirt_ctx *ctx, const char *network,
+				    const char *container_id, const char *ifname,
+				    const char *to_version, char **result_json, cnirt_error **err)
+{
+	cnirt_cache_entry *e = NULL;
+	if (cnirt_cache_get(ctx, network, container_id, ifname, &e, err) < 0)
+		return -1;
+	if (e == NULL || e->result == NULL) {
+		cnirt_cache_entry_free(e);
+		*result_json = NULL;
+		return 0;
+	}
+	_cleanup_json_ json *raw = NULL;
+	_cleanup_json_ json *conv = NULL;
+	int r = json_parse(e->result, strlen(e->result), "cached result", &raw, err);
+	if (r == 0)
+		r = result_validate(raw, err);
+	if (r == 0 && to_version)
+		r = result_convert(raw, to_version, &conv, err);
+	cnirt_cache_entry_free(e);
+	if (r < 0)
+		return error_prefix(err, "cache entry %s/%s/%s", network, container_id, ifname);
+	*result_json = json_gen(conv ? conv : raw, true, NULL);
+	return 0;
 }

@@ -167,8 +167,38 @@ static int call_init(struct call *c, cnirt_ctx *ctx, const cnirt_netlist *l, con
 	return 0;
 }
 
+/* What an ADD can check before the first plugin runs, so that a failure
+ * there costs no plugin execution and no roll-back: the cache entry (name
+ * length, directory, another attachment under the same file name) and that
+ * every plugin of the list is found. */
+static int add_preflight(const struct call *c, cnirt_error **err)
+{
+	const cnirt_netlist *l = c->list;
+	if (cache_prepare(c->ctx, l->name, c->att->container_id, c->att->ifname, err) < 0)
+		return error_set_network(*err, l->name), -1;
+	for (size_t i = 0; i < l->n_plugins; i++) {
+		_cleanup_free_ char *path = NULL;
+		long long start = now_usec();
+		if (exec_find_plugin(c->ctx, l->plugins[i].type, &path, err) == 0)
+			continue;
+		tag(*err, l, l->plugins[i].type);
+		if (c->ctx->observer)
+			c->ctx->observer(c->ctx->observer_data, l->name, l->plugins[i].type,
+					 c->command, now_usec() - start, *err);
+		return -1;
+	}
+	return 0;
+}
+
 CNIRT_EXPORT int cnirt_add(cnirt_ctx *ctx, const cnirt_netlist *l, const cnirt_attachment *a,
 			   char **result_json, cnirt_error **err)
+{
+	return cnirt_add_with_flags(ctx, l, a, 0, result_json, err);
+}
+
+CNIRT_EXPORT int cnirt_add_with_flags(cnirt_ctx *ctx, const cnirt_netlist *l,
+				      const cnirt_attachment *a, unsigned flags, char **result_json,
+				      cnirt_error **err)
 {
 	_cleanup_json_ json *cap_args = NULL;
 	_cleanup_free_ char *args = NULL;
@@ -179,6 +209,11 @@ CNIRT_EXPORT int cnirt_add(cnirt_ctx *ctx, const cnirt_netlist *l, const cnirt_a
 	if (att.capability_args && att.capability_args[0] == '\0')
 		att.capability_args = NULL;
 	if (call_init(&c, ctx, l, "ADD", a ? &att : NULL, true, &cap_args, &args, err) < 0)
+		return -1;
+	if (flags & ~(unsigned)CNIRT_ADD_NO_ROLLBACK)
+		return error_set(err, CNIRT_ERR_INVALID_ENV, "ADD: unknown flags 0x%x",
+				 flags & ~(unsigned)CNIRT_ADD_NO_ROLLBACK);
+	if (add_preflight(&c, err) < 0)
 		return -1;
 
 	int r = 0;
@@ -198,6 +233,8 @@ CNIRT_EXPORT int cnirt_add(cnirt_ctx *ctx, const cnirt_netlist *l, const cnirt_a
 		error_set_network(*err, l->name);
 		r = -1;
 	}
+	if (r < 0 && (flags & CNIRT_ADD_NO_ROLLBACK))
+		return -1;
 	if (r < 0) {
 		/* Undo what the plugins that ran may have done; the caller gets
 		 * the error of the ADD, not of this clean-up. */
@@ -357,7 +394,10 @@ static char *gc_config(const cnirt_netlist *l, size_t i, const cnirt_attachment_
 		json_obj_set(o, "ifname", json_new_string(valid[k].ifname));
 		json_arr_append(arr, o);
 	}
-	json_obj_set(conf, "cni.dev/valid-attachments", arr);
+	/* Both names, as the reference library sends them: plugins written
+	 * against an earlier draft of spec 1.1.0 read cni.dev/attachments. */
+	json_obj_set(conf, "cni.dev/valid-attachments", json_dup(arr));
+	json_obj_set(conf, "cni.dev/attachments", arr);
 	return json_gen(conf, false, len);
 }
 

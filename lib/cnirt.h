@@ -71,6 +71,11 @@ const char *const *cnirt_supported_versions(void);
  * lower than any valid one. */
 int cnirt_version_compare(const char *a, const char *b);
 
+/* ------------------------------------------- library version (issue 13) */
+
+/* The version of this library, as run (not as compiled against), e.g. "0.1.0". */
+const char *cnirt_version(void);
+
 /* -------------------------------------------------- network configuration */
 
 /* A network configuration list (spec section 1), validated. A single-plugin
@@ -126,6 +131,37 @@ int cnirt_confdir_get(const cnirt_confdir *d, const char *name, cnirt_netlist **
  * network; scan once and get each for several. */
 int cnirt_confdir_find(const char *dir, const char *name, cnirt_netlist **out, cnirt_error **err);
 
+/* ------------------------- building and editing lists (issue 13) */
+
+/* The capabilities the list declares: every name some plugin declares true
+ * in its `capabilities`, once, in order of first declaration. i from 0 to
+ * cnirt_netlist_capability_count() - 1; the string lives as long as l. */
+size_t cnirt_netlist_capability_count(const cnirt_netlist *l);
+const char *cnirt_netlist_capability(const cnirt_netlist *l, size_t i);
+/* A list of one from a single plugin configuration (libcni's
+ * ConfListFromConf): as cnirt_netlist_parse() wraps it, but bytes that hold
+ * a list (`plugins`) are refused. */
+int cnirt_netlist_from_conf(const char *bytes, size_t len, const char *origin, cnirt_netlist **out,
+			    cnirt_error **err);
+/* A new list: l with `key` of plugin i's configuration set to the JSON
+ * value `value_json` (libcni's InjectConf), replaced in place when present,
+ * else appended; the result is validated again and its bytes (what the
+ * cache stores) are the edited list. An empty key, a null value, a value
+ * that is not JSON and a plugin index out of range are errors. l is left
+ * as it is. */
+int cnirt_netlist_inject(const cnirt_netlist *l, size_t i, const char *key, const char *value_json,
+			 cnirt_netlist **out, cnirt_error **err);
+/* Plugin folders (libcni 1.3): a `.conflist` loaded from a file (by
+ * cnirt_netlist_load_file() or a directory scan) gets the plugin
+ * configurations of <directory of the file>/<network name>/ (files ending in .conf) appended
+ * to its chain, in file name order, unless the list sets
+ * "loadOnlyInlinedPlugins": true. Such a list may leave out `plugins` when
+ * its folder has some (not with loadOnlyInlinedPlugins); "plugins": [] is
+ * an error either way. A missing folder is none; an unreadable folder or a
+ * file that is not a plugin configuration with a `type` fails the list.
+ * The folder's plugins are part of cnirt_netlist_bytes() (and so of the
+ * cache). `.conf`/`.json` files and parsed bytes have no folder. */
+
 /* ---------------------------------------------------------- the runtime */
 
 typedef struct cnirt_ctx cnirt_ctx;
@@ -176,9 +212,26 @@ typedef struct cnirt_attachment {
 /* ADD the attachment to every plugin of the list, in order. On success the
  * final result (in the list's version) is cached and, if result_json is not
  * NULL, handed out. On failure the list is DELeted in reverse order and the
- * original error is returned. */
+ * original error is returned. Before the first plugin runs, everything that
+ * can be checked is: the attachment's parameters, the cache entry (its file
+ * name within NAME_MAX, the results directory created and writable, the
+ * file not holding another attachment's entry: (network "a-b", id "c") and
+ * (network "a", id "b-c") share "a-b-c-<ifname>"), and that every plugin is
+ * found; such failures run no plugin at all. */
 int cnirt_add(cnirt_ctx *ctx, const cnirt_netlist *l, const cnirt_attachment *a, char **result_json,
 	      cnirt_error **err);
+/* --------------------------------------- ADD without rollback (issue 13) */
+
+enum {
+	/* On failure, DEL nothing: the engine undoes the ADD its own way (for
+	 * example cnirt_del(), which then has no cached result to give). */
+	CNIRT_ADD_NO_ROLLBACK = 1u << 0,
+};
+/* cnirt_add() with flags (CNIRT_ADD_*; 0 is cnirt_add()). Unknown flags
+ * are an error. */
+int cnirt_add_with_flags(cnirt_ctx *ctx, const cnirt_netlist *l, const cnirt_attachment *a,
+			 unsigned flags, char **result_json, cnirt_error **err);
+
 /* CHECK (lists of version 0.4.0 and later; immediate success when
  * disableCheck). The cached result is the prevResult of the first plugin. */
 int cnirt_check(cnirt_ctx *ctx, const cnirt_netlist *l, const cnirt_attachment *a,
@@ -202,7 +255,9 @@ typedef struct cnirt_attachment_id {
 /* GC. Nothing at all when the list has disableGC. Otherwise DEL (from the
  * cache alone) the cached attachments of this network that are not in
  * `valid`, then, for 1.1.0 lists, GC every plugin with
- * cni.dev/valid-attachments. Goes on past failures; returns the first. */
+ * cni.dev/valid-attachments and, as the reference library sends it too for
+ * plugins of an earlier draft, the same array as cni.dev/attachments. Goes
+ * on past failures; returns the first. */
 int cnirt_gc(cnirt_ctx *ctx, const cnirt_netlist *l, const cnirt_attachment_id *valid, size_t n,
 	     cnirt_error **err);
 /* Check that every plugin of the list is found and supports the list's
@@ -225,7 +280,9 @@ int cnirt_result_convert(const char *json, size_t len, const char *to_version, c
 /* One entry of the result cache (format shared with the reference library). */
 typedef struct cnirt_cache_entry cnirt_cache_entry;
 /* Read the entry for (network, container id, ifname). Missing: 0 and *out
- * NULL. */
+ * NULL; so is an entry whose own names are another attachment's (names
+ * that join to the same file name). Every read of an entry (CHECK's and
+ * DEL's prevResult, DEL's removal) checks its names the same way. */
 int cnirt_cache_get(const cnirt_ctx *ctx, const char *network, const char *container_id,
 		    const char *ifname, cnirt_cache_entry **out, cnirt_error **err);
 /* Every readable entry of the cache, sorted by file name; the files that
@@ -248,6 +305,21 @@ const char *cnirt_cache_entry_arg_value(const cnirt_cache_entry *e, size_t i);
 long long cnirt_cache_entry_mtime(const cnirt_cache_entry *e);
 void cnirt_cache_entry_free(cnirt_cache_entry *e);
 void cnirt_cache_entries_free(cnirt_cache_entry **v, size_t n);
+
+/* ------------------------------- per container, results (issue 13) */
+
+/* The cached attachments of one container (libcni's
+ * GetCachedAttachments): the readable entries whose containerId is
+ * `container_id`, sorted by file name. Free with cnirt_cache_entries_free(). */
+int cnirt_cache_attachments(const cnirt_ctx *ctx, const char *container_id,
+			    cnirt_cache_entry ***out, size_t *n, cnirt_error **err);
+/* The cached result of one attachment, validated and converted to
+ * `to_version` (NULL: as cached), as pretty JSON text. No entry or no
+ * result: 0 and *result_json NULL. A result that is invalid or cannot be
+ * converted is an error. */
+int cnirt_cache_result(const cnirt_ctx *ctx, const char *network, const char *container_id,
+		       const char *ifname, const char *to_version, char **result_json,
+		       cnirt_error **err);
 
 /* A file of <cacheDir>/results that is not a readable entry, and so is left
  * out of cnirt_cache_list(): unreadable, empty, not JSON, not a "cniCacheV1"

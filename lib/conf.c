@@ -34,8 +34,10 @@ struct cnirt_confdir {
 
 /* What the caller expects the bytes to hold. */
 enum conf_kind {
-	CONF_ANY,  /* decided by content: `plugins` present -> list */
-	CONF_LIST, /* a `.conflist`: must be a list */
+	CONF_ANY,	  /* decided by content: `plugins` present -> list */
+	CONF_LIST,	  /* a `.conflist`: must be a list */
+	CONF_LIST_FOLDER, /* a `.conflist` file: `plugins` may come from its folder */
+	CONF_SINGLE,	  /* a single plugin configuration only */
 };
 
 static int field_error(cnirt_error **err, int code, const char *prefix, const char *field,
@@ -260,7 +262,24 @@ static int parse_tree(const json *root, enum conf_kind kind, cnirt_netlist *l, c
 		return -1;
 
 	const json *plugins = json_obj_get(root, "plugins");
+	if (plugins && kind == CONF_SINGLE)
+		return field_error(err, CNIRT_ERR_INVALID_CONFIG, "", "plugins",
+				   "present: this is a configuration list, not a single plugin "
+				   "configuration");
 	if (plugins == NULL) {
+		if (kind == CONF_LIST_FOLDER) {
+			/* libcni 1.3: a list whose plugins all come from its
+			 * plugin folder (checked by the caller once loaded) */
+			if (get_flag(root, "disableCheck", &l->disable_check, err) < 0 ||
+			    get_flag(root, "disableGC", &l->disable_gc, err) < 0 ||
+			    get_flag(root, "loadOnlyInlinedPlugins", &l->load_only_inlined, err) <
+				0)
+				return -1;
+			if (l->load_only_inlined)
+				return field_error(err, CNIRT_ERR_INVALID_CONFIG, "", "plugins",
+						   "missing while loadOnlyInlinedPlugins is true");
+			return 0;
+		}
 		if (kind == CONF_LIST)
 			return field_error(err, CNIRT_ERR_INVALID_CONFIG, "", "plugins",
 					   "missing (a .conflist file holds a configuration list)");
@@ -278,7 +297,8 @@ static int parse_tree(const json *root, enum conf_kind kind, cnirt_netlist *l, c
 	}
 
 	if (get_flag(root, "disableCheck", &l->disable_check, err) < 0 ||
-	    get_flag(root, "disableGC", &l->disable_gc, err) < 0)
+	    get_flag(root, "disableGC", &l->disable_gc, err) < 0 ||
+	    get_flag(root, "loadOnlyInlinedPlugins", &l->load_only_inlined, err) < 0)
 		return -1;
 	if (plugins->type != JSON_ARRAY)
 		return field_error(err, CNIRT_ERR_INVALID_CONFIG, "", "plugins",
@@ -316,7 +336,7 @@ static int netlist_parse(const char *bytes, size_t len, const char *origin, enum
 			error_prefix(err, "%s", origin);
 		return -1;
 	}
-	if (json_obj_get(root, "plugins") == NULL) {
+	if (json_obj_get(root, "plugins") == NULL && kind != CONF_LIST_FOLDER) {
 		/* A single plugin configuration is kept as the list it stands
 		 * for, as the reference's ConfListFromConf does, so that every
 		 * runtime reading the cache finds a list. The plugin's own bytes
@@ -382,6 +402,91 @@ static int read_conf_file(int dirfd, const char *name, const char *path, char **
 	return 0;
 }
 
+static int list_conf_names(int dirfd, const char *dir, const char *only_ext, char ***out,
+			   size_t *n_out, cnirt_error **err);
+static void free_names(char **names, size_t n);
+
+/* Replace l->bytes by its text with `plugins` extended by `extra`. */
+static void bytes_append_plugins(cnirt_netlist *l, json *const *extra, size_t n)
+{
+	_cleanup_json_ json *root = NULL;
+	_cleanup_error_ cnirt_error *e = NULL;
+	if (json_parse(l->bytes, l->len, "network configuration", &root, &e) < 0)
+		abort(); /* parsed before */
+	json *plugins = json_obj_get(root, "plugins");
+	if (plugins == NULL) {
+		plugins = json_new(JSON_ARRAY);
+		json_obj_set(root, "plugins", plugins);
+	}
+	for (size_t i = 0; i < n; i++)
+		json_arr_append(plugins, json_dup(extra[i]));
+	free(l->bytes);
+	l->bytes = json_gen(root, false, &l->len);
+}
+
+/*
+ * libcni 1.3's plugin folder: the plugin configurations of
+ * <directory of the list file>/<network name>/ ending in .conf, in file name order,
+ * appended to the list's chain (and to its bytes, so that the cache holds
+ * the whole chain). No folder: nothing. Each file is one plugin
+ * configuration object with a `type`; its name and version are not read.
+ */
+static int load_plugin_folder(int dirfd, const char *name, const char *path, cnirt_netlist *l,
+			      cnirt_error **err)
+{
+	const char *slash = strrchr(name, '/');
+	_cleanup_free_ char *rel =
+	    slash ? xasprintf("%.*s/%s", (int)(slash - name), name, l->name) : xstrdup(l->name);
+	const char *pslash = strrchr(path, '/');
+	_cleanup_free_ char *shown =
+	    pslash ? xasprintf("%.*s/%s", (int)(pslash - path), path, l->name) : xstrdup(l->name);
+	_cleanup_close_ int fd =
+	    TEMP_FAILURE_RETRY(openat(dirfd, rel, O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+	if (fd < 0) {
+		if (errno == ENOENT)
+			return 0;
+		return error_set_errno(err, CNIRT_ERR_IO, errno, "plugin folder %s", shown);
+	}
+	char **names = NULL;
+	size_t n = 0;
+	if (list_conf_names(fd, shown, ".conf", &names, &n, err) < 0)
+		return -1;
+	json **confs = xcalloc(n ? n : 1, sizeof(*confs));
+	int r = 0;
+	for (size_t i = 0; i < n && r == 0; i++) {
+		_cleanup_free_ char *file = xasprintf("%s/%s", shown, names[i]);
+		_cleanup_free_ char *bytes = NULL;
+		size_t len;
+		const char *type;
+		r = read_conf_file(fd, names[i], file, &bytes, &len, err);
+		if (r == 0 && json_parse(bytes, len, "plugin configuration", &confs[i], err) < 0)
+			r = error_prefix(err, "%s", file);
+		if (r == 0 && confs[i]->type != JSON_OBJECT)
+			r = error_set(err, CNIRT_ERR_INVALID_CONFIG,
+				      "%s: a plugin configuration must be a JSON object, not %s",
+				      file, json_type_name(confs[i]));
+		if (r == 0 && check_plugin(confs[i], "", &type, err) < 0)
+			r = error_prefix(err, "%s", file);
+		if (r == 0) {
+			l->plugins =
+			    xreallocarray(l->plugins, l->n_plugins + 1, sizeof(*l->plugins));
+			add_plugin(l, confs[i], type);
+		}
+	}
+	if (r == 0 && n > 0)
+		bytes_append_plugins(l, confs, n);
+	for (size_t i = 0; i < n; i++)
+		json_free(confs[i]);
+	free(confs);
+	free_names(names, n);
+	return r;
+}
+
+static void netlist_freep(cnirt_netlist **l)
+{
+	cnirt_netlist_free(*l);
+}
+
 static int load_at(int dirfd, const char *name, const char *path, cnirt_netlist **out,
 		   cnirt_error **err)
 {
@@ -394,8 +499,24 @@ static int load_at(int dirfd, const char *name, const char *path, cnirt_netlist 
 	 * `.conf`/`.json` a single plugin. A `.conflist` must be a list here
 	 * too; other files are taken for what their content is.
 	 */
-	enum conf_kind kind = has_suffix(path, ".conflist") ? CONF_LIST : CONF_ANY;
-	return netlist_parse(bytes, len, path, kind, out, err);
+	if (!has_suffix(path, ".conflist"))
+		return netlist_parse(bytes, len, path, CONF_ANY, out, err);
+	cnirt_netlist *l = NULL;
+	if (netlist_parse(bytes, len, path, CONF_LIST_FOLDER, &l, err) < 0)
+		return -1;
+	if (!l->load_only_inlined && load_plugin_folder(dirfd, name, path, l, err) < 0) {
+		cnirt_netlist_free(l);
+		return -1;
+	}
+	if (l->n_plugins == 0) {
+		_cleanup_(netlist_freep) cnirt_netlist *gone = l;
+		return error_set(err, CNIRT_ERR_INVALID_CONFIG,
+				 "%s: field \"plugins\": missing (a .conflist file holds a "
+				 "configuration list) and its plugin folder %s/ has no plugin",
+				 path, l->name);
+	}
+	*out = l;
+	return 0;
 }
 
 CNIRT_EXPORT int cnirt_netlist_load_file(const char *path, cnirt_netlist **out, cnirt_error **err)
@@ -503,9 +624,10 @@ static void free_names(char **names, size_t n)
 	free(names);
 }
 
-/* The configuration file names of the directory, sorted. */
-static int list_conf_names(int dirfd, const char *dir, char ***out, size_t *n_out,
-			   cnirt_error **err)
+/* The configuration file names of the directory (those ending in
+ * `only_ext` when not NULL), sorted. */
+static int list_conf_names(int dirfd, const char *dir, const char *only_ext, char ***out,
+			   size_t *n_out, cnirt_error **err)
 {
 	int fd2 = TEMP_FAILURE_RETRY(fcntl(dirfd, F_DUPFD_CLOEXEC, 3));
 	if (fd2 < 0)
@@ -530,7 +652,7 @@ static int list_conf_names(int dirfd, const char *dir, char ***out, size_t *n_ou
 			}
 			break;
 		}
-		if (!is_conf_name(de->d_name))
+		if (only_ext ? !has_suffix(de->d_name, only_ext) : !is_conf_name(de->d_name))
 			continue;
 		/* Symbolic links are followed; directories, fifos and the
 		 * like are no configuration. A dangling link is kept, so that
@@ -559,7 +681,7 @@ CNIRT_EXPORT int cnirt_confdir_scan(const char *dir, cnirt_confdir **out, cnirt_
 		return error_set_errno(err, CNIRT_ERR_IO, errno, "configuration directory %s", dir);
 	char **names = NULL;
 	size_t n = 0;
-	if (list_conf_names(dirfd, dir, &names, &n, err) < 0)
+	if (list_conf_names(dirfd, dir, NULL, &names, &n, err) < 0)
 		return -1;
 
 	cnirt_confdir *d = xzalloc(sizeof(*d));
@@ -625,6 +747,7 @@ static cnirt_netlist *netlist_dup(const cnirt_netlist *l)
 	c->effective_version = xstrdup(l->effective_version);
 	c->disable_check = l->disable_check;
 	c->disable_gc = l->disable_gc;
+	c->load_only_inlined = l->load_only_inlined;
 	c->plugins = xcalloc(l->n_plugins ? l->n_plugins : 1, sizeof(*c->plugins));
 	for (size_t i = 0; i < l->n_plugins; i++) {
 		c->plugins[i].type = xstrdup(l->plugins[i].type);
@@ -700,5 +823,98 @@ CNIRT_EXPORT int cnirt_confdir_find(const char *dir, const char *name, cnirt_net
 		return -1;
 	/* The entry is dropped with the directory: hand it out, no copy. */
 	*out = TAKE_PTR(d->entries[i].list);
+	return 0;
+}
+
+/* ------------------------------------------- capabilities, building, editing */
+
+/* The capability `k` of plugin i's `capabilities` if declared true. */
+static const char *capability_at(const cnirt_netlist *l, size_t i, size_t k)
+{
+	const json *caps = json_obj_get(l->plugins[i].conf, "capabilities");
+	if (caps == NULL || caps->type != JSON_OBJECT || k >= caps->u.object.n ||
+	    caps->u.object.v[k]->type != JSON_TRUE)
+		return NULL;
+	return caps->u.object.k[k];
+}
+
+/* The `want`-th distinct capability declared true by a plugin of the list,
+ * in order of first declaration, or NULL. */
+static const char *capabilities_walk(const cnirt_netlist *l, size_t want)
+{
+	size_t seen = 0;
+	for (size_t i = 0; i < l->n_plugins; i++) {
+		const json *caps = json_obj_get(l->plugins[i].conf, "capabilities");
+		size_t n = caps && caps->type == JSON_OBJECT ? caps->u.object.n : 0;
+		for (size_t k = 0; k < n; k++) {
+			const char *cap = capability_at(l, i, k);
+			bool dup = false;
+			for (size_t j = 0; cap && j < i && !dup; j++)
+				dup = cnirt_netlist_plugin_has_capability(l, j, cap);
+			if (cap == NULL || dup)
+				continue;
+			if (seen++ == want)
+				return cap;
+		}
+	}
+	return NULL;
+}
+
+CNIRT_EXPORT size_t cnirt_netlist_capability_count(const cnirt_netlist *l)
+{
+	size_t n = 0;
+	while (capabilities_walk(l, n))
+		n++;
+	return n;
+}
+
+CNIRT_EXPORT const char *cnirt_netlist_capability(const cnirt_netlist *l, size_t i)
+{
+	return capabilities_walk(l, i);
+}
+
+CNIRT_EXPORT int cnirt_netlist_from_conf(const char *bytes, size_t len, const char *origin,
+					 cnirt_netlist **out, cnirt_error **err)
+{
+	return netlist_parse(bytes ? bytes : "", bytes ? len : 0, origin, CONF_SINGLE, out, err);
+}
+
+CNIRT_EXPORT int cnirt_netlist_inject(const cnirt_netlist *l, size_t plugin, const char *key,
+				      const char *value_json, cnirt_netlist **out,
+				      cnirt_error **err)
+{
+	if (l == NULL)
+		return error_set(err, CNIRT_ERR_INVALID_CONFIG, "no network configuration given");
+	if (plugin >= l->n_plugins)
+		return error_set(err, CNIRT_ERR_INVALID_CONFIG,
+				 "network \"%s\" has no plugin %zu (it has %zu)", l->name, plugin,
+				 l->n_plugins);
+	if (key == NULL || key[0] == '\0')
+		return error_set(err, CNIRT_ERR_INVALID_CONFIG, "inject: empty key");
+	_cleanup_json_ json *value = NULL;
+	_cleanup_free_ char *what = xasprintf("value of \"%s\"", key);
+	if (json_parse(value_json ? value_json : "", value_json ? strlen(value_json) : 0, what,
+		       &value, err) < 0)
+		return -1;
+	if (value->type == JSON_NULL)
+		return error_set(err, CNIRT_ERR_INVALID_CONFIG, "inject: \"%s\": value is null",
+				 key);
+
+	_cleanup_json_ json *root = NULL;
+	if (json_parse(l->bytes, l->len, "network configuration", &root, err) < 0)
+		return -1;
+	json *plugins = json_obj_get(root, "plugins");
+	if (plugins == NULL || plugins->type != JSON_ARRAY || plugin >= plugins->u.array.n) {
+		/* a list with plugins from its folder keeps them in its bytes */
+		return error_set(err, CNIRT_ERR_INVALID_CONFIG,
+				 "network \"%s\": its bytes hold no plugin %zu", l->name, plugin);
+	}
+	json_obj_set(plugins->u.array.v[plugin], key, TAKE_PTR(value));
+	size_t len;
+	_cleanup_free_ char *text = json_gen(root, false, &len);
+	cnirt_netlist *n = NULL;
+	if (netlist_parse(text, len, l->path, CONF_LIST, &n, err) < 0)
+		return error_prefix(err, "inject \"%s\" into plugin %zu", key, plugin);
+	*out = n;
 	return 0;
 }

@@ -232,6 +232,7 @@ struct cnirt_netlist {
 	char *effective_version; /* cnirt_netlist_version() */
 	bool disable_check;
 	bool disable_gc;
+	bool load_only_inlined; /* loadOnlyInlinedPlugins */
 	struct netlist_plugin *plugins;
 	size_t n_plugins;
 	char *bytes; /* as loaded */
@@ -306,7 +307,12 @@ int cache_path(const cnirt_ctx *ctx, const char *network, const char *container_
 /* Write the entry atomically (dir 0700, file 0600, temp + fsync + rename). */
 int cache_write(const cnirt_ctx *ctx, const cnirt_netlist *l, const cnirt_attachment *a,
 		const json *result, cnirt_error **err);
-/* Remove the entry; a missing one is not an error. */
+/* Before an ADD runs any plugin: the entry name is valid and short enough,
+ * the results directory exists (created) and is writable, and the file is
+ * not another attachment's entry (names that join to the same file name). */
+int cache_prepare(const cnirt_ctx *ctx, const char *network, const char *container_id,
+		  const char *ifname, cnirt_error **err);
+/* Remove the entry; a missing one, or another attachment's, is not an error. */
 int cache_remove(const cnirt_ctx *ctx, const char *network, const char *container_id,
 		 const char *ifname, cnirt_error **err);
 /* Read the cached result only, for prevResult. Missing or corrupt: 0 with

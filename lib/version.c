@@ -16,6 +16,11 @@ CNIRT_EXPORT const char *const *cnirt_supported_versions(void)
 	return supported;
 }
 
+CNIRT_EXPORT const char *cnirt_version(void)
+{
+	return PACKAGE_VERSION;
+}
+
 static int parse_part(const char **p, unsigned *out)
 {
 	const char *s = *p;

@@ -375,6 +375,35 @@ else
 	echo "# SKIP non-root checks: no setpriv"
 	[ -z "${CNIHOOK_NO_SKIP:-}" ] || not_ok "non-root checks skipped under CNIHOOK_NO_SKIP"
 fi
+# libcni 1.3's plugin folders: <confDir>/<network>/ .conf files are appended
+# to the .conflist's chain (and to the list the cache holds), unless
+# loadOnlyInlinedPlugins is true (issue 13).
+pf=$tmp/pf.d
+mkdir -p "$pf/pfnet" "$pf/inl"
+echo '{"cniVersion":"1.0.0","name":"pfnet","plugins":[{"type":"alpha"}]}' >"$pf/10-pfnet.conflist"
+echo '{"type":"beta","fromFolder":true}' >"$pf/pfnet/10-beta.conf"
+echo '{"type":"beta"}' >"$pf/pfnet/20-ignored.json"
+echo '{"cniVersion":"1.0.0","name":"inl","loadOnlyInlinedPlugins":true,"plugins":[{"type":"alpha"}]}' \
+	>"$pf/20-inl.conflist"
+echo '{"type":"beta"}' >"$pf/inl/10-beta.conf"
+rm -rf "$bin/rec"
+NETCONFPATH=$pf "$CNIHOOK" add pfnet /run/netns/clitest >/dev/null 2>"$tmp/err"
+check "plugin folder: add exits 0" test $? = 0
+check "plugin folder: alpha then the folder's beta ran ADD" \
+	eval '[ "$(cd "$bin/rec" && ls *.stdin | sed "s/^[0-9]*-//")" = "$(printf "alpha-ADD.stdin\nbeta-ADD.stdin")" ]'
+check "plugin folder: beta got its folder configuration" grep -q '"fromFolder":true' "$(ls "$bin"/rec/*-beta-ADD.stdin | head -1)"
+check "plugin folder: the cache holds the whole chain" \
+	eval 'base64 -d <<<"$(sed "s/.*\"config\":\"\([^\"]*\)\".*/\1/" "$tmp/cache/results/pfnet-$id-eth0")" | grep -q fromFolder'
+rm -rf "$bin/rec"
+NETCONFPATH=$pf "$CNIHOOK" del pfnet /run/netns/clitest 2>"$tmp/err"
+check "plugin folder: del exits 0" test $? = 0
+check "plugin folder: del ran beta and alpha" eval 'ls "$bin"/rec/*-beta-DEL.stdin "$bin"/rec/*-alpha-DEL.stdin >/dev/null'
+rm -rf "$bin/rec"
+NETCONFPATH=$pf "$CNIHOOK" add inl /run/netns/clitest >/dev/null 2>"$tmp/err"
+check "loadOnlyInlinedPlugins: add exits 0" test $? = 0
+check "loadOnlyInlinedPlugins: the folder's beta did not run" eval '! ls "$bin"/rec/*-beta-* >/dev/null 2>&1'
+NETCONFPATH=$pf "$CNIHOOK" del inl /run/netns/clitest
+
 "$CNIHOOK" --help | grep -q 'cnihook add|check|del NETWORK NETNS'
 check "--help" test $? = 0
 

@@ -1161,8 +1161,10 @@ static void test_add_plugin_missing(void **state)
 	size_t n = recorder_calls(f->rec, &c);
 	_cleanup_free_ char *got = calls_summary(c, n);
 	rec_calls_free(c, n);
-	if (strncmp(got, "bridge ADD", 10) != 0 || strstr(got, "portmap ADD") != NULL)
-		fail_msg("plugins ran as [%s]: expected bridge ADD, then no further ADD", got);
+	/* Every plugin is looked for before the first runs (issue 13): no ADD
+	 * ran, so there is nothing to DEL either. */
+	if (got[0] != '\0')
+		fail_msg("plugins ran as [%s]: expected none (a plugin is missing)", got);
 	cnirt_netlist_free(l);
 }
 

@@ -907,8 +907,8 @@ static void test_add_cache_unwritable(void **state)
 	assert_non_null(err);
 	assert_names(err, "addnet", NULL);
 	assert_false(cnirt_error_from_plugin(err));
-	struct recs r = expect_calls(f, "a ADD, b ADD, b DEL, a DEL");
-	recs_free(&r);
+	/* found before the first plugin runs (issue 13): nothing to roll back */
+	expect_no_plugin_ran(f);
 	cnirt_netlist_free(l);
 }
 
@@ -1631,12 +1631,11 @@ static void test_observer_plugin_missing(void **state)
 	_cleanup_error_ cnirt_error *err = NULL;
 	assert_true(cnirt_add(f->ctx, l, &plain, NULL, &err) < 0);
 	assert_names(err, "obsnet", "gone");
-	assert_int_equal(o.n, 4);
-	assert_seen(&o, 0, "obsnet", "a", "ADD", -1);
-	assert_seen(&o, 1, "obsnet", "gone", "ADD", cnirt_error_code(err));
-	assert_seen(&o, 2, "obsnet", "gone", "DEL", o.v[2].code);
-	assert_true(o.v[2].failed);
-	assert_seen(&o, 3, "obsnet", "a", "DEL", -1);
+	/* every plugin is looked for before the first runs (issue 13): "a"
+	 * never runs, the failed lookup is observed */
+	assert_int_equal(o.n, 1);
+	assert_seen(&o, 0, "obsnet", "gone", "ADD", cnirt_error_code(err));
+	expect_no_plugin_ran(f);
 	observed_clear(&o);
 	cnirt_netlist_free(l);
 }
@@ -1720,6 +1719,178 @@ static void test_observer_version(void **state)
 		fail_msg("cnirt_validate ran 2 VERSION executions, the observer saw %zu", n);
 }
 
+/* ------------------------------------------------------------ issue 13 */
+
+/*
+ * (network "a-b", id "c") and (network "a", id "b-c") share the file name
+ * results/a-b-c-eth0 (the reference's naming). The second ADD fails before
+ * any plugin runs, naming both; CHECK, DEL and the cache reads of the
+ * second never take the first's entry for theirs, and DEL leaves it.
+ */
+static void test_cache_name_collision(void **state)
+{
+	struct fx *f = fixture(state);
+	cnirt_netlist *ab = simple_list(f, "1.0.0", "a-b", "p");
+	cnirt_netlist *a = simple_list(f, "1.0.0", "a", "p");
+	cnirt_attachment c = plain, bc = plain;
+	c.container_id = "c";
+	bc.container_id = "b-c";
+	add_ok(f, ab, &c);
+	recs_clear(f);
+
+	_cleanup_error_ cnirt_error *err = NULL;
+	assert_true(cnirt_add(f->ctx, a, &bc, NULL, &err) < 0);
+	expect_no_plugin_ran(f);
+	const char *m = cnirt_error_msg(err);
+	if (!strstr(m, "network \"a-b\", container \"c\"") ||
+	    !strstr(m, "network \"a\", container \"b-c\""))
+		fail_msg("message does not name both attachments: %s", m);
+	assert_names(err, "a", NULL);
+
+	/* reads of the second see nothing */
+	assert_false(cached(f, "a", "b-c", IFNAME));
+	assert_true(cached(f, "a-b", "c", IFNAME));
+	_cleanup_free_ char *res = NULL;
+	assert_ok(cnirt_cache_result(f->ctx, "a", "b-c", IFNAME, NULL, &res, &err), err);
+	assert_null(res);
+	cnirt_error_free(TAKE_PTR(err));
+	assert_true(cnirt_check(f->ctx, a, &bc, &err) < 0);
+	assert_error(err, CNIRT_ERR_NONE, "no cached result");
+	expect_no_plugin_ran(f);
+	cnirt_error_free(TAKE_PTR(err));
+
+	/* DEL of the second runs without the first's result, keeps its entry */
+	assert_ok(cnirt_del(f->ctx, a, &bc, &err), err);
+	struct recs r = expect_calls(f, "p DEL");
+	_cleanup_json_ json *in = rec_stdin(&r.v[0]);
+	assert_null(json_obj_get(in, "prevResult"));
+	recs_free(&r);
+	assert_true(cached(f, "a-b", "c", IFNAME));
+	assert_ok(cnirt_del_cached(f->ctx, "a", "b-c", IFNAME, NULL, &err), err);
+	assert_true(cached(f, "a-b", "c", IFNAME));
+	cnirt_netlist_free(ab);
+	cnirt_netlist_free(a);
+}
+
+/* A cache file name over NAME_MAX (a 200-character network name and a
+ * 64-character id) is refused before any plugin runs, not after an ADD
+ * and its roll-back. */
+static void test_add_name_too_long_before_plugins(void **state)
+{
+	struct fx *f = fixture(state);
+	char name[201], id[65];
+	memset(name, 'n', 200);
+	name[200] = '\0';
+	memset(id, 'f', 64);
+	id[64] = '\0';
+	cnirt_netlist *l = simple_list(f, "1.0.0", name, "a,b");
+	cnirt_attachment at = plain;
+	at.container_id = id;
+	_cleanup_error_ cnirt_error *err = NULL;
+	assert_true(cnirt_add(f->ctx, l, &at, NULL, &err) < 0);
+	assert_error(err, CNIRT_ERR_INVALID_ENV, "file name is longer than");
+	expect_no_plugin_ran(f);
+	cnirt_netlist_free(l);
+}
+
+/* CNIRT_ADD_NO_ROLLBACK: a failed ADD runs no DEL; unknown flags fail. */
+static void test_add_no_rollback(void **state)
+{
+	struct fx *f = fixture(state);
+	cnirt_netlist *l = simple_list(f, "1.0.0", "addnet", "a,b");
+	answer(f, "b", "ADD", "{\"cniVersion\":\"1.0.0\",\"code\":5,\"msg\":\"io\"}", 1);
+	_cleanup_error_ cnirt_error *err = NULL;
+	assert_true(cnirt_add_with_flags(f->ctx, l, &plain, CNIRT_ADD_NO_ROLLBACK, NULL, &err) < 0);
+	assert_int_equal(cnirt_error_code(err), 5);
+	struct recs r = expect_calls(f, "a ADD, b ADD");
+	recs_free(&r);
+	assert_false(cached(f, "addnet", CONTAINER_ID, IFNAME));
+	cnirt_error_free(TAKE_PTR(err));
+	recs_clear(f);
+	assert_true(cnirt_add_with_flags(f->ctx, l, &plain, 0x80, NULL, &err) < 0);
+	assert_error(err, CNIRT_ERR_INVALID_ENV, "unknown flags");
+	expect_no_plugin_ran(f);
+	cnirt_netlist_free(l);
+}
+
+/* GC sends the valid attachments under both names, as libcni does. */
+static void test_gc_both_attachment_keys(void **state)
+{
+	struct fx *f = fixture(state);
+	cnirt_netlist *l = simple_list(f, "1.1.0", "gcnet", "a");
+	const cnirt_attachment_id valid[] = {{"c1", "eth0"}, {"c2", "net1"}};
+	_cleanup_error_ cnirt_error *err = NULL;
+	assert_ok(cnirt_gc(f->ctx, l, valid, ARRAY_SIZE(valid), &err), err);
+	struct recs r = expect_calls(f, "a GC");
+	_cleanup_json_ json *in = rec_stdin(&r.v[0]);
+	_cleanup_json_ json *want = text_json("[{\"containerID\":\"c1\",\"ifname\":\"eth0\"},"
+					      "{\"containerID\":\"c2\",\"ifname\":\"net1\"}]");
+	assert_json_equal(json_obj_get(in, "cni.dev/valid-attachments"), want,
+			  "cni.dev/valid-attachments");
+	assert_json_equal(json_obj_get(in, "cni.dev/attachments"), want, "cni.dev/attachments");
+	recs_free(&r);
+	cnirt_netlist_free(l);
+}
+
+/* The attachments cached for one container, and one cached result
+ * converted to a requested version. */
+static void test_cache_attachments_and_result(void **state)
+{
+	struct fx *f = fixture(state);
+	cnirt_netlist *n1 = simple_list(f, "1.0.0", "n1", "a");
+	cnirt_netlist *n2 = simple_list(f, "1.0.0", "n2", "a");
+	answer(f, "a", "ADD",
+	       "{\"cniVersion\":\"1.0.0\",\"ips\":[{\"address\":\"10.1.2.3/24\"}]}", 0);
+	cnirt_attachment x = plain, xn = plain, y = plain;
+	x.container_id = "x";
+	xn.container_id = "x";
+	xn.ifname = "net1";
+	y.container_id = "y";
+	add_ok(f, n1, &x);
+	add_ok(f, n2, &xn);
+	add_ok(f, n1, &y);
+
+	cnirt_cache_entry **v = NULL;
+	size_t n = 0;
+	_cleanup_error_ cnirt_error *err = NULL;
+	assert_ok(cnirt_cache_attachments(f->ctx, "x", &v, &n, &err), err);
+	assert_int_equal(n, 2);
+	assert_string_equal(cnirt_cache_entry_network(v[0]), "n1");
+	assert_string_equal(cnirt_cache_entry_network(v[1]), "n2");
+	assert_string_equal(cnirt_cache_entry_ifname(v[1]), "net1");
+	cnirt_cache_entries_free(v, n);
+	assert_ok(cnirt_cache_attachments(f->ctx, "none", &v, &n, &err), err);
+	assert_int_equal(n, 0);
+	cnirt_cache_entries_free(v, n);
+	assert_true(cnirt_cache_attachments(f->ctx, "../x", &v, &n, &err) < 0);
+	cnirt_error_free(TAKE_PTR(err));
+
+	_cleanup_free_ char *r040 = NULL;
+	assert_ok(cnirt_cache_result(f->ctx, "n1", "x", IFNAME, "0.4.0", &r040, &err), err);
+	_cleanup_json_ json *j = text_json(r040);
+	assert_string_equal(json_str(json_obj_get(j, "cniVersion")), "0.4.0");
+	/* 0.4.0 results carry `version` in each IP */
+	const json *ips = json_obj_get(j, "ips");
+	assert_non_null(json_obj_get(ips->u.array.v[0], "version"));
+	_cleanup_free_ char *same = NULL;
+	assert_ok(cnirt_cache_result(f->ctx, "n1", "x", IFNAME, NULL, &same, &err), err);
+	assert_non_null(strstr(same, "\"1.0.0\""));
+	_cleanup_free_ char *none = NULL;
+	assert_ok(cnirt_cache_result(f->ctx, "n1", "nobody", IFNAME, "1.0.0", &none, &err), err);
+	assert_null(none);
+	char *bad = NULL;
+	assert_true(cnirt_cache_result(f->ctx, "n1", "x", IFNAME, "9.9.9", &bad, &err) < 0);
+	assert_null(bad);
+	cnirt_netlist_free(n1);
+	cnirt_netlist_free(n2);
+}
+
+static void test_library_version(void **state)
+{
+	(void)state;
+	assert_string_equal(cnirt_version(), PACKAGE_VERSION);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1764,6 +1935,12 @@ int main(void)
 	    T(test_observer_plugin_missing),
 	    T(test_observer_other_commands),
 	    T(test_observer_version),
+	    T(test_cache_name_collision),
+	    T(test_add_name_too_long_before_plugins),
+	    T(test_add_no_rollback),
+	    T(test_gc_both_attachment_keys),
+	    T(test_cache_attachments_and_result),
+	    T(test_library_version),
 #undef T
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -456,8 +456,10 @@ static void test_load_conflist_without_plugins(void **state)
 	cnirt_netlist *l = NULL;
 	_cleanup_error_ cnirt_error *err = NULL;
 	assert_int_equal(cnirt_netlist_load_file(path, &l, &err), -1);
-	_cleanup_free_ char *want = xasprintf(
-	    "%s: field \"plugins\": missing (a .conflist file holds a configuration list)", path);
+	_cleanup_free_ char *want =
+	    xasprintf("%s: field \"plugins\": missing (a .conflist file holds a configuration "
+		      "list) and its plugin folder x/ has no plugin",
+		      path);
 	assert_string_equal(cnirt_error_msg(err), want);
 	assert_int_equal(cnirt_error_code(err), CNIRT_ERR_INVALID_CONFIG);
 }
@@ -693,6 +695,176 @@ static void test_missing_dir(void **state)
 	cnirt_confdir_free(d);
 }
 
+/* --------------------------------------------------- issue 13: libcni parity */
+
+static void mkdir_in(const char *dir, const char *name)
+{
+	_cleanup_free_ char *p = xasprintf("%s/%s", dir, name);
+	assert_int_equal(mkdir(p, 0755), 0);
+}
+
+/* libcni 1.3's plugin folders: <dir>/<network>/ files ending in .conf are
+ * appended to a .conflist's chain in file name order (other extensions and
+ * subdirectories ignored), and are part of the bytes the cache stores. */
+static void test_plugin_folder(void **state)
+{
+	const char *dir = *state;
+	_cleanup_free_ char *path = write_file(
+	    dir, "10-pf.conflist",
+	    "{\"cniVersion\":\"1.0.0\",\"name\":\"pf\",\"plugins\":[{\"type\":\"bridge\"}]}");
+	mkdir_in(dir, "pf");
+	mkdir_in(dir, "pf/sub.conf");
+	free(write_file(dir, "pf/20-b.conf", "{\"type\":\"tuning\",\"sysctl\":{}}"));
+	free(write_file(dir, "pf/10-a.conf", "{\"type\":\"portmap\",\"capabilities\":{\"portMappings\":true}}"));
+	free(write_file(dir, "pf/30-c.json", "{\"type\":\"ignored\"}"));
+	free(write_file(dir, "pf/40-d.conflist", "{\"type\":\"ignored\"}"));
+	cnirt_netlist *l = NULL;
+	_cleanup_error_ cnirt_error *err = NULL;
+	if (cnirt_netlist_load_file(path, &l, &err) < 0)
+		fail_msg("%s", cnirt_error_msg(err));
+	assert_int_equal(cnirt_netlist_plugin_count(l), 3);
+	assert_string_equal(cnirt_netlist_plugin_type(l, 0), "bridge");
+	assert_string_equal(cnirt_netlist_plugin_type(l, 1), "portmap");
+	assert_string_equal(cnirt_netlist_plugin_type(l, 2), "tuning");
+	assert_true(cnirt_netlist_has_capability(l, "portMappings"));
+	/* the cached bytes give the whole chain back */
+	size_t len;
+	const char *bytes = cnirt_netlist_bytes(l, &len);
+	cnirt_netlist *again = NULL;
+	assert_int_equal(cnirt_netlist_parse(bytes, len, NULL, &again, &err), 0);
+	assert_int_equal(cnirt_netlist_plugin_count(again), 3);
+	assert_string_equal(cnirt_netlist_plugin_type(again, 2), "tuning");
+	cnirt_netlist_free(again);
+	cnirt_netlist_free(l);
+
+	/* the same through a directory scan */
+	cnirt_netlist *found = NULL;
+	assert_int_equal(cnirt_confdir_find(dir, "pf", &found, &err), 0);
+	assert_int_equal(cnirt_netlist_plugin_count(found), 3);
+	cnirt_netlist_free(found);
+}
+
+/* loadOnlyInlinedPlugins: true turns the folder off; without `plugins` a
+ * list takes all its plugins from the folder, which then must have some;
+ * "plugins": [] stays an error; a folder file without type fails the list. */
+static void test_plugin_folder_rules(void **state)
+{
+	const char *dir = *state;
+	mkdir_in(dir, "only");
+	mkdir_in(dir, "nopl");
+	mkdir_in(dir, "bad");
+	free(write_file(dir, "only/a.conf", "{\"type\":\"tuning\"}"));
+	free(write_file(dir, "nopl/a.conf", "{\"type\":\"tuning\"}"));
+	free(write_file(dir, "bad/a.conf", "{\"notype\":1}"));
+	_cleanup_free_ char *only = write_file(
+	    dir, "only.conflist",
+	    "{\"cniVersion\":\"1.0.0\",\"name\":\"only\",\"loadOnlyInlinedPlugins\":true,"
+	    "\"plugins\":[{\"type\":\"bridge\"}]}");
+	_cleanup_free_ char *nopl =
+	    write_file(dir, "nopl.conflist", "{\"cniVersion\":\"1.0.0\",\"name\":\"nopl\"}");
+	_cleanup_free_ char *inl = write_file(
+	    dir, "inl.conflist",
+	    "{\"cniVersion\":\"1.0.0\",\"name\":\"nopl\",\"loadOnlyInlinedPlugins\":true}");
+	_cleanup_free_ char *empty = write_file(
+	    dir, "empty.conflist", "{\"cniVersion\":\"1.0.0\",\"name\":\"nopl\",\"plugins\":[]}");
+	_cleanup_free_ char *bad = write_file(
+	    dir, "bad.conflist",
+	    "{\"cniVersion\":\"1.0.0\",\"name\":\"bad\",\"plugins\":[{\"type\":\"bridge\"}]}");
+	cnirt_netlist *l = NULL;
+	_cleanup_error_ cnirt_error *err = NULL;
+
+	assert_int_equal(cnirt_netlist_load_file(only, &l, &err), 0);
+	assert_int_equal(cnirt_netlist_plugin_count(l), 1);
+	cnirt_netlist_free(l);
+
+	assert_int_equal(cnirt_netlist_load_file(nopl, &l, &err), 0);
+	assert_int_equal(cnirt_netlist_plugin_count(l), 1);
+	assert_string_equal(cnirt_netlist_plugin_type(l, 0), "tuning");
+	cnirt_netlist_free(l);
+
+	assert_int_equal(cnirt_netlist_load_file(inl, &l, &err), -1);
+	assert_non_null(strstr(cnirt_error_msg(err), "loadOnlyInlinedPlugins is true"));
+	cnirt_error_free(err);
+	err = NULL;
+
+	assert_int_equal(cnirt_netlist_load_file(empty, &l, &err), -1);
+	assert_non_null(strstr(cnirt_error_msg(err), "\"plugins\": must hold at least one"));
+	cnirt_error_free(err);
+	err = NULL;
+
+	assert_int_equal(cnirt_netlist_load_file(bad, &l, &err), -1);
+	_cleanup_free_ char *want = xasprintf("%s/bad/a.conf: field \"type\": missing", dir);
+	assert_string_equal(cnirt_error_msg(err), want);
+	cnirt_error_free(err);
+	err = NULL;
+
+	/* bytes given directly have no folder */
+	const char text[] = "{\"cniVersion\":\"1.0.0\",\"name\":\"nopl\",\"plugins\":[{\"type\":"
+			    "\"bridge\"}]}";
+	assert_int_equal(cnirt_netlist_parse(text, strlen(text), NULL, &l, &err), 0);
+	assert_int_equal(cnirt_netlist_plugin_count(l), 1);
+	cnirt_netlist_free(l);
+}
+
+/* The capabilities of a list: the union over its plugins, each once. */
+static void test_capability_union(void **state)
+{
+	(void)state;
+	cnirt_netlist *l = parse_ok(
+	    "{\"cniVersion\":\"1.0.0\",\"name\":\"caps\",\"plugins\":["
+	    "{\"type\":\"a\",\"capabilities\":{\"ips\":true,\"mac\":false}},"
+	    "{\"type\":\"b\"},"
+	    "{\"type\":\"c\",\"capabilities\":{\"portMappings\":true,\"ips\":true,\"mac\":true}}]}");
+	assert_int_equal(cnirt_netlist_capability_count(l), 3);
+	assert_string_equal(cnirt_netlist_capability(l, 0), "ips");
+	assert_string_equal(cnirt_netlist_capability(l, 1), "portMappings");
+	assert_string_equal(cnirt_netlist_capability(l, 2), "mac");
+	assert_null(cnirt_netlist_capability(l, 3));
+	cnirt_netlist_free(l);
+	l = parse_ok(LIST("\"cniVersion\":\"1.0.0\",\"name\":\"none\""));
+	assert_int_equal(cnirt_netlist_capability_count(l), 0);
+	cnirt_netlist_free(l);
+}
+
+/* libcni's InjectConf and ConfListFromConf. */
+static void test_inject_and_from_conf(void **state)
+{
+	(void)state;
+	cnirt_netlist *l = parse_ok(EXAMPLE_LIST);
+	cnirt_netlist *n = NULL;
+	_cleanup_error_ cnirt_error *err = NULL;
+	assert_int_equal(cnirt_netlist_inject(l, 1, "mtu", "1400", &n, &err), 0);
+	assert_int_equal(cnirt_netlist_plugin_count(n), cnirt_netlist_plugin_count(l));
+	const char *bytes = cnirt_netlist_bytes(n, NULL);
+	assert_non_null(strstr(bytes, "\"mtu\":1400"));
+	/* replaced in place, the original untouched */
+	cnirt_netlist *n2 = NULL;
+	assert_int_equal(cnirt_netlist_inject(n, 1, "mtu", "9000", &n2, &err), 0);
+	assert_null(strstr(cnirt_netlist_bytes(n2, NULL), "1400"));
+	assert_null(strstr(cnirt_netlist_bytes(l, NULL), "\"mtu\""));
+	cnirt_netlist_free(n2);
+	cnirt_netlist_free(n);
+
+	assert_int_equal(cnirt_netlist_inject(l, 9, "mtu", "1", &n, &err), -1);
+	assert_non_null(strstr(cnirt_error_msg(err), "has no plugin 9"));
+	assert_int_equal(cnirt_netlist_inject(l, 0, "", "1", &n, &err), -1);
+	assert_int_equal(cnirt_netlist_inject(l, 0, "k", "null", &n, &err), -1);
+	assert_int_equal(cnirt_netlist_inject(l, 0, "k", "{bad", &n, &err), -1);
+	/* the result is validated again */
+	assert_int_equal(cnirt_netlist_inject(l, 0, "type", "\"\"", &n, &err), -1);
+	assert_non_null(strstr(cnirt_error_msg(err), "\"plugins[0].type\": is empty"));
+	cnirt_netlist_free(l);
+
+	const char conf[] = "{\"cniVersion\":\"0.4.0\",\"name\":\"one\",\"type\":\"bridge\"}";
+	assert_int_equal(cnirt_netlist_from_conf(conf, strlen(conf), NULL, &n, &err), 0);
+	assert_int_equal(cnirt_netlist_plugin_count(n), 1);
+	assert_string_equal(cnirt_netlist_name(n), "one");
+	cnirt_netlist_free(n);
+	assert_int_equal(cnirt_netlist_from_conf(EXAMPLE_LIST, strlen(EXAMPLE_LIST), NULL, &n, &err),
+			 -1);
+	assert_non_null(strstr(cnirt_error_msg(err), "not a single plugin configuration"));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -717,6 +889,11 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_find_first_wins, tmpdir_setup, tmpdir_teardown),
 	    cmocka_unit_test_setup_teardown(test_get, tmpdir_setup, tmpdir_teardown),
 	    cmocka_unit_test_setup_teardown(test_missing_dir, tmpdir_setup, tmpdir_teardown),
+	    cmocka_unit_test_setup_teardown(test_plugin_folder, tmpdir_setup, tmpdir_teardown),
+	    cmocka_unit_test_setup_teardown(test_plugin_folder_rules, tmpdir_setup,
+					    tmpdir_teardown),
+	    cmocka_unit_test(test_capability_union),
+	    cmocka_unit_test(test_inject_and_from_conf),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -153,9 +153,10 @@ int cnirt_netlist_inject(const cnirt_netlist *l, size_t i, const char *key, cons
 			 cnirt_netlist **out, cnirt_error **err);
 /* Plugin folders (libcni 1.3): a `.conflist` loaded from a file (by
  * cnirt_netlist_load_file() or a directory scan) gets the plugin
- * configurations of <directory of the file>/<network name>/ (files ending in .conf) appended
- * to its chain, in file name order, unless the list sets
- * "loadOnlyInlinedPlugins": true. Such a list may leave out `plugins` when
+ * configurations of <directory of the file>/<network name>/ (the files
+ * ending in .conf) appended to its chain, in file name order, unless the
+ * list sets "loadOnlyInlinedPlugins": true. Such a list may leave out
+ * `plugins` when
  * its folder has some (not with loadOnlyInlinedPlugins); "plugins": [] is
  * an error either way. A missing folder is none; an unreadable folder or a
  * file that is not a plugin configuration with a `type` fails the list.

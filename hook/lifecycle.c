@@ -30,7 +30,7 @@
 #include "policy.h"
 #include "ports.h"
 #include "record.h"
-#include "state.h"
+#include "ocistate.h"
 #include "status.h"
 
 #define STATE_MAX_SIZE (1u << 20)

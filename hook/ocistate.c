@@ -16,7 +16,7 @@
 
 #include "cnirt.h"
 #include "jsonutil.h"
-#include "state.h"
+#include "ocistate.h"
 
 #define STATE_MAX  (1024 * 1024)
 #define CONFIG_MAX (16 * 1024 * 1024)

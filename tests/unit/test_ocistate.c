@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* Tests of hook/state.c: the OCI state on stdin and the bundle's config.json. */
+/* Tests of hook/ocistate.c: the OCI state on stdin and the bundle's config.json. */
 #include "config.h"
 
 #include <errno.h>
@@ -14,15 +14,15 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "state.h"
+#include "ocistate.h"
 #include "util.h"
 
 /* A bundle directory of the test's own, removed after each test. */
-static char bundle[] = "/tmp/test_state.XXXXXX";
+static char bundle[] = "/tmp/test_ocistate.XXXXXX";
 
 static int setup(void **unused)
 {
-	strcpy(bundle, "/tmp/test_state.XXXXXX");
+	strcpy(bundle, "/tmp/test_ocistate.XXXXXX");
 	return mkdtemp(bundle) ? 0 : -1;
 }
 

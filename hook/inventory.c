@@ -16,6 +16,7 @@
 #include "inventory.h"
 #include "jsonutil.h"
 #include "log.h"
+#include "record.h"
 #include "status.h"
 #include "util.h"
 
@@ -85,6 +86,20 @@ static char *id_shown(const char *id, bool no_trunc)
 	return no_trunc ? xstrdup(id) : xstrndup(id, SHORT_ID_LEN);
 }
 
+/* Container `id` (a CNI_CONTAINERID) as users name it: a containerd
+ * container as "<namespace>/<id>" (its id cut, not its namespace), others
+ * by their id. */
+static char *container_shown(const struct hook_config *cfg, const char *id, bool no_trunc)
+{
+	_cleanup_free_ char *name = record_name_read(cfg->state_dir, id);
+	char *slash = name ? strchr(name, '/') : NULL;
+	if (slash == NULL)
+		return id_shown(id, no_trunc);
+	_cleanup_free_ char *short_id = id_shown(slash + 1, no_trunc);
+	*slash = '\0';
+	return xasprintf("%s/%s", name, short_id);
+}
+
 /* Log that `what` cannot be read; as a user other than root, say that the
  * command needs root. */
 static void log_unreadable(const char *verb, const char *what, int errnum)
@@ -114,9 +129,10 @@ static yajl_val read_status(const struct hook_config *cfg, const char *id, int *
 	return v;
 }
 
-static void status_rows(struct table *t, const char *id, yajl_val st, bool no_trunc)
+static void status_rows(const struct hook_config *cfg, struct table *t, const char *id, yajl_val st,
+			bool no_trunc)
 {
-	_cleanup_free_ char *shown_id = id_shown(id, no_trunc);
+	_cleanup_free_ char *shown_id = container_shown(cfg, id, no_trunc);
 	for (size_t i = 0; YAJL_IS_ARRAY(st) && i < st->u.array.len; i++) {
 		yajl_val e = st->u.array.values[i];
 		_cleanup_free_ char *ips = join_strings(jt_get(e, "ips"), ",");
@@ -197,6 +213,17 @@ static char *resolve_id(const struct hook_config *cfg, const char *id)
 	return NULL;
 }
 
+/* A container named "<namespace>/<id>" (containerd's, as `status` and
+ * `list` show it) is "<namespace>-<id>" in the state directory and the
+ * cache; any other name is its id. */
+static char *id_key(const char *arg)
+{
+	const char *slash = strchr(arg, '/');
+	if (slash == NULL || slash == arg || slash[1] == '\0' || strchr(slash + 1, '/'))
+		return xstrdup(arg);
+	return xasprintf("%.*s-%s", (int)(slash - arg), arg, slash + 1);
+}
+
 int inventory_status(const struct hook_config *cfg, const char *id_arg, bool json, bool no_trunc)
 {
 	int errnum = 0;
@@ -205,12 +232,13 @@ int inventory_status(const struct hook_config *cfg, const char *id_arg, bool jso
 		table_row(&t, STATUS_HEADER);
 	if (id_arg) {
 		cnirt_error *e = NULL;
-		if (cnirt_check_container_id(id_arg, &e) < 0) {
+		_cleanup_free_ char *key = id_key(id_arg);
+		if (cnirt_check_container_id(key, &e) < 0) {
 			log_error("status: %s", cnirt_error_msg(e));
 			cnirt_error_free(e);
 			return 2;
 		}
-		_cleanup_free_ char *id = resolve_id(cfg, id_arg);
+		_cleanup_free_ char *id = resolve_id(cfg, key);
 		if (id == NULL)
 			return 1;
 		yajl_val st = read_status(cfg, id, &errnum);
@@ -227,7 +255,7 @@ int inventory_status(const struct hook_config *cfg, const char *id_arg, bool jso
 			_cleanup_free_ char *text = jt_dump(st);
 			printf("%s\n", text);
 		} else {
-			status_rows(&t, id, st, no_trunc);
+			status_rows(cfg, &t, id, st, no_trunc);
 			table_print(&t);
 		}
 		yajl_tree_free(st);
@@ -250,7 +278,7 @@ int inventory_status(const struct hook_config *cfg, const char *id_arg, bool jso
 			jt_gen_str(g, ids[i]);
 			jt_gen_value(g, st);
 		} else if (st) {
-			status_rows(&t, ids[i], st, no_trunc);
+			status_rows(cfg, &t, ids[i], st, no_trunc);
 		}
 		yajl_tree_free(st);
 	}
@@ -360,6 +388,12 @@ int inventory_list(const struct hook_config *cfg, bool json, bool no_trunc)
 			yajl_gen_map_open(g);
 			jt_gen_str(g, "containerId");
 			jt_gen_str(g, cnirt_cache_entry_container_id(c));
+			_cleanup_free_ char *name =
+			    record_name_read(cfg->state_dir, cnirt_cache_entry_container_id(c));
+			if (name) {
+				jt_gen_str(g, "name");
+				jt_gen_str(g, name);
+			}
 			jt_gen_str(g, "network");
 			jt_gen_str(g, cnirt_cache_entry_network(c));
 			jt_gen_str(g, "ifname");
@@ -381,7 +415,7 @@ int inventory_list(const struct hook_config *cfg, bool json, bool no_trunc)
 		} else {
 			_cleanup_free_ char *a = age(secs);
 			_cleanup_free_ char *id =
-			    id_shown(cnirt_cache_entry_container_id(c), no_trunc);
+			    container_shown(cfg, cnirt_cache_entry_container_id(c), no_trunc);
 			table_row(&t, id, cnirt_cache_entry_network(c), cnirt_cache_entry_ifname(c),
 				  ips, netns, a, gc_rule(cfg, c));
 		}

@@ -30,7 +30,7 @@
 #include "policy.h"
 #include "ports.h"
 #include "record.h"
-#include "state.h"
+#include "ocistate.h"
 #include "status.h"
 
 #define STATE_MAX_SIZE (1u << 20)
@@ -46,6 +46,12 @@ struct run {
 	 * never pinned; the cluster attachment is listed first and never
 	 * detached; the first failure is handed back. */
 	const struct lifecycle_target *t;
+	/* The hook's container (ocistate.h): its bundle, its name when that is
+	 * not r->id (its CNI_CONTAINERID), its process; NULL and 0 for gc and
+	 * the CNI plugin. */
+	const char *bundle;
+	const char *name;
+	pid_t pid;
 };
 
 static long long now_usec(void)
@@ -343,7 +349,9 @@ static void remove_state(const struct run *r, const char *pin)
 	_cleanup_free_ char *status = status_path(r->cfg->state_dir, r->id);
 	_cleanup_free_ char *record = record_path(r->cfg->state_dir, r->id);
 	_cleanup_free_ char *dir = xasprintf("%s/%s", r->cfg->state_dir, r->id);
+	_cleanup_free_ char *name = record_name_path(r->cfg->state_dir, r->id);
 	unlink(status);
+	unlink(name);
 	unlink(record);
 	if (rmdir(dir) < 0 && errno != ENOENT)
 		log_warn("%s %s: cannot remove %s: %s", r->id, r->stage, dir, strerror(errno));
@@ -426,6 +434,14 @@ static int detach_from_cache(struct run *r, size_t *found)
 	return failed ? -1 : 0;
 }
 
+/* Is the record another container's (the same id in another engine scope
+ * that the state does not show, such as another runc --root)? Only when
+ * both bundles are known and differ. */
+static bool other_bundle(const struct run *r, const struct record *rec)
+{
+	return r->bundle && rec->bundle && strcmp(r->bundle, rec->bundle) != 0;
+}
+
 static int detach(struct run *r)
 {
 	_cleanup_free_ char *path = record_path(r->cfg->state_dir, r->id);
@@ -433,6 +449,15 @@ static int detach(struct run *r)
 	struct record *rec = NULL;
 	if (record_read(path, &rec, &err) < 0) {
 		log_warn("%s %s: %s; looking for the container in the cache", r->id, r->stage, err);
+	}
+	if (rec && other_bundle(r, rec)) {
+		_cleanup_free_ char *mine = shown_whole(r->bundle);
+		_cleanup_free_ char *theirs = shown_whole(rec->bundle);
+		log_info("%s %s: the attachment of this id belongs to the container of bundle "
+			 "\"%s\", not to this one (bundle \"%s\"): left alone",
+			 r->id, r->stage, theirs, mine);
+		record_free(rec);
+		return 0;
 	}
 	size_t n = rec ? rec->n : 0;
 	int ret = rec ? detach_record(r, rec) : detach_from_cache(r, &n);
@@ -484,6 +509,55 @@ static void write_status(const struct run *r, const struct selection *sel, const
 	free(st);
 }
 
+/* Does the container that wrote `rec` still run in the namespace it
+ * pinned? Its recorded process is in it (a record without a pid: the pin
+ * alone says so). */
+static bool record_alive(const struct record *rec)
+{
+	const char *pin = rec->netns && *rec->netns ? rec->netns : NULL;
+	if (pin == NULL || !netns_is_netns(pin))
+		return false;
+	if (rec->pid <= 0)
+		return true;
+	_cleanup_free_ char *proc = xasprintf("/proc/%d/ns/net", rec->pid);
+	return netns_same(proc, pin);
+}
+
+/* A record left by an earlier attach of the same id: refused while it is
+ * another container's that still runs (never detach a live neighbour),
+ * else detached first. */
+static int replace_old_record(struct run *r, const char *rpath, const char *pin)
+{
+	_cleanup_free_ char *err = NULL;
+	struct record *old = NULL;
+	if (record_read(rpath, &old, &err) < 0 || old == NULL)
+		return 0;
+	if (other_bundle(r, old) && record_alive(old)) {
+		_cleanup_free_ char *mine = shown_whole(r->bundle);
+		_cleanup_free_ char *theirs = shown_whole(old->bundle);
+		_cleanup_free_ char *alive = old->pid > 0 ? xasprintf("pid %d", old->pid)
+							  : xstrdup("its namespace is pinned");
+		_cleanup_free_ char *m = xasprintf(
+		    "container id \"%s\" is attached already, for the container of bundle "
+		    "\"%s\", which still runs (%s); this container (bundle \"%s\") has the "
+		    "same id in another engine scope (another runc --root?): refusing to attach "
+		    "it rather than detach the other (give it an id of its own)",
+		    r->id, theirs, alive, mine);
+		fail(r, m);
+		record_free(old);
+		return -1;
+	}
+	log_warn("%s %s: the container was attached already; detaching that first", r->id,
+		 r->stage);
+	int ret = detach_record(r, old);
+	if (ret == 0) {
+		ports_release(r->cfg->state_dir, r->id);
+		remove_state(r, pin);
+	}
+	record_free(old);
+	return ret;
+}
+
 /* Attach, under the container's lock. */
 static int attach_locked(struct run *r, const struct selection *sel, struct prepared *p,
 			 const char *source)
@@ -493,20 +567,8 @@ static int attach_locked(struct run *r, const struct selection *sel, struct prep
 	_cleanup_free_ char *pin = xasprintf("%s/netns", dir);
 	_cleanup_free_ char *rpath = record_path(r->cfg->state_dir, r->id);
 
-	/* A record left by an earlier attach of the same id: detach it first. */
-	struct record *old = NULL;
-	if (record_read(rpath, &old, &err) == 0 && old) {
-		log_warn("%s %s: the container was attached already; detaching that first", r->id,
-			 r->stage);
-		if (detach_record(r, old) < 0) {
-			record_free(old);
-			return -1;
-		}
-		ports_release(r->cfg->state_dir, r->id);
-		remove_state(r, pin);
-	}
-	record_free(old);
-	free(TAKE_PTR(err));
+	if (replace_old_record(r, rpath, pin) < 0)
+		return -1;
 
 	/* The record before anything else, so that a hook killed from here on
 	 * leaves enough behind to clean up. */
@@ -533,6 +595,9 @@ static int attach_locked(struct run *r, const struct selection *sel, struct prep
 	    .id = (char *)r->id,
 	    .netns = (char *)netns,
 	    .cluster = primary ? (char *)primary->network : NULL,
+	    .bundle = (char *)r->bundle,
+	    .pid = (int)r->pid,
+	    .name = (char *)r->name,
 	    .n = sel->n,
 	};
 	rec.v = xreallocarray(NULL, sel->n, sizeof(*rec.v));
@@ -555,6 +620,8 @@ static int attach_locked(struct run *r, const struct selection *sel, struct prep
 		};
 	}
 	int ret = record_write(rpath, &rec, &err);
+	if (ret == 0 && r->name)
+		ret = record_name_write(r->cfg->state_dir, r->id, r->name, &err);
 	if (ret == 0 && !r->t)
 		ret = netns_pin(r->cfg->state_dir, source, pin, &err);
 	if (ret < 0) {
@@ -754,9 +821,14 @@ static cnirt_ctx *make_ctx(const struct hook_config *cfg, struct run *r)
 
 /* Detach container `id` under its lock (poststop, gc). */
 static int detach_locked(const struct hook_config *cfg, const char *id, const char *stage,
-			 bool wait, const struct lifecycle_target *t)
+			 bool wait, const struct lifecycle_target *t, const char *bundle)
 {
-	struct run r = {.cfg = cfg, .stage = stage, .id = id, .start_usec = now_usec(), .t = t};
+	struct run r = {.cfg = cfg,
+			.stage = stage,
+			.id = id,
+			.start_usec = now_usec(),
+			.t = t,
+			.bundle = bundle};
 	_cleanup_free_ char *err = NULL;
 	int lfd = -1;
 	int ret = wait ? lock_take(cfg->state_dir, id, &lfd, &err)
@@ -774,7 +846,7 @@ static int detach_locked(const struct hook_config *cfg, const char *id, const ch
 
 int lifecycle_detach(const struct hook_config *cfg, const char *id, const char *stage)
 {
-	return detach_locked(cfg, id, stage, false, NULL);
+	return detach_locked(cfg, id, stage, false, NULL, NULL);
 }
 
 int lifecycle_attach(const struct hook_config *cfg, const struct lifecycle_target *t,
@@ -790,7 +862,7 @@ int lifecycle_attach(const struct hook_config *cfg, const struct lifecycle_targe
 
 int lifecycle_detach_target(const struct hook_config *cfg, const struct lifecycle_target *t)
 {
-	return detach_locked(cfg, t->id, t->stage, true, t);
+	return detach_locked(cfg, t->id, t->stage, true, t, NULL);
 }
 
 int lifecycle_run(const struct hook_config *cfg, enum stage stage, const char *stage_name, int fd)
@@ -812,7 +884,12 @@ int lifecycle_run(const struct hook_config *cfg, enum stage stage, const char *s
 		fail(&r, err);
 		return 1;
 	}
-	r.id = st->id;
+	/* The id in the container's engine scope (CNI_CONTAINERID, the state
+	 * directory's name); the bundle tells containers of one id apart. */
+	r.id = st->key;
+	r.bundle = st->bundle;
+	r.name = strcmp(st->name, st->key) != 0 ? st->name : NULL;
+	r.pid = st->pid;
 	if (stage == STAGE_NONE) {
 		if (strcmp(st->status, "creating") == 0 || strcmp(st->status, "created") == 0) {
 			stage = STAGE_ATTACH;
@@ -854,7 +931,7 @@ int lifecycle_run(const struct hook_config *cfg, enum stage stage, const char *s
 		ret = attach(&r, st);
 		cnirt_ctx_free(r.ctx);
 	} else {
-		ret = detach_locked(cfg, r.id, r.stage, true, NULL);
+		ret = detach_locked(cfg, r.id, r.stage, true, NULL, r.bundle);
 	}
 	state_free(st);
 	return ret < 0 ? 1 : 0;

@@ -3,7 +3,9 @@
 #include "config.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "jsonutil.h"
 #include "record.h"
@@ -28,6 +30,18 @@ int record_write(const char *path, const struct record *r, char **err)
 	if (r->cluster) {
 		jt_gen_str(g, "clusterNetwork");
 		jt_gen_str(g, r->cluster);
+	}
+	if (r->bundle) {
+		jt_gen_str(g, "bundle");
+		jt_gen_str(g, r->bundle);
+	}
+	if (r->pid > 0) {
+		jt_gen_str(g, "pid");
+		yajl_gen_integer(g, r->pid);
+	}
+	if (r->name) {
+		jt_gen_str(g, "name");
+		jt_gen_str(g, r->name);
 	}
 	jt_gen_str(g, "attachments");
 	yajl_gen_array_open(g);
@@ -95,6 +109,8 @@ void record_free(struct record *r)
 	free(r->id);
 	free(r->netns);
 	free(r->cluster);
+	free(r->bundle);
+	free(r->name);
 	free(r);
 }
 
@@ -149,6 +165,12 @@ int record_read(const char *path, struct record **out, char **err)
 		r->id = xstrdup(jt_str(jt_get(root, "id")));
 		r->netns = xstrdup(jt_str(jt_get(root, "netns")));
 		r->cluster = xstrdup(jt_str(jt_get(root, "clusterNetwork")));
+		/* Absent in records written before issue 10. */
+		r->bundle = xstrdup(jt_str(jt_get(root, "bundle")));
+		r->name = xstrdup(jt_str(jt_get(root, "name")));
+		yajl_val pid = jt_get(root, "pid");
+		if (YAJL_IS_INTEGER(pid) && pid->u.number.i > 0 && pid->u.number.i <= INT_MAX)
+			r->pid = (int)pid->u.number.i;
 		r->v = xreallocarray(NULL, atts->u.array.len, sizeof(*r->v));
 		memset(r->v, 0, atts->u.array.len * sizeof(*r->v));
 		for (size_t i = 0; i < atts->u.array.len && !bad; i++, r->n++)
@@ -162,4 +184,35 @@ int record_read(const char *path, struct record **out, char **err)
 	}
 	*out = r;
 	return 0;
+}
+
+char *record_name_path(const char *state_dir, const char *id)
+{
+	return xasprintf("%s/%s/name", state_dir, id);
+}
+
+int record_name_write(const char *state_dir, const char *id, const char *name, char **err)
+{
+	_cleanup_free_ char *path = record_name_path(state_dir, id);
+	if (unlink(path) < 0 && errno != ENOENT)
+		return set_error(err, "%s: %s", path, strerror(errno));
+	if (symlink(name, path) < 0)
+		return set_error(err, "%s: %s", path, strerror(errno));
+	return 0;
+}
+
+char *record_name_read(const char *state_dir, const char *id)
+{
+	_cleanup_free_ char *path = record_name_path(state_dir, id);
+	char buf[PATH_MAX];
+	ssize_t n = readlink(path, buf, sizeof(buf) - 1);
+	if (n <= 0 || (size_t)n != strlen(id))
+		return NULL;
+	buf[n] = '\0';
+	char *slash = strchr(buf, '/');
+	if (slash == NULL || strchr(slash + 1, '/') ||
+	    strncmp(buf, id, (size_t)(slash - buf)) != 0 || id[slash - buf] != '-' ||
+	    strcmp(slash + 1, id + (slash - buf) + 1) != 0)
+		return NULL;
+	return xstrdup(buf);
 }

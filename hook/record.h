@@ -27,6 +27,13 @@ struct record {
 	char *id;
 	char *netns;   /* the pin (the hook), or the runtime's namespace (the plugin) */
 	char *cluster; /* the CNI plugin: the cluster network whose chain attached, or NULL */
+	/* The container it belongs to (the hook; NULL in records of the CNI
+	 * plugin and of versions before issue 10): its OCI bundle, its
+	 * process at createRuntime (0: unknown) and its name as users know it
+	 * when that is not the id ("<containerd namespace>/<id>"). */
+	char *bundle;
+	int pid;
+	char *name;
 	struct record_att *v;
 	size_t n;
 };
@@ -37,5 +44,16 @@ int record_write(const char *path, const struct record *r, char **err);
 /* Missing: 0 with *out NULL. */
 int record_read(const char *path, struct record **out, char **err);
 void record_free(struct record *r);
+
+/* <stateDir>/<id>/name: the container's name as users know it, when that
+ * is not its id (a containerd container's "<namespace>/<id>"), for
+ * `status` and `list`. A symbolic link whose target is the name: one
+ * readlink to show it, nothing to parse or sync (it only names; the record
+ * is what counts). */
+char *record_name_path(const char *state_dir, const char *id);
+int record_name_write(const char *state_dir, const char *id, const char *name, char **err);
+/* The name of container `id`, or NULL when it has none (or one that does
+ * not name it: the name with its '/' made '-' must be the id). */
+char *record_name_read(const char *state_dir, const char *id);
 
 #endif

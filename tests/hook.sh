@@ -537,13 +537,19 @@ reset
 
 # ---------------------------------------------------------------- pid
 echo "# namespace from the pid (config.json network entry without a path)"
-unshare -n sleep 300 &
-sleeper=$!
-SLEEPERS+=("$sleeper")
-for ((i = 0; i < 50; i++)); do
-	[ "$(readlink "/proc/$sleeper/ns/net")" != "$(readlink /proc/self/ns/net)" ] && break
-	sleep 0.1
-done
+# osleep: SLEEPER is a new process in a network namespace of its own
+osleep() {
+	local i
+	unshare -n sleep 300 </dev/null >/dev/null 2>&1 &
+	SLEEPER=$!
+	SLEEPERS+=("$SLEEPER")
+	for ((i = 0; i < 50; i++)); do
+		[ "$(readlink "/proc/$SLEEPER/ns/net")" != "$(readlink /proc/self/ns/net)" ] && break
+		sleep 0.1
+	done
+}
+osleep
+sleeper=$SLEEPER
 id=pid-$uniq
 bundle "$id" "$(annotations io.cnihook.networks net1)" new
 PID=$sleeper attach "$id"
@@ -685,6 +691,119 @@ clear_rec
 state "$id" stopped | CNIHOOK_CONFIG=$cfg "$CNIHOOK" poststop >/dev/null 2>&1
 check "poststop through CNIHOOK_CONFIG detaches" \
 	eval '[ "$(calls)" = "fa-DEL" ] && [ -z "$(left "$id")" ]'
+reset
+
+# ---------------------------------------------------------------- owners
+echo "# one id, two owners (issue 10): containerd namespaces, two runc roots"
+# ostate BUNDLE STATUS [PID]: the OCI state of container $id in BUNDLE
+ostate() {
+	jq -cn --arg id "$id" --arg st "$2" --arg b "$1" --arg pid "${3-}" \
+		'{ociVersion: "1.0.2", id: $id, status: $st, bundle: $b} +
+		 (if $pid == "" then {} else {pid: ($pid | tonumber)} end)'
+}
+# obundle BUNDLE: a bundle at BUNDLE for $id (a namespace from the pid)
+obundle() {
+	mkdir -p "$1"
+	cp "$tmp/bundles/$id/config.json" "$1/config.json"
+}
+# ohook BUNDLE STAGE [PID] [CONFIG]
+ohook() { hookin "$(ostate "$1" "$([ "$2" = poststop ] && echo stopped || echo creating)" "${3-}")" \
+	--config "${4:-$cfg}" "$2"; }
+jq -n --arg c "$conf" --arg b "$bin" --arg k "$cache" --arg s "$state" \
+		'{confDir: $c, binDirs: [$b], cacheDir: $k, stateDir: $s,
+		  log: {syslog: false, level: "info"}}' >"$tmp/info.json"
+id=web-$uniq
+bundle "$id" "$(annotations io.cnihook.networks net1)" new
+osleep
+s1=$SLEEPER
+osleep
+s2=$SLEEPER
+
+# containerd: the namespace is in the bundle's path; a-web and b-web are
+# two containers, each with its own CNI_CONTAINERID and state.
+ca=nsa-$uniq cb=nsb-$uniq
+ba=$tmp/ctd/io.containerd.runtime.v2.task/$ca/$id
+bb=$tmp/ctd/io.containerd.runtime.v2.task/$cb/$id
+obundle "$ba"
+obundle "$bb"
+clear_rec
+ohook "$ba" createRuntime "$s1"
+check "containerd $ca/$id: attach exits 0" test "$rc" = 0
+check "... CNI_CONTAINERID is <namespace>-<id>" has_env fa ADD "CNI_CONTAINERID=$ca-$id"
+check "... its state directory is <stateDir>/<namespace>-<id>" \
+	jqe --arg b "$ba" --arg n "$ca/$id" '.bundle == $b and .name == $n' "$state/$ca-$id/record.json"
+clear_rec
+ohook "$bb" createRuntime "$s2"
+check "containerd $cb/$id beside it: attach exits 0, nothing detached" \
+	eval '[ "$rc" = 0 ] && [ "$(calls)" = "fa-ADD" ] && has_env fa ADD "CNI_CONTAINERID=$cb-$id"'
+check "... two pins, each its container's namespace" \
+	eval 'same_ns "$state/$ca-$id/netns" "/proc/$s1/ns/net" && same_ns "$state/$cb-$id/netns" "/proc/$s2/ns/net"'
+hookin "" --config "$cfg" status "$ca/$id"
+check "cnihook status <namespace>/<id> shows it by that name" \
+	eval '[ "$rc" = 0 ] && printf "%s\n" "$out" | grep -Eq "^$ca/${id:0:12} +net1 +eth0 "'
+hookin "" --config "$cfg" status --no-trunc "$cb-$id"
+check "... and by its CNI_CONTAINERID" \
+	eval '[ "$rc" = 0 ] && printf "%s\n" "$out" | grep -Eq "^$cb/$id +net1 +eth0 "'
+hookin "" --config "$cfg" list --no-trunc
+check "cnihook list names both <namespace>/<id>" \
+	eval 'printf "%s\n" "$out" | grep -Eq "^$ca/$id +net1 " && printf "%s\n" "$out" | grep -Eq "^$cb/$id +net1 "'
+clear_rec
+ohook "$ba" poststop
+check "poststop of $ca/$id detaches it alone" \
+	eval '[ "$rc" = 0 ] && [ "$(calls)" = "fa-DEL" ] && has_env fa DEL "CNI_CONTAINERID=$ca-$id" &&
+		[ -z "$(left "$ca-$id")" ] && [ -f "$state/$cb-$id/record.json" ] &&
+		same_ns "$state/$cb-$id/netns" "/proc/$s2/ns/net"'
+ohook "$bb" poststop
+check_gone "poststop of $cb/$id leaves nothing" "$cb-$id"
+
+# Two runc --roots: the same id, the state shows nothing but the bundles.
+b1=$tmp/root1/$id b2=$tmp/root2/$id
+obundle "$b1"
+obundle "$b2"
+clear_rec
+ohook "$b1" createRuntime "$s1"
+check "runc root 1: $id attaches" test "$rc" = 0
+check "... the record holds its bundle and pid" \
+	jqe --arg b "$b1" --argjson p "$s1" '.bundle == $b and .pid == $p and (has("name") | not)' \
+		"$state/$id/record.json"
+clear_rec
+ohook "$b2" createRuntime "$s2"
+check "runc root 2: the same id while the first runs is refused" test "$rc" != 0
+check "... the message names both bundles" eval 'has "$b1" "$err" && has "$b2" "$err"'
+check "... no plugin ran, the first is attached as it was" \
+	eval 'no_plugin_ran && same_ns "$state/$id/netns" "/proc/$s1/ns/net" &&
+		jqe --arg b "$b1" ".bundle == \$b" "$state/$id/record.json" &&
+		[ -f "$cache/results/net1-$id-eth0" ]'
+ohook "$b2" poststop "" "$tmp/info.json"
+check "poststop of the second: exit 0, the first left alone, said at info level" \
+	eval '[ "$rc" = 0 ] && no_plugin_ran && has "left alone" "$err" && has "$b1" "$err" &&
+		same_ns "$state/$id/netns" "/proc/$s1/ns/net" && [ -f "$cache/results/net1-$id-eth0" ]'
+ohook "$b2" poststop
+check "... quiet at the default level" test "$rc" = 0 -a -z "$out$err"
+ohook "$b1" poststop
+check "poststop of the first detaches it" eval '[ "$rc" = 0 ] && [ "$(calls)" = "fa-DEL" ]'
+check_gone "... and nothing is left" "$id"
+
+# A record whose container is gone (its process left the pinned namespace)
+# is replaced as before: detached first.
+ohook "$b1" createRuntime "$s1"
+kill "$s1" 2>/dev/null
+wait "$s1" 2>/dev/null
+clear_rec
+ohook "$b2" createRuntime "$s2"
+check "the first's process gone: the second replaces its attachment" \
+	eval '[ "$rc" = 0 ] && [ "$(calls)" = "fa-DEL fa-ADD" ] && has "detaching that first" "$err" &&
+		same_ns "$state/$id/netns" "/proc/$s2/ns/net"'
+# A record of an older cnihook (no bundle, pid or name) reads as before.
+jq 'del(.bundle, .pid, .name)' "$state/$id/record.json" >"$tmp/run/old.json"
+cat "$tmp/run/old.json" >"$state/$id/record.json"
+clear_rec
+ohook "$b1" poststop
+check "a record without a bundle is detached by the id's poststop" \
+	eval '[ "$rc" = 0 ] && [ "$(calls)" = "fa-DEL" ]'
+check_gone "... and nothing is left" "$id"
+kill "$s2" 2>/dev/null
+wait "$s2" 2>/dev/null
 reset
 
 # ---------------------------------------------------------------- concurrency

@@ -105,11 +105,78 @@ ctd_case_detach_at_delete() {
 	rt_teardown_and_check
 }
 
+# 4. One id in two containerd namespaces (issue 10): NAME in $CTD_NS and
+# NAME in a second namespace run side by side on one network, each with its
+# own eth0, address and host port (CNI_CONTAINERID <namespace>-NAME);
+# deleting the first leaves the second's network working; then nothing is
+# left of either.
+ctd_case_two_namespaces() {
+	local id nsb cida cidb ipa ipb pa pb seen
+	rt_start_attached n
+	id=$(rt_id) cida=$RT_CID pa=$RT_PORT
+	[ "$cida" = "$CTD_NS-$id" ] || fail "RT_CID $cida, want $CTD_NS-$id"
+	ipa=$(assert_attached_to "$id" "$cida" "$NET" eth0 "$SUB")
+	nsb=$CTD_NS-b
+	cleanup_push "rm -rf '/run/containerd/runc/$nsb'"
+	cleanup_push "CTD_NS='$nsb' ctd_force_remove '$id'"
+	pb=$((pa == 30000 ? 20000 : pa + 1))
+	seen=$(wc -l <"$HOOKLOG")
+	CTD_NS=$nsb rt_start_ok "start $nsb/$id (the same id in another namespace), port $pb" \
+		"$id" "$(annotations io.cnihook.networks "$NET" io.cnihook.ports "$pb:80")"
+	cidb=$RT_CID
+	checking "$nsb/$id has its own eth0 and address, $CTD_NS/$id keeps its own"
+	[ "$cidb" = "$nsb-$id" ] || fail "RT_CID $cidb, want $nsb-$id"
+	ipb=$(CTD_NS=$nsb assert_attached_to "$id" "$cidb" "$NET" eth0 "$SUB")
+	[ "$ipa" != "$ipb" ] || fail "both have $ipa"
+	[ "$(assert_attached_to "$id" "$cida" "$NET" eth0 "$SUB")" = "$ipa" ] ||
+		fail "$CTD_NS/$id lost $ipa"
+	[ "$(ip -o link show master "$BR" | wc -l)" = 2 ] ||
+		fail "want two veths on $BR: $(ip -o link show master "$BR")"
+	! tail -n +"$((seen + 1))" "$HOOKLOG" | grep -q "detaching that first" ||
+		fail "the hook detached something: $(tail -n +"$((seen + 1))" "$HOOKLOG")"
+	ok "$CTD_NS/$id $ipa, $nsb/$id $ipb, two veths, nothing detached"
+	assert_portmap "$cida" "$pa" "$ipa"
+	assert_portmap "$cidb" "$pb" "$ipb"
+	assert_page "http://127.0.0.1:$pa/"
+	assert_page "http://127.0.0.1:$pb/"
+	checking "cnihook status and list name them <namespace>/<id>"
+	hook_status "$CTD_NS/$id" | jq -e --arg ip "$ipa" '.[0].ips | index($ip) != null' >/dev/null ||
+		fail "cnihook status $CTD_NS/$id does not show $ipa"
+	hook_status "$nsb/$id" | jq -e --arg ip "$ipb" '.[0].ips | index($ip) != null' >/dev/null ||
+		fail "cnihook status $nsb/$id does not show $ipb"
+	"$CNIHOOK" --config "$HOOKCONF" list --no-trunc >"$DIR/list.out" 2>&1 || fail "list failed"
+	grep -q "^$CTD_NS/$id " "$DIR/list.out" && grep -q "^$nsb/$id " "$DIR/list.out" ||
+		fail "list: $(cat "$DIR/list.out")"
+	ok "both, each with its address"
+
+	rt_stop "$id"
+	checking "nothing of $CTD_NS/$id left (the other's pin stays)"
+	[ ! -e "$STATEDIR/$cida" ] || fail "left: $(find "$STATEDIR/$cida")"
+	[ ! -e "$STATEDIR/$cida.lock" ] || fail "left: $STATEDIR/$cida.lock"
+	[ -z "$(find "$CACHEDIR" -type f -name "*-$cida-*")" ] ||
+		fail "left: $(find "$CACHEDIR" -type f -name "*-$cida-*")"
+	! grep -rqF -- "$cida" "$DATADIR" || fail "a lease names $cida"
+	ok "no state, lock, cache file or lease"
+	checking "$nsb/$id still has its network after $CTD_NS/$id was deleted"
+	[ "$(CTD_NS=$nsb assert_attached_to "$id" "$cidb" "$NET" eth0 "$SUB")" = "$ipb" ] ||
+		fail "$nsb/$id lost $ipb"
+	CTD_NS=$nsb rt_exec "$id" ping -c1 -W2 "$GW" >/dev/null || fail "no reply from $GW inside $nsb/$id"
+	[ -f "$STATEDIR/$cidb/record.json" ] || fail "no record of $cidb"
+	ok "eth0 $ipb, the gateway answers, its record is there"
+	assert_portmap "$cidb" "$pb" "$ipb"
+	assert_page "http://127.0.0.1:$pb/"
+	CTD_NS=$nsb rt_stop "$id"
+	CTD_NS=$nsb ctd namespaces rm "$nsb" >/dev/null 2>&1 || true
+	rt_teardown_and_check
+}
+
 rt_init containerd
 run_case "1. one network: address, gateway, port mapping to httpd ($RT)" rt_case_one_network
 run_case "2. detach at task delete, not at process exit ($RT)" ctd_case_detach_at_delete
 run_case "3. a failing second network: no start, the first rolled back ($RT)" \
 	rt_case_failing_network
+run_case "4. one id in two containerd namespaces: two containers, each its own network ($RT)" \
+	ctd_case_two_namespaces
 log "--- whole script"
 ctd_nothing_left
 assert_nothing_left

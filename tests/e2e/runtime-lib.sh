@@ -682,7 +682,7 @@ ctd_rm_all() {
 }
 
 # ---------------------------------------------------------------- runtime layer
-declare -A RT_BUNDLE=() RT_ANN=() RT_OUT=()
+declare -A RT_BUNDLE=() RT_ANN=() RT_OUT=() RT_NAME=()
 
 # rt_cmd ARGS...: the runtime's CLI (podman: pm).
 rt_cmd() {
@@ -694,8 +694,9 @@ rt_cmd() {
 
 # rt_start NAME ANNOTATIONS_JSON [NETMODE [COMMAND]]: create and start a
 # container; NETMODE "" (its own namespace), "host", or "join:CONTAINER". Sets
-# RT_CID, the id the runtime gives the hook (runc/crun: NAME; podman: the
-# 64-hex id). Returns the runtime's status; its output is in
+# RT_CID, the container's CNI_CONTAINERID, the hook's name for it (runc/crun:
+# NAME; containerd: <namespace>-NAME, as the namespace $CTD_NS is in the
+# bundle's path; podman: the 64-hex id). Returns the runtime's status; its output is in
 # $DIR/NAME.out (and printed when it failed).
 rt_start() {
 	local name=$1 ann=$2 mode=${3:-} cmd=${4:-httpd -f -p 80 -h /www} netns='' rc=0 out
@@ -711,8 +712,10 @@ rt_start() {
 		make_bundle "$DIR/bundle-$name" "$name" "$ann" "$netns" "$cmd"
 		if [ "$RT" = containerd ]; then
 			# The bundle the hook sees is containerd's, made from the
-			# spec (the config.json of our bundle directory).
-			RT_BUNDLE[$name]=$CTD_DIR/state/io.containerd.runtime.v2.task/$CTD_NS/$name
+			# spec (the config.json of our bundle directory); its path
+			# names the namespace, which the hook puts in the id.
+			RT_CID=$CTD_NS-$name
+			RT_BUNDLE[$RT_CID]=$CTD_DIR/state/io.containerd.runtime.v2.task/$CTD_NS/$name
 			cleanup_push "ctd_force_remove '$name'"
 			ctd_run "$name" "$DIR/bundle-$name/config.json" "$out" || rc=$?
 		else
@@ -745,6 +748,7 @@ rt_start() {
 	esac
 	RT_ANN[$RT_CID]=$ann
 	RT_OUT[$RT_CID]=$out
+	RT_NAME[$RT_CID]=$name
 	RT_IDS+=("$RT_CID")
 	if [ "$rc" != 0 ]; then
 		printf '    %s| %s\n' "$RT" "$(cat "$out")"
@@ -838,18 +842,18 @@ rt_force_remove() {
 	rt_hook_log
 }
 
-# rt_poststop_state ID: the state JSON this runtime gives the poststop hook
+# rt_poststop_state CID: the state JSON this runtime gives the poststop hook
 # (see the report in tests/e2e: runc leaves out pid, crun gives pid 0).
 rt_poststop_state() {
-	local id=$1
+	local cid=$1 id=${RT_NAME[$1]:-$1}
 	case $RT in
 	crun)
-		jq -cn --arg id "$id" --arg b "${RT_BUNDLE[$id]}" --argjson a "${RT_ANN[$id]}" \
+		jq -cn --arg id "$id" --arg b "${RT_BUNDLE[$cid]}" --argjson a "${RT_ANN[$cid]}" \
 			'{ociVersion: "1.0", id: $id, pid: 0, root: "rootfs", bundle: $b,
 			  status: "stopped", annotations: $a}'
 		;;
 	*)
-		jq -cn --arg id "$id" --arg b "${RT_BUNDLE[$id]}" --argjson a "${RT_ANN[$id]}" \
+		jq -cn --arg id "$id" --arg b "${RT_BUNDLE[$cid]}" --argjson a "${RT_ANN[$cid]}" \
 			'{ociVersion: "1.0.2-dev", id: $id, status: "stopped", bundle: $b,
 			  annotations: $a}'
 		;;
@@ -1691,6 +1695,10 @@ rt_run_all() {
 	if [ "$RT" = podman ]; then
 		run_case "7. the shipped hooks.d conditions: NPWG and io.cnihook.* keys, no others ($RT)" \
 			rt_case_pm_selection
+	fi
+	# A suite's own cases (runc.sh: two runc roots).
+	if declare -F rt_own_cases >/dev/null; then
+		rt_own_cases
 	fi
 	log "--- whole script"
 	assert_nothing_left

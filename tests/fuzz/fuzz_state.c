@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * Fuzz target: the OCI state on the hook's stdin (hook/state.c, state_parse).
+ * Fuzz target: the OCI state on the hook's stdin (hook/ocistate.c, state_parse).
  *
  * Input: the state JSON, optionally followed by a NUL byte and the content
  * of the bundle's config.json. The binary is linked with --wrap=open: any
@@ -22,7 +22,7 @@
 
 #include "cnirt.h"
 #include "jsoncheck.h"
-#include "state.h"
+#include "ocistate.h"
 #include "util.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

@@ -182,7 +182,7 @@ def cache_seeds():
 
 
 def state_seeds():
-    strings = c_strings(os.path.join(TESTS, "unit", "test_state.c"))
+    strings = c_strings(os.path.join(TESTS, "unit", "test_ocistate.c"))
     states, configs = [], []
     for s in json_objects(strings):
         if b"ociVersion" in s and b'"id"' in s:

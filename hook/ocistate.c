@@ -16,7 +16,7 @@
 
 #include "cnirt.h"
 #include "jsonutil.h"
-#include "state.h"
+#include "ocistate.h"
 
 #define STATE_MAX  (1024 * 1024)
 #define CONFIG_MAX (16 * 1024 * 1024)
@@ -257,6 +257,51 @@ int state_load_config(struct oci_state *s, bool need_config, char **err)
 	return 0;
 }
 
+char *state_containerd_namespace(const char *bundle, const char *id)
+{
+	_cleanup_free_ char *b = xstrdup(bundle);
+	size_t len = strlen(b);
+	while (len > 1 && b[len - 1] == '/')
+		b[--len] = '\0';
+	/* The last three components: io.containerd.runtime.<v>, <ns>, <id>. */
+	char *last = strrchr(b, '/');
+	if (last == NULL || strcmp(last + 1, id) != 0)
+		return NULL;
+	*last = '\0';
+	char *ns = strrchr(b, '/');
+	if (ns == NULL || ns[1] == '\0')
+		return NULL;
+	*ns = '\0';
+	const char *rt = strrchr(b, '/');
+	if (rt == NULL || strncmp(rt + 1, "io.containerd.runtime.", 22) != 0)
+		return NULL;
+	return xstrdup(ns + 1);
+}
+
+/* The container's scope, its CNI_CONTAINERID and its name (ocistate.h). */
+static int derive_identity(struct oci_state *s, char **err)
+{
+	s->scope = s->bundle ? state_containerd_namespace(s->bundle, s->id) : NULL;
+	if (s->scope == NULL) {
+		s->key = xstrdup(s->id);
+		s->name = xstrdup(s->id);
+		return 0;
+	}
+	s->key = xasprintf("%s-%s", s->scope, s->id);
+	s->name = xasprintf("%s/%s", s->scope, s->id);
+	cnirt_error *e = NULL;
+	if (cnirt_check_container_id(s->key, &e) < 0) {
+		_cleanup_free_ char *b = quoted(s->bundle);
+		set_error(err,
+			  "OCI state: field \"bundle\": %s is a task of a containerd namespace; "
+			  "as its CNI container id, namespace-id: %s",
+			  b, cnirt_error_msg(e));
+		cnirt_error_free(e);
+		return -1;
+	}
+	return 0;
+}
+
 static void state_freep(struct oci_state **s)
 {
 	state_free(*s);
@@ -298,6 +343,8 @@ int state_parse_state(const char *buf, size_t len, struct oci_state **out, char 
 	s->id = xstrdup(id);
 	s->status = xstrdup(status);
 	s->bundle = xstrdup(bundle);
+	if (derive_identity(s, err) < 0)
+		return -1;
 	*out = TAKE_PTR(s);
 	return 0;
 }
@@ -325,5 +372,8 @@ void state_free(struct oci_state *s)
 	free(s->bundle);
 	kv_free(s->annotations, s->n_annotations);
 	free(s->netns_path);
+	free(s->scope);
+	free(s->key);
+	free(s->name);
 	free(s);
 }

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* Tests of hook/state.c: the OCI state on stdin and the bundle's config.json. */
+/* Tests of hook/ocistate.c: the OCI state on stdin and the bundle's config.json. */
 #include "config.h"
 
 #include <errno.h>
@@ -14,15 +14,15 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "state.h"
+#include "ocistate.h"
 #include "util.h"
 
 /* A bundle directory of the test's own, removed after each test. */
-static char bundle[] = "/tmp/test_state.XXXXXX";
+static char bundle[] = "/tmp/test_ocistate.XXXXXX";
 
 static int setup(void **unused)
 {
-	strcpy(bundle, "/tmp/test_state.XXXXXX");
+	strcpy(bundle, "/tmp/test_ocistate.XXXXXX");
 	return mkdtemp(bundle) ? 0 : -1;
 }
 
@@ -556,6 +556,65 @@ static void test_hostile_key_in_message(void **unused)
 	assert_true(strlen(err) < 200);
 }
 
+/* issue 10: the containerd namespace in a bundle's path makes the scope. */
+static void test_identity_containerd(void **unused)
+{
+	struct oci_state *s = parse_ok(
+	    "{\"ociVersion\":\"1.0.2\",\"id\":\"web\",\"status\":\"stopped\","
+	    "\"bundle\":\"/run/containerd/io.containerd.runtime.v2.task/a/web/\"}",
+	    false);
+	assert_string_equal(s->scope, "a");
+	assert_string_equal(s->key, "a-web");
+	assert_string_equal(s->name, "a/web");
+	state_free(s);
+	s = parse_ok("{\"ociVersion\":\"1.0.2\",\"id\":\"web\",\"status\":\"stopped\","
+		     "\"bundle\":\"/run/runc-bundles/a/web\"}",
+		     false);
+	assert_null(s->scope);
+	assert_string_equal(s->key, "web");
+	assert_string_equal(s->name, "web");
+	state_free(s);
+	s = parse_ok("{\"ociVersion\":\"1.0.2\",\"id\":\"web\",\"status\":\"stopped\"}",
+		     false);
+	assert_null(s->scope);
+	assert_string_equal(s->key, "web");
+	state_free(s);
+}
+
+static void test_identity_paths(void **unused)
+{
+	static const struct {
+		const char *bundle, *id, *ns;
+	} cases[] = {
+	    {"/s/io.containerd.runtime.v2.task/k8s.io/abc", "abc", "k8s.io"},
+	    {"/s/io.containerd.runtime.v1.linux/default/abc", "abc", "default"},
+	    {"/s/io.containerd.runtime.v2.task/a/abc//", "abc", "a"},
+	    {"/s/io.containerd.runtime.v2.task/a/other", "abc", NULL},
+	    {"/s/io.containerd.runtime.v2.task//abc", "abc", NULL},
+	    {"/s/io.containerd.content.v1/a/abc", "abc", NULL},
+	    {"/a/abc", "abc", NULL},
+	    {"abc", "abc", NULL},
+	    {"/", "abc", NULL},
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		_cleanup_free_ char *ns = state_containerd_namespace(cases[i].bundle, cases[i].id);
+		if (cases[i].ns == NULL && ns != NULL)
+			fail_msg("%s: namespace \"%s\", want none", cases[i].bundle, ns);
+		if (cases[i].ns && (ns == NULL || strcmp(ns, cases[i].ns) != 0))
+			fail_msg("%s: namespace \"%s\", want \"%s\"", cases[i].bundle,
+				 ns ? ns : "(none)", cases[i].ns);
+	}
+}
+
+/* A namespace that cannot make a CNI container id is refused, naming the
+ * field. */
+static void test_identity_bad_namespace(void **unused)
+{
+	parse_err("{\"ociVersion\":\"1.0.2\",\"id\":\"web\",\"status\":\"stopped\","
+		  "\"bundle\":\"/s/io.containerd.runtime.v2.task/a b/web\"}",
+		  false, "field \"bundle\"");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -584,6 +643,9 @@ int main(void)
 	    cmocka_unit_test(test_hostile_deep_nesting),
 	    cmocka_unit_test(test_hostile_id_path),
 	    cmocka_unit_test(test_hostile_key_in_message),
+	    cmocka_unit_test(test_identity_containerd),
+	    cmocka_unit_test(test_identity_paths),
+	    cmocka_unit_test(test_identity_bad_namespace),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

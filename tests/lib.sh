@@ -35,35 +35,54 @@ log() { printf '# %s\n' "$*"; }
 checking() { printf '#   checking: %s\n' "$*"; }
 
 # ---------------------------------------------------------------- TAP
-# The results are counted in a file (cases run in subshells): one letter a
-# result, p, f or s. T_RESULTS is set once T_TMP is made (below).
+# The results are counted in a file (cases run in subshells), one line
+# "TOTAL PASSED FAILED SKIPPED", read and written without a fork (a check
+# costs no process: some checks race a timer). T_RESULTS is set once T_TMP
+# is made (below).
 T_RESULTS=
 T_PLANNED=0
-t_count() { # t_count [LETTER]: how many results (of that kind)
-	local all
-	all=$(cat "$T_RESULTS" 2>/dev/null || true)
-	all=${all//[!${1:-pfs}]/}
-	printf '%s\n' "${#all}"
+t_count() { # t_count [p|f|s]: how many results (of that kind)
+	local n=0 p=0 f=0 s=0
+	[ -z "$T_RESULTS" ] || read -r n p f s <"$T_RESULTS" || true
+	case ${1-} in
+	p) printf '%s\n' "$p" ;;
+	f) printf '%s\n' "$f" ;;
+	s) printf '%s\n' "$s" ;;
+	*) printf '%s\n' "$n" ;;
+	esac
 }
-# t_result LETTER LINE: record a result and print its TAP line, numbered.
+# t_result p|f|s LINE: record a result and print its TAP line, numbered.
 t_result() {
-	local n
-	printf %s "$1" >>"$T_RESULTS"
-	n=$(t_count)
+	local n=0 p=0 f=0 s=0
+	read -r n p f s <"$T_RESULTS" || true
+	n=$((n + 1))
+	case $1 in
+	p) p=$((p + 1)) ;;
+	f) f=$((f + 1)) ;;
+	s) s=$((s + 1)) ;;
+	esac
+	printf '%s %s %s %s\n' "$n" "$p" "$f" "$s" >"$T_RESULTS"
 	printf '%s\n' "${2/ N/ $n}"
 }
 # ok TEXT: a check passed.
-ok() { t_result p "ok N - $(t_vis "$*")"; }
+ok() {
+	t_vis "$*"
+	t_result p "ok N - $T_VIS"
+}
 # not_ok TEXT [WHY]: a check failed; WHY (lines) is shown as comments.
 not_ok() {
-	t_result f "not ok N - $(t_vis "$1")"
+	t_vis "$1"
+	t_result f "not ok N - $T_VIS"
 	[ -z "${2-}" ] || printf '#   %s\n' "${2//$'\n'/$'\n'#   }"
 }
-# t_vis TEXT: one line, raw bytes made visible, no "#" (a TAP directive).
+# t_vis TEXT: T_VIS is TEXT on one line, raw bytes made visible, "#" (a
+# TAP directive) escaped.
 t_vis() {
-	local t
-	t=$(printf '%s' "$1" | tr '\n' ' ' | cat -v)
-	printf '%s' "${t//#/\\#}"
+	T_VIS=$1
+	if [[ $T_VIS == *[![:print:]]* ]]; then
+		T_VIS=$(printf '%s' "$T_VIS" | tr '\n' ' ' | cat -v)
+	fi
+	T_VIS=${T_VIS//#/\\#}
 }
 
 # fail TEXT: the current check failed. In a case, the case ends (run_case
@@ -88,14 +107,16 @@ skip() {
 		exit 1
 	fi
 	if [ -n "${T_CASE_FAIL:-}" ]; then
-		t_result s "ok N # SKIP $(t_vis "$*")"
+		t_vis "$*"
+		t_result s "ok N # SKIP $T_VIS"
 		exit 77
 	fi
+	t_vis "$*"
 	if [ "$(t_count)" = 0 ]; then
-		printf '1..0 # SKIP %s\n' "$(t_vis "$*")"
+		printf '1..0 # SKIP %s\n' "$T_VIS"
 		T_PLANNED=1
 	else
-		t_result s "ok N # SKIP $(t_vis "$*")"
+		t_result s "ok N # SKIP $T_VIS"
 	fi
 	exit 0
 }
@@ -159,7 +180,7 @@ T_NAME=${0##*/}
 T_TMP=$(mktemp -d "${TMPDIR:-/tmp}/cnihook-${T_NAME%.sh}.XXXXXX")
 cleanup_push "umount_under '$T_TMP'; rm -rf '$T_TMP'"
 T_RESULTS=$T_TMP/.results
-: >"$T_RESULTS"
+echo 0 0 0 0 >"$T_RESULTS"
 # Last safety net, should a case have been killed before its own cleanups:
 # whatever carries our suffix goes.
 cleanup_push t_purge_ours

@@ -62,9 +62,9 @@ $(OUT)/fuzz_cache: $(OBJ)/fuzz_cache.o $(LIB_OBJS)
 	$(CC) $(FUZZ_LDFLAGS) -o $@ $^ $(YAJL_LIBS)
 
 # The hook targets: its files plus the library's public API.
-# fuzz_state: every open() of hook/state.c goes through __wrap_open (the
+# fuzz_state: every open() of hook/ocistate.c goes through __wrap_open (the
 # bundle's config.json comes from the input, never from the disk).
-$(OUT)/fuzz_state: $(OBJ)/fuzz_state.o $(OBJ)/hook/state.o $(HOOK_OBJS) $(OBJ)/libcnirt-public.o
+$(OUT)/fuzz_state: $(OBJ)/fuzz_state.o $(OBJ)/hook/ocistate.o $(HOOK_OBJS) $(OBJ)/libcnirt-public.o
 	$(CC) $(FUZZ_LDFLAGS) -Wl,--wrap=open -o $@ $^ $(YAJL_LIBS)
 $(OUT)/fuzz_annotations: $(OBJ)/fuzz_annotations.o $(OBJ)/hook/annotations.o $(HOOK_OBJS) \
 		$(OBJ)/libcnirt-public.o

@@ -555,6 +555,7 @@ CNIRT_EXPORT int cnirt_cache_get(const cnirt_ctx *ctx, const char *network,
 				 const char *container_id, const char *ifname,
 				 cnirt_cache_entry **out, cnirt_error **err)
 {
+	ERR_OUT_INIT(err);
 	_cleanup_free_ char *path = NULL;
 	if (cache_path(ctx, network, container_id, ifname, &path, err) < 0)
 		return -1;
@@ -732,6 +733,7 @@ CNIRT_EXPORT int cnirt_cache_scan(const cnirt_ctx *ctx, cnirt_cache_entry ***ent
 				  size_t *n_entries, cnirt_cache_damage **damaged,
 				  size_t *n_damaged, cnirt_error **err)
 {
+	ERR_OUT_INIT(err);
 	struct scan s;
 	if (scan_dir(ctx, &s, err) < 0)
 		return -1;
@@ -745,6 +747,7 @@ CNIRT_EXPORT int cnirt_cache_scan(const cnirt_ctx *ctx, cnirt_cache_entry ***ent
 CNIRT_EXPORT int cnirt_cache_list(const cnirt_ctx *ctx, cnirt_cache_entry ***out, size_t *n,
 				  cnirt_error **err)
 {
+	ERR_OUT_INIT(err);
 	struct scan s;
 	if (scan_dir(ctx, &s, err) < 0)
 		return -1;
@@ -757,6 +760,7 @@ CNIRT_EXPORT int cnirt_cache_list(const cnirt_ctx *ctx, cnirt_cache_entry ***out
 CNIRT_EXPORT int cnirt_cache_list_damaged(const cnirt_ctx *ctx, cnirt_cache_damage **out, size_t *n,
 					  cnirt_error **err)
 {
+	ERR_OUT_INIT(err);
 	struct scan s;
 	if (scan_dir(ctx, &s, err) < 0)
 		return -1;

@@ -339,6 +339,7 @@ static int netlist_parse(const char *bytes, size_t len, const char *origin, enum
 CNIRT_EXPORT int cnirt_netlist_parse(const char *bytes, size_t len, const char *origin,
 				     cnirt_netlist **out, cnirt_error **err)
 {
+	ERR_OUT_INIT(err);
 	return netlist_parse(bytes ? bytes : "", bytes ? len : 0, origin, CONF_ANY, out, err);
 }
 
@@ -400,6 +401,7 @@ static int load_at(int dirfd, const char *name, const char *path, cnirt_netlist 
 
 CNIRT_EXPORT int cnirt_netlist_load_file(const char *path, cnirt_netlist **out, cnirt_error **err)
 {
+	ERR_OUT_INIT(err);
 	if (path == NULL || *path == '\0')
 		return error_set(err, CNIRT_ERR_IO, "network configuration file: empty path");
 	return load_at(AT_FDCWD, path, path, out, err);
@@ -551,6 +553,7 @@ static int list_conf_names(int dirfd, const char *dir, char ***out, size_t *n_ou
 
 CNIRT_EXPORT int cnirt_confdir_scan(const char *dir, cnirt_confdir **out, cnirt_error **err)
 {
+	ERR_OUT_INIT(err);
 	if (dir == NULL || *dir == '\0')
 		return error_set(err, CNIRT_ERR_IO, "configuration directory: empty path");
 	_cleanup_close_ int dirfd =
@@ -680,6 +683,7 @@ static long confdir_lookup(const cnirt_confdir *d, const char *name, cnirt_error
 CNIRT_EXPORT int cnirt_confdir_get(const cnirt_confdir *d, const char *name, cnirt_netlist **out,
 				   cnirt_error **err)
 {
+	ERR_OUT_INIT(err);
 	long i = confdir_lookup(d, name, err);
 	if (i < 0)
 		return -1;
@@ -690,6 +694,7 @@ CNIRT_EXPORT int cnirt_confdir_get(const cnirt_confdir *d, const char *name, cni
 CNIRT_EXPORT int cnirt_confdir_find(const char *dir, const char *name, cnirt_netlist **out,
 				    cnirt_error **err)
 {
+	ERR_OUT_INIT(err);
 	if (cnirt_check_network_name(name, err) < 0)
 		return -1;
 	_cleanup_(confdir_freep) cnirt_confdir *d = NULL;

@@ -227,7 +227,8 @@ void cnirt_ctx_set_path_env(cnirt_ctx *ctx, const char *path);
  * returns 0, or an errno value that fails the execution. */
 typedef int (*cnirt_preexec_fn)(void *data);
 void cnirt_ctx_set_preexec(cnirt_ctx *ctx, cnirt_preexec_fn fn, void *data);
-/* Observer told of every plugin execution (for logging and timing). */
+/* Observer told of every plugin execution (for logging and timing). See
+ * also cnirt_ctx_set_event_observer(), which tells rollback DELs apart. */
 typedef void (*cnirt_observer_fn)(void *data, const char *network, const char *plugin,
 				  const char *command, long long usec, const cnirt_error *err);
 void cnirt_ctx_set_observer(cnirt_ctx *ctx, cnirt_observer_fn fn, void *data);
@@ -344,8 +345,9 @@ typedef struct cnirt_attachment {
 
 /* ADD the attachment to every plugin of the list, in order. On success the
  * final result (in the list's version) is cached and, if result_json is not
- * NULL, handed out. On failure the list is DELeted in reverse order and the
- * original error is returned. */
+ * NULL, handed out. On failure the list is DELeted in reverse order (the
+ * rollback, going on past failures) and the original error is returned,
+ * with the rollback's failures in cnirt_error_rollback(). */
 int cnirt_add(cnirt_ctx *ctx, const cnirt_netlist *l, const cnirt_attachment *a, char **result_json,
 	      cnirt_error **err);
 /* CHECK (lists of version 0.4.0 and later; immediate success when

@@ -293,13 +293,16 @@ struct exec_request {
 /* Find plugin `type` in ctx's directories: a regular file with an execute
  * bit. `type` containing '/' is refused. */
 int exec_find_plugin(const cnirt_ctx *ctx, const char *type, char **path, cnirt_error **err);
-/* Run the plugin at `path` (spec section 2): exactly the six CNI_*
- * variables plus PATH, config on stdin, stdout/stderr captured with the
+/* Run the plugin at `path` (spec section 2), under the helper process of
+ * exec.c or the engine's exec function: exactly the six CNI_* variables
+ * plus PATH and the ctx's extra environment, config on stdin, stdout/stderr captured with the
  * ctx's cap, the ctx's timeout (kills the process group, never waits on
  * pipes held by grandchildren), a fresh retry on ETXTBSY. Exit 0: *out gets
  * stdout (NUL terminated, may be empty). Non-zero exit: the error result is
  * parsed (code, msg, details) from stdout, else stderr, else "exit status N"
- * and returned in *err with from_plugin set and the code intact. */
+ * and returned in *err with from_plugin set and the code intact. Every
+ * error has its kind, and the plugin's whole stderr if it wrote any; the
+ * request's deadline and a cancellation of the ctx end it too. */
 int exec_plugin(const cnirt_ctx *ctx, const char *path, const struct exec_request *req, char **out,
 		size_t *out_len, cnirt_error **err);
 

@@ -285,6 +285,14 @@ void config_pass_path(cnirt_ctx *ctx)
 	const char *path = getenv("PATH");
 	if (path && *path)
 		cnirt_ctx_set_path_env(ctx, path);
+	/* The caller's W3C trace context reaches the plugins, as libcni's do. */
+	static const char *const trace[] = CNIRT_TRACE_ENV_NAMES;
+	for (size_t i = 0; i < sizeof(trace) / sizeof(trace[0]); i++) {
+		const char *v = getenv(trace[i]);
+		cnirt_error *e = NULL;
+		if (v && cnirt_ctx_set_env(ctx, trace[i], v, &e) < 0)
+			cnirt_error_free(e);
+	}
 }
 
 cnirt_ctx *config_ctx(const struct hook_config *c)

@@ -641,6 +641,7 @@ CNIRT_EXPORT int cnirt_cache_get(const cnirt_ctx *ctx, const char *network,
 				 const char *container_id, const char *ifname,
 				 cnirt_cache_entry **out, cnirt_error **err)
 {
+	ERR_OUT_INIT(err);
 	_cleanup_free_ char *path = NULL;
 	if (cache_path(ctx, network, container_id, ifname, &path, err) < 0)
 		return -1;
@@ -828,6 +829,7 @@ CNIRT_EXPORT int cnirt_cache_scan(const cnirt_ctx *ctx, cnirt_cache_entry ***ent
 				  size_t *n_entries, cnirt_cache_damage **damaged,
 				  size_t *n_damaged, cnirt_error **err)
 {
+	ERR_OUT_INIT(err);
 	struct scan s;
 	if (scan_dir(ctx, &s, err) < 0)
 		return -1;
@@ -841,6 +843,7 @@ CNIRT_EXPORT int cnirt_cache_scan(const cnirt_ctx *ctx, cnirt_cache_entry ***ent
 CNIRT_EXPORT int cnirt_cache_list(const cnirt_ctx *ctx, cnirt_cache_entry ***out, size_t *n,
 				  cnirt_error **err)
 {
+	ERR_OUT_INIT(err);
 	struct scan s;
 	if (scan_dir(ctx, &s, err) < 0)
 		return -1;
@@ -853,6 +856,7 @@ CNIRT_EXPORT int cnirt_cache_list(const cnirt_ctx *ctx, cnirt_cache_entry ***out
 CNIRT_EXPORT int cnirt_cache_list_damaged(const cnirt_ctx *ctx, cnirt_cache_damage **out, size_t *n,
 					  cnirt_error **err)
 {
+	ERR_OUT_INIT(err);
 	struct scan s;
 	if (scan_dir(ctx, &s, err) < 0)
 		return -1;
@@ -964,6 +968,7 @@ CNIRT_EXPORT void cnirt_cache_entries_free(cnirt_cache_entry **v, size_t n)
 CNIRT_EXPORT int cnirt_cache_attachments(const cnirt_ctx *ctx, const char *container_id,
 					 cnirt_cache_entry ***out, size_t *n, cnirt_error **err)
 {
+	ERR_OUT_INIT(err);
 	if (cnirt_check_container_id(container_id, err) < 0)
 		return -1;
 	struct scan s;
@@ -986,6 +991,7 @@ CNIRT_EXPORT int cnirt_cache_result(const cnirt_ctx *ctx, const char *network,
 				    const char *container_id, const char *ifname,
 				    const char *to_version, char **result_json, cnirt_error **err)
 {
+	ERR_OUT_INIT(err);
 	cnirt_cache_entry *e = NULL;
 	if (cnirt_cache_get(ctx, network, container_id, ifname, &e, err) < 0)
 		return -1;

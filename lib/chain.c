@@ -18,8 +18,52 @@ struct call {
 	const char *command;
 	const cnirt_attachment *att; /* NULL for STATUS and GC */
 	const json *cap_args;
-	const char *args; /* CNI_ARGS */
+	const char *args;   /* CNI_ARGS */
+	long long deadline; /* the operation's (now_ms() clock; 0: none) */
+	bool rollback;	    /* the DEL after a failed ADD */
 };
+
+static long long now_ms(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* The operation's deadline, or 0 (cnirt_ctx_set_deadline_ms()). */
+static long long op_deadline(const cnirt_ctx *ctx)
+{
+	return ctx->deadline_ms ? now_ms() + ctx->deadline_ms : 0;
+}
+
+/* Tell both observers about one execution. */
+static void observe(const cnirt_ctx *ctx, const char *network, const char *plugin,
+		    const char *command, const cnirt_attachment *att, long long usec,
+		    const cnirt_error *err, bool rollback)
+{
+	if (ctx->observer)
+		ctx->observer(ctx->observer_data, network, plugin, command, usec, err);
+	if (ctx->event_observer) {
+		cnirt_event ev = {.network = network,
+				  .plugin = plugin,
+				  .command = command,
+				  .container_id = att ? att->container_id : NULL,
+				  .ifname = att ? att->ifname : NULL,
+				  .usec = usec,
+				  .err = err,
+				  .rollback = rollback};
+		ctx->event_observer(ctx->event_data, &ev);
+	}
+}
+
+/* NULL arguments are answered with an error (cnirt.h). */
+static int need(const void *p, const char *what, cnirt_error **err)
+{
+	if (p)
+		return 0;
+	error_set(err, CNIRT_ERR_NONE, "%s: NULL given", what);
+	return error_kind(err, CNIRT_KIND_INVALID_ARGUMENT);
+}
 
 static long long now_usec(void)
 {
@@ -48,6 +92,7 @@ static int run_stdin(const struct call *c, size_t i, const char *stdin_data, siz
 	    .args = c->args,
 	    .stdin_data = stdin_data,
 	    .stdin_len = stdin_len,
+	    .deadline = c->deadline,
 	};
 	long long start = now_usec();
 	int r = exec_find_plugin(c->ctx, type, &path, err);
@@ -55,9 +100,8 @@ static int run_stdin(const struct call *c, size_t i, const char *stdin_data, siz
 		r = exec_plugin(c->ctx, path, &req, out, out_len, err);
 	if (r < 0)
 		tag(*err, c->list, type);
-	if (c->ctx->observer)
-		c->ctx->observer(c->ctx->observer_data, c->list->name, type, c->command,
-				 now_usec() - start, r < 0 ? *err : NULL);
+	observe(c->ctx, c->list->name, type, c->command, c->att, now_usec() - start,
+		r < 0 ? *err : NULL, c->rollback);
 	return r;
 }
 
@@ -79,13 +123,13 @@ static int parse_result(const struct call *c, size_t i, const char *buf, size_t 
 	if (len == 0) {
 		error_set(err, CNIRT_ERR_DECODE, "%s returned no result", c->command);
 		tag(*err, c->list, type);
-		return -1;
+		return error_kind(err, CNIRT_KIND_INVALID_RESULT);
 	}
 	if (json_parse(buf, len, "plugin result", &raw, err) < 0 || result_validate(raw, err) < 0 ||
 	    result_convert(raw, c->list->effective_version, out, err) < 0) {
 		error_prefix(err, "%s result", c->command);
 		tag(*err, c->list, type);
-		return -1;
+		return error_kind(err, CNIRT_KIND_INVALID_RESULT);
 	}
 	return 0;
 }
@@ -96,28 +140,28 @@ static bool uses_prev_result_on_del(const cnirt_netlist *l)
 }
 
 /* DEL every plugin in reverse order with prev as prevResult. A DEL stops at
- * the first failure (spec section 3, "Deleting an attachment"); the clean-up
- * after a failed ADD goes on past failures, since it must reach "all plugins
- * in the list" (spec 0.4.0) and the first error is the one returned. */
-static int del_chain(const struct call *c, const json *prev, bool best_effort, cnirt_error **err)
+ * the first failure (spec section 3, "Deleting an attachment"): its error
+ * goes to *err. The rollback after a failed ADD (c->rollback) goes on past
+ * failures, since it must reach "all plugins in the list" (spec 0.4.0),
+ * and hands every error to `add_err` (cnirt_error_rollback()). */
+static int del_chain(const struct call *c, const json *prev, cnirt_error *add_err,
+		     cnirt_error **err)
 {
-	int r = 0;
 	if (!uses_prev_result_on_del(c->list))
 		prev = NULL;
 	for (size_t i = c->list->n_plugins; i-- > 0;) {
 		_cleanup_free_ char *out = NULL;
-		_cleanup_error_ cnirt_error *e = NULL;
+		cnirt_error *e = NULL;
 		size_t len;
 		if (run(c, i, prev, &out, &len, &e) == 0)
 			continue;
-		if (r == 0) {
-			*err = TAKE_PTR(e);
-			r = -1;
+		if (!c->rollback) {
+			*err = e;
+			return -1;
 		}
-		if (!best_effort)
-			break;
+		error_add_rollback(add_err, e);
 	}
-	return r;
+	return 0;
 }
 
 static int check_attachment(const cnirt_attachment *a, bool need_netns, cnirt_error **err)
@@ -163,7 +207,7 @@ static int call_init(struct call *c, cnirt_ctx *ctx, const cnirt_netlist *l, con
 		}
 	}
 	*args = args_join(a->args, a->n_args);
-	*c = (struct call){ctx, l, command, a, *cap_args, *args};
+	*c = (struct call){ctx, l, command, a, *cap_args, *args, 0, false};
 	return 0;
 }
 
@@ -193,6 +237,7 @@ static int add_preflight(const struct call *c, cnirt_error **err)
 CNIRT_EXPORT int cnirt_add(cnirt_ctx *ctx, const cnirt_netlist *l, const cnirt_attachment *a,
 			   char **result_json, cnirt_error **err)
 {
+	ERR_OUT_INIT(err);
 	return cnirt_add_with_flags(ctx, l, a, 0, result_json, err);
 }
 
@@ -200,6 +245,7 @@ CNIRT_EXPORT int cnirt_add_with_flags(cnirt_ctx *ctx, const cnirt_netlist *l,
 				      const cnirt_attachment *a, unsigned flags, char **result_json,
 				      cnirt_error **err)
 {
+	ERR_OUT_INIT(err);
 	_cleanup_json_ json *cap_args = NULL;
 	_cleanup_free_ char *args = NULL;
 	_cleanup_json_ json *prev = NULL;
@@ -208,13 +254,19 @@ CNIRT_EXPORT int cnirt_add_with_flags(cnirt_ctx *ctx, const cnirt_netlist *l,
 	cnirt_attachment att = a ? *a : (cnirt_attachment){0};
 	if (att.capability_args && att.capability_args[0] == '\0')
 		att.capability_args = NULL;
-	if (call_init(&c, ctx, l, "ADD", a ? &att : NULL, true, &cap_args, &args, err) < 0)
+	if (need(ctx, "ctx", err) < 0 ||
+	    call_init(&c, ctx, l, "ADD", a ? &att : NULL, true, &cap_args, &args, err) < 0)
 		return -1;
 	if (flags & ~(unsigned)CNIRT_ADD_NO_ROLLBACK)
 		return error_set(err, CNIRT_ERR_INVALID_ENV, "ADD: unknown flags 0x%x",
 				 flags & ~(unsigned)CNIRT_ADD_NO_ROLLBACK);
 	if (add_preflight(&c, err) < 0)
 		return -1;
+	/* The ADDs get three quarters of the operation's budget, the rollback
+	 * the rest (cnirt_ctx_set_deadline_ms()). */
+	long long deadline = op_deadline(ctx);
+	if (deadline)
+		c.deadline = deadline - ctx->deadline_ms / 4;
 
 	int r = 0;
 	for (size_t i = 0; i < l->n_plugins && r == 0; i++) {
@@ -237,11 +289,12 @@ CNIRT_EXPORT int cnirt_add_with_flags(cnirt_ctx *ctx, const cnirt_netlist *l,
 		return -1;
 	if (r < 0) {
 		/* Undo what the plugins that ran may have done; the caller gets
-		 * the error of the ADD, not of this clean-up. */
-		_cleanup_error_ cnirt_error *del_err = NULL;
+		 * the error of the ADD, with those of this clean-up attached. */
 		struct call undo = c;
 		undo.command = "DEL";
-		del_chain(&undo, prev, true, &del_err);
+		undo.rollback = true;
+		undo.deadline = deadline;
+		del_chain(&undo, prev, *err, NULL);
 		return -1;
 	}
 	if (result_json)
@@ -269,12 +322,15 @@ static int cached_result(cnirt_ctx *ctx, const cnirt_netlist *l, const cnirt_att
 CNIRT_EXPORT int cnirt_check(cnirt_ctx *ctx, const cnirt_netlist *l, const cnirt_attachment *a,
 			     cnirt_error **err)
 {
+	ERR_OUT_INIT(err);
 	_cleanup_json_ json *cap_args = NULL;
 	_cleanup_free_ char *args = NULL;
 	_cleanup_json_ json *prev = NULL;
 	struct call c;
-	if (call_init(&c, ctx, l, "CHECK", a, true, &cap_args, &args, err) < 0)
+	if (need(ctx, "ctx", err) < 0 ||
+	    call_init(&c, ctx, l, "CHECK", a, true, &cap_args, &args, err) < 0)
 		return -1;
+	c.deadline = op_deadline(ctx);
 	if (!version_ge(l->effective_version, "0.4.0")) {
 		error_set(err, CNIRT_ERR_INCOMPATIBLE_VERSION,
 			  "CHECK needs a network of version 0.4.0 or later; \"%s\" is %s", l->name,
@@ -290,6 +346,7 @@ CNIRT_EXPORT int cnirt_check(cnirt_ctx *ctx, const cnirt_netlist *l, const cnirt
 			  "no cached result for container \"%s\" interface \"%s\": CHECK needs "
 			  "the result of the ADD",
 			  a->container_id, a->ifname);
+		error_kind(err, CNIRT_KIND_CACHE);
 		return error_set_network(*err, l->name), -1;
 	}
 	for (size_t i = 0; i < l->n_plugins; i++) {
@@ -304,15 +361,18 @@ CNIRT_EXPORT int cnirt_check(cnirt_ctx *ctx, const cnirt_netlist *l, const cnirt
 CNIRT_EXPORT int cnirt_del(cnirt_ctx *ctx, const cnirt_netlist *l, const cnirt_attachment *a,
 			   cnirt_error **err)
 {
+	ERR_OUT_INIT(err);
 	_cleanup_json_ json *cap_args = NULL;
 	_cleanup_free_ char *args = NULL;
 	_cleanup_json_ json *prev = NULL;
 	struct call c;
-	if (call_init(&c, ctx, l, "DEL", a, false, &cap_args, &args, err) < 0)
+	if (need(ctx, "ctx", err) < 0 ||
+	    call_init(&c, ctx, l, "DEL", a, false, &cap_args, &args, err) < 0)
 		return -1;
+	c.deadline = op_deadline(ctx);
 	if (uses_prev_result_on_del(l) && cached_result(ctx, l, a, &prev, err) < 0)
 		return error_set_network(*err, l->name), -1;
-	if (del_chain(&c, prev, false, err) < 0)
+	if (del_chain(&c, prev, NULL, err) < 0)
 		return -1;
 	if (cache_remove(ctx, l->name, a->container_id, a->ifname, err) < 0)
 		return error_set_network(*err, l->name), -1;
@@ -322,8 +382,12 @@ CNIRT_EXPORT int cnirt_del(cnirt_ctx *ctx, const cnirt_netlist *l, const cnirt_a
 CNIRT_EXPORT int cnirt_del_cached(cnirt_ctx *ctx, const char *network, const char *container_id,
 				  const char *ifname, const char *netns, cnirt_error **err)
 {
+	ERR_OUT_INIT(err);
 	cnirt_cache_entry *e = NULL;
 	cnirt_netlist *l = NULL;
+	if (need(ctx, "ctx", err) < 0 || need(network, "network", err) < 0 ||
+	    need(container_id, "container id", err) < 0 || need(ifname, "ifname", err) < 0)
+		return -1;
 	if (cnirt_cache_get(ctx, network, container_id, ifname, &e, err) < 0)
 		return -1;
 	if (e == NULL)
@@ -357,9 +421,12 @@ CNIRT_EXPORT int cnirt_del_cached(cnirt_ctx *ctx, const char *network, const cha
 
 CNIRT_EXPORT int cnirt_status(cnirt_ctx *ctx, const cnirt_netlist *l, cnirt_error **err)
 {
+	ERR_OUT_INIT(err);
+	if (need(ctx, "ctx", err) < 0 || need(l, "network configuration", err) < 0)
+		return -1;
 	if (!version_ge(l->effective_version, "1.1.0"))
 		return 0; /* STATUS is a 1.1.0 verb: older lists have nothing to ask */
-	struct call c = {ctx, l, "STATUS", NULL, NULL, NULL};
+	struct call c = {ctx, l, "STATUS", NULL, NULL, NULL, op_deadline(ctx), false};
 	for (size_t i = 0; i < l->n_plugins; i++) {
 		_cleanup_free_ char *out = NULL;
 		size_t len;
@@ -413,9 +480,15 @@ static void keep_first(cnirt_error **err, cnirt_error **e, int *r)
 CNIRT_EXPORT int cnirt_gc(cnirt_ctx *ctx, const cnirt_netlist *l, const cnirt_attachment_id *valid,
 			  size_t n, cnirt_error **err)
 {
+	ERR_OUT_INIT(err);
 	cnirt_cache_entry **entries = NULL;
 	size_t n_entries = 0;
 	int r = 0;
+	long long deadline = 0;
+	if (need(ctx, "ctx", err) < 0 || need(l, "network configuration", err) < 0 ||
+	    (n > 0 && need(valid, "valid attachments", err) < 0))
+		return -1;
+	deadline = op_deadline(ctx);
 	for (size_t i = 0; i < n; i++)
 		if (cnirt_check_container_id(valid[i].container_id, err) < 0 ||
 		    cnirt_check_ifname(valid[i].ifname, err) < 0)
@@ -445,7 +518,7 @@ CNIRT_EXPORT int cnirt_gc(cnirt_ctx *ctx, const cnirt_netlist *l, const cnirt_at
 	 * past failures and returning the first. */
 	if (!version_ge(l->effective_version, "1.1.0"))
 		return r;
-	struct call c = {ctx, l, "GC", NULL, NULL, NULL};
+	struct call c = {ctx, l, "GC", NULL, NULL, NULL, deadline, false};
 	for (size_t i = 0; i < l->n_plugins; i++) {
 		size_t len, out_len;
 		_cleanup_free_ char *conf = gc_config(l, i, valid, n, &len);
@@ -459,7 +532,8 @@ CNIRT_EXPORT int cnirt_gc(cnirt_ctx *ctx, const cnirt_netlist *l, const cnirt_at
 
 /* VERSION of plugin `type`; *versions gets the supportedVersions array. */
 static int probe_versions(cnirt_ctx *ctx, const char *network, const char *type,
-			  const char *cni_version, json **version_result, cnirt_error **err)
+			  const char *cni_version, long long deadline, json **version_result,
+			  cnirt_error **err)
 {
 	_cleanup_free_ char *path = NULL;
 	_cleanup_free_ char *in = xasprintf("{\"cniVersion\":\"%s\"}", cni_version);
@@ -467,12 +541,12 @@ static int probe_versions(cnirt_ctx *ctx, const char *network, const char *type,
 	size_t len;
 	struct exec_request req = {.command = "VERSION", .stdin_data = in, .stdin_len = strlen(in)};
 	long long start = now_usec();
+	req.deadline = deadline;
 	int r = exec_find_plugin(ctx, type, &path, err);
 	if (r == 0)
 		r = exec_plugin(ctx, path, &req, &out, &len, err);
-	if (ctx->observer)
-		ctx->observer(ctx->observer_data, network, type, "VERSION", now_usec() - start,
-			      r < 0 ? *err : NULL);
+	observe(ctx, network, type, "VERSION", NULL, now_usec() - start, r < 0 ? *err : NULL,
+		false);
 	if (r < 0 && !(*err)->from_plugin)
 		return error_set_plugin(*err, type), -1;
 	if (r < 0) {
@@ -510,8 +584,12 @@ static int probe_versions(cnirt_ctx *ctx, const char *network, const char *type,
 CNIRT_EXPORT int cnirt_plugin_version(cnirt_ctx *ctx, const char *type, const char *cni_version,
 				      char **version_json, cnirt_error **err)
 {
+	ERR_OUT_INIT(err);
 	_cleanup_json_ json *v = NULL;
-	if (probe_versions(ctx, NULL, type, cni_version ? cni_version : "1.1.0", &v, err) < 0)
+	if (need(ctx, "ctx", err) < 0 || need(version_json, "version_json", err) < 0)
+		return -1;
+	if (probe_versions(ctx, NULL, type, cni_version ? cni_version : "1.1.0", op_deadline(ctx),
+			   &v, err) < 0)
 		return -1;
 	*version_json = json_gen(v, true, NULL);
 	return 0;
@@ -519,10 +597,14 @@ CNIRT_EXPORT int cnirt_plugin_version(cnirt_ctx *ctx, const char *type, const ch
 
 CNIRT_EXPORT int cnirt_validate(cnirt_ctx *ctx, const cnirt_netlist *l, cnirt_error **err)
 {
+	ERR_OUT_INIT(err);
+	if (need(ctx, "ctx", err) < 0 || need(l, "network configuration", err) < 0)
+		return -1;
+	long long deadline = op_deadline(ctx);
 	for (size_t i = 0; i < l->n_plugins; i++) {
 		const char *type = l->plugins[i].type;
 		_cleanup_json_ json *v = NULL;
-		if (probe_versions(ctx, l->name, type, l->effective_version, &v, err) < 0)
+		if (probe_versions(ctx, l->name, type, l->effective_version, deadline, &v, err) < 0)
 			return error_set_network(*err, l->name), -1;
 		const json *sv = json_obj_get(v, "supportedVersions");
 		bool ok = false;

@@ -4,14 +4,56 @@
  * (spec versions 0.1.0 to 1.1.0).
  *
  * Conventions used by every function of this header:
- *  - A function that can fail returns 0 on success and a negative value on
- *    failure, and then sets *err to a new error object (free it with
- *    cnirt_error_free()).  err must not be NULL.
- *  - Out parameters are written only on success; strings handed out are the
- *    caller's to free() unless the documentation says otherwise.
+ *  - A function that can fail takes `cnirt_error **err` last and returns 0
+ *    on success and a negative value on failure. err must not be NULL.
+ *    *err is an out parameter like any other, with one difference: every
+ *    call writes it, NULL on success and a new error object on failure (the
+ *    caller's to free with cnirt_error_free()). Its previous value is never
+ *    read nor freed: an uninitialised variable is fine, and an error still
+ *    held in it must be freed by the caller before it is reused.
+ *  - A NULL where an object or a string is required (a context, a list, an
+ *    attachment, a name) is answered with an error of kind
+ *    CNIRT_KIND_INVALID_ARGUMENT, not a crash.
+ *  - Other out parameters are written only on success; strings handed out
+ *    are the caller's to free() unless the documentation says otherwise.
  *  - JSON crosses this API as text (a pointer and a length, or a NUL
  *    terminated string).
- *  - The library never prints, never reads the environment and never exits.
+ *  - The library never prints, never reads the environment and never calls
+ *    exit(). Allocation failure is not reported: like crun, the library
+ *    aborts the process when memory runs out (only the child processes it
+ *    starts ever _exit()).
+ *
+ * Processes (see also cnirt_ctx_set_exec()): every plugin runs as a
+ * grandchild of the calling process, under a short-lived helper process
+ * that the library starts without an exit signal (a "clone" child in the
+ * terms of waitpid(2)): the caller's waitpid(-1, ...), wait(), a SIGCHLD
+ * handler, SIGCHLD set to SIG_IGN or SA_NOCLDWAIT can neither reap the
+ * helper nor the plugin, so the library always gets the plugin's exit
+ * status. The caller must not wait with __WALL or __WCLONE for pids it did
+ * not start, nor kill process groups it does not know. The helper is a
+ * copy of the caller (fork-like, without its threads); an engine that
+ * cannot afford that, or wants its own process management, supplies the
+ * spawning and waiting with cnirt_ctx_set_exec(). Built with
+ * --enable-tsan-spawn (for ThreadSanitizer), the helper and the plugin are
+ * started with fork() and the helper has SIGCHLD as exit signal: an engine
+ * that reaps every child may then reap the helper (harmless: the status
+ * comes through a pipe) but must leave SIGCHLD at SIG_DFL.
+ *
+ * Threads: the functions are thread-safe in the usual sense of POSIX:
+ *  - Distinct objects may be used from any threads at once.
+ *  - A cnirt_netlist, cnirt_confdir and cnirt_cache_entry are immutable
+ *    once made: any number of threads may read and use one at once.
+ *  - A cnirt_ctx may be used by any number of threads for operations at
+ *    once (cnirt_add() ... cnirt_plugin_version(), the cnirt_cache_*()
+ *    readers), provided no thread calls a cnirt_ctx_set_*() function on it
+ *    meanwhile: configure it first, then share it. cnirt_ctx_cancel() may
+ *    be called from any thread, and from a signal handler, at any time.
+ *  - The observer, exec and preexec functions may be called from several
+ *    threads at once when the ctx is shared.
+ *  - Operations on the same attachment (network, container id, ifname)
+ *    must not run at once: the engine serialises them, as the CNI spec
+ *    asks of a runtime.
+ *  - A cnirt_error belongs to the thread that received it.
  */
 #ifndef CNIRT_H
 #define CNIRT_H
@@ -62,6 +104,39 @@ bool cnirt_error_from_plugin(const cnirt_error *e);
 /* The errno value behind a system-call failure, or 0. */
 int cnirt_error_errno(const cnirt_error *e);
 void cnirt_error_free(cnirt_error *e);
+
+/* What went wrong, for a program to act on without parsing messages. */
+enum cnirt_error_kind {
+	CNIRT_KIND_OTHER = 0,	     /* none of the below */
+	CNIRT_KIND_INVALID_ARGUMENT, /* a NULL or invalid argument of a call */
+	CNIRT_KIND_CONFIG,	     /* invalid configuration, names or arguments */
+	CNIRT_KIND_NOT_FOUND,	     /* the plugin is in no plugin directory */
+	CNIRT_KIND_NOT_EXECUTABLE,   /* found, but it cannot be executed */
+	CNIRT_KIND_SPAWN,	     /* the plugin's process could not be set up */
+	CNIRT_KIND_TIMEOUT,	     /* plugin timeout or operation deadline */
+	CNIRT_KIND_CANCELLED,	     /* cnirt_ctx_cancel() */
+	CNIRT_KIND_SIGNAL,	     /* killed by a signal: cnirt_error_signal() */
+	CNIRT_KIND_OUTPUT_LIMIT,     /* stdout or stderr over the cap */
+	CNIRT_KIND_LOST_STATUS,	     /* the plugin's exit status could not be had */
+	CNIRT_KIND_INVALID_RESULT,   /* exit 0, but the result is not valid */
+	CNIRT_KIND_PLUGIN,	     /* the plugin failed (exit status not 0) */
+	CNIRT_KIND_IO,		     /* a system call failed: cnirt_error_errno() */
+	CNIRT_KIND_CACHE,	     /* the result cache (missing or unusable entry) */
+};
+enum cnirt_error_kind cnirt_error_kind(const cnirt_error *e);
+/* A short fixed name of a kind ("timeout", "signal", ...). */
+const char *cnirt_error_kind_name(enum cnirt_error_kind kind);
+/* The signal that killed the plugin (CNIRT_KIND_SIGNAL), or 0. */
+int cnirt_error_signal(const cnirt_error *e);
+/* The plugin's whole stderr, as it wrote it (not NUL-safe: use *len, which
+ * may be NULL), capped by the ctx's output limit; NULL when the error does
+ * not come from a plugin's execution or stderr was empty. */
+const char *cnirt_error_stderr(const cnirt_error *e, size_t *len);
+/* The failures of the rollback DEL that followed a failed cnirt_add() (the
+ * DEL goes on past failures: one error per plugin that failed), in the
+ * order they happened; e itself is the ADD's error. */
+size_t cnirt_error_rollback_count(const cnirt_error *e);
+const cnirt_error *cnirt_error_rollback(const cnirt_error *e, size_t i);
 
 /* ------------------------------------------------------------- versions */
 
@@ -189,10 +264,105 @@ void cnirt_ctx_set_path_env(cnirt_ctx *ctx, const char *path);
  * returns 0, or an errno value that fails the execution. */
 typedef int (*cnirt_preexec_fn)(void *data);
 void cnirt_ctx_set_preexec(cnirt_ctx *ctx, cnirt_preexec_fn fn, void *data);
-/* Observer told of every plugin execution (for logging and timing). */
+/* Observer told of every plugin execution (for logging and timing). See
+ * also cnirt_ctx_set_event_observer(), which tells rollback DELs apart. */
 typedef void (*cnirt_observer_fn)(void *data, const char *network, const char *plugin,
 				  const char *command, long long usec, const cnirt_error *err);
 void cnirt_ctx_set_observer(cnirt_ctx *ctx, cnirt_observer_fn fn, void *data);
+
+/* ----------------------------------- the runtime: engines' process control */
+
+/* The budget of one whole operation (cnirt_add(), cnirt_check(),
+ * cnirt_del(), cnirt_del_cached(), cnirt_status(), cnirt_gc(),
+ * cnirt_validate()), in milliseconds (0, the default: none). Every plugin
+ * execution ends by min(per-plugin timeout, the operation's deadline).
+ * The rollback's share: cnirt_add() runs its ADDs within the first three
+ * quarters of the budget and keeps the last quarter (at least) for the
+ * rollback DEL of a failure, whose plugins stop at the operation's
+ * deadline; so
+ * cnirt_add() returns within the budget (plus the few milliseconds of
+ * killing and reaping) even when a plugin hangs in both ADD and DEL.
+ * Without a budget each execution, the rollback's included, has the
+ * per-plugin timeout: a plugin that hangs in ADD and DEL costs twice. */
+void cnirt_ctx_set_deadline_ms(cnirt_ctx *ctx, unsigned ms);
+/* Cancel: the plugin running in any operation of ctx is killed (with its
+ * process group) and the operation fails with CNIRT_KIND_CANCELLED; every
+ * later operation of ctx fails the same way at once, the rollback DEL of
+ * a cancelled cnirt_add() included (run cnirt_del() yourself once you have
+ * reset), until cnirt_ctx_reset_cancel(). Async-signal-safe and
+ * thread-safe: callable from any thread or a signal handler. */
+void cnirt_ctx_cancel(cnirt_ctx *ctx);
+/* Make ctx usable again after cnirt_ctx_cancel() (not while an operation
+ * of ctx runs). */
+void cnirt_ctx_reset_cancel(cnirt_ctx *ctx);
+
+/* Extra environment for plugins. By default a plugin gets exactly the six
+ * CNI_* variables and PATH. cnirt_ctx_set_env() adds NAME=value to every
+ * execution (value NULL removes it); names starting with "CNI_", "PATH"
+ * and names that are empty or contain '=' are refused (configuration
+ * error). Among the uses: the W3C trace context, which libcni passes on
+ * since it added tracing: an engine that has TRACEPARENT, TRACESTATE or
+ * BAGGAGE sets them here (cnihook passes its own). */
+#define CNIRT_TRACE_ENV_NAMES                                                                      \
+	{                                                                                          \
+		"TRACEPARENT", "TRACESTATE", "BAGGAGE"                                             \
+	}
+int cnirt_ctx_set_env(cnirt_ctx *ctx, const char *name, const char *value, cnirt_error **err);
+
+/* One plugin execution, for cnirt_event_fn: the observer of
+ * cnirt_ctx_set_observer() with what an engine may want besides. */
+typedef struct cnirt_event {
+	const char *network; /* NULL for cnirt_plugin_version() */
+	const char *plugin;
+	const char *command;
+	const char *container_id; /* NULL for STATUS, GC and VERSION */
+	const char *ifname;
+	long long usec;
+	const cnirt_error *err; /* NULL on success */
+	bool rollback;		/* a DEL of the rollback after a failed ADD */
+} cnirt_event;
+typedef void (*cnirt_event_fn)(void *data, const cnirt_event *ev);
+void cnirt_ctx_set_event_observer(cnirt_ctx *ctx, cnirt_event_fn fn, void *data);
+
+/*
+ * The engine runs the plugins (as libcni's invoke.Exec lets a Go engine
+ * do): for an engine that manages its processes itself, or cannot afford
+ * the library's helper process (a fork-like copy of itself). The function
+ * runs the program `path` with argv and exactly envp as its environment,
+ * the `stdin_len` bytes of stdin_data as stdin, collects stdout and stderr
+ * (each at most output_limit bytes, 0: no cap), kills the plugin (best: its
+ * process group) after timeout_ms (0: none) or once cancel_fd (a descriptor
+ * to poll, or -1) is readable, waits for it and fills the outcome. The
+ * library has done all the rest: finding the plugin, the configuration,
+ * and after it the interpretation (error result, code, the error kinds)
+ * exactly as for its own executions. The preexec function is not called.
+ * Returns 0 when the outcome is filled, or an errno value when the plugin
+ * could not be run or waited for at all.
+ */
+typedef struct cnirt_exec_call {
+	const char *path;
+	char *const *argv;
+	char *const *envp;
+	const char *stdin_data;
+	size_t stdin_len;
+	long long timeout_ms;
+	size_t output_limit;
+	int cancel_fd;
+} cnirt_exec_call;
+typedef struct cnirt_exec_outcome {
+	char *out; /* stdout, malloc()ed: the library frees it (NULL: empty) */
+	size_t out_len;
+	char *err; /* stderr, the same */
+	size_t err_len;
+	int wait_status;  /* as waitpid() gives it */
+	int exec_errno;	  /* not 0: the program could not be executed */
+	bool timed_out;	  /* killed at timeout_ms */
+	bool cancelled;	  /* killed for cancel_fd */
+	bool over_limit;  /* an output went over output_limit */
+	bool status_lost; /* it ran, but its wait status is not known */
+} cnirt_exec_outcome;
+typedef int (*cnirt_exec_fn)(void *data, const cnirt_exec_call *call, cnirt_exec_outcome *out);
+void cnirt_ctx_set_exec(cnirt_ctx *ctx, cnirt_exec_fn fn, void *data);
 
 /* One CNI_ARGS pair. */
 typedef struct cnirt_kv {
@@ -212,13 +382,15 @@ typedef struct cnirt_attachment {
 
 /* ADD the attachment to every plugin of the list, in order. On success the
  * final result (in the list's version) is cached and, if result_json is not
- * NULL, handed out. On failure the list is DELeted in reverse order and the
- * original error is returned. Before the first plugin runs, everything that
- * can be checked is: the attachment's parameters, the cache entry (its file
- * name within NAME_MAX, the results directory created and writable, the
- * file not holding another attachment's entry: (network "a-b", id "c") and
- * (network "a", id "b-c") share "a-b-c-<ifname>"), and that every plugin is
- * found; such failures run no plugin at all. */
+ * NULL, handed out. On failure the list is DELeted in reverse order (the
+ * rollback, going on past failures) and the original error is returned,
+ * with the rollback's failures in cnirt_error_rollback(). Before the first
+ * plugin runs, everything that can be checked is: the attachment's
+ * parameters, the cache entry (its file name within NAME_MAX, the results
+ * directory created and writable, the file not holding another attachment's
+ * entry: (network "a-b", id "c") and (network "a", id "b-c") share
+ * "a-b-c-<ifname>"), and that every plugin is found; such failures run no
+ * plugin at all. */
 int cnirt_add(cnirt_ctx *ctx, const cnirt_netlist *l, const cnirt_attachment *a, char **result_json,
 	      cnirt_error **err);
 /* --------------------------------------- ADD without rollback (issue 13) */

@@ -359,6 +359,7 @@ static int netlist_parse(const char *bytes, size_t len, const char *origin, enum
 CNIRT_EXPORT int cnirt_netlist_parse(const char *bytes, size_t len, const char *origin,
 				     cnirt_netlist **out, cnirt_error **err)
 {
+	ERR_OUT_INIT(err);
 	return netlist_parse(bytes ? bytes : "", bytes ? len : 0, origin, CONF_ANY, out, err);
 }
 
@@ -521,6 +522,7 @@ static int load_at(int dirfd, const char *name, const char *path, cnirt_netlist 
 
 CNIRT_EXPORT int cnirt_netlist_load_file(const char *path, cnirt_netlist **out, cnirt_error **err)
 {
+	ERR_OUT_INIT(err);
 	if (path == NULL || *path == '\0')
 		return error_set(err, CNIRT_ERR_IO, "network configuration file: empty path");
 	return load_at(AT_FDCWD, path, path, out, err);
@@ -673,6 +675,7 @@ static int list_conf_names(int dirfd, const char *dir, const char *only_ext, cha
 
 CNIRT_EXPORT int cnirt_confdir_scan(const char *dir, cnirt_confdir **out, cnirt_error **err)
 {
+	ERR_OUT_INIT(err);
 	if (dir == NULL || *dir == '\0')
 		return error_set(err, CNIRT_ERR_IO, "configuration directory: empty path");
 	_cleanup_close_ int dirfd =
@@ -803,6 +806,7 @@ static long confdir_lookup(const cnirt_confdir *d, const char *name, cnirt_error
 CNIRT_EXPORT int cnirt_confdir_get(const cnirt_confdir *d, const char *name, cnirt_netlist **out,
 				   cnirt_error **err)
 {
+	ERR_OUT_INIT(err);
 	long i = confdir_lookup(d, name, err);
 	if (i < 0)
 		return -1;
@@ -813,6 +817,7 @@ CNIRT_EXPORT int cnirt_confdir_get(const cnirt_confdir *d, const char *name, cni
 CNIRT_EXPORT int cnirt_confdir_find(const char *dir, const char *name, cnirt_netlist **out,
 				    cnirt_error **err)
 {
+	ERR_OUT_INIT(err);
 	if (cnirt_check_network_name(name, err) < 0)
 		return -1;
 	_cleanup_(confdir_freep) cnirt_confdir *d = NULL;
@@ -876,6 +881,7 @@ CNIRT_EXPORT const char *cnirt_netlist_capability(const cnirt_netlist *l, size_t
 CNIRT_EXPORT int cnirt_netlist_from_conf(const char *bytes, size_t len, const char *origin,
 					 cnirt_netlist **out, cnirt_error **err)
 {
+	ERR_OUT_INIT(err);
 	return netlist_parse(bytes ? bytes : "", bytes ? len : 0, origin, CONF_SINGLE, out, err);
 }
 
@@ -883,6 +889,7 @@ CNIRT_EXPORT int cnirt_netlist_inject(const cnirt_netlist *l, size_t plugin, con
 				      const char *value_json, cnirt_netlist **out,
 				      cnirt_error **err)
 {
+	ERR_OUT_INIT(err);
 	if (l == NULL)
 		return error_set(err, CNIRT_ERR_INVALID_CONFIG, "no network configuration given");
 	if (plugin >= l->n_plugins)

@@ -2,6 +2,7 @@
 /* The runtime context: where plugins and the cache live, and limits. */
 #include "config.h"
 
+#include <fcntl.h>
 #include <string.h>
 
 #include "internal.h"
@@ -17,6 +18,8 @@ CNIRT_EXPORT cnirt_ctx *cnirt_ctx_new(void)
 	ctx->cni_path = xstrdup("");
 	ctx->timeout_ms = DEFAULT_TIMEOUT_MS;
 	ctx->output_limit = DEFAULT_OUTPUT_LIMIT;
+	if (pipe2(ctx->cancel_fd, O_CLOEXEC | O_NONBLOCK) < 0)
+		ctx->cancel_fd[0] = ctx->cancel_fd[1] = -1; /* cancel then acts between plugins */
 	return ctx;
 }
 
@@ -38,6 +41,13 @@ CNIRT_EXPORT void cnirt_ctx_free(cnirt_ctx *ctx)
 	clear_bin_dirs(ctx);
 	free(ctx->cache_dir);
 	free(ctx->path_env);
+	for (size_t i = 0; i < ctx->n_env; i++)
+		free(ctx->env[i]);
+	free(ctx->env);
+	if (ctx->cancel_fd[0] >= 0)
+		close(ctx->cancel_fd[0]);
+	if (ctx->cancel_fd[1] >= 0)
+		close(ctx->cancel_fd[1]);
 	free(ctx);
 }
 
@@ -105,4 +115,97 @@ CNIRT_EXPORT void cnirt_ctx_set_observer(cnirt_ctx *ctx, cnirt_observer_fn fn, v
 {
 	ctx->observer = fn;
 	ctx->observer_data = data;
+}
+
+/* ----------------------------------- engines: process control (issue 13) */
+
+bool ctx_cancelled(const cnirt_ctx *ctx)
+{
+	return __atomic_load_n(&ctx->cancelled, __ATOMIC_ACQUIRE) != 0;
+}
+
+CNIRT_EXPORT void cnirt_ctx_set_deadline_ms(cnirt_ctx *ctx, unsigned ms)
+{
+	if (ctx)
+		ctx->deadline_ms = ms;
+}
+
+CNIRT_EXPORT void cnirt_ctx_cancel(cnirt_ctx *ctx)
+{
+	int saved = errno;
+
+	if (ctx == NULL)
+		return;
+	__atomic_store_n(&ctx->cancelled, 1, __ATOMIC_RELEASE);
+	/* Wake whoever polls; a full pipe is readable already. */
+	if (ctx->cancel_fd[1] >= 0 && write(ctx->cancel_fd[1], "x", 1) < 0) {
+		/* EAGAIN: it is readable. */
+	}
+	errno = saved;
+}
+
+CNIRT_EXPORT void cnirt_ctx_reset_cancel(cnirt_ctx *ctx)
+{
+	char drain[64];
+
+	if (ctx == NULL)
+		return;
+	__atomic_store_n(&ctx->cancelled, 0, __ATOMIC_RELEASE);
+	if (ctx->cancel_fd[0] >= 0)
+		while (read(ctx->cancel_fd[0], drain, sizeof(drain)) > 0)
+			;
+}
+
+CNIRT_EXPORT int cnirt_ctx_set_env(cnirt_ctx *ctx, const char *name, const char *value,
+				   cnirt_error **err)
+{
+	ERR_OUT_INIT(err);
+	if (ctx == NULL || name == NULL) {
+		error_set(err, CNIRT_ERR_NONE, "cnirt_ctx_set_env: %s is NULL",
+			  ctx == NULL ? "ctx" : "name");
+		return error_kind(err, CNIRT_KIND_INVALID_ARGUMENT);
+	}
+	size_t len = strlen(name);
+	if (len == 0 || strchr(name, '=') || strncmp(name, "CNI_", 4) == 0 ||
+	    strcmp(name, "PATH") == 0) {
+		error_set(err, CNIRT_ERR_INVALID_CONFIG,
+			  "plugin environment: \"%s\": not a name the engine may set (empty, "
+			  "with '=', CNI_* or PATH)",
+			  name);
+		return error_kind(err, CNIRT_KIND_CONFIG);
+	}
+	for (size_t i = 0; i < ctx->n_env; i++) {
+		if (strncmp(ctx->env[i], name, len) != 0 || ctx->env[i][len] != '=')
+			continue;
+		free(ctx->env[i]);
+		if (value) {
+			ctx->env[i] = xasprintf("%s=%s", name, value);
+		} else {
+			memmove(&ctx->env[i], &ctx->env[i + 1],
+				(ctx->n_env - i - 1) * sizeof(char *));
+			ctx->n_env--;
+		}
+		return 0;
+	}
+	if (value) {
+		ctx->env = xreallocarray(ctx->env, ctx->n_env + 1, sizeof(char *));
+		ctx->env[ctx->n_env++] = xasprintf("%s=%s", name, value);
+	}
+	return 0;
+}
+
+CNIRT_EXPORT void cnirt_ctx_set_event_observer(cnirt_ctx *ctx, cnirt_event_fn fn, void *data)
+{
+	if (ctx == NULL)
+		return;
+	ctx->event_observer = fn;
+	ctx->event_data = data;
+}
+
+CNIRT_EXPORT void cnirt_ctx_set_exec(cnirt_ctx *ctx, cnirt_exec_fn fn, void *data)
+{
+	if (ctx == NULL)
+		return;
+	ctx->exec_fn = fn;
+	ctx->exec_data = data;
 }

@@ -98,10 +98,100 @@ CNIRT_EXPORT int cnirt_error_errno(const cnirt_error *e)
 	return e ? e->sys_errno : 0;
 }
 
+int error_kind(cnirt_error **err, enum cnirt_error_kind kind)
+{
+	if (*err)
+		(*err)->kind = (int)kind;
+	return -1;
+}
+
+void error_add_rollback(cnirt_error *e, cnirt_error *rollback)
+{
+	if (e == NULL || rollback == NULL) {
+		cnirt_error_free(rollback);
+		return;
+	}
+	e->rollback = xreallocarray(e->rollback, e->n_rollback + 1, sizeof(*e->rollback));
+	e->rollback[e->n_rollback++] = rollback;
+}
+
+CNIRT_EXPORT enum cnirt_error_kind cnirt_error_kind(const cnirt_error *e)
+{
+	if (e == NULL)
+		return CNIRT_KIND_OTHER;
+	if (e->kind)
+		return (enum cnirt_error_kind)e->kind;
+	/* Not recorded where it was made: what its code and errno say. */
+	if (e->from_plugin)
+		return CNIRT_KIND_PLUGIN;
+	switch (e->code) {
+	case CNIRT_ERR_INCOMPATIBLE_VERSION:
+	case CNIRT_ERR_UNSUPPORTED_FIELD:
+	case CNIRT_ERR_INVALID_ENV:
+	case CNIRT_ERR_DECODE:
+	case CNIRT_ERR_INVALID_CONFIG:
+		return CNIRT_KIND_CONFIG;
+	case CNIRT_ERR_IO:
+		return CNIRT_KIND_IO;
+	default:
+		return e->sys_errno ? CNIRT_KIND_IO : CNIRT_KIND_OTHER;
+	}
+}
+
+CNIRT_EXPORT const char *cnirt_error_kind_name(enum cnirt_error_kind kind)
+{
+	static const char *const names[] = {
+	    [CNIRT_KIND_OTHER] = "other",
+	    [CNIRT_KIND_INVALID_ARGUMENT] = "invalid argument",
+	    [CNIRT_KIND_CONFIG] = "configuration",
+	    [CNIRT_KIND_NOT_FOUND] = "not found",
+	    [CNIRT_KIND_NOT_EXECUTABLE] = "not executable",
+	    [CNIRT_KIND_SPAWN] = "spawn",
+	    [CNIRT_KIND_TIMEOUT] = "timeout",
+	    [CNIRT_KIND_CANCELLED] = "cancelled",
+	    [CNIRT_KIND_SIGNAL] = "signal",
+	    [CNIRT_KIND_OUTPUT_LIMIT] = "output limit",
+	    [CNIRT_KIND_LOST_STATUS] = "lost status",
+	    [CNIRT_KIND_INVALID_RESULT] = "invalid result",
+	    [CNIRT_KIND_PLUGIN] = "plugin error",
+	    [CNIRT_KIND_IO] = "I/O",
+	    [CNIRT_KIND_CACHE] = "cache",
+	};
+	if ((unsigned)kind >= ARRAY_SIZE(names) || names[kind] == NULL)
+		return "other";
+	return names[kind];
+}
+
+CNIRT_EXPORT int cnirt_error_signal(const cnirt_error *e)
+{
+	return e ? e->signal : 0;
+}
+
+CNIRT_EXPORT const char *cnirt_error_stderr(const cnirt_error *e, size_t *len)
+{
+	if (len)
+		*len = e ? e->stderr_len : 0;
+	return e ? e->stderr_data : NULL;
+}
+
+CNIRT_EXPORT size_t cnirt_error_rollback_count(const cnirt_error *e)
+{
+	return e ? e->n_rollback : 0;
+}
+
+CNIRT_EXPORT const cnirt_error *cnirt_error_rollback(const cnirt_error *e, size_t i)
+{
+	return e && i < e->n_rollback ? e->rollback[i] : NULL;
+}
+
 CNIRT_EXPORT void cnirt_error_free(cnirt_error *e)
 {
 	if (e == NULL)
 		return;
+	for (size_t i = 0; i < e->n_rollback; i++)
+		cnirt_error_free(e->rollback[i]);
+	free(e->rollback);
+	free(e->stderr_data);
 	free(e->msg);
 	free(e->details);
 	free(e->network);

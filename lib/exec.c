@@ -16,12 +16,29 @@
  * runs (the setup, the preexec function, execve) come back as an errno
  * through a close-on-exec status pipe.
  *
+ * That child is not ours but a helper's: the library first starts a helper
+ * process, a fork-like copy of the caller made with clone() and no exit
+ * signal, which never calls execve() (execve would give it SIGCHLD as exit
+ * signal again). The helper starts the plugin as above, waits for it and
+ * sends its wait status back through a pipe. A child without exit signal
+ * is a "clone" child to the kernel: the caller's waitpid(-1) does not see
+ * it (only __WALL or __WCLONE would), SIGCHLD set to SIG_IGN or
+ * SA_NOCLDWAIT does not reap it, and no SIGCHLD reaches the caller's
+ * handler; the plugin, a child of the helper, is beyond the caller's
+ * reach altogether. So an engine that reaps its own children never takes
+ * the plugin's exit status from us. The helper keeps the exited plugin
+ * unreaped (waitid WNOWAIT) until we release it, so that its process group
+ * id names nobody else while we kill the group. With --enable-tsan-spawn
+ * the helper and the plugin are started with fork() instead (what
+ * ThreadSanitizer can follow). An engine may also run plugins itself
+ * (cnirt_ctx_set_exec()).
+ *
  * The configuration is written into the stdin pipe before the child starts
  * as far as the pipe takes it (all of it, in practice); the rest, the
- * outputs and the child's exit are handled in one poll() loop, so that
- * neither a big configuration nor a big result can deadlock. The child is
- * watched through a pidfd (or a short tick where there is none): the
- * library installs no signal handler.
+ * outputs, the helper's report of the plugin's exit and a cancellation of
+ * the ctx are handled in one poll() loop, so that neither a big
+ * configuration nor a big result can deadlock. The library installs no
+ * signal handler.
  *
  * Once the plugin has exited, its outputs are drained for a short grace
  * period only: a grandchild that still holds the pipes must not keep us
@@ -65,8 +82,6 @@
 #define READ_CHUNK 65536
 /* How long the outputs are still read once the plugin has exited. */
 #define EXIT_GRACE_MS 100
-/* Without a pidfd: how often to look whether the plugin has exited. */
-#define POLL_TICK_MS 10
 /* Executions tried when the binary is busy (ETXTBSY); the backoff doubles
  * from ETXTBSY_BACKOFF_MS. */
 #define ETXTBSY_TRIES	   6
@@ -104,6 +119,21 @@ int exec_find_plugin(const cnirt_ctx *ctx, const char *type, char **path, cnirt_
 		}
 	}
 
+	/* Found, but without an execute bit: say so, not "not found". */
+	for (size_t i = 0; i < ctx->n_bin_dirs; i++) {
+		const char *dir = ctx->bin_dirs[i];
+		size_t dlen = strlen(dir);
+		bool slash = dlen > 0 && dir[dlen - 1] == '/';
+		_cleanup_free_ char *p = xasprintf("%s%s%s", dir, slash ? "" : "/", type);
+		struct stat st;
+
+		if (stat(p, &st) == 0 && S_ISREG(st.st_mode)) {
+			error_set(err, CNIRT_ERR_INVALID_CONFIG,
+				  "plugin \"%s\" found as %s, but it is not executable", type, p);
+			error_set_plugin(*err, type);
+			return error_kind(err, CNIRT_KIND_NOT_EXECUTABLE);
+		}
+	}
 	if (ctx->n_bin_dirs == 0)
 		error_set(err, CNIRT_ERR_INVALID_CONFIG,
 			  "plugin \"%s\" not found: no plugin directory is configured", type);
@@ -111,7 +141,7 @@ int exec_find_plugin(const cnirt_ctx *ctx, const char *type, char **path, cnirt_
 		error_set(err, CNIRT_ERR_INVALID_CONFIG, "plugin \"%s\" not found in %s", type,
 			  ctx->cni_path ? ctx->cni_path : "");
 	error_set_plugin(*err, type);
-	return -1;
+	return error_kind(err, CNIRT_KIND_NOT_FOUND);
 }
 
 /* ------------------------------------------------------------ helpers */
@@ -171,11 +201,12 @@ static const char *base_name(const char *path)
 	return slash ? slash + 1 : path;
 }
 
-/* The plugin's whole environment: nothing of ours leaks into it. */
+/* The plugin's whole environment: nothing of ours leaks into it but what
+ * the engine asked for. */
 static char **build_env(const cnirt_ctx *ctx, const struct exec_request *req)
 {
 #define V(s) ((s) ? (s) : "")
-	char **env = xcalloc(8, sizeof(char *));
+	char **env = xcalloc(8 + ctx->n_env, sizeof(char *));
 	size_t n = 0;
 
 	env[n++] = xasprintf("CNI_COMMAND=%s", V(req->command));
@@ -185,6 +216,9 @@ static char **build_env(const cnirt_ctx *ctx, const struct exec_request *req)
 	env[n++] = xasprintf("CNI_ARGS=%s", V(req->args));
 	env[n++] = xasprintf("CNI_PATH=%s", V(ctx->cni_path));
 	env[n++] = xasprintf("PATH=%s", ctx->path_env ? ctx->path_env : DEFAULT_PATH);
+	/* What the engine adds (cnirt_ctx_set_env()): never CNI_* nor PATH. */
+	for (size_t i = 0; i < ctx->n_env; i++)
+		env[n++] = xstrdup(ctx->env[i]);
 	env[n] = NULL;
 	return env;
 #undef V
@@ -349,32 +383,236 @@ static int child_main(void *arg)
 	child_fail(3, STAGE_EXEC, errno);
 }
 
+/* ------------------------------------------------------------ the helper */
+
+/* What the helper tells the parent, on the report pipe. */
+enum helper_msg_type {
+	MSG_STARTED = 1, /* a: the plugin's pid */
+	MSG_FAILED,	 /* a: the stage, b: the errno: the plugin could not be executed */
+	MSG_EXITED,	 /* a: the plugin's wait status */
+};
+struct helper_msg {
+	int type;
+	int a, b;
+};
+
+/* What the helper needs (in its copy of our memory). */
+struct helper_args {
+	const cnirt_ctx *ctx;
+	const char *path;
+	char *const *argv;
+	char *const *envp;
+	int in_r, out_w, err_w; /* the plugin's ends of its pipes */
+	int rep_w;		/* the report pipe */
+	int rel_r;		/* EOF on it: the parent releases the exited plugin */
+};
+
+/* The helper's descriptors, once it has closed everything else. */
+enum { H_IN = 3, H_OUT, H_ERR, H_REP, H_REL, H_FIRST_FREE };
+
+static void helper_send(int fd, int type, int a, int b)
+{
+	struct helper_msg m = {.type = type, .a = a, .b = b};
+	ssize_t n;
+
+	do
+		n = write(fd, &m, sizeof(m));
+	while (n < 0 && errno == EINTR);
+}
+
+/*
+ * Start the plugin from the helper: clone(CLONE_VM | CLONE_VFORK) in the
+ * helper's own memory (unlike fork() no copy of the page tables, unlike
+ * posix_spawn() room for the preexec function), or fork() for
+ * ThreadSanitizer. The helper sleeps until the child has called execve() or
+ * exited; then the status pipe holds the child's report, or is at EOF (its
+ * close-on-exec write end went with the exec). Under valgrind, which runs
+ * such a clone as a fork, the read waits for the same two events.
+ *
+ * Returns the plugin's pid, or -1 with *stage and *errnum saying why it
+ * could not be executed (the child, if any, reaped).
+ */
+static pid_t start_child(struct helper_args *h, int *stage, int *errnum)
+{
+	struct child_args a = {.ctx = h->ctx,
+			       .path = h->path,
+			       .argv = h->argv,
+			       .envp = h->envp,
+			       .in_r = H_IN,
+			       .out_w = H_OUT,
+			       .err_w = H_ERR};
+	struct child_report rep;
+	int st[2];
+	ssize_t n;
+	pid_t pid;
+
+	*stage = STAGE_SETUP;
+	if (pipe2(st, O_CLOEXEC) < 0) {
+		*errnum = errno;
+		return -1;
+	}
+	a.st_w = st[1];
+#ifdef CNIRT_SPAWN_FORK
+	pid = fork();
+	if (pid == 0)
+		child_main(&a);
+	*errnum = errno;
+#else
+	size_t page = (size_t)sysconf(_SC_PAGESIZE);
+	size_t size = CHILD_STACK_SIZE + page;
+	void *stack = mmap(NULL, size, PROT_READ | PROT_WRITE,
+			   MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK, -1, 0);
+
+	/* A guard page below the stack. */
+	if (stack == MAP_FAILED || mprotect(stack, page, PROT_NONE) < 0) {
+		*errnum = errno;
+		close(st[0]);
+		close(st[1]);
+		return -1;
+	}
+	pid = clone(child_main, (char *)stack + size, CLONE_VM | CLONE_VFORK | SIGCHLD, &a);
+	*errnum = errno;
+#ifdef EXEC_ASAN
+	/* The child's frames poisoned the shadow of a stack ASan never knew. */
+	__asan_unpoison_memory_region(stack, size);
+#endif
+	munmap(stack, size);
+#endif
+	close(st[1]);
+	if (pid < 0) {
+		close(st[0]);
+		return -1;
+	}
+	n = TEMP_FAILURE_RETRY(read(st[0], &rep, sizeof(rep)));
+	close(st[0]);
+	if (n == (ssize_t)sizeof(rep)) {
+		TEMP_FAILURE_RETRY(waitpid(pid, NULL, 0));
+		*stage = rep.stage;
+		*errnum = rep.err;
+		return -1;
+	}
+	return pid;
+}
+
+/*
+ * The helper, in a copy of the caller's memory, with every signal blocked
+ * (as the parent had them when it started it): only system calls. It
+ * keeps its five descriptors and closes every other one first (our pipes
+ * and any of the caller's must not be held open by it), starts the plugin,
+ * reports, waits for the plugin's exit without reaping it, reports its
+ * status, and reaps it once the parent closes the release pipe.
+ */
+static int helper_main(void *arg)
+{
+	struct helper_args *h = arg;
+	int fds[] = {h->in_r, h->out_w, h->err_w, h->rep_w, h->rel_r};
+	int stage = STAGE_NONE, errnum = 0;
+	siginfo_t si;
+	pid_t pid;
+
+	for (size_t i = 0; i < ARRAY_SIZE(fds); i++) {
+		int fd = fcntl(fds[i], F_DUPFD_CLOEXEC, H_FIRST_FREE + 16);
+
+		if (fd < 0)
+			_exit(CHILD_FAILED_STATUS);
+		fds[i] = fd;
+	}
+	for (size_t i = 0; i < ARRAY_SIZE(fds); i++)
+		if (dup3(fds[i], H_IN + (int)i, O_CLOEXEC) < 0)
+			_exit(CHILD_FAILED_STATUS);
+	close(STDIN_FILENO);
+	close(STDOUT_FILENO);
+	close(STDERR_FILENO);
+	close_from(H_FIRST_FREE);
+
+	/* The caller's dispositions do not apply here: a SIGCHLD ignored
+	 * would reap the plugin behind our back. */
+	for (int sig = 1; sig < NSIG; sig++) {
+		struct sigaction sa = {.sa_handler = SIG_DFL};
+
+		if (sig != SIGKILL && sig != SIGSTOP)
+			sigaction(sig, &sa, NULL);
+	}
+
+	pid = start_child(h, &stage, &errnum);
+	close(H_IN);
+	close(H_OUT);
+	close(H_ERR);
+	if (pid < 0) {
+		helper_send(H_REP, MSG_FAILED, stage, errnum);
+		_exit(0);
+	}
+	helper_send(H_REP, MSG_STARTED, (int)pid, 0);
+
+	memset(&si, 0, sizeof(si));
+	if (TEMP_FAILURE_RETRY(waitid(P_PID, (id_t)pid, &si, WEXITED | WNOWAIT)) == 0) {
+		int status =
+		    si.si_code == CLD_EXITED ? (si.si_status & 0xff) << 8 : (si.si_status & 0x7f);
+
+		helper_send(H_REP, MSG_EXITED, status, 0);
+	}
+	close(H_REP);
+
+	char c;
+	while (TEMP_FAILURE_RETRY(read(H_REL, &c, 1)) > 0)
+		;
+	TEMP_FAILURE_RETRY(waitpid(pid, NULL, 0));
+	_exit(0);
+}
+
 /* ------------------------------------------------------------ the parent */
 
 struct run {
-	pid_t pid; /* the child, until reaped; -1: none */
-	int pidfd;
+	pid_t pid;		   /* the plugin, until released; -1: none */
+	pid_t helper;		   /* the helper, until reaped; -1: none */
+	int rep_fd;		   /* the helper's reports */
+	int rel_fd;		   /* closed: the helper may reap the plugin */
 	int in_fd, out_fd, err_fd; /* the parent's ends */
 	size_t in_off;
 	struct buf out, errb;
-	int status;	/* wait status, once reaped */
-	int fail_stage; /* STAGE_NONE, or where the child failed before the plugin ran */
-	int fail_errno; /* and why */
-	bool timed_out;
+	int status;	  /* wait status, once known */
+	bool have_status; /* the helper reported it (or the exec function did) */
+	int fail_stage;	  /* STAGE_NONE, or where the child failed before the plugin ran */
+	int fail_errno;	  /* and why */
+	bool timed_out;	  /* the deadline passed */
+	bool deadline_op; /* and it was the operation's, not the plugin timeout */
+	bool cancelled;	  /* cnirt_ctx_cancel() */
 	bool overflow;
 };
 
 static void run_init(struct run *r)
 {
-	*r = (struct run){.pid = -1, .pidfd = -1, .in_fd = -1, .out_fd = -1, .err_fd = -1};
+	*r = (struct run){.pid = -1,
+			  .helper = -1,
+			  .rep_fd = -1,
+			  .rel_fd = -1,
+			  .in_fd = -1,
+			  .out_fd = -1,
+			  .err_fd = -1};
+}
+
+/* Release the plugin and reap the helper. */
+static void release(struct run *r)
+{
+	close_fd(&r->rel_fd);
+	close_fd(&r->rep_fd);
+	if (r->helper > 0) {
+#ifdef CNIRT_SPAWN_FORK
+		TEMP_FAILURE_RETRY(waitpid(r->helper, NULL, 0));
+#else
+		TEMP_FAILURE_RETRY(waitpid(r->helper, NULL, __WCLONE));
+#endif
+	}
+	r->helper = -1;
+	r->pid = -1;
 }
 
 static void run_free(struct run *r)
 {
-	close_fd(&r->pidfd);
 	close_fd(&r->in_fd);
 	close_fd(&r->out_fd);
 	close_fd(&r->err_fd);
+	release(r);
 	buf_free(&r->out);
 	buf_free(&r->errb);
 }
@@ -402,104 +640,92 @@ static int fill_stdin(int fd, const struct exec_request *req, size_t *off)
 	return 0;
 }
 
-/*
- * Start the child with clone(CLONE_VM | CLONE_VFORK): unlike fork() no copy
- * of our page tables and no copy-on-write faults afterwards, and unlike
- * posix_spawn() room for the preexec function. This thread sleeps until
- * the child has called execve() or exited; by then the status pipe holds
- * the child's report, or is at EOF (its close-on-exec write end went with
- * the exec). Under valgrind, which runs such a clone as a fork, the read
- * waits for the same two events.
- *
- * On success either the plugin runs (r->pid), or it could not be executed
- * and r->fail_stage and r->fail_errno say why (the child is reaped). -1
- * with errno when no child could be started.
- */
-static int start_child(const cnirt_ctx *ctx, const char *path, char *const argv[],
-		       char *const envp[], int in_r, int out_w, int err_w, struct run *r)
+/* One report of the helper; false at EOF (the helper is gone). */
+static bool read_report(int fd, struct helper_msg *m)
 {
-	struct child_args a = {.ctx = ctx,
-			       .path = path,
-			       .argv = argv,
-			       .envp = envp,
-			       .in_r = in_r,
-			       .out_w = out_w,
-			       .err_w = err_w};
-	size_t page = (size_t)sysconf(_SC_PAGESIZE);
-	size_t size = CHILD_STACK_SIZE + page;
-	struct child_report rep;
+	return TEMP_FAILURE_RETRY(read(fd, m, sizeof(*m))) == (ssize_t)sizeof(*m);
+}
+
+/*
+ * Start the helper (clone() with no exit signal and no CLONE_VM: a
+ * fork-like copy of us that waitpid(-1) cannot see; fork() for
+ * ThreadSanitizer) and read its first report: the plugin runs, or could
+ * not be executed. No handler of the caller may run in the copy before the
+ * helper has reset the dispositions: every signal is blocked across the
+ * start, and stays blocked in the helper.
+ */
+static int start_helper(struct helper_args *h, struct run *r)
+{
+	struct helper_msg m;
 	sigset_t all, old;
-	int st[2], saved;
-	void *stack;
-	ssize_t n;
+	int saved;
 	pid_t pid;
 
-	if (pipe2(st, O_CLOEXEC) < 0)
-		return -1;
-	stack = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK,
-		     -1, 0);
-	if (stack == MAP_FAILED) {
-		saved = errno;
-		goto fail;
-	}
-	/* A guard page below the stack. */
-	if (mprotect(stack, page, PROT_NONE) < 0) {
-		saved = errno;
-		munmap(stack, size);
-		goto fail;
-	}
-	a.st_w = st[1];
-
-	/* No handler of the caller may run in the child (in our memory)
-	 * before it has reset the dispositions. */
 	sigfillset(&all);
 	pthread_sigmask(SIG_SETMASK, &all, &old);
-	pid = clone(child_main, (char *)stack + size, CLONE_VM | CLONE_VFORK | SIGCHLD, &a);
+#ifdef CNIRT_SPAWN_FORK
+	pid = fork();
+	if (pid == 0)
+		_exit(helper_main(h));
 	saved = errno;
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
-#ifdef EXEC_ASAN
-	/* The child's frames poisoned the shadow of a stack ASan never knew. */
-	__asan_unpoison_memory_region(stack, size);
-#endif
-	munmap(stack, size);
-	close(st[1]);
-	if (pid < 0) {
-		close(st[0]);
+#else
+	size_t size = CHILD_STACK_SIZE;
+	void *stack = mmap(NULL, size, PROT_READ | PROT_WRITE,
+			   MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK, -1, 0);
+
+	if (stack == MAP_FAILED) {
+		saved = errno;
+		pthread_sigmask(SIG_SETMASK, &old, NULL);
 		errno = saved;
 		return -1;
 	}
+	/* Flags 0: no CLONE_VM (a copy of our memory, where the helper runs
+	 * on its copy of this stack), and no exit signal. */
+	pid = clone(helper_main, (char *)stack + size, 0, h);
+	saved = errno;
+	munmap(stack, size);
+#endif
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (pid < 0) {
+		errno = saved;
+		return -1;
+	}
+	r->helper = pid;
+	close(h->rep_w);
+	close(h->rel_r);
+	h->rep_w = h->rel_r = -1;
 
-	n = TEMP_FAILURE_RETRY(read(st[0], &rep, sizeof(rep)));
-	close(st[0]);
-	if (n == (ssize_t)sizeof(rep)) {
-		TEMP_FAILURE_RETRY(waitpid(pid, NULL, 0));
-		r->fail_stage = rep.stage;
-		r->fail_errno = rep.err;
+	if (!read_report(r->rep_fd, &m) || (m.type != MSG_STARTED && m.type != MSG_FAILED)) {
+		release(r);
+		errno = ECHILD;
+		return -1;
+	}
+	if (m.type == MSG_FAILED) {
+		release(r);
+		r->fail_stage = m.a;
+		r->fail_errno = m.b;
 		return 0;
 	}
-	r->pid = pid;
+	r->pid = m.a;
 	return 0;
-
-fail:
-	close(st[0]);
-	close(st[1]);
-	errno = saved;
-	return -1;
 }
 
 /*
  * Start the plugin: the pipes, the configuration written into stdin, the
- * child. On success either the plugin runs (r->pid) with the parent's pipe
- * ends in r, or it could not be executed and r->fail_stage and
- * r->fail_errno say why. -1 when we could not even try.
+ * helper and through it the plugin. On success either the plugin runs
+ * (r->pid) with the parent's pipe ends in r, or it could not be executed
+ * and r->fail_stage and r->fail_errno say why. -1 when we could not even
+ * try.
  */
 static int spawn(const cnirt_ctx *ctx, const char *path, char *const argv[], char *const envp[],
 		 const struct exec_request *req, struct run *r, cnirt_error **err)
 {
-	int in[2] = {-1, -1}, out[2] = {-1, -1}, errp[2] = {-1, -1};
+	int in[2] = {-1, -1}, out[2] = {-1, -1}, errp[2] = {-1, -1}, rep[2] = {-1, -1},
+	    rel[2] = {-1, -1};
 	int saved = 0;
 
 	if (pipe2(in, O_CLOEXEC) < 0 || pipe2(out, O_CLOEXEC) < 0 || pipe2(errp, O_CLOEXEC) < 0 ||
+	    pipe2(rep, O_CLOEXEC) < 0 || pipe2(rel, O_CLOEXEC) < 0 ||
 	    fill_stdin(in[1], req, &r->in_off) < 0) {
 		saved = errno;
 		goto out;
@@ -507,10 +733,23 @@ static int spawn(const cnirt_ctx *ctx, const char *path, char *const argv[], cha
 	if (r->in_off == req->stdin_len)
 		close_fd(&in[1]); /* all of it is in the pipe: EOF after it */
 
-	if (start_child(ctx, path, argv, envp, in[0], out[1], errp[1], r) < 0) {
+	struct helper_args h = {.ctx = ctx,
+				.path = path,
+				.argv = argv,
+				.envp = envp,
+				.in_r = in[0],
+				.out_w = out[1],
+				.err_w = errp[1],
+				.rep_w = rep[1],
+				.rel_r = rel[0]};
+	r->rep_fd = TAKE_FD(rep[0]);
+	r->rel_fd = TAKE_FD(rel[1]);
+	if (start_helper(&h, r) < 0) {
 		saved = errno;
 		goto out;
 	}
+	rep[1] = h.rep_w; /* -1 once the helper runs */
+	rel[0] = h.rel_r;
 	if (r->pid < 0)
 		goto out; /* it could not be executed */
 
@@ -518,34 +757,21 @@ static int spawn(const cnirt_ctx *ctx, const char *path, char *const argv[], cha
 	r->out_fd = out[0];
 	r->err_fd = errp[0];
 	in[1] = out[0] = errp[0] = -1;
-#ifdef SYS_pidfd_open
-	r->pidfd = (int)syscall(SYS_pidfd_open, r->pid, 0);
-	if (r->pidfd < 0)
-		r->pidfd = -1;
-#endif
 
 out:
 	for (int i = 0; i < 2; i++) {
 		close_fd(&in[i]);
 		close_fd(&out[i]);
 		close_fd(&errp[i]);
+		close_fd(&rep[i]);
+		close_fd(&rel[i]);
 	}
-	if (saved != 0)
-		return error_set_errno(err, CNIRT_ERR_NONE, saved, "cannot start plugin \"%s\"",
-				       base_name(path));
+	if (saved != 0) {
+		error_set_errno(err, CNIRT_ERR_NONE, saved, "cannot start plugin \"%s\"",
+				base_name(path));
+		return error_kind(err, CNIRT_KIND_SPAWN);
+	}
 	return 0;
-}
-
-/* Whether the child has exited; it stays a zombie (WNOWAIT) so that its pid,
- * and so its process group id, cannot be reused before we kill the group. */
-static bool child_exited(pid_t pid)
-{
-	siginfo_t si;
-
-	memset(&si, 0, sizeof(si));
-	if (TEMP_FAILURE_RETRY(waitid(P_PID, (id_t)pid, &si, WEXITED | WNOHANG | WNOWAIT)) < 0)
-		return errno == ECHILD; /* reaped behind our back (SIGCHLD ignored) */
-	return si.si_pid == pid;
 }
 
 /*
@@ -603,7 +829,8 @@ static void write_some(struct run *r, const struct exec_request *req, struct sig
 /*
  * Feed the rest of stdin, read the outputs, until the plugin has exited and
  * the outputs are at EOF (or the grace period after its exit is over), the
- * deadline (0: none) passed, or an output went over the cap.
+ * deadline (0: none) passed, the ctx was cancelled, or an output went over
+ * the cap.
  */
 static int pump(const cnirt_ctx *ctx, const struct exec_request *req, struct run *r,
 		long long deadline, struct sigpipe_guard *guard, cnirt_error **err)
@@ -611,17 +838,18 @@ static int pump(const cnirt_ctx *ctx, const struct exec_request *req, struct run
 	long long exited_at = -1;
 
 	for (;;) {
-		struct pollfd p[4];
+		struct pollfd p[5];
 		int np = 0, timeout = -1;
 		long long now;
 
-		/* Without a pidfd, look. */
-		if (exited_at < 0 && r->pidfd < 0 && child_exited(r->pid))
-			exited_at = now_ms();
 		if (exited_at >= 0) {
 			close_fd(&r->in_fd);
 			if (r->out_fd < 0 && r->err_fd < 0)
 				return 0;
+		}
+		if (ctx_cancelled(ctx)) {
+			r->cancelled = true;
+			return 0;
 		}
 
 		now = now_ms();
@@ -634,9 +862,7 @@ static int pump(const cnirt_ctx *ctx, const struct exec_request *req, struct run
 				r->timed_out = true;
 				return 0;
 			}
-			if (r->pidfd < 0)
-				timeout = POLL_TICK_MS;
-			if (deadline > 0 && (timeout < 0 || deadline - now < timeout))
+			if (deadline > 0)
 				timeout =
 				    deadline - now > INT_MAX ? INT_MAX : (int)(deadline - now);
 		}
@@ -647,34 +873,46 @@ static int pump(const cnirt_ctx *ctx, const struct exec_request *req, struct run
 			p[np++] = (struct pollfd){.fd = r->out_fd, .events = POLLIN};
 		if (r->err_fd >= 0)
 			p[np++] = (struct pollfd){.fd = r->err_fd, .events = POLLIN};
-		if (exited_at < 0 && r->pidfd >= 0)
-			p[np++] = (struct pollfd){.fd = r->pidfd, .events = POLLIN};
+		if (exited_at < 0 && r->rep_fd >= 0)
+			p[np++] = (struct pollfd){.fd = r->rep_fd, .events = POLLIN};
+		if (ctx->cancel_fd[0] >= 0)
+			p[np++] = (struct pollfd){.fd = ctx->cancel_fd[0], .events = POLLIN};
 
 		if (poll(p, (nfds_t)np, timeout) < 0) {
 			if (errno == EINTR)
 				continue;
-			return error_set_errno(err, CNIRT_ERR_NONE, errno, "poll");
+			error_set_errno(err, CNIRT_ERR_NONE, errno, "poll");
+			return error_kind(err, CNIRT_KIND_IO);
 		}
 
 		for (int i = 0; i < np; i++) {
 			if (p[i].revents == 0)
 				continue;
-			if (p[i].fd == r->in_fd)
+			if (p[i].fd == r->in_fd) {
 				write_some(r, req, guard);
-			else if (p[i].fd == r->out_fd)
+			} else if (p[i].fd == r->out_fd) {
 				read_some(&r->out_fd, &r->out, ctx->output_limit, &r->overflow);
-			else if (p[i].fd == r->err_fd)
+			} else if (p[i].fd == r->err_fd) {
 				read_some(&r->err_fd, &r->errb, ctx->output_limit, &r->overflow);
-			else if (p[i].fd == r->pidfd)
-				exited_at =
-				    now_ms(); /* a pidfd is readable once the process exited */
+			} else if (p[i].fd == r->rep_fd) {
+				struct helper_msg m;
+
+				/* The plugin exited (or, at EOF, the helper
+				 * died: the status is lost). */
+				if (read_report(r->rep_fd, &m) && m.type == MSG_EXITED) {
+					r->status = m.a;
+					r->have_status = true;
+				}
+				close_fd(&r->rep_fd);
+				exited_at = now_ms();
+			}
 		}
 		if (r->overflow)
 			return 0;
 	}
 }
 
-/* One start of the plugin, up to the reaped child. */
+/* One start of the plugin, up to the released plugin. */
 static int run_once(const cnirt_ctx *ctx, const char *path, char *const argv[], char *const envp[],
 		    const struct exec_request *req, long long deadline, struct run *r,
 		    struct sigpipe_guard *guard, cnirt_error **err)
@@ -689,25 +927,27 @@ static int run_once(const cnirt_ctx *ctx, const char *path, char *const argv[], 
 	ret = pump(ctx, req, r, deadline, guard, err);
 
 	/* The plugin's process group does not outlive the execution: after a
-	 * timeout or an overflow the plugin is killed, and whatever it left
-	 * behind is killed in any case. The leader is still unreaped here, so
-	 * the group id cannot name anyone else. */
+	 * timeout, a cancellation or an overflow the plugin is killed, and
+	 * whatever it left behind is killed in any case. The helper keeps the
+	 * plugin unreaped until release(), so the group id cannot name anyone
+	 * else. */
 	kill(-r->pid, SIGKILL);
-	if (r->timed_out || r->overflow || ret < 0)
+	if (r->timed_out || r->cancelled || r->overflow || ret < 0)
 		kill(r->pid, SIGKILL);
 	close_fd(&r->in_fd);
 	close_fd(&r->out_fd);
 	close_fd(&r->err_fd);
-	close_fd(&r->pidfd);
-
-	if (TEMP_FAILURE_RETRY(waitpid(r->pid, &r->status, 0)) < 0) {
-		if (ret == 0 && !r->timed_out && !r->overflow)
-			ret = error_set_errno(err, CNIRT_ERR_NONE, errno,
-					      "cannot get the exit status of plugin \"%s\"",
-					      base_name(path));
-	}
-	r->pid = -1;
+	release(r);
 	return ret;
+}
+
+/* The plugin's whole stderr (as far as it was read) goes with its error. */
+static void keep_stderr(const struct run *r, cnirt_error *e)
+{
+	if (e == NULL || r->errb.len == 0 || e->stderr_data)
+		return;
+	e->stderr_data = xmemdup(r->errb.data, r->errb.len + 1);
+	e->stderr_len = r->errb.len;
 }
 
 /* The error of a plugin that exited with a non-zero status. */
@@ -735,38 +975,67 @@ static int plugin_failed(const struct run *r, int exit_status, cnirt_error **err
 		error_set(err, CNIRT_ERR_NONE, "exit status %d", exit_status);
 	}
 	(*err)->from_plugin = true;
-	return -1;
+	return error_kind(err, CNIRT_KIND_PLUGIN);
 }
 
 static int interpret(const cnirt_ctx *ctx, const char *path, const struct exec_request *req,
 		     struct run *r, char **out, size_t *out_len, cnirt_error **err)
 {
-	if (r->timed_out)
-		return error_set(err, CNIRT_ERR_NONE, "plugin \"%s\" %s timed out after %u ms",
-				 base_name(path), req->command ? req->command : "",
-				 ctx->timeout_ms);
-	if (r->overflow)
-		return error_set(err, CNIRT_ERR_NONE, "plugin output exceeds %zu bytes",
-				 ctx->output_limit);
+	if (r->cancelled) {
+		error_set(err, CNIRT_ERR_NONE, "plugin \"%s\" %s cancelled", base_name(path),
+			  req->command ? req->command : "");
+		return error_kind(err, CNIRT_KIND_CANCELLED);
+	}
+	if (r->timed_out && r->deadline_op) {
+		error_set(err, CNIRT_ERR_NONE,
+			  "plugin \"%s\" %s stopped at the operation's deadline (%u ms)",
+			  base_name(path), req->command ? req->command : "", ctx->deadline_ms);
+		return error_kind(err, CNIRT_KIND_TIMEOUT);
+	}
+	if (r->timed_out) {
+		error_set(err, CNIRT_ERR_NONE, "plugin \"%s\" %s timed out after %u ms",
+			  base_name(path), req->command ? req->command : "", ctx->timeout_ms);
+		return error_kind(err, CNIRT_KIND_TIMEOUT);
+	}
+	if (r->overflow) {
+		error_set(err, CNIRT_ERR_NONE, "plugin output exceeds %zu bytes",
+			  ctx->output_limit);
+		return error_kind(err, CNIRT_KIND_OUTPUT_LIMIT);
+	}
 	switch (r->fail_stage) {
 	case STAGE_NONE:
 		break;
 	case STAGE_PREEXEC:
-		return error_set_errno(err, CNIRT_ERR_NONE, r->fail_errno,
-				       "preexec for plugin \"%s\" failed", base_name(path));
+		error_set_errno(err, CNIRT_ERR_NONE, r->fail_errno,
+				"preexec for plugin \"%s\" failed", base_name(path));
+		return error_kind(err, CNIRT_KIND_SPAWN);
 	case STAGE_EXEC:
-		return error_set_errno(err, CNIRT_ERR_NONE, r->fail_errno, "cannot execute %s",
-				       path);
+		error_set_errno(err, CNIRT_ERR_NONE, r->fail_errno, "cannot execute %s", path);
+		return error_kind(err, r->fail_errno == ENOENT ? CNIRT_KIND_NOT_FOUND
+				       : r->fail_errno == EACCES || r->fail_errno == ENOEXEC ||
+					       r->fail_errno == EPERM
+					   ? CNIRT_KIND_NOT_EXECUTABLE
+					   : CNIRT_KIND_SPAWN);
 	default:
-		return error_set_errno(err, CNIRT_ERR_NONE, r->fail_errno,
-				       "cannot set up the process of plugin \"%s\"",
-				       base_name(path));
+		error_set_errno(err, CNIRT_ERR_NONE, r->fail_errno,
+				"cannot set up the process of plugin \"%s\"", base_name(path));
+		return error_kind(err, CNIRT_KIND_SPAWN);
 	}
-	if (WIFSIGNALED(r->status))
-		return error_set(err, CNIRT_ERR_NONE, "killed by signal %d (%s)",
-				 WTERMSIG(r->status), signal_name(WTERMSIG(r->status)));
-	if (!WIFEXITED(r->status))
-		return error_set(err, CNIRT_ERR_NONE, "unexpected wait status %d", r->status);
+	if (!r->have_status) {
+		error_set(err, CNIRT_ERR_NONE, "cannot get the exit status of plugin \"%s\"",
+			  base_name(path));
+		return error_kind(err, CNIRT_KIND_LOST_STATUS);
+	}
+	if (WIFSIGNALED(r->status)) {
+		error_set(err, CNIRT_ERR_NONE, "killed by signal %d (%s)", WTERMSIG(r->status),
+			  signal_name(WTERMSIG(r->status)));
+		(*err)->signal = WTERMSIG(r->status);
+		return error_kind(err, CNIRT_KIND_SIGNAL);
+	}
+	if (!WIFEXITED(r->status)) {
+		error_set(err, CNIRT_ERR_NONE, "unexpected wait status %d", r->status);
+		return error_kind(err, CNIRT_KIND_LOST_STATUS);
+	}
 	if (WEXITSTATUS(r->status) != 0)
 		return plugin_failed(r, WEXITSTATUS(r->status), err);
 
@@ -775,21 +1044,88 @@ static int interpret(const cnirt_ctx *ctx, const char *path, const struct exec_r
 	return 0;
 }
 
+/*
+ * The engine runs the plugin (cnirt_ctx_set_exec()): what it hands back is
+ * put into r as if we had run it ourselves.
+ */
+static int run_external(const cnirt_ctx *ctx, const char *path, char *const argv[],
+			char *const envp[], const struct exec_request *req, long long deadline,
+			struct run *r, cnirt_error **err)
+{
+	long long left = deadline > 0 ? deadline - now_ms() : 0;
+	cnirt_exec_call call = {
+	    .path = path,
+	    .argv = argv,
+	    .envp = envp,
+	    .stdin_data = req->stdin_data ? req->stdin_data : "",
+	    .stdin_len = req->stdin_len,
+	    .timeout_ms = deadline > 0 ? (left > 0 ? left : 1) : 0,
+	    .output_limit = ctx->output_limit,
+	    .cancel_fd = ctx->cancel_fd[0],
+	};
+	cnirt_exec_outcome o = {0};
+	int e;
+
+	if (deadline > 0 && left <= 0) {
+		r->timed_out = true;
+		return 0;
+	}
+	e = ctx->exec_fn(ctx->exec_data, &call, &o);
+	if (o.out) {
+		buf_append(&r->out, o.out, o.out_len);
+		free(o.out);
+	}
+	if (o.err) {
+		buf_append(&r->errb, o.err, o.err_len);
+		free(o.err);
+	}
+	if (e != 0) {
+		error_set_errno(err, CNIRT_ERR_NONE, e < 0 ? -e : e,
+				"the engine's exec function could not run plugin \"%s\"",
+				base_name(path));
+		return error_kind(err, CNIRT_KIND_SPAWN);
+	}
+	if (o.exec_errno) {
+		r->fail_stage = STAGE_EXEC;
+		r->fail_errno = o.exec_errno;
+	}
+	r->timed_out = o.timed_out;
+	r->cancelled = o.cancelled || ctx_cancelled(ctx);
+	r->overflow = o.over_limit || (ctx->output_limit > 0 && (r->out.len > ctx->output_limit ||
+								 r->errb.len > ctx->output_limit));
+	r->status = o.wait_status;
+	r->have_status = !o.status_lost;
+	return 0;
+}
+
 int exec_plugin(const cnirt_ctx *ctx, const char *path, const struct exec_request *req, char **out,
 		size_t *out_len, cnirt_error **err)
 {
 	char **envp = build_env(ctx, req);
 	char *argv[] = {(char *)path, NULL};
-	long long deadline = ctx->timeout_ms ? now_ms() + ctx->timeout_ms : 0;
+	long long plugin_deadline = ctx->timeout_ms ? now_ms() + ctx->timeout_ms : 0;
+	long long deadline = plugin_deadline;
 	struct sigpipe_guard guard = {.active = false};
 	struct run r;
 	int ret;
+
+	/* The operation's deadline, when it comes first. */
+	if (req->deadline > 0 && (deadline == 0 || req->deadline < deadline))
+		deadline = req->deadline;
 
 	for (int attempt = 1;; attempt++) {
 		long long backoff = (long long)ETXTBSY_BACKOFF_MS << (attempt - 1);
 
 		run_init(&r);
-		ret = run_once(ctx, path, argv, envp, req, deadline, &r, &guard, err);
+		if (ctx_cancelled(ctx)) {
+			r.cancelled = true;
+			ret = 0;
+			break;
+		}
+		if (ctx->exec_fn)
+			ret = run_external(ctx, path, argv, envp, req, deadline, &r, err);
+		else
+			ret = run_once(ctx, path, argv, envp, req, deadline, &r, &guard, err);
 		if (ret < 0)
 			break;
 		/* The binary is being written (replaced): try a fresh exec. */
@@ -801,8 +1137,11 @@ int exec_plugin(const cnirt_ctx *ctx, const char *path, const struct exec_reques
 	}
 	sigpipe_restore(&guard);
 
+	r.deadline_op = r.timed_out && deadline != plugin_deadline;
 	if (ret == 0)
 		ret = interpret(ctx, path, req, &r, out, out_len, err);
+	if (ret < 0)
+		keep_stderr(&r, *err);
 	run_free(&r);
 	free_env(envp);
 	if (ret < 0)

@@ -93,6 +93,14 @@ struct cnirt_error {
 	char *details;
 	char *network;
 	char *plugin;
+	/* Machine-readable facts (cnirt_error_kind() and friends). kind 0:
+	 * derived from code and sys_errno when asked. */
+	int kind;
+	int signal;
+	char *stderr_data; /* the plugin's whole stderr, capped */
+	size_t stderr_len;
+	cnirt_error **rollback; /* the failures of the rollback DEL */
+	size_t n_rollback;
 };
 
 /* Set *err to a new error and return -1. Any error already in *err is freed. */
@@ -109,6 +117,14 @@ char *error_text_shown(const char *s, size_t len, size_t max, bool quotes);
 /* Record the network / plugin (if not yet set). */
 void error_set_network(cnirt_error *e, const char *network);
 void error_set_plugin(cnirt_error *e, const char *plugin);
+/* Record the kind of *err (any earlier kind is replaced); returns -1. */
+int error_kind(cnirt_error **err, enum cnirt_error_kind kind);
+/* Hand a failure of the rollback DEL to e (e takes ownership). */
+void error_add_rollback(cnirt_error *e, cnirt_error *rollback);
+/* The first thing a public function taking `err` does: *err becomes NULL
+ * (never read, never freed), so that the function's errors replace nothing
+ * of the caller's. */
+#define ERR_OUT_INIT(err) ((void)((err) ? (*(err) = NULL) : NULL))
 static inline void error_freep(cnirt_error **e)
 {
 	cnirt_error_free(*e);
@@ -219,7 +235,19 @@ struct cnirt_ctx {
 	void *preexec_data;
 	cnirt_observer_fn observer;
 	void *observer_data;
+	/* Engine-facing additions (issue 13). */
+	cnirt_event_fn event_observer;
+	void *event_data;
+	cnirt_exec_fn exec_fn;
+	void *exec_data;
+	unsigned deadline_ms; /* the operation's budget (0: none) */
+	int cancel_fd[2];     /* readable once cancelled (non-blocking pipe) */
+	int cancelled;	      /* atomic */
+	char **env;	      /* extra "NAME=value" for plugins */
+	size_t n_env;
 };
+/* Whether cnirt_ctx_cancel() was called (and not reset). */
+bool ctx_cancelled(const cnirt_ctx *ctx);
 
 /* ------------------------------------------------------- conf.c */
 struct netlist_plugin {
@@ -261,17 +289,21 @@ struct exec_request {
 	const char *args; /* CNI_ARGS, already joined "K=V;K=V" */
 	const char *stdin_data;
 	size_t stdin_len;
+	long long deadline; /* the operation's, CLOCK_MONOTONIC ms (0: none) */
 };
 /* Find plugin `type` in ctx's directories: a regular file with an execute
  * bit. `type` containing '/' is refused. */
 int exec_find_plugin(const cnirt_ctx *ctx, const char *type, char **path, cnirt_error **err);
-/* Run the plugin at `path` (spec section 2): exactly the six CNI_*
- * variables plus PATH, config on stdin, stdout/stderr captured with the
+/* Run the plugin at `path` (spec section 2), under the helper process of
+ * exec.c or the engine's exec function: exactly the six CNI_* variables
+ * plus PATH and the ctx's extra environment, config on stdin, stdout/stderr captured with the
  * ctx's cap, the ctx's timeout (kills the process group, never waits on
  * pipes held by grandchildren), a fresh retry on ETXTBSY. Exit 0: *out gets
  * stdout (NUL terminated, may be empty). Non-zero exit: the error result is
  * parsed (code, msg, details) from stdout, else stderr, else "exit status N"
- * and returned in *err with from_plugin set and the code intact. */
+ * and returned in *err with from_plugin set and the code intact. Every
+ * error has its kind, and the plugin's whole stderr if it wrote any; the
+ * request's deadline and a cancellation of the ctx end it too. */
 int exec_plugin(const cnirt_ctx *ctx, const char *path, const struct exec_request *req, char **out,
 		size_t *out_len, cnirt_error **err);
 

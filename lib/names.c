@@ -40,6 +40,7 @@ static const char *identifier_problem(const char *s)
 
 CNIRT_EXPORT int cnirt_check_container_id(const char *id, cnirt_error **err)
 {
+	ERR_OUT_INIT(err);
 	const char *p = identifier_problem(id);
 	if (p == NULL)
 		return 0;
@@ -49,6 +50,7 @@ CNIRT_EXPORT int cnirt_check_container_id(const char *id, cnirt_error **err)
 
 CNIRT_EXPORT int cnirt_check_network_name(const char *name, cnirt_error **err)
 {
+	ERR_OUT_INIT(err);
 	const char *p = identifier_problem(name);
 	if (p == NULL)
 		return 0;
@@ -58,6 +60,7 @@ CNIRT_EXPORT int cnirt_check_network_name(const char *name, cnirt_error **err)
 
 CNIRT_EXPORT int cnirt_check_ifname(const char *ifname, cnirt_error **err)
 {
+	ERR_OUT_INIT(err);
 	const char *p = NULL;
 	if (ifname == NULL || *ifname == '\0')
 		p = "is empty";

@@ -736,6 +736,7 @@ int result_parse_error(const char *buf, size_t len, int *code, char **msg, char 
 
 CNIRT_EXPORT int cnirt_result_validate(const char *text, size_t len, cnirt_error **err)
 {
+	ERR_OUT_INIT(err);
 	_cleanup_json_ json *j = NULL;
 	if (json_parse(text, len, "result", &j, err) < 0)
 		return -1;
@@ -745,6 +746,7 @@ CNIRT_EXPORT int cnirt_result_validate(const char *text, size_t len, cnirt_error
 CNIRT_EXPORT int cnirt_result_convert(const char *text, size_t len, const char *to_version,
 				      char **out, cnirt_error **err)
 {
+	ERR_OUT_INIT(err);
 	_cleanup_json_ json *j = NULL;
 	_cleanup_json_ json *c = NULL;
 	if (json_parse(text, len, "result", &j, err) < 0 ||

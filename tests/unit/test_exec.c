@@ -396,7 +396,12 @@ static void test_find_not_executable(void **state)
 	free(put(f, "noexec", "#!/bin/sh\n", 0644));
 	assert_int_equal(exec_find_plugin(f->ctx, "noexec", &path, &err), -1);
 	assert_null(path);
-	assert_non_null(strstr(cnirt_error_msg(err), "plugin \"noexec\" not found"));
+	/* Found, but not executable: said so, not "not found" (issue 13). */
+	assert_non_null(strstr(cnirt_error_msg(err), "is not executable"));
+	assert_int_equal(cnirt_error_kind(err), CNIRT_KIND_NOT_EXECUTABLE);
+	cnirt_error_free(TAKE_PTR(err));
+	assert_int_equal(exec_find_plugin(f->ctx, "absent", &path, &err), -1);
+	assert_int_equal(cnirt_error_kind(err), CNIRT_KIND_NOT_FOUND);
 }
 
 static void test_find_directory(void **state)
@@ -670,6 +675,41 @@ static void test_error_exit_status_with_stderr(void **state)
 	assert_int_equal(cnirt_error_code(err), CNIRT_ERR_NONE);
 	assert_true(cnirt_error_from_plugin(err));
 	assert_string_equal(cnirt_error_plugin(err), "fake");
+	/* The whole stderr is kept with the error, not only its first line. */
+	size_t n = 0;
+	const char *whole = cnirt_error_stderr(err, &n);
+	assert_non_null(whole);
+	assert_int_equal(n, strlen("first line\nsecond line\n"));
+	assert_memory_equal(whole, "first line\nsecond line\n", n);
+	assert_int_equal(cnirt_error_kind(err), CNIRT_KIND_PLUGIN);
+}
+
+/* Extra environment set by the engine reaches the plugin; CNI_* and PATH
+ * cannot be set that way. */
+static void test_env_extra(void **state)
+{
+	struct fixture *f = *state;
+	_cleanup_free_ char *out = NULL;
+	_cleanup_error_ cnirt_error *err = NULL;
+	size_t len;
+
+	assert_int_equal(cnirt_ctx_set_env(f->ctx, "TRACEPARENT", "00-abc-def-01", &err), 0);
+	assert_int_equal(cnirt_ctx_set_env(f->ctx, "BAGGAGE", "k=v", &err), 0);
+	assert_int_equal(cnirt_ctx_set_env(f->ctx, "DROPPED", "x", &err), 0);
+	assert_int_equal(cnirt_ctx_set_env(f->ctx, "DROPPED", NULL, &err), 0);
+	assert_int_equal(cnirt_ctx_set_env(f->ctx, "CNI_COMMAND", "DEL", &err), -1);
+	assert_int_equal(cnirt_error_kind(err), CNIRT_KIND_CONFIG);
+	cnirt_error_free(TAKE_PTR(err));
+	assert_int_equal(cnirt_ctx_set_env(f->ctx, "PATH", "/tmp", &err), -1);
+	cnirt_error_free(TAKE_PTR(err));
+	control(f, "ADD", "stdout={}\n");
+	assert_int_equal(run_conf(f, &out, &len, &err), 0);
+	_cleanup_free_ char *env = recorded(f, "-fake-ADD.env", NULL);
+	assert_non_null(env);
+	assert_non_null(strstr(env, "TRACEPARENT=00-abc-def-01"));
+	assert_non_null(strstr(env, "BAGGAGE=k=v"));
+	assert_null(strstr(env, "DROPPED"));
+	assert_non_null(strstr(env, "CNI_COMMAND=ADD"));
 }
 
 static void test_error_exit_status(void **state)
@@ -697,6 +737,8 @@ static void test_killed_by_signal(void **state)
 	assert_null(out);
 	assert_string_equal(cnirt_error_msg(err), "killed by signal 9 (SIGKILL)");
 	assert_false(cnirt_error_from_plugin(err));
+	assert_int_equal(cnirt_error_kind(err), CNIRT_KIND_SIGNAL);
+	assert_int_equal(cnirt_error_signal(err), 9);
 	assert_string_equal(cnirt_error_plugin(err), "fake");
 }
 
@@ -862,6 +904,7 @@ static void test_timeout(void **state)
 	assert_null(out);
 	assert_string_equal(cnirt_error_msg(err), "plugin \"fake\" ADD timed out after 400 ms");
 	assert_false(cnirt_error_from_plugin(err));
+	assert_int_equal(cnirt_error_kind(err), CNIRT_KIND_TIMEOUT);
 	if (took < 400 || took > 400 + 1500)
 		fail_msg("the timeout of 400 ms returned after %lld ms", took);
 
@@ -914,6 +957,7 @@ static void test_output_over_cap(void **state)
 	assert_null(out);
 	assert_string_equal(cnirt_error_msg(err), "plugin output exceeds 1000 bytes");
 	assert_string_equal(cnirt_error_plugin(err), "fake");
+	assert_int_equal(cnirt_error_kind(err), CNIRT_KIND_OUTPUT_LIMIT);
 }
 
 static void test_output_at_cap(void **state)
@@ -976,6 +1020,7 @@ static void test_exec_not_executable(void **state)
 
 	assert_int_equal(exec_plugin(f->ctx, path, &req, &out, &len, &err), -1);
 	assert_int_equal(cnirt_error_errno(err), EACCES);
+	assert_int_equal(cnirt_error_kind(err), CNIRT_KIND_NOT_EXECUTABLE);
 	assert_non_null(strstr(cnirt_error_msg(err), strerror(EACCES)));
 }
 
@@ -1151,6 +1196,7 @@ int main(void)
 	    T(test_error_from_stderr),
 	    T(test_error_exit_status_with_stderr),
 	    T(test_error_exit_status),
+	    T(test_env_extra),
 	    T(test_killed_by_signal),
 	    T(test_signal_mask_reset),
 	    T(test_signal_ignore_reset),

@@ -682,6 +682,7 @@ ctd_rm_all() {
 }
 
 # ---------------------------------------------------------------- runtime layer
+# RT_NAME[CID]: the OCI id of a container whose CID is not its id (containerd)
 declare -A RT_BUNDLE=() RT_ANN=() RT_OUT=() RT_NAME=()
 
 # rt_cmd ARGS...: the runtime's CLI (podman: pm).
@@ -715,6 +716,7 @@ rt_start() {
 			# spec (the config.json of our bundle directory); its path
 			# names the namespace, which the hook puts in the id.
 			RT_CID=$CTD_NS-$name
+			RT_NAME[$RT_CID]=$name
 			RT_BUNDLE[$RT_CID]=$CTD_DIR/state/io.containerd.runtime.v2.task/$CTD_NS/$name
 			cleanup_push "ctd_force_remove '$name'"
 			ctd_run "$name" "$DIR/bundle-$name/config.json" "$out" || rc=$?
@@ -748,7 +750,6 @@ rt_start() {
 	esac
 	RT_ANN[$RT_CID]=$ann
 	RT_OUT[$RT_CID]=$out
-	RT_NAME[$RT_CID]=$name
 	RT_IDS+=("$RT_CID")
 	if [ "$rc" != 0 ]; then
 		printf '    %s| %s\n' "$RT" "$(cat "$out")"

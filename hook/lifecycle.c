@@ -28,7 +28,7 @@
 #include "log.h"
 #include "netns.h"
 #include "policy.h"
-#include "ports.h"
+#include "portreserve.h"
 #include "record.h"
 #include "state.h"
 #include "status.h"

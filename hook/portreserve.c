@@ -12,7 +12,7 @@
 
 #include "jsonutil.h"
 #include "lock.h"
-#include "ports.h"
+#include "portreserve.h"
 
 #define PORTS_FILE_MAX (1u << 20)
 

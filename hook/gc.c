@@ -19,56 +19,154 @@
 #include "lifecycle.h"
 #include "log.h"
 #include "netns.h"
+#include "portreserve.h"
 #include "record.h"
 #include "util.h"
 
 /* Where runtimes keep a container's state while it exists: the directory
- * <prefix><id> (glob patterns; a container id has no glob characters). */
+ * <prefix><id> (glob patterns for the prefix; read once per gc). */
 static const char *const runtime_state[] = {
     "/run/runc/",
     "/run/crun/",
     "/run/containerd/runc/*/",
 };
 
-/* The state directory a runtime keeps for the container (a new string), or
- * NULL when none has. */
-static char *runtime_state_of(const char *id)
+/* A set of strings: sorted, searched by bisection. */
+struct strset {
+	char **v;
+	size_t n;
+};
+
+static int strp_cmp(const void *a, const void *b)
 {
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static void strset_sort(struct strset *s)
+{
+	if (s->n > 1)
+		qsort(s->v, s->n, sizeof(*s->v), strp_cmp);
+}
+
+static const char *strset_find(const struct strset *s, const char *key)
+{
+	char *const *hit = s->n ? bsearch(&key, s->v, s->n, sizeof(*s->v), strp_cmp) : NULL;
+	return hit ? *hit : NULL;
+}
+
+/* Every runtime state directory, as "<id>\0<path>" strings (sorted by id):
+ * one reading of each runtime's directory for all candidates. */
+static void runtime_states(struct strset *out)
+{
+	*out = (struct strset){0};
 	for (size_t i = 0; i < ARRAY_SIZE(runtime_state); i++) {
-		_cleanup_free_ char *pattern = xasprintf("%s%s", runtime_state[i], id);
 		glob_t g;
-		int r = glob(pattern, GLOB_NOSORT, NULL, &g);
-		char *found = r == 0 && g.gl_pathc > 0 ? xstrdup(g.gl_pathv[0]) : NULL;
-		if (r == 0)
-			globfree(&g);
-		if (found)
-			return found;
+		if (glob(runtime_state[i], GLOB_NOSORT | GLOB_ONLYDIR, NULL, &g) != 0)
+			continue;
+		for (size_t k = 0; k < g.gl_pathc; k++) {
+			DIR *d = opendir(g.gl_pathv[k]);
+			if (d == NULL)
+				continue;
+			struct dirent *de;
+			while ((de = readdir(d))) {
+				if (de->d_name[0] == '.')
+					continue;
+				const char *base = g.gl_pathv[k];
+				bool slash = base[strlen(base) - 1] == '/';
+				char *s = xasprintf("%s%c%s%s%s", de->d_name, 0, base,
+						    slash ? "" : "/", de->d_name);
+				out->v = xreallocarray(out->v, out->n + 1, sizeof(*out->v));
+				out->v[out->n++] = s;
+			}
+			closedir(d);
+		}
+		globfree(&g);
 	}
-	return NULL;
+	strset_sort(out);
+}
+
+/* The state directory a runtime keeps for the container, or NULL. */
+static const char *runtime_state_of(const struct strset *rt, const char *id)
+{
+	const char *hit = strset_find(rt, id);
+	return hit ? hit + strlen(hit) + 1 : NULL;
+}
+
+/* The network namespaces of every process, as (dev, ino, pid) sorted: one
+ * walk of /proc for all candidates. */
+struct nsproc {
+	dev_t dev;
+	ino_t ino;
+	long pid;
+};
+
+struct nsprocs {
+	struct nsproc *v;
+	size_t n;
+	bool read, failed;
+};
+
+static int nsproc_cmp(const void *a, const void *b)
+{
+	const struct nsproc *x = a, *y = b;
+	if (x->dev != y->dev)
+		return x->dev < y->dev ? -1 : 1;
+	if (x->ino != y->ino)
+		return x->ino < y->ino ? -1 : 1;
+	return 0;
+}
+
+static void nsprocs_read(struct nsprocs *p)
+{
+	p->read = true;
+	DIR *d = opendir("/proc");
+	if (d == NULL) {
+		p->failed = true;
+		return;
+	}
+	struct dirent *de;
+	char path[64];
+	while ((de = readdir(d))) {
+		if (de->d_name[0] < '1' || de->d_name[0] > '9')
+			continue;
+		snprintf(path, sizeof(path), "%.20s/ns/net", de->d_name);
+		struct stat st;
+		if (fstatat(dirfd(d), path, &st, 0) < 0)
+			continue;
+		p->v = xreallocarray(p->v, p->n + 1, sizeof(*p->v));
+		p->v[p->n++] = (struct nsproc){st.st_dev, st.st_ino, strtol(de->d_name, NULL, 10)};
+	}
+	closedir(d);
+	if (p->n > 1)
+		qsort(p->v, p->n, sizeof(*p->v), nsproc_cmp);
 }
 
 /* A process that lives in the network namespace at `path` (its pid), or 0. */
-static long netns_process(const char *path)
+static long netns_process(struct nsprocs *p, const char *path)
 {
 	struct stat ns;
 	if (stat(path, &ns) < 0)
 		return 0;
-	DIR *d = opendir("/proc");
-	if (d == NULL)
+	if (!p->read)
+		nsprocs_read(p);
+	if (p->failed)
 		return 1; /* cannot tell: keep it (pid 1 stands for "some") */
-	long found = 0;
-	struct dirent *de;
-	while (!found && (de = readdir(d))) {
-		if (de->d_name[0] < '1' || de->d_name[0] > '9')
-			continue;
-		_cleanup_free_ char *p = xasprintf("/proc/%s/ns/net", de->d_name);
-		struct stat st;
-		if (stat(p, &st) == 0 && st.st_dev == ns.st_dev && st.st_ino == ns.st_ino)
-			found = strtol(de->d_name, NULL, 10);
-	}
-	closedir(d);
-	return found;
+	struct nsproc key = {ns.st_dev, ns.st_ino, 0};
+	struct nsproc *hit = p->n ? bsearch(&key, p->v, p->n, sizeof(*p->v), nsproc_cmp) : NULL;
+	return hit ? hit->pid : 0;
 }
+
+/* What gc's pruning of port reservations knows. */
+struct gc_alive {
+	const struct hook_config *cfg;
+	struct strset cache_ids;
+};
+
+/* What gc reads once and every verdict uses. */
+struct gc_world {
+	struct strset runtimes;
+	struct nsprocs procs;
+};
 
 struct candidate {
 	char *id;
@@ -76,17 +174,6 @@ struct candidate {
 	const cnirt_cache_entry **v; /* its cache entries */
 	size_t n;
 };
-
-static struct candidate *find(struct candidate **v, size_t *n, const char *id)
-{
-	for (size_t i = 0; i < *n; i++)
-		if (strcmp((*v)[i].id, id) == 0)
-			return &(*v)[i];
-	*v = xreallocarray(*v, *n + 1, sizeof(**v));
-	struct candidate *c = &(*v)[(*n)++];
-	*c = (struct candidate){.id = xstrdup(id)};
-	return c;
-}
 
 /* Append "; " and the formatted text to *s. */
 static void PRINTF_LIKE(2, 3) add_evidence(char **s, const char *fmt, ...)
@@ -180,12 +267,13 @@ static bool foreign_gone(const struct gc_options *o, const struct candidate *c, 
 
 /* The hook's own attachment: gone when no process lives in its pinned
  * namespace and no namespace its cache entries name exists. */
-static bool own_gone(const struct hook_config *cfg, const struct candidate *c, char **evidence)
+static bool own_gone(const struct hook_config *cfg, struct gc_world *w, const struct candidate *c,
+		     char **evidence)
 {
 	_cleanup_free_ char *pin = xasprintf("%s/%s/netns", cfg->state_dir, c->id);
 	_cleanup_free_ char *pin_shown = shown_whole(pin);
 	if (netns_is_netns(pin)) {
-		long pid = netns_process(pin);
+		long pid = netns_process(&w->procs, pin);
 		if (pid) {
 			free(*evidence);
 			*evidence = xasprintf(
@@ -214,10 +302,10 @@ static bool own_gone(const struct hook_config *cfg, const struct candidate *c, c
 
 /* Is the container gone? *evidence (a new string) says why or why not. */
 static bool container_gone(const struct hook_config *cfg, const struct gc_options *o,
-			   const struct candidate *c, char **evidence)
+			   struct gc_world *w, const struct candidate *c, char **evidence)
 {
 	*evidence = NULL;
-	_cleanup_free_ char *rt = runtime_state_of(c->id);
+	const char *rt = runtime_state_of(&w->runtimes, c->id);
 	if (rt) {
 		_cleanup_free_ char *p = shown_whole(rt);
 		*evidence = xasprintf("its runtime has state for it (%s)", p);
@@ -225,7 +313,7 @@ static bool container_gone(const struct hook_config *cfg, const struct gc_option
 	}
 	add_evidence(evidence, "no state of runc, crun or containerd");
 	if (c->own)
-		return own_gone(cfg, c, evidence);
+		return own_gone(cfg, w, c, evidence);
 	if (c->n == 0) {
 		add_evidence(evidence, "nothing of it but its lock file");
 		return true;
@@ -233,19 +321,39 @@ static bool container_gone(const struct hook_config *cfg, const struct gc_option
 	return foreign_gone(o, c, evidence);
 }
 
+/* The candidates, sorted by id: every container id of the cache and of the
+ * state directory, with its cache entries (sorted together, then grouped:
+ * no search per entry). */
+struct seen {
+	const char *id;
+	const cnirt_cache_entry *entry; /* NULL: a name in the state directory */
+	bool own;
+};
+
+static int seen_cmp(const void *a, const void *b)
+{
+	const struct seen *x = a, *y = b;
+	int c = strcmp(x->id, y->id);
+	if (c)
+		return c;
+	/* Stable for the entries of one id: the cache's (file name) order. */
+	return x->entry && y->entry ? (x->entry < y->entry ? -1 : x->entry > y->entry)
+				    : (x->entry != NULL) - (y->entry != NULL);
+}
+
 static void collect(const struct hook_config *cfg, cnirt_cache_entry **cache, size_t n_cache,
 		    struct candidate **v, size_t *n)
 {
-	for (size_t i = 0; i < n_cache; i++) {
-		struct candidate *c = find(v, n, cnirt_cache_entry_container_id(cache[i]));
-		c->v = xreallocarray(c->v, c->n + 1, sizeof(*c->v));
-		c->v[c->n++] = cache[i];
-	}
+	struct seen *all = xreallocarray(NULL, n_cache + 1, sizeof(*all));
+	size_t n_all = 0;
+	char **names = NULL;
+	size_t n_names = 0;
+	for (size_t i = 0; i < n_cache; i++)
+		all[n_all++] =
+		    (struct seen){cnirt_cache_entry_container_id(cache[i]), cache[i], false};
 	DIR *d = opendir(cfg->state_dir);
-	if (d == NULL)
-		return;
 	struct dirent *de;
-	while ((de = readdir(d))) {
+	while (d && (de = readdir(d))) {
 		cnirt_error *e = NULL;
 		_cleanup_free_ char *name = xstrdup(de->d_name);
 		size_t len = strlen(name);
@@ -258,12 +366,32 @@ static void collect(const struct hook_config *cfg, cnirt_cache_entry **cache, si
 			continue;
 		}
 		struct stat st;
-		struct candidate *c = find(v, n, name);
-		if (!lock && fstatat(dirfd(d), de->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
-		    S_ISDIR(st.st_mode))
-			c->own = true;
+		bool own = !lock && (de->d_type == DT_DIR || (de->d_type == DT_UNKNOWN &&
+							      fstatat(dirfd(d), de->d_name, &st,
+								      AT_SYMLINK_NOFOLLOW) == 0 &&
+							      S_ISDIR(st.st_mode)));
+		strv_append(&names, &n_names, name);
+		all = xreallocarray(all, n_all + 1, sizeof(*all));
+		all[n_all++] = (struct seen){names[n_names - 1], NULL, own};
 	}
-	closedir(d);
+	if (d)
+		closedir(d);
+	if (n_all > 1)
+		qsort(all, n_all, sizeof(*all), seen_cmp);
+	for (size_t i = 0; i < n_all; i++) {
+		if (i == 0 || strcmp(all[i].id, all[i - 1].id) != 0) {
+			*v = xreallocarray(*v, *n + 1, sizeof(**v));
+			(*v)[(*n)++] = (struct candidate){.id = xstrdup(all[i].id)};
+		}
+		struct candidate *c = &(*v)[*n - 1];
+		c->own |= all[i].own;
+		if (all[i].entry) {
+			c->v = xreallocarray(c->v, c->n + 1, sizeof(*c->v));
+			c->v[c->n++] = all[i].entry;
+		}
+	}
+	free(all);
+	strv_free(names, n_names);
 }
 
 /* The spec 1.1.0 GC verb for every network that speaks it, with the
@@ -294,7 +422,7 @@ static int gc_verb(const struct hook_config *cfg, cnirt_ctx *ctx, bool dry_run,
 		if (dry_run) {
 			printf("gc: network \"%s\": would send GC with %zu valid attachment(s)\n",
 			       cnirt_netlist_name(l), n);
-		} else if (cnirt_gc(ctx, l, valid, n, &e) < 0) {
+		} else if (cnirt_gc_cached(ctx, l, valid, n, cache, n_cache, &e) < 0) {
 			_cleanup_free_ char *m = log_format_error(cnirt_netlist_name(l), e);
 			log_error("gc: %s", m);
 			cnirt_error_free(TAKE_PTR(e));
@@ -362,6 +490,55 @@ static void report_damaged(const struct hook_config *cfg, cnirt_ctx *ctx, bool d
 	}
 }
 
+/* Is the port reservation holder `id` still attached: its state directory,
+ * or an entry in what is left of the cache (data: a struct strset). */
+static bool holder_alive(void *data, const char *id)
+{
+	const struct gc_alive *a = data;
+	_cleanup_free_ char *dir = xasprintf("%s/%s", a->cfg->state_dir, id);
+	struct stat st;
+	return strset_find(&a->cache_ids, id) || (stat(dir, &st) == 0 && S_ISDIR(st.st_mode));
+}
+
+/* The cache after the teardowns, without reading it again: the entries of
+ * the containers torn down (`detached`) are looked up by file name, the
+ * others kept as they were read. */
+static void cache_after(cnirt_ctx *ctx, const struct strset *detached, cnirt_cache_entry ***cache,
+			size_t *n_cache, cnirt_cache_damage **damaged, size_t *n_damaged)
+{
+	size_t k = 0;
+	for (size_t i = 0; i < *n_cache; i++) {
+		cnirt_cache_entry *c = (*cache)[i];
+		if (strset_find(detached, cnirt_cache_entry_container_id(c))) {
+			_cleanup_free_ char *name = xasprintf(
+			    "%s-%s-%s", cnirt_cache_entry_network(c),
+			    cnirt_cache_entry_container_id(c), cnirt_cache_entry_ifname(c));
+			cnirt_cache_entry *now = NULL;
+			cnirt_error *e = NULL;
+			if (cnirt_cache_get_file(ctx, name, &now, &e) < 0)
+				cnirt_error_free(e);
+			cnirt_cache_entry_free(c);
+			c = now;
+		}
+		if (c)
+			(*cache)[k++] = c;
+	}
+	*n_cache = k;
+	_cleanup_free_ char *results = xasprintf("%s/results", cnirt_ctx_cache_dir(ctx));
+	k = 0;
+	for (size_t i = 0; i < *n_damaged; i++) {
+		_cleanup_free_ char *path = xasprintf("%s/%s", results, (*damaged)[i].name);
+		struct stat st;
+		if (lstat(path, &st) == 0)
+			(*damaged)[k++] = (*damaged)[i];
+		else {
+			free((*damaged)[i].name);
+			free((*damaged)[i].problem);
+		}
+	}
+	*n_damaged = k;
+}
+
 int gc_run(const struct hook_config *cfg, const struct gc_options *o)
 {
 	if (geteuid() != 0) {
@@ -385,14 +562,16 @@ int gc_run(const struct hook_config *cfg, const struct gc_options *o)
 	struct candidate *v = NULL;
 	size_t n = 0;
 	collect(cfg, cache, n_cache, &v, &n);
+	struct gc_world w = {0};
+	runtime_states(&w.runtimes);
 
 	int failed = 0;
 	char **gone = NULL; /* in a dry run, what would be gone */
 	size_t n_gone = 0;
-	bool detached = false;
+	struct strset detached = {0};
 	for (size_t i = 0; i < n; i++) {
 		_cleanup_free_ char *why = NULL;
-		if (!container_gone(cfg, o, &v[i], &why)) {
+		if (!container_gone(cfg, o, &w, &v[i], &why)) {
 			printf("gc: container \"%s\": kept: %s\n", v[i].id, why);
 		} else if (dry_run) {
 			strv_append(&gone, &n_gone, v[i].id);
@@ -401,7 +580,7 @@ int gc_run(const struct hook_config *cfg, const struct gc_options *o)
 			       v[i].id, v[i].n, why);
 		} else {
 			int r = lifecycle_detach(cfg, v[i].id, "gc");
-			detached = true;
+			strv_append(&detached.v, &detached.n, v[i].id);
 			if (r == 1)
 				printf("gc: container \"%s\": kept: busy (a stage holds its lock), "
 				       "left for later\n",
@@ -417,19 +596,26 @@ int gc_run(const struct hook_config *cfg, const struct gc_options *o)
 		free(v[i].v);
 	}
 	free(v);
+	strv_free(w.runtimes.v, w.runtimes.n);
+	free(w.procs.v);
 
 	/* The teardowns changed the cache: what is left of it now. */
-	if (detached) {
-		cnirt_cache_entries_free(cache, n_cache);
-		cnirt_cache_damage_free(damaged, n_damaged);
-		cache = NULL, damaged = NULL, n_cache = n_damaged = 0;
-		if (cnirt_cache_scan(ctx, &cache, &n_cache, &damaged, &n_damaged, &e) < 0) {
-			log_error("gc: %s", cnirt_error_msg(e));
-			cnirt_error_free(e);
-			strv_free(gone, n_gone);
-			cnirt_ctx_free(ctx);
-			return 1;
-		}
+	if (detached.n) {
+		strset_sort(&detached);
+		cache_after(ctx, &detached, &cache, &n_cache, &damaged, &n_damaged);
+	}
+	strv_free(detached.v, detached.n);
+	if (!dry_run) {
+		/* Reservations and pin index entries of containers gone without
+		 * a teardown (a state directory wiped, a hook killed). */
+		struct gc_alive a = {.cfg = cfg};
+		for (size_t i = 0; i < n_cache; i++)
+			strv_append(&a.cache_ids.v, &a.cache_ids.n,
+				    cnirt_cache_entry_container_id(cache[i]));
+		strset_sort(&a.cache_ids);
+		ports_prune(cfg->state_dir, holder_alive, &a);
+		strv_free(a.cache_ids.v, a.cache_ids.n);
+		netns_index_sweep(cfg->state_dir);
 	}
 	fflush(stdout);
 	report_damaged(cfg, ctx, dry_run, gone, n_gone, damaged, n_damaged);

@@ -28,7 +28,7 @@
 #include "log.h"
 #include "netns.h"
 #include "policy.h"
-#include "ports.h"
+#include "portreserve.h"
 #include "record.h"
 #include "ocistate.h"
 #include "status.h"
@@ -215,24 +215,6 @@ static int check_host_ports(struct run *r, const struct selection *sel, const ch
 	return ret;
 }
 
-/* Is `path` a namespace cnihook pinned for another container? */
-static bool joins_pinned(const char *state_dir, const char *path, const char *id)
-{
-	DIR *d = opendir(state_dir);
-	if (d == NULL)
-		return false;
-	bool found = false;
-	struct dirent *de;
-	while (!found && (de = readdir(d))) {
-		if (de->d_name[0] == '.' || strcmp(de->d_name, id) == 0)
-			continue;
-		_cleanup_free_ char *pin = xasprintf("%s/%s/netns", state_dir, de->d_name);
-		found = netns_is_netns(pin) && netns_same(pin, path);
-	}
-	closedir(d);
-	return found;
-}
-
 /* What one attachment needs for ADD and DEL. */
 struct prepared {
 	cnirt_netlist *list;
@@ -344,6 +326,8 @@ static int detach_one(struct run *r, const struct record_att *a, const char *net
 static void remove_state(const struct run *r, const char *pin)
 {
 	_cleanup_free_ char *err = NULL;
+	if (pin)
+		netns_index_remove(r->cfg->state_dir, pin, r->id);
 	if (pin && netns_unpin(pin, &err) < 0)
 		log_warn("%s %s: %s", r->id, r->stage, err);
 	_cleanup_free_ char *status = status_path(r->cfg->state_dir, r->id);
@@ -396,14 +380,14 @@ static int detach_from_cache(struct run *r, size_t *found)
 	cnirt_cache_entry **v = NULL;
 	size_t n = 0;
 	cnirt_error *e = NULL;
-	if (cnirt_cache_list(r->ctx, &v, &n, &e) < 0) {
+	/* Only the files whose name holds the id are read. */
+	if (cnirt_cache_list_container(r->ctx, r->id, &v, &n, &e) < 0) {
 		fail_cni(r, NULL, e);
 		return -1;
 	}
 	size_t mine = 0;
 	for (size_t i = 0; i < n; i++) {
-		if (strcmp(cnirt_cache_entry_container_id(v[i]), r->id) == 0 &&
-		    !is_cluster_entry(r, v[i]))
+		if (!is_cluster_entry(r, v[i]))
 			v[mine++] = v[i];
 		else
 			cnirt_cache_entry_free(v[i]);
@@ -463,6 +447,10 @@ static int detach(struct run *r)
 	int ret = rec ? detach_record(r, rec) : detach_from_cache(r, &n);
 	if (ret == 0) {
 		_cleanup_free_ char *pin = xasprintf("%s/%s/netns", r->cfg->state_dir, r->id);
+		/* A record and no pin: a hook killed between the pin index
+		 * entry and the pin. */
+		if (rec && !r->t && !netns_is_netns(pin))
+			netns_index_forget(r->cfg->state_dir, r->id);
 		ports_release(r->cfg->state_dir, r->id);
 		remove_state(r, pin);
 		log_info("%s %s: detached %zu network(s) in %.1f ms (plugins %.1f ms, own %.1f ms)",
@@ -623,9 +611,13 @@ static int attach_locked(struct run *r, const struct selection *sel, struct prep
 	if (ret == 0 && r->name)
 		ret = record_name_write(r->cfg->state_dir, r->id, r->name, &err);
 	if (ret == 0 && !r->t)
+		ret = netns_index_add(r->cfg->state_dir, source, r->id, &err);
+	if (ret == 0 && !r->t)
 		ret = netns_pin(r->cfg->state_dir, source, pin, &err);
 	if (ret < 0) {
 		fail(r, err);
+		if (!r->t)
+			netns_index_remove(r->cfg->state_dir, source, r->id);
 		ports_release(r->cfg->state_dir, r->id);
 		remove_state(r, pin);
 		free(rec.v);
@@ -782,7 +774,7 @@ static int attach(struct run *r, const struct oci_state *st)
 		/* Allowed by the policy (a VM runtime's namespace, say). */
 		source = xstrdup(sel.netns);
 	} else if (st->netns_path) {
-		if (joins_pinned(r->cfg->state_dir, st->netns_path, r->id)) {
+		if (netns_index_find(r->cfg->state_dir, st->netns_path, r->id)) {
 			log_info("%s %s: left alone: it joins the network namespace of another "
 				 "attached container (%s)",
 				 r->id, r->stage, st->netns_path);

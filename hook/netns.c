@@ -5,6 +5,7 @@
  */
 #include "config.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/magic.h>
@@ -12,10 +13,12 @@
 #include <sched.h>
 #include <stdio.h>
 #include <string.h>
+#include <stdint.h>
 #include <sys/file.h>
 #include <sys/ioctl.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/vfs.h>
 #include <unistd.h>
 
@@ -166,9 +169,53 @@ static int is_mount_point(int fd)
 	return st.st_dev == pst.st_dev && st.st_ino == pst.st_ino;
 }
 
+#ifndef __NR_statmount
+#define __NR_statmount 457
+#endif
+#define STATX_MNT_ID_UNIQUE_ 0x4000U
+#define STATMOUNT_MNT_BASIC_ 0x2U
+
+/* The start of the kernel's struct statmount (6.8), up to the propagation. */
+struct statmount_basic {
+	uint32_t size, spare1;
+	uint64_t mask;
+	uint32_t sb_dev_major, sb_dev_minor;
+	uint64_t sb_magic;
+	uint32_t sb_flags, fs_type;
+	uint64_t mnt_id, mnt_parent_id;
+	uint32_t mnt_id_old, mnt_parent_id_old;
+	uint64_t mnt_attr, mnt_propagation, mnt_peer_group, mnt_master, propagate_from;
+	uint32_t mnt_root, mnt_point;
+	uint64_t spare2[50];
+};
+
+/* Is the directory open at fd the root of a shared mount already? Asked of
+ * statmount(2) (Linux 6.8), a few system calls whatever the number of
+ * mounts; false when the kernel cannot tell. */
+static bool is_shared_mount_root(int fd)
+{
+	struct statx stx;
+	if (statx(fd, "", AT_EMPTY_PATH | AT_STATX_DONT_SYNC, STATX_MNT_ID_UNIQUE_, &stx) < 0 ||
+	    !(stx.stx_mask & STATX_MNT_ID_UNIQUE_) ||
+	    !(stx.stx_attributes_mask & STATX_ATTR_MOUNT_ROOT) ||
+	    !(stx.stx_attributes & STATX_ATTR_MOUNT_ROOT))
+		return false;
+	struct {
+		uint32_t size, spare;
+		uint64_t mnt_id, param;
+	} req = {.size = 24, .mnt_id = stx.stx_mnt_id, .param = STATMOUNT_MNT_BASIC_};
+	struct statmount_basic sm;
+	memset(&sm, 0, sizeof(sm));
+	if (syscall(__NR_statmount, &req, &sm, sizeof(sm), 0) < 0 ||
+	    !(sm.mask & STATMOUNT_MNT_BASIC_))
+		return false;
+	return (sm.mnt_propagation & MS_SHARED) != 0;
+}
+
 /* Make dir a shared mount point: a bind mount of itself first if it is not
- * a mount point. Serialised by a lock on the directory, so that two hooks
- * starting at once do not both bind it. */
+ * a mount point. Done once: a directory that is the root of a shared mount
+ * already is left as it is (MS_SHARED|MS_REC walks every pin under it). Serialised by a lock on the
+ * directory, so that two hooks starting at once do not both bind it. */
 static int make_shared_mount_point(const char *dir, char **err)
 {
 	_cleanup_close_ int fd =
@@ -177,6 +224,8 @@ static int make_shared_mount_point(const char *dir, char **err)
 		return set_error(err, "state directory \"%s\": %m", dir);
 	if (TEMP_FAILURE_RETRY(flock(fd, LOCK_EX)) < 0)
 		return set_error(err, "state directory \"%s\": lock: %m", dir);
+	if (is_shared_mount_root(fd))
+		return 0;
 	int r = is_mount_point(fd);
 	if (r < 0)
 		return set_error(
@@ -287,4 +336,128 @@ bool netns_is_host(const char *path, char **why)
 		return true;
 	}
 	return false;
+}
+
+/* ------------------------------------------------------------ pin index */
+
+static char *pin_key(const char *state_dir, const struct stat *st)
+{
+	return xasprintf("%s/" PIN_INDEX_DIR "/%llx:%llx", state_dir,
+			 (unsigned long long)st->st_dev, (unsigned long long)st->st_ino);
+}
+
+int netns_index_add(const char *state_dir, const char *source, const char *id, char **err)
+{
+	struct stat st;
+	if (stat(source, &st) < 0)
+		return set_error(err, "netns \"%s\": %m", source);
+	_cleanup_free_ char *dir = xasprintf("%s/" PIN_INDEX_DIR, state_dir);
+	_cleanup_free_ char *key = pin_key(state_dir, &st);
+	/* A remover may take the directory away between the two calls. */
+	for (int i = 0; i < 8; i++) {
+		if (mkdir(dir, 0700) < 0 && errno != EEXIST)
+			return set_error(err, "pin index \"%s\": %m", dir);
+		if (symlink(id, key) == 0)
+			return 0;
+		if (errno == EEXIST) {
+			/* Another container's, or a stale one: the later pin wins
+			 * (lookups check the pin it names). */
+			_cleanup_free_ char *tmp = xasprintf("%s.%d.tmp", key, (int)getpid());
+			unlink(tmp);
+			if (symlink(id, tmp) == 0 && rename(tmp, key) == 0)
+				return 0;
+			unlink(tmp);
+		}
+		if (errno != ENOENT)
+			return set_error(err, "pin index \"%s\": %m", key);
+	}
+	return set_error(err, "pin index \"%s\": the directory keeps disappearing", dir);
+}
+
+void netns_index_remove(const char *state_dir, const char *pin, const char *id)
+{
+	struct stat st;
+	if (stat(pin, &st) < 0)
+		return;
+	_cleanup_free_ char *key = pin_key(state_dir, &st);
+	char target[256];
+	ssize_t len = readlink(key, target, sizeof(target) - 1);
+	if (len < 0)
+		return;
+	target[len] = '\0';
+	if (strcmp(target, id) == 0)
+		unlink(key);
+	_cleanup_free_ char *dir = xasprintf("%s/" PIN_INDEX_DIR, state_dir);
+	rmdir(dir); /* when empty */
+}
+
+/* The container whose pin the entry `name` of the index names, verified: a
+ * new string, or NULL when the entry is stale. */
+static char *index_holder(const char *state_dir, const char *key, const struct stat *ns)
+{
+	char target[256];
+	ssize_t len = readlink(key, target, sizeof(target) - 1);
+	if (len <= 0)
+		return NULL;
+	target[len] = '\0';
+	if (strchr(target, '/') || target[0] == '.')
+		return NULL;
+	_cleanup_free_ char *pin = xasprintf("%s/%s/netns", state_dir, target);
+	struct stat st;
+	if (ns == NULL)
+		return stat(pin, &st) == 0 || errno != ENOENT ? xstrdup(target) : NULL;
+	if (stat(pin, &st) < 0 || st.st_dev != ns->st_dev || st.st_ino != ns->st_ino)
+		return NULL;
+	return xstrdup(target);
+}
+
+bool netns_index_find(const char *state_dir, const char *path, const char *id)
+{
+	struct stat st;
+	if (stat(path, &st) < 0)
+		return false;
+	_cleanup_free_ char *key = pin_key(state_dir, &st);
+	_cleanup_free_ char *holder = index_holder(state_dir, key, &st);
+	return holder && strcmp(holder, id) != 0;
+}
+
+void netns_index_forget(const char *state_dir, const char *id)
+{
+	_cleanup_free_ char *dir = xasprintf("%s/" PIN_INDEX_DIR, state_dir);
+	DIR *d = opendir(dir);
+	if (d == NULL)
+		return;
+	struct dirent *de;
+	char target[256];
+	while ((de = readdir(d))) {
+		if (de->d_name[0] == '.')
+			continue;
+		ssize_t len = readlinkat(dirfd(d), de->d_name, target, sizeof(target) - 1);
+		if (len <= 0)
+			continue;
+		target[len] = '\0';
+		if (strcmp(target, id) == 0)
+			unlinkat(dirfd(d), de->d_name, 0);
+	}
+	closedir(d);
+	rmdir(dir);
+}
+
+void netns_index_sweep(const char *state_dir)
+{
+	_cleanup_free_ char *dir = xasprintf("%s/" PIN_INDEX_DIR, state_dir);
+	DIR *d = opendir(dir);
+	if (d == NULL)
+		return;
+	struct dirent *de;
+	while ((de = readdir(d))) {
+		if (de->d_name[0] == '.')
+			continue;
+		_cleanup_free_ char *key = xasprintf("%s/%s", dir, de->d_name);
+		_cleanup_free_ char *holder = index_holder(state_dir, key, NULL);
+		if (holder == NULL)
+			unlink(key);
+	}
+	closedir(d);
+	rmdir(dir);
 }

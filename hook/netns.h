@@ -31,4 +31,26 @@ bool netns_is_host(const char *path, char **why);
 /* Do the two paths name the same namespace (same device and inode)? */
 bool netns_same(const char *a, const char *b);
 
+/*
+ * The pin index: <stateDir>/@pins/<dev>:<ino> (hex), a symbolic link to the
+ * id of the container whose pin is that namespace, so that a namespace named
+ * by path is matched against the pins with a stat and a readlink, whatever
+ * their number. Written before the pin and removed before the unpin; a
+ * lookup trusts an entry only when <stateDir>/<id>/netns is that namespace,
+ * so an entry left by a killed hook is ignored, and gc removes entries
+ * whose container has no pin (netns_index_sweep). "@" keeps the name out
+ * of the container ids.
+ */
+#define PIN_INDEX_DIR "@pins"
+int netns_index_add(const char *state_dir, const char *source, const char *id, char **err);
+/* Remove the entry of the namespace at `path` (the pin, or the source it
+ * was pinned from) when it names `id`. */
+void netns_index_remove(const char *state_dir, const char *path, const char *id);
+/* Is `path` a namespace pinned for a container other than `id`? */
+bool netns_index_find(const char *state_dir, const char *path, const char *id);
+void netns_index_sweep(const char *state_dir);
+/* Remove every entry naming `id` (a walk of the index: only when its pin
+ * is missing, a hook killed between the entry and the pin). */
+void netns_index_forget(const char *state_dir, const char *id);
+
 #endif

@@ -853,6 +853,80 @@ CNIRT_EXPORT int cnirt_cache_list(const cnirt_ctx *ctx, cnirt_cache_entry ***out
 	return 0;
 }
 
+CNIRT_EXPORT int cnirt_cache_get_file(const cnirt_ctx *ctx, const char *name,
+				      cnirt_cache_entry **out, cnirt_error **err)
+{
+	ERR_OUT_INIT(err);
+	*out = NULL;
+	if (name[0] == '.' || name[0] == '\0' || strchr(name, '/'))
+		return error_set(err, CNIRT_ERR_INVALID_ENV,
+				 "cache entry name \"%s\": not a file name", name);
+	_cleanup_free_ char *dir = results_dir(ctx);
+	int dfd = TEMP_FAILURE_RETRY(open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+	if (dfd < 0)
+		return errno == ENOENT ? 0
+				       : error_set_errno(err, CNIRT_ERR_IO, errno,
+							 "cache directory \"%s\"", dir);
+	struct scan s = {0};
+	struct dir_name f = {(char *)name, DT_UNKNOWN};
+	scan_file(dfd, &f, &s);
+	close(dfd);
+	if (s.n_d > 0) {
+		error_set(err, CNIRT_ERR_IO, "cache entry \"%s\": %s", name, s.d[0].problem);
+		cnirt_cache_damage_free(s.d, s.n_d);
+		return -1;
+	}
+	if (s.n > 0)
+		*out = s.v[0];
+	free(s.v);
+	return 0;
+}
+
+CNIRT_EXPORT int cnirt_cache_list_container(const cnirt_ctx *ctx, const char *container_id,
+					    cnirt_cache_entry ***out, size_t *n, cnirt_error **err)
+{
+	ERR_OUT_INIT(err);
+	*out = NULL;
+	*n = 0;
+	if (cnirt_check_container_id(container_id, err) < 0)
+		return -1;
+	_cleanup_free_ char *dir = results_dir(ctx);
+	_cleanup_free_ char *part = xasprintf("-%s-", container_id);
+	_cleanup_(closedirp) DIR *d = opendir(dir);
+	if (d == NULL)
+		return errno == ENOENT ? 0
+				       : error_set_errno(err, CNIRT_ERR_IO, errno,
+							 "cache directory \"%s\"", dir);
+	struct dir_name *names = NULL;
+	size_t n_names = 0;
+	struct dirent *de;
+	while ((de = readdir(d)) != NULL) {
+		if (de->d_name[0] == '.' || strstr(de->d_name, part) == NULL)
+			continue;
+		names = xreallocarray(names, n_names + 1, sizeof(*names));
+		names[n_names++] = (struct dir_name){xstrdup(de->d_name), de->d_type};
+	}
+	if (n_names > 1)
+		qsort(names, n_names, sizeof(*names), compare_names);
+	struct scan s = {0};
+	for (size_t i = 0; i < n_names; i++) {
+		scan_file(dirfd(d), &names[i], &s);
+		free(names[i].name);
+	}
+	free(names);
+	cnirt_cache_damage_free(s.d, s.n_d);
+	size_t mine = 0;
+	for (size_t i = 0; i < s.n; i++) {
+		if (strcmp(s.v[i]->container_id, container_id) == 0)
+			s.v[mine++] = s.v[i];
+		else
+			cnirt_cache_entry_free(s.v[i]);
+	}
+	*out = s.v;
+	*n = mine;
+	return 0;
+}
+
 CNIRT_EXPORT int cnirt_cache_list_damaged(const cnirt_ctx *ctx, cnirt_cache_damage **out, size_t *n,
 					  cnirt_error **err)
 {

@@ -436,13 +436,19 @@ CNIRT_EXPORT int cnirt_status(cnirt_ctx *ctx, const cnirt_netlist *l, cnirt_erro
 	return 0;
 }
 
-static bool attachment_valid(const cnirt_attachment_id *valid, size_t n, const char *id,
+static int attachment_id_cmp(const void *a, const void *b)
+{
+	const cnirt_attachment_id *x = a, *y = b;
+	int c = strcmp(x->container_id, y->container_id);
+	return c ? c : strcmp(x->ifname, y->ifname);
+}
+
+/* Is (id, ifname) in `sorted` (a copy of the valid list, sorted)? */
+static bool attachment_valid(const cnirt_attachment_id *sorted, size_t n, const char *id,
 			     const char *ifname)
 {
-	for (size_t i = 0; i < n; i++)
-		if (strcmp(valid[i].container_id, id) == 0 && strcmp(valid[i].ifname, ifname) == 0)
-			return true;
-	return false;
+	cnirt_attachment_id key = {id, ifname};
+	return n > 0 && bsearch(&key, sorted, n, sizeof(*sorted), attachment_id_cmp) != NULL;
 }
 
 /* The stdin of a GC: the derived configuration plus cni.dev/valid-attachments. */
@@ -477,10 +483,32 @@ static void keep_first(cnirt_error **err, cnirt_error **e, int *r)
 	}
 }
 
+static int gc_entries(cnirt_ctx *ctx, const cnirt_netlist *l, const cnirt_attachment_id *valid,
+		      size_t n, cnirt_cache_entry *const *given, size_t n_given, cnirt_error **err);
+
 CNIRT_EXPORT int cnirt_gc(cnirt_ctx *ctx, const cnirt_netlist *l, const cnirt_attachment_id *valid,
 			  size_t n, cnirt_error **err)
 {
 	ERR_OUT_INIT(err);
+	return gc_entries(ctx, l, valid, n, NULL, 0, err);
+}
+
+CNIRT_EXPORT int cnirt_gc_cached(cnirt_ctx *ctx, const cnirt_netlist *l,
+				 const cnirt_attachment_id *valid, size_t n,
+				 cnirt_cache_entry *const *cache, size_t n_cache, cnirt_error **err)
+{
+	ERR_OUT_INIT(err);
+	if (cache == NULL && n_cache > 0)
+		return error_set(err, CNIRT_ERR_INVALID_CONFIG, "cnirt_gc_cached: no cache given");
+	return gc_entries(ctx, l, valid, n, cache ? cache : (cnirt_cache_entry *const[]){NULL},
+			  n_cache, err);
+}
+
+/* cnirt_gc(), from the cache `given` (n_given entries) when not NULL, else
+ * from a reading of the cache. */
+static int gc_entries(cnirt_ctx *ctx, const cnirt_netlist *l, const cnirt_attachment_id *valid,
+		      size_t n, cnirt_cache_entry *const *given, size_t n_given, cnirt_error **err)
+{
 	cnirt_cache_entry **entries = NULL;
 	size_t n_entries = 0;
 	int r = 0;
@@ -500,13 +528,18 @@ CNIRT_EXPORT int cnirt_gc(cnirt_ctx *ctx, const cnirt_netlist *l, const cnirt_at
 
 	/* First tear down the cached attachments of this network that are not
 	 * valid any more, from what the cache holds. */
-	if (cnirt_cache_list(ctx, &entries, &n_entries, err) < 0)
+	if (given == NULL && cnirt_cache_list(ctx, &entries, &n_entries, err) < 0)
 		return -1;
-	for (size_t i = 0; i < n_entries; i++) {
-		const cnirt_cache_entry *e = entries[i];
+	_cleanup_free_ cnirt_attachment_id *sorted = xreallocarray(NULL, n + 1, sizeof(*sorted));
+	if (n > 0)
+		memcpy(sorted, valid, n * sizeof(*sorted));
+	if (n > 1)
+		qsort(sorted, n, sizeof(*sorted), attachment_id_cmp);
+	for (size_t i = 0; i < (given ? n_given : n_entries); i++) {
+		const cnirt_cache_entry *e = given ? given[i] : entries[i];
 		_cleanup_error_ cnirt_error *del_err = NULL;
 		if (strcmp(e->network, l->name) != 0 ||
-		    attachment_valid(valid, n, e->container_id, e->ifname))
+		    attachment_valid(sorted, n, e->container_id, e->ifname))
 			continue;
 		if (cnirt_del_cached(ctx, e->network, e->container_id, e->ifname, NULL, &del_err) <
 		    0)

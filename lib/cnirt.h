@@ -461,6 +461,21 @@ int cnirt_cache_get(const cnirt_ctx *ctx, const char *network, const char *conta
 /* Every readable entry of the cache, sorted by file name; the files that
  * are not readable entries are in cnirt_cache_list_damaged() instead. */
 int cnirt_cache_list(const cnirt_ctx *ctx, cnirt_cache_entry ***out, size_t *n, cnirt_error **err);
+/* The entry in the file `name` of <cacheDir>/results, read and checked as
+ * cnirt_cache_list() reads each (its fields must give that name). Missing:
+ * 0 and *out NULL; not a readable entry: -1. */
+int cnirt_cache_get_file(const cnirt_ctx *ctx, const char *name, cnirt_cache_entry **out,
+			 cnirt_error **err);
+/* The readable entries of one container, sorted by file name: only the
+ * files whose name holds "-<container_id>-" are read, so the cost grows
+ * with the directory's names, not with its entries' contents. */
+int cnirt_cache_list_container(const cnirt_ctx *ctx, const char *container_id,
+			       cnirt_cache_entry ***out, size_t *n, cnirt_error **err);
+/* cnirt_gc() with the cache as the caller read it (`cache`, n_cache
+ * entries, as cnirt_cache_list() gives them), so that a caller that read it
+ * already does not have it read again. */
+int cnirt_gc_cached(cnirt_ctx *ctx, const cnirt_netlist *l, const cnirt_attachment_id *valid,
+		    size_t n, cnirt_cache_entry *const *cache, size_t n_cache, cnirt_error **err);
 const char *cnirt_cache_entry_network(const cnirt_cache_entry *e);
 const char *cnirt_cache_entry_container_id(const cnirt_cache_entry *e);
 const char *cnirt_cache_entry_ifname(const cnirt_cache_entry *e);

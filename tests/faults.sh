@@ -20,7 +20,9 @@
 # network configuration deleted or changed between createRuntime and
 # poststop; the state directory wiped while the container runs; the plugin
 # binary held open for writing (ETXTBSY); poststop with a reused pid;
-# createRuntime and poststop racing on one id; host port reservations.
+# createRuntime and poststop racing on one id; host port reservations; SIGKILL
+# between an index update and the state it indexes, and a damaged index of
+# other runtimes' port mappings (issue 12).
 #
 # Checks are often eval'd single-quoted strings, expanded when run.
 # shellcheck disable=SC2016
@@ -110,11 +112,15 @@ unbalanced() {
 		[ "$found" = 1 ] || echo "ADD-without-DEL:$b"
 	done
 }
-# left_more ID: for lib.sh's left: ID's port reservations and unbalanced ADDs
+# left_more ID: for lib.sh's left: ID's port reservations, pin index entries
+# (issue 12) and unbalanced ADDs
 left_more() {
 	local f
 	for f in "$state"/ports/*; do
 		[ -f "$f" ] && awk -v id="$1" '$1 == id {print "port:" FILENAME ": " $0}' "$f"
+	done
+	for f in "$state"/@pins/*; do
+		[ -L "$f" ] && [ "$(readlink "$f")" = "$1" ] && echo "pin-index:$f"
 	done
 	unbalanced "$1"
 }
@@ -690,6 +696,89 @@ NETCONFPATH=$conf CNI_PATH=$bin CNI_CACHE_DIR=$cache CNI_CONTAINERID=other-$uniq
 check "(cnihook del removed it)" test ! -e "$cache/results/chain-other-$uniq-eth0"
 for n in "${nss[@]}" "$ns_cli"; do del_netns "$n"; done
 reset
+
+# ------------------------------------------------- SIGKILL around the indexes
+# Issue 12's indexes (docs/architecture.md, "Indexes"): the hook killed
+# between an index update and the state it indexes, then poststop or gc
+# leave nothing, index entries included (left_more checks the pin index and
+# the container's port list). The attach side is covered above: "ports"
+# kills after the container's port list was written and before its line in
+# the reservation file, "pin" after the pin index entry and the record and
+# before the pin. Here the detach side: poststop killed after the DELs and
+# the release of the first of two ports, blocked on the second's lock (the
+# port list and the record still there, one reservation line gone).
+kill_release() {
+	local mode=$1 p1=$2 p2=$3 hpid lfd t0
+	begin_case "k-release-$mode" "$(annotations io.cnihook.networks chain io.cnihook.ports "$p1:80,$p2:81")"
+	echo "# SIGKILL of poststop while it releases its ports, then $mode"
+	attach "$id"
+	check "attached with two ports (the list names both)" \
+		eval '[ "$rc" = 0 ] && reserved tcp-$p1 "$id" && reserved tcp-$p2 "$id" &&
+		      [ "$(cat "$state/$id/ports" 2>/dev/null | wc -l)" = 2 ]'
+	exec {lfd}<>"$state/ports/tcp-$p2"
+	flock -x "$lfd"
+	state "$id" stopped >"$tmp/run/stop"
+	"$HOOKBIN" --config "$cfg" poststop <"$tmp/run/stop" >"$tmp/run/out" 2>"$tmp/run/err" &
+	hpid=$!
+	SLEEPERS+=("$hpid")
+	t0=$(now_ms)
+	wait_for 300 eval '! reserved tcp-$p1 "$id"' && sleep 0.3
+	check "before the kill: the first port released, the second held, the list kept" \
+		eval 'alive $hpid && ! reserved tcp-$p1 "$id" && reserved tcp-$p2 "$id" &&
+		      [ -s "$state/$id/ports" ]'
+	kill -9 "$hpid"
+	wait "$hpid" 2>/dev/null
+	rc=$?
+	check "the hook died of SIGKILL (status $rc) $(($(now_ms) - t0)) ms after start" test "$rc" = 137
+	flock -u "$lfd"
+	exec {lfd}>&-
+	echo "# left after the kill: $(left "$id" | tr '\n' ' ')"
+	if [ "$mode" = poststop ]; then
+		poststop "$id"
+		check "poststop after the kill exits 0" test "$rc" = 0
+	else
+		del_netns "$ns"
+		gc
+		check "gc after the kill exits 0" test "$rc" = 0
+	fi
+	check_gone "after the kill (release) and $mode: nothing left" "$id"
+	end_case
+}
+kill_release poststop 18120 18121
+kill_release gc 18122 18123
+
+# The index of other runtimes' port mappings damaged or stale: rebuilt, and
+# the mapping still refused.
+index_case() {
+	local how=$1 ns_o
+	ns_o=cnihook-f$uniq-ix
+	new_netns "$ns_o"
+	NETCONFPATH=$conf CNI_PATH=$bin CNI_CACHE_DIR=$cache CNI_CONTAINERID=otherix-$uniq \
+		CAP_ARGS='{"portMappings":[{"hostPort":18130,"containerPort":80,"protocol":"tcp"}]}' \
+		"$HOOKBIN" add chain "/run/netns/$ns_o" >/dev/null 2>&1
+	case $how in
+	garbage) printf 'cnihook-ports-index 1 0 0 0 0\n\x01\x02 junk\n' >"$cache/cnihook-ports.index" ;;
+	truncated) : >"$cache/cnihook-ports.index" ;;
+	esac
+	clear_rec
+	port_case "ix$how" 18130:80
+	check "ports: cache index $how: 18130 held by another runtime still refused: $err" \
+		refused_for "otherix-$uniq"
+	NETCONFPATH=$conf CNI_PATH=$bin CNI_CACHE_DIR=$cache CNI_CONTAINERID=otherix-$uniq \
+		"$HOOKBIN" del chain "/run/netns/$ns_o" >/dev/null 2>&1
+	clear_rec
+	attach "$id"
+	check "ports: cache index $how: once the other is gone, 18130 is ours" \
+		eval '[ "$rc" = 0 ] && reserved tcp-18130 "$id"'
+	poststop "$id"
+	check_gone "ports: cache index $how: nothing left" "$id"
+	del_netns "$ns_o"
+	for n in "${nss[@]}"; do del_netns "$n"; done
+	nss=()
+	reset
+}
+index_case garbage
+index_case truncated
 
 # ---------------------------------------------------------------- the end
 echo "# nothing left"

@@ -54,7 +54,7 @@
 #     cacheDir copied by tar (the pins excluded; the pin paths in records
 #     and cache entries rewritten by sed), the pins bind-mounted again from
 #     the tmpfs ones (scalehelp bind), and N port reservation files
-#     written as hook/ports.c writes them (<stateDir>/ports/tcp-<port>, one
+#     written as hook/portreserve.c writes them (<stateDir>/ports/tcp-<port>, one
 #     line "<holder> *", holders the N attachments, ports 20000 + i) rather
 #     than by N createRuntimes with a port each, which cost O(N) each today.
 #   - GC_OTHERS other processes (scalehelp procs ... plain, in the host's
@@ -86,6 +86,11 @@
 #              a new directory under it, removed at the end)
 #   CNIHOOK, ECHOPLUGIN   the binaries (default under BUILD_DIR)
 #   CC         the C compiler for scalehelp.c (default cc)
+#   NETNS_GROUP  containers' processes per network namespace (default 1):
+#              G > 1 builds N attachments with N/G namespaces (plus one of
+#              its own for the timed container), G times fewer of the
+#              kernel's slow namespace creations; each attachment still has
+#              its own pin, record and cache entry
 #   TMPDIR     where the phase's tmpfs is mounted (a new directory)
 # Needs root (mounts, namespaces), util-linux's unshare (--kill-child) and
 # setpriv (--pdeathsig), jq, tar, a C compiler.
@@ -413,6 +418,7 @@ trap 'interrupted=1; stop_phase' INT TERM
 trap 'stop_phase; rm -rf "$tmp" "$ext"' EXIT
 
 SCALEHELP=$tmp/scalehelp
+export SCALEHELP_NETNS_GROUP=${NETNS_GROUP:-1}
 if ! "${CC:-cc}" -O2 -o "$SCALEHELP" "$here/scalehelp.c" 2>"$tmp/cc.log"; then
 	echo "$0: cannot compile $here/scalehelp.c: $(head -n 3 "$tmp/cc.log")" >&2
 	exit 2

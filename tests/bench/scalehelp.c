@@ -10,7 +10,8 @@
  *	processes" on the host). Writes their pids, one a line in order, to
  *	PIDFILE.tmp, renames it to PIDFILE once every child is ready, and
  *	sleeps until killed. Every child dies with it (PR_SET_PDEATHSIG), so
- *	that killing this one pid ends them all.
+ *	that killing this one pid ends them all. With SCALEHELP_NETNS_GROUP=G
+ *	(net), G children share each namespace and the last has its own.
  *
  *   scalehelp run TIMEOUT IN OUT ERR CMD ARGS...
  *	Runs CMD with stdin from the file IN, stdout to the file OUT and
@@ -29,6 +30,7 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <stdbool.h>
 #include <fcntl.h>
 #include <sched.h>
 #include <signal.h>
@@ -38,6 +40,7 @@
 #include <sys/mount.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -65,7 +68,19 @@ static int procs(long n, int net, const char *pidfile)
 	if (pipe(ready) < 0)
 		die("pipe");
 	pid_t self = getpid();
+	/* SCALEHELP_NETNS_GROUP=G: with net, G children share each namespace
+	 * (the first unshares, the others setns to it; the last child has
+	 * one of its own): a host of N containers built G times faster. */
+	const char *g_env = getenv("SCALEHELP_NETNS_GROUP");
+	long group = g_env ? strtol(g_env, NULL, 10) : 1;
+	if (group < 1)
+		group = 1;
+	int leader_ns = -1;
 	for (long i = 0; i < n; i++) {
+		bool lead = !net || i % group == 0 || i == n - 1 || group == 1;
+		int lready[2] = {-1, -1};
+		if (net && lead && group > 1 && pipe(lready) < 0)
+			die("pipe");
 		pid_t pid = fork();
 		if (pid < 0)
 			die("fork");
@@ -73,17 +88,51 @@ static int procs(long n, int net, const char *pidfile)
 			close(ready[0]);
 			if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0 || getppid() != self)
 				_exit(1);
-			if (net && unshare(CLONE_NEWNET) < 0) {
+			if (net && lead && unshare(CLONE_NEWNET) < 0) {
 				fprintf(stderr, "scalehelp: unshare(CLONE_NEWNET): %s\n",
 					strerror(errno));
 				_exit(1);
 			}
+			if (net && !lead && setns(leader_ns, CLONE_NEWNET) < 0) {
+				fprintf(stderr, "scalehelp: setns: %s\n", strerror(errno));
+				_exit(1);
+			}
+			if (lready[1] >= 0) {
+				close(lready[0]);
+				close(lready[1]);
+			}
+			if (leader_ns >= 0)
+				close(leader_ns);
 			close(ready[1]);
 			for (;;)
 				pause();
 		}
+		if (lready[0] >= 0) {
+			char b;
+			close(lready[1]);
+			while (read(lready[0], &b, 1) < 0 && errno == EINTR)
+				;
+			close(lready[0]);
+			char path[64];
+			snprintf(path, sizeof(path), "/proc/%d/ns/net", (int)pid);
+			if (leader_ns >= 0)
+				close(leader_ns);
+			/* Wait for the unshare: the namespace differs from ours. */
+			struct stat a, b2;
+			stat("/proc/self/ns/net", &a);
+			for (int k = 0; k < 100000; k++) {
+				if (stat(path, &b2) == 0 && b2.st_ino != a.st_ino)
+					break;
+				usleep(100);
+			}
+			leader_ns = open(path, O_RDONLY | O_CLOEXEC);
+			if (leader_ns < 0)
+				die(path);
+		}
 		fprintf(f, "%d\n", (int)pid);
 	}
+	if (leader_ns >= 0)
+		close(leader_ns);
 	close(ready[1]);
 	char c;
 	while (read(ready[0], &c, 1) < 0 && errno == EINTR)

@@ -248,6 +248,54 @@ static void write_entry(struct fx *f, const char *network, const char *ifname, c
 
 /* -------------------------------------------------------------- tests */
 
+/* One container's entries found by file name (issue 12): only the files
+ * named -<id>- are read, and a file so named whose fields say otherwise is
+ * no entry of it. */
+static void test_list_container(void **state)
+{
+	struct fx *f = *state;
+	write_entry(f, "net1", "eth0", RESULT1);
+	write_entry(f, "net2", "eth1", RESULT1);
+	cnirt_netlist *l = make_list("net1", LIST1);
+	cnirt_attachment other = ATT1;
+	other.container_id = "ctr10";
+	_cleanup_json_ json *r = parse(RESULT1);
+	cnirt_error *err = NULL;
+	assert_int_equal(cache_write(f->ctx, l, &other, r, &err), 0);
+	free_list(l);
+	_cleanup_free_ char *decoy = xasprintf("%s/results/net1-ctr10-eth0", f->cache);
+	_cleanup_free_ char *fake = xasprintf("%s/results/x-ctr1-eth9", f->cache);
+	size_t len;
+	_cleanup_free_ char *text = slurp(decoy, &len);
+	put_file(fake, text);
+
+	cnirt_cache_entry **v = NULL;
+	size_t n = 0;
+	assert_int_equal(cnirt_cache_list_container(f->ctx, "ctr1", &v, &n, &err), 0);
+	assert_int_equal(n, 2);
+	assert_string_equal(cnirt_cache_entry_network(v[0]), "net1");
+	assert_string_equal(cnirt_cache_entry_network(v[1]), "net2");
+	cnirt_cache_entries_free(v, n);
+	assert_int_equal(cnirt_cache_list_container(f->ctx, "nobody", &v, &n, &err), 0);
+	assert_int_equal(n, 0);
+	cnirt_cache_entries_free(v, n);
+
+	cnirt_cache_entry *e = NULL;
+	assert_int_equal(cnirt_cache_get_file(f->ctx, "net1-ctr10-eth0", &e, &err), 0);
+	assert_non_null(e);
+	assert_string_equal(cnirt_cache_entry_container_id(e), "ctr10");
+	cnirt_cache_entry_free(e);
+	e = NULL;
+	assert_int_equal(cnirt_cache_get_file(f->ctx, "net9-ctr1-eth0", &e, &err), 0);
+	assert_null(e);
+	assert_int_equal(cnirt_cache_get_file(f->ctx, "x-ctr1-eth9", &e, &err), -1);
+	assert_null(e);
+	assert_non_null(strstr(cnirt_error_msg(err), "x-ctr1-eth9"));
+	cnirt_error_free(TAKE_PTR(err));
+	assert_int_equal(cnirt_cache_get_file(f->ctx, "../x", &e, &err), -1);
+	cnirt_error_free(TAKE_PTR(err));
+}
+
 static void test_args_join(void **state)
 {
 	(void)state;
@@ -1198,6 +1246,7 @@ int main(void)
 	    T(test_symlink_not_followed),
 	    T(test_too_big),
 	    T(test_list),
+	    T(test_list_container),
 	    T(test_list_no_dir),
 	    T(test_damaged),
 	    T(test_damaged_long_problem),

@@ -7,8 +7,8 @@
  * that two containers asking for one port at once cannot both get it, and
  * containers asking for different ports never wait for each other.
  */
-#ifndef CNIHOOK_PORTS_H
-#define CNIHOOK_PORTS_H
+#ifndef CNIHOOK_PORTRESERVE_H
+#define CNIHOOK_PORTRESERVE_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -23,7 +23,11 @@
  * entries with portMappings) count too. On failure nothing stays reserved. */
 int ports_reserve(const char *state_dir, cnirt_ctx *ctx, const char *id,
 		  const struct selection *sel, char **err);
-/* Release every reservation of container `id`. */
+/* Release every reservation of container `id`: the files its list
+ * (<stateDir>/<id>/ports) names, then the list. */
 void ports_release(const char *state_dir, const char *id);
+/* Drop, from every reservation file, the holders for which alive() is
+ * false (gc, with the containers it knows). */
+void ports_prune(const char *state_dir, bool (*alive)(void *data, const char *id), void *data);
 
 #endif

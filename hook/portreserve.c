@@ -1,0 +1,491 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* Host port reservations. */
+#include "config.h"
+
+#include <arpa/inet.h>
+#include <dirent.h>
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "jsonutil.h"
+#include "lock.h"
+#include "portreserve.h"
+
+#define PORTS_FILE_MAX (1u << 20)
+
+struct port {
+	char proto[8];
+	unsigned port;
+	char ip[64]; /* "*" for any address */
+};
+
+/* "", 0.0.0.0 and :: are any address; others in canonical form. */
+static void canonical_ip(const char *ip, char out[64])
+{
+	unsigned char a[16];
+	if (ip == NULL || *ip == '\0') {
+		strcpy(out, "*");
+	} else if (inet_pton(AF_INET, ip, a) == 1) {
+		if (memcmp(a, "\0\0\0\0", 4) == 0)
+			strcpy(out, "*");
+		else
+			inet_ntop(AF_INET, a, out, 64);
+	} else if (inet_pton(AF_INET6, ip, a) == 1) {
+		static const unsigned char zero[16];
+		if (memcmp(a, zero, 16) == 0)
+			strcpy(out, "*");
+		else
+			inet_ntop(AF_INET6, a, out, 64);
+	} else {
+		snprintf(out, 64, "%s", ip);
+	}
+}
+
+static bool overlap(const char *a, const char *b)
+{
+	return strcmp(a, "*") == 0 || strcmp(b, "*") == 0 || strcmp(a, b) == 0;
+}
+
+/* The port mappings of a portMappings JSON array (text). */
+static void parse_mappings(const char *text, struct port **v, size_t *n)
+{
+	yajl_val arr = NULL;
+	_cleanup_free_ char *err = NULL;
+	if (text == NULL || jt_parse(text, strlen(text), "portMappings", &arr, &err) < 0)
+		return;
+	for (size_t i = 0; YAJL_IS_ARRAY(arr) && i < arr->u.array.len; i++) {
+		yajl_val m = arr->u.array.values[i];
+		yajl_val hp = jt_get(m, "hostPort");
+		if (!YAJL_IS_INTEGER(hp) || YAJL_GET_INTEGER(hp) < 1 ||
+		    YAJL_GET_INTEGER(hp) > 65535)
+			continue;
+		struct port p = {.port = (unsigned)YAJL_GET_INTEGER(hp)};
+		const char *proto = jt_str(jt_get(m, "protocol"));
+		snprintf(p.proto, sizeof(p.proto), "%s", proto && *proto ? proto : "tcp");
+		for (char *c = p.proto; *c; c++)
+			*c = (char)(*c >= 'A' && *c <= 'Z' ? *c - 'A' + 'a' : *c);
+		canonical_ip(jt_str(jt_get(m, "hostIP")), p.ip);
+		*v = xreallocarray(*v, *n + 1, sizeof(**v));
+		(*v)[(*n)++] = p;
+	}
+	yajl_tree_free(arr);
+}
+
+static bool has_state(const char *state_dir, const char *id)
+{
+	_cleanup_free_ char *dir = xasprintf("%s/%s", state_dir, id);
+	struct stat st;
+	return stat(dir, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+/* Is `holder` still attached: a state directory, else a cache entry (found
+ * by file name: only its own entries are read). */
+static bool holder_alive(const char *state_dir, cnirt_ctx *ctx, const char *holder)
+{
+	if (has_state(state_dir, holder))
+		return true;
+	if (ctx == NULL)
+		return true;
+	cnirt_cache_entry **v = NULL;
+	size_t n = 0;
+	cnirt_error *e = NULL;
+	if (cnirt_cache_list_container(ctx, holder, &v, &n, &e) < 0) {
+		cnirt_error_free(e);
+		return true; /* cannot tell: keep it */
+	}
+	cnirt_cache_entries_free(v, n);
+	return n > 0;
+}
+
+/* Rewrite the reservation file under its lock: drop the lines of `drop`
+ * (and, with ctx, of holders no longer attached), then, when p is given,
+ * refuse if a live holder overlaps, else add our line. */
+static int update_file(const char *state_dir, const char *path, const char *drop, cnirt_ctx *ctx,
+		       const struct port *p, const char *id, char **err)
+{
+	int fd = -1;
+	if (lock_path(path, &fd, err) < 0)
+		return -1;
+	_cleanup_free_ char *buf = NULL;
+	size_t len = 0;
+	int r = read_all_fd(fd, PORTS_FILE_MAX, &buf, &len);
+	if (r < 0) {
+		close(fd);
+		return set_error(err, "port reservations %s: %s", path, strerror(-r));
+	}
+	char *out = xmalloc(len + 512);
+	size_t o = 0;
+	int ret = 0;
+	char *save = NULL;
+	for (char *line = strtok_r(buf, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		char holder[256], ip[64];
+		if (sscanf(line, "%255s %63s", holder, ip) != 2)
+			continue;
+		if ((drop && strcmp(holder, drop) == 0) ||
+		    (ctx && !holder_alive(state_dir, ctx, holder)))
+			continue;
+		if (p && ret == 0 && overlap(ip, p->ip)) {
+			ret = set_error(err,
+					"host port %u/%s%s%s is held by container \"%s\": refusing "
+					"the port mapping",
+					p->port, p->proto, strcmp(p->ip, "*") ? " on " : "",
+					strcmp(p->ip, "*") ? p->ip : "", holder);
+		}
+		o += (size_t)sprintf(out + o, "%s %s\n", holder, ip);
+	}
+	if (p && ret == 0)
+		o += (size_t)snprintf(out + o, 512, "%s %s\n", id, p->ip);
+	if (o == 0) {
+		unlink(path);
+	} else if (ftruncate(fd, 0) < 0 || pwrite(fd, out, o, 0) != (ssize_t)o) {
+		ret = set_error(err, "port reservations %s: %s", path, strerror(errno));
+	}
+	free(out);
+	close(fd);
+	return ret;
+}
+
+static char *ports_dir(const char *state_dir)
+{
+	return xasprintf("%s/ports", state_dir);
+}
+
+/* <stateDir>/<id>/ports: the names of the reservation files the container
+ * asked for, one a line, written before any of them is touched. */
+static char *own_list(const char *state_dir, const char *id)
+{
+	return xasprintf("%s/%s/ports", state_dir, id);
+}
+
+void ports_release(const char *state_dir, const char *id)
+{
+	_cleanup_free_ char *list = own_list(state_dir, id);
+	_cleanup_free_ char *buf = NULL;
+	size_t len;
+	if (read_file(list, PORTS_FILE_MAX, &buf, &len) < 0)
+		return;
+	_cleanup_free_ char *dir = ports_dir(state_dir);
+	char *save = NULL;
+	for (char *name = strtok_r(buf, "\n", &save); name; name = strtok_r(NULL, "\n", &save)) {
+		if (name[0] == '.' || strchr(name, '/'))
+			continue;
+		_cleanup_free_ char *path = xasprintf("%s/%s", dir, name);
+		_cleanup_free_ char *err = NULL;
+		struct stat st;
+		if (stat(path, &st) == 0)
+			update_file(state_dir, path, id, NULL, NULL, id, &err);
+	}
+	unlink(list);
+}
+
+void ports_prune(const char *state_dir, bool (*alive)(void *data, const char *id), void *data)
+{
+	_cleanup_free_ char *dir = ports_dir(state_dir);
+	DIR *d = opendir(dir);
+	if (d == NULL)
+		return;
+	struct dirent *de;
+	while ((de = readdir(d))) {
+		if (de->d_name[0] == '.')
+			continue;
+		_cleanup_free_ char *path = xasprintf("%s/%s", dir, de->d_name);
+		_cleanup_free_ char *buf = NULL;
+		size_t len;
+		if (read_file(path, PORTS_FILE_MAX, &buf, &len) < 0)
+			continue;
+		char *save = NULL;
+		for (char *line = strtok_r(buf, "\n", &save); line;
+		     line = strtok_r(NULL, "\n", &save)) {
+			char holder[256];
+			if (sscanf(line, "%255s", holder) != 1 || alive(data, holder))
+				continue;
+			_cleanup_free_ char *err = NULL;
+			update_file(state_dir, path, holder, NULL, NULL, holder, &err);
+		}
+	}
+	closedir(d);
+}
+
+/*
+ * Other runtimes' port mappings, from an index of the cache kept in
+ * <cacheDir>/cnihook-ports.index (see docs/architecture.md, "Indexes"):
+ *
+ *   cnihook-ports-index 1 <dev> <ino> <mtime sec> <mtime nsec>
+ *   <inode> TAB <file name> TAB <container id> TAB <network> TAB <ports>
+ *
+ * one line per file of <cacheDir>/results, sorted by name; <ports> is
+ * "proto/port/ip,..." ("-" for none, and for a file that is no entry). The
+ * header stamps the results directory as it was before it was read: while
+ * the directory keeps that stamp the index is used as it is; otherwise the
+ * directory's names are read again and only the files whose name or inode
+ * are new are parsed. A stamp younger than STAMP_RACY_NS is not trusted (a
+ * change within the clock's granularity keeps the mtime): the index is then
+ * written without one. Written by rename: a hook killed while writing leaves
+ * the old index or none, and any hook rebuilds a missing or unreadable one.
+ */
+#define INDEX_MAX     (64u << 20)
+#define STAMP_RACY_NS 100000000LL
+
+struct ientry {
+	char *name;
+	unsigned long long ino;
+	char *holder;
+	char *network;
+	char *ports;
+};
+
+static void ientries_free(struct ientry *v, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		free(v[i].name);
+		free(v[i].holder);
+		free(v[i].network);
+		free(v[i].ports);
+	}
+	free(v);
+}
+
+static int ientry_cmp(const void *a, const void *b)
+{
+	return strcmp(((const struct ientry *)a)->name, ((const struct ientry *)b)->name);
+}
+
+/* The index as stored: its stamp in *stamp (zeros when none). */
+static void index_load(const char *path, char stamp[128], struct ientry **v, size_t *n)
+{
+	_cleanup_free_ char *buf = NULL;
+	size_t len;
+	stamp[0] = '\0';
+	if (read_file(path, INDEX_MAX, &buf, &len) < 0)
+		return;
+	char *save = NULL;
+	char *line = strtok_r(buf, "\n", &save);
+	if (line == NULL || strncmp(line, "cnihook-ports-index 1 ", 22) != 0)
+		return;
+	snprintf(stamp, 128, "%s", line + 22);
+	while ((line = strtok_r(NULL, "\n", &save))) {
+		char *f[5];
+		size_t k = 0;
+		for (char *t = line; k < 5 && t; k++) {
+			f[k] = t;
+			t = strchr(t, '\t');
+			if (t)
+				*t++ = '\0';
+		}
+		if (k != 5)
+			continue;
+		*v = xreallocarray(*v, *n + 1, sizeof(**v));
+		(*v)[(*n)++] = (struct ientry){xstrdup(f[1]), strtoull(f[0], NULL, 10),
+					       xstrdup(f[2]), xstrdup(f[3]), xstrdup(f[4])};
+	}
+	qsort(*v, *n, sizeof(**v), ientry_cmp);
+}
+
+/* "proto/port/ip,..." of the portMappings of an entry's capability args. */
+static char *entry_ports(const cnirt_cache_entry *e)
+{
+	const char *caps = cnirt_cache_entry_capability_args(e);
+	yajl_val v = NULL;
+	_cleanup_free_ char *err = NULL;
+	if (caps == NULL || jt_parse(caps, strlen(caps), "capabilityArgs", &v, &err) < 0)
+		return xstrdup("-");
+	_cleanup_free_ char *text = NULL;
+	if (jt_get(v, "portMappings"))
+		text = jt_dump(jt_get(v, "portMappings"));
+	yajl_tree_free(v);
+	struct port *held = NULL;
+	size_t n = 0;
+	parse_mappings(text, &held, &n);
+	char *out = NULL;
+	for (size_t i = 0; i < n; i++) {
+		char *joined = xasprintf("%s%s%s/%u/%s", out ? out : "", out ? "," : "",
+					 held[i].proto, held[i].port, held[i].ip);
+		free(out);
+		out = joined;
+	}
+	free(held);
+	return out ? out : xstrdup("-");
+}
+
+/* A new index entry for the file `name` (inode ino), parsed. */
+static struct ientry index_parse(cnirt_ctx *ctx, const char *name, unsigned long long ino)
+{
+	struct ientry ie = {xstrdup(name), ino, NULL, NULL, NULL};
+	cnirt_cache_entry *e = NULL;
+	cnirt_error *err = NULL;
+	if (cnirt_cache_get_file(ctx, name, &e, &err) == 0 && e) {
+		ie.holder = xstrdup(cnirt_cache_entry_container_id(e));
+		ie.network = xstrdup(cnirt_cache_entry_network(e));
+		ie.ports = entry_ports(e);
+	}
+	cnirt_error_free(err);
+	cnirt_cache_entry_free(e);
+	if (ie.holder == NULL) {
+		ie.holder = xstrdup("-");
+		ie.network = xstrdup("-");
+		ie.ports = xstrdup("-");
+	}
+	return ie;
+}
+
+static void index_store(const char *path, const char *stamp, const struct ientry *v, size_t n)
+{
+	size_t cap = 128, len = 0;
+	char *buf = xmalloc(cap);
+	for (size_t i = 0; i <= n; i++) {
+		_cleanup_free_ char *line =
+		    i == 0 ? xasprintf("cnihook-ports-index 1 %s\n", stamp)
+			   : xasprintf("%llu\t%s\t%s\t%s\t%s\n", v[i - 1].ino, v[i - 1].name,
+				       v[i - 1].holder, v[i - 1].network, v[i - 1].ports);
+		size_t l = strlen(line);
+		while (len + l + 1 > cap)
+			buf = xreallocarray(buf, cap *= 2, 1);
+		memcpy(buf + len, line, l + 1);
+		len += l;
+	}
+	write_file_atomic(path, buf, len, 0600);
+	free(buf);
+}
+
+/* The index, brought up to date with the results directory. */
+static void index_get(cnirt_ctx *ctx, struct ientry **out, size_t *n_out)
+{
+	*out = NULL;
+	*n_out = 0;
+	const char *cache_dir = cnirt_ctx_cache_dir(ctx);
+	_cleanup_free_ char *results = xasprintf("%s/results", cache_dir);
+	_cleanup_free_ char *path = xasprintf("%s/cnihook-ports.index", cache_dir);
+	struct stat st;
+	if (stat(results, &st) < 0 || !S_ISDIR(st.st_mode))
+		return;
+	char now_stamp[128], old_stamp[128];
+	snprintf(now_stamp, sizeof(now_stamp), "%llu %llu %lld %ld", (unsigned long long)st.st_dev,
+		 (unsigned long long)st.st_ino, (long long)st.st_mtim.tv_sec,
+		 (long)st.st_mtim.tv_nsec);
+	struct ientry *old = NULL;
+	size_t n_old = 0;
+	index_load(path, old_stamp, &old, &n_old);
+	if (strcmp(old_stamp, now_stamp) == 0) {
+		*out = old;
+		*n_out = n_old;
+		return;
+	}
+	struct timespec now;
+	clock_gettime(CLOCK_REALTIME, &now);
+	long long age =
+	    (now.tv_sec - st.st_mtim.tv_sec) * 1000000000LL + (now.tv_nsec - st.st_mtim.tv_nsec);
+	DIR *d = opendir(results);
+	if (d == NULL) {
+		ientries_free(old, n_old);
+		return;
+	}
+	struct ientry *v = NULL;
+	size_t n = 0;
+	struct dirent *de;
+	while ((de = readdir(d))) {
+		if (de->d_name[0] == '.' || strpbrk(de->d_name, "\t\n"))
+			continue;
+		struct ientry key = {.name = de->d_name};
+		struct ientry *hit = bsearch(&key, old, n_old, sizeof(*old), ientry_cmp);
+		v = xreallocarray(v, n + 1, sizeof(*v));
+		if (hit && hit->ino == (unsigned long long)de->d_ino && hit->holder) {
+			v[n++] = (struct ientry){xstrdup(hit->name), hit->ino, xstrdup(hit->holder),
+						 xstrdup(hit->network), xstrdup(hit->ports)};
+		} else {
+			v[n++] = index_parse(ctx, de->d_name, (unsigned long long)de->d_ino);
+		}
+	}
+	closedir(d);
+	ientries_free(old, n_old);
+	qsort(v, n, sizeof(*v), ientry_cmp);
+	index_store(path, age >= 0 && age < STAMP_RACY_NS ? "racy" : now_stamp, v, n);
+	*out = v;
+	*n_out = n;
+}
+
+/* Does the "proto/port/ip,..." list `ports` hold one overlapping p? */
+static bool ports_overlap(const char *ports, const struct port *p)
+{
+	_cleanup_free_ char *copy = xstrdup(ports);
+	char *save = NULL;
+	for (char *t = strtok_r(copy, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+		char proto[8], ip[64];
+		unsigned port;
+		if (sscanf(t, "%7[^/]/%u/%63s", proto, &port, ip) == 3 && port == p->port &&
+		    strcmp(proto, p->proto) == 0 && overlap(ip, p->ip))
+			return true;
+	}
+	return false;
+}
+
+/* Port mappings of other runtimes' attachments (cache entries without a
+ * cnihook state directory) that overlap p. */
+static int check_cache(const char *state_dir, const struct ientry *v, size_t n, const char *id,
+		       const struct port *p, char **err)
+{
+	for (size_t i = 0; i < n; i++) {
+		if (v[i].ports == NULL || strcmp(v[i].ports, "-") == 0 ||
+		    strcmp(v[i].holder, id) == 0 || !ports_overlap(v[i].ports, p) ||
+		    has_state(state_dir, v[i].holder))
+			continue;
+		return set_error(err,
+				 "host port %u/%s is held by container \"%s\" (network \"%s\"): "
+				 "refusing the port mapping",
+				 p->port, p->proto, v[i].holder, v[i].network);
+	}
+	return 0;
+}
+
+int ports_reserve(const char *state_dir, cnirt_ctx *ctx, const char *id,
+		  const struct selection *sel, char **err)
+{
+	struct port *want = NULL;
+	size_t n = 0;
+	for (size_t i = 0; i < sel->n; i++)
+		parse_mappings(sel->v[i].port_mappings, &want, &n);
+	if (n == 0)
+		return 0;
+	for (size_t i = 0; i < n; i++)
+		for (size_t k = 0; k < i; k++)
+			if (want[i].port == want[k].port &&
+			    strcmp(want[i].proto, want[k].proto) == 0 &&
+			    overlap(want[i].ip, want[k].ip)) {
+				set_error(err, "host port %u/%s is asked for twice", want[i].port,
+					  want[i].proto);
+				free(want);
+				return -1;
+			}
+
+	_cleanup_free_ char *dir = ports_dir(state_dir);
+	int r = mkdir_p(dir, 0700);
+	if (r < 0)
+		set_error(err, "port reservations %s: %s", dir, strerror(-r));
+	/* The names first: a hook killed from here on leaves a list that
+	 * poststop and gc release from. */
+	size_t cap = 32 * n, o = 0;
+	_cleanup_free_ char *names = xmalloc(cap);
+	for (size_t i = 0; i < n; i++)
+		o += (size_t)snprintf(names + o, cap - o, "%s-%u\n", want[i].proto, want[i].port);
+	_cleanup_free_ char *list = own_list(state_dir, id);
+	if (r == 0 && (r = write_file_atomic(list, names, o, 0600)) < 0)
+		set_error(err, "port reservations %s: %s", list, strerror(-r));
+	struct ientry *idx = NULL;
+	size_t n_idx = 0;
+	if (r == 0)
+		index_get(ctx, &idx, &n_idx);
+	for (size_t i = 0; i < n && r == 0; i++) {
+		_cleanup_free_ char *path = xasprintf("%s/%s-%u", dir, want[i].proto, want[i].port);
+		r = check_cache(state_dir, idx, n_idx, id, &want[i], err);
+		if (r == 0)
+			r = update_file(state_dir, path, NULL, ctx, &want[i], id, err);
+	}
+	if (r < 0)
+		ports_release(state_dir, id);
+	ientries_free(idx, n_idx);
+	free(want);
+	return r;
+}

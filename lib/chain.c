@@ -18,7 +18,8 @@ struct call {
 	const char *command;
 	const cnirt_attachment *att; /* NULL for STATUS and GC */
 	const json *cap_args;
-	const char *args; /* CNI_ARGS */
+	const char *args;	 /* CNI_ARGS */
+	const json *config_args; /* args.cni */
 };
 
 static long long now_usec(void)
@@ -66,7 +67,8 @@ static int run(const struct call *c, size_t i, const json *prev, char **out, siz
 	       cnirt_error **err)
 {
 	size_t len;
-	_cleanup_free_ char *conf = derive_exec_config(c->list, i, c->cap_args, prev, &len);
+	_cleanup_free_ char *conf =
+	    derive_exec_config(c->list, i, c->cap_args, c->config_args, prev, &len);
 	return run_stdin(c, i, conf, len, out, out_len, err);
 }
 
@@ -142,28 +144,30 @@ static int check_attachment(const cnirt_attachment *a, bool need_netns, cnirt_er
 
 /* Set up a call for an operation on an attachment. */
 static int call_init(struct call *c, cnirt_ctx *ctx, const cnirt_netlist *l, const char *command,
-		     const cnirt_attachment *a, bool need_netns, json **cap_args, char **args,
-		     cnirt_error **err)
+		     const cnirt_attachment *a, bool need_netns, json **cap_args,
+		     json **config_args, char **args, cnirt_error **err)
 {
 	if (l == NULL)
 		return error_set(err, CNIRT_ERR_INVALID_CONFIG, "no network configuration given");
 	if (check_attachment(a, need_netns, err) < 0)
-		return error_set_network(*err, l->name), -1;
+		return error_set_network(*err, l->name);
 	*cap_args = NULL;
 	if (a->capability_args && a->capability_args[0]) {
 		if (json_parse(a->capability_args, strlen(a->capability_args),
 			       "capability arguments", cap_args, err) < 0)
-			return error_set_network(*err, l->name), -1;
+			return error_set_network(*err, l->name);
 		if ((*cap_args)->type != JSON_OBJECT) {
 			json_free(*cap_args);
 			*cap_args = NULL;
 			error_set(err, CNIRT_ERR_INVALID_CONFIG,
 				  "capability arguments: must be a JSON object");
-			return error_set_network(*err, l->name), -1;
+			return error_set_network(*err, l->name);
 		}
 	}
+	if (derive_parse_config_args(a->config_args, config_args, err) < 0)
+		return error_set_network(*err, l->name);
 	*args = args_join(a->args, a->n_args);
-	*c = (struct call){ctx, l, command, a, *cap_args, *args};
+	*c = (struct call){ctx, l, command, a, *cap_args, *args, *config_args};
 	return 0;
 }
 
@@ -171,6 +175,7 @@ CNIRT_EXPORT int cnirt_add(cnirt_ctx *ctx, const cnirt_netlist *l, const cnirt_a
 			   char **result_json, cnirt_error **err)
 {
 	_cleanup_json_ json *cap_args = NULL;
+	_cleanup_json_ json *config_args = NULL;
 	_cleanup_free_ char *args = NULL;
 	_cleanup_json_ json *prev = NULL;
 	struct call c;
@@ -178,7 +183,8 @@ CNIRT_EXPORT int cnirt_add(cnirt_ctx *ctx, const cnirt_netlist *l, const cnirt_a
 	cnirt_attachment att = a ? *a : (cnirt_attachment){0};
 	if (att.capability_args && att.capability_args[0] == '\0')
 		att.capability_args = NULL;
-	if (call_init(&c, ctx, l, "ADD", a ? &att : NULL, true, &cap_args, &args, err) < 0)
+	if (call_init(&c, ctx, l, "ADD", a ? &att : NULL, true, &cap_args, &config_args, &args,
+		      err) < 0)
 		return -1;
 
 	int r = 0;
@@ -233,27 +239,28 @@ CNIRT_EXPORT int cnirt_check(cnirt_ctx *ctx, const cnirt_netlist *l, const cnirt
 			     cnirt_error **err)
 {
 	_cleanup_json_ json *cap_args = NULL;
+	_cleanup_json_ json *config_args = NULL;
 	_cleanup_free_ char *args = NULL;
 	_cleanup_json_ json *prev = NULL;
 	struct call c;
-	if (call_init(&c, ctx, l, "CHECK", a, true, &cap_args, &args, err) < 0)
+	if (call_init(&c, ctx, l, "CHECK", a, true, &cap_args, &config_args, &args, err) < 0)
 		return -1;
 	if (!version_ge(l->effective_version, "0.4.0")) {
 		error_set(err, CNIRT_ERR_INCOMPATIBLE_VERSION,
 			  "CHECK needs a network of version 0.4.0 or later; \"%s\" is %s", l->name,
 			  l->effective_version);
-		return error_set_network(*err, l->name), -1;
+		return error_set_network(*err, l->name);
 	}
 	if (l->disable_check)
 		return 0;
 	if (cached_result(ctx, l, a, &prev, err) < 0)
-		return error_set_network(*err, l->name), -1;
+		return error_set_network(*err, l->name);
 	if (prev == NULL) {
 		error_set(err, CNIRT_ERR_NONE,
 			  "no cached result for container \"%s\" interface \"%s\": CHECK needs "
 			  "the result of the ADD",
 			  a->container_id, a->ifname);
-		return error_set_network(*err, l->name), -1;
+		return error_set_network(*err, l->name);
 	}
 	for (size_t i = 0; i < l->n_plugins; i++) {
 		_cleanup_free_ char *out = NULL;
@@ -268,17 +275,18 @@ CNIRT_EXPORT int cnirt_del(cnirt_ctx *ctx, const cnirt_netlist *l, const cnirt_a
 			   cnirt_error **err)
 {
 	_cleanup_json_ json *cap_args = NULL;
+	_cleanup_json_ json *config_args = NULL;
 	_cleanup_free_ char *args = NULL;
 	_cleanup_json_ json *prev = NULL;
 	struct call c;
-	if (call_init(&c, ctx, l, "DEL", a, false, &cap_args, &args, err) < 0)
+	if (call_init(&c, ctx, l, "DEL", a, false, &cap_args, &config_args, &args, err) < 0)
 		return -1;
 	if (uses_prev_result_on_del(l) && cached_result(ctx, l, a, &prev, err) < 0)
-		return error_set_network(*err, l->name), -1;
+		return error_set_network(*err, l->name);
 	if (del_chain(&c, prev, false, err) < 0)
 		return -1;
 	if (cache_remove(ctx, l->name, a->container_id, a->ifname, err) < 0)
-		return error_set_network(*err, l->name), -1;
+		return error_set_network(*err, l->name);
 	return 0;
 }
 
@@ -322,7 +330,7 @@ CNIRT_EXPORT int cnirt_status(cnirt_ctx *ctx, const cnirt_netlist *l, cnirt_erro
 {
 	if (!version_ge(l->effective_version, "1.1.0"))
 		return 0; /* STATUS is a 1.1.0 verb: older lists have nothing to ask */
-	struct call c = {ctx, l, "STATUS", NULL, NULL, NULL};
+	struct call c = {ctx, l, "STATUS", NULL, NULL, NULL, NULL};
 	for (size_t i = 0; i < l->n_plugins; i++) {
 		_cleanup_free_ char *out = NULL;
 		size_t len;
@@ -345,7 +353,7 @@ static bool attachment_valid(const cnirt_attachment_id *valid, size_t n, const c
 static char *gc_config(const cnirt_netlist *l, size_t i, const cnirt_attachment_id *valid, size_t n,
 		       size_t *len)
 {
-	_cleanup_free_ char *base = derive_exec_config(l, i, NULL, NULL, NULL);
+	_cleanup_free_ char *base = derive_exec_config(l, i, NULL, NULL, NULL, NULL);
 	_cleanup_json_ json *conf = NULL;
 	_cleanup_error_ cnirt_error *e = NULL;
 	if (json_parse(base, strlen(base), "derived configuration", &conf, &e) < 0)
@@ -405,7 +413,7 @@ CNIRT_EXPORT int cnirt_gc(cnirt_ctx *ctx, const cnirt_netlist *l, const cnirt_at
 	 * past failures and returning the first. */
 	if (!version_ge(l->effective_version, "1.1.0"))
 		return r;
-	struct call c = {ctx, l, "GC", NULL, NULL, NULL};
+	struct call c = {ctx, l, "GC", NULL, NULL, NULL, NULL};
 	for (size_t i = 0; i < l->n_plugins; i++) {
 		size_t len, out_len;
 		_cleanup_free_ char *conf = gc_config(l, i, valid, n, &len);
@@ -422,10 +430,13 @@ static int probe_versions(cnirt_ctx *ctx, const char *network, const char *type,
 			  const char *cni_version, json **version_result, cnirt_error **err)
 {
 	_cleanup_free_ char *path = NULL;
-	_cleanup_free_ char *in = xasprintf("{\"cniVersion\":\"%s\"}", cni_version);
+	_cleanup_json_ json *conf = json_new(JSON_OBJECT);
+	json_obj_set(conf, "cniVersion", json_new_string(cni_version));
+	size_t in_len;
+	_cleanup_free_ char *in = json_gen(conf, false, &in_len);
 	_cleanup_free_ char *out = NULL;
 	size_t len;
-	struct exec_request req = {.command = "VERSION", .stdin_data = in, .stdin_len = strlen(in)};
+	struct exec_request req = {.command = "VERSION", .stdin_data = in, .stdin_len = in_len};
 	long long start = now_usec();
 	int r = exec_find_plugin(ctx, type, &path, err);
 	if (r == 0)
@@ -434,7 +445,7 @@ static int probe_versions(cnirt_ctx *ctx, const char *network, const char *type,
 		ctx->observer(ctx->observer_data, network, type, "VERSION", now_usec() - start,
 			      r < 0 ? *err : NULL);
 	if (r < 0 && !(*err)->from_plugin)
-		return error_set_plugin(*err, type), -1;
+		return error_set_plugin(*err, type);
 	if (r < 0) {
 		/* Plugins of spec 0.1.0 did not know VERSION. */
 		if ((*err)->from_plugin &&
@@ -444,16 +455,16 @@ static int probe_versions(cnirt_ctx *ctx, const char *network, const char *type,
 					     "[\"0.1.0\"]}";
 			return json_parse(legacy, strlen(legacy), "version", version_result, err);
 		}
-		return error_set_plugin(*err, type), -1;
+		return error_set_plugin(*err, type);
 	}
 	_cleanup_json_ json *v = NULL;
 	if (json_parse(out, len, "VERSION result", &v, err) < 0)
-		return error_set_plugin(*err, type), -1;
+		return error_set_plugin(*err, type);
 	const json *sv = json_obj_get(v, "supportedVersions");
 	if (sv == NULL || sv->type != JSON_ARRAY) {
 		error_set(err, CNIRT_ERR_DECODE,
 			  "VERSION result: field \"supportedVersions\": must be an array");
-		return error_set_plugin(*err, type), -1;
+		return error_set_plugin(*err, type);
 	}
 	for (size_t i = 0; i < sv->u.array.n; i++)
 		if (json_str(sv->u.array.v[i]) == NULL) {
@@ -461,7 +472,7 @@ static int probe_versions(cnirt_ctx *ctx, const char *network, const char *type,
 				  "VERSION result: field \"supportedVersions[%zu]\": must be a "
 				  "string",
 				  i);
-			return error_set_plugin(*err, type), -1;
+			return error_set_plugin(*err, type);
 		}
 	*version_result = TAKE_PTR(v);
 	return 0;
@@ -471,6 +482,14 @@ CNIRT_EXPORT int cnirt_plugin_version(cnirt_ctx *ctx, const char *type, const ch
 				      char **version_json, cnirt_error **err)
 {
 	_cleanup_json_ json *v = NULL;
+	unsigned major, minor, patch;
+	if (cni_version && version_parse(cni_version, &major, &minor, &patch) < 0) {
+		_cleanup_free_ char *shown = text_shown(cni_version, strlen(cni_version), 80, true);
+		error_set(err, CNIRT_ERR_INVALID_CONFIG, "cniVersion \"%s\": not a version (X.Y.Z)",
+			  shown);
+		error_set_plugin(*err, type);
+		return -1;
+	}
 	if (probe_versions(ctx, NULL, type, cni_version ? cni_version : "1.1.0", &v, err) < 0)
 		return -1;
 	*version_json = json_gen(v, true, NULL);
@@ -483,7 +502,7 @@ CNIRT_EXPORT int cnirt_validate(cnirt_ctx *ctx, const cnirt_netlist *l, cnirt_er
 		const char *type = l->plugins[i].type;
 		_cleanup_json_ json *v = NULL;
 		if (probe_versions(ctx, l->name, type, l->effective_version, &v, err) < 0)
-			return error_set_network(*err, l->name), -1;
+			return error_set_network(*err, l->name);
 		const json *sv = json_obj_get(v, "supportedVersions");
 		bool ok = false;
 		struct buf list = {0};

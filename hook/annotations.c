@@ -22,13 +22,14 @@
 #include <cnirt.h>
 
 #include "annotations.h"
-#include "jsonutil.h"
+#include "policy.h"
 #include "suggest.h"
 #include "util.h"
 
-/* Refused above these (a later policy makes them configurable). */
-#define VALUE_LIMIT	(64 * 1024)
-#define MAX_ATTACHMENTS 32
+/* Refused above the largest the policy may allow (policy.h): the policy's
+ * own, smaller, limits are checked before (policy_check_annotations()). */
+#define VALUE_LIMIT	POLICY_MAX_ANNOTATION_SIZE
+#define MAX_ATTACHMENTS POLICY_MAX_ATTACHMENTS
 
 /* CRI-O puts these in the OCI config of every container of a pod. */
 #define ANN_CRIO_TYPE	       "io.kubernetes.cri-o.ContainerType"
@@ -382,10 +383,10 @@ static int parse_guid(const char *s, char **out, char **problem)
 
 /* ------------------------------------------------------------ JSON */
 
-static int parse_json(const char *value, yajl_val *out, char **problem)
+static int parse_json(const char *value, json **out, char **problem)
 {
 	char *msg = NULL;
-	if (jt_parse(value, strlen(value), "@", out, &msg) < 0) {
+	if (json_parse_with(value, strlen(value), "@", &hook_json, out, &msg) < 0) {
 		/* jt_parse says "@: problem". */
 		*problem = xstrdup(strncmp(msg, "@: ", 3) == 0 ? msg + 3 : msg);
 		free(msg);
@@ -395,27 +396,27 @@ static int parse_json(const char *value, yajl_val *out, char **problem)
 }
 
 /* An integer of JSON text (digits, optional '-'), in [min, max]. */
-static int json_int(yajl_val v, long long min, long long max, long long *out)
+static int json_int_in(json *v, long long min, long long max, long long *out)
 {
-	if (!YAJL_IS_NUMBER(v) || !(v->u.number.flags & YAJL_NUMBER_INT_VALID))
+	if (!json_is_int(v))
 		return -1;
-	const char *r = v->u.number.r;
+	const char *r = v->u.number;
 	for (const char *p = r + (*r == '-'); *p; p++)
 		if (*p < '0' || *p > '9')
 			return -1;
-	if (v->u.number.i < min || v->u.number.i > max)
+	if (json_int_value(v) < min || json_int_value(v) > max)
 		return -1;
-	*out = v->u.number.i;
+	*out = json_int_value(v);
 	return 0;
 }
 
 /* A string member, or a problem. */
-static int json_string(yajl_val v, const char *field, const char **out, char **problem)
+static int json_string(json *v, const char *field, const char **out, char **problem)
 {
-	const char *s = jt_str(v);
+	const char *s = json_str(v);
 	if (s == NULL)
 		return set_error(problem, "field \"%s\": is %s, expected a string", field,
-				 jt_type_name(v));
+				 json_type_name(v));
 	*out = s;
 	return 0;
 }
@@ -457,41 +458,41 @@ static int bad_protocol(char **problem, const char *what, const char *s)
 /* The normalised JSON array of port mappings. */
 static char *portmaps_json(const struct portmap *v, size_t n)
 {
-	yajl_gen g = jt_gen_new();
+	yajl_gen g = gen_new();
 	yajl_gen_array_open(g);
 	for (size_t i = 0; i < n; i++) {
 		yajl_gen_map_open(g);
-		jt_gen_str(g, "hostPort");
+		gen_str(g, "hostPort");
 		yajl_gen_integer(g, v[i].host_port);
-		jt_gen_str(g, "containerPort");
+		gen_str(g, "containerPort");
 		yajl_gen_integer(g, v[i].container_port);
-		jt_gen_str(g, "protocol");
-		jt_gen_str(g, v[i].proto);
+		gen_str(g, "protocol");
+		gen_str(g, v[i].proto);
 		if (v[i].host_ip) {
-			jt_gen_str(g, "hostIP");
-			jt_gen_str(g, v[i].host_ip);
+			gen_str(g, "hostIP");
+			gen_str(g, v[i].host_ip);
 		}
 		yajl_gen_map_close(g);
 	}
 	yajl_gen_array_close(g);
-	return jt_gen_finish(g);
+	return gen_finish(g);
 }
 
 /* One port mapping object {hostPort, containerPort, protocol?, hostIP?}. */
-static int portmap_from_json(yajl_val o, struct portmap *pm, char **problem)
+static int portmap_from_json(json *o, struct portmap *pm, char **problem)
 {
-	if (!YAJL_IS_OBJECT(o))
-		return set_error(problem, "is %s, expected an object", jt_type_name(o));
+	if (!json_is_object(o))
+		return set_error(problem, "is %s, expected an object", json_type_name(o));
 	struct portmap m = {.proto = "tcp"};
 	bool have_host = false, have_container = false;
-	for (size_t i = 0; i < o->u.object.len; i++) {
-		const char *k = o->u.object.keys[i];
-		yajl_val v = o->u.object.values[i];
+	for (size_t i = 0; i < o->u.object.n; i++) {
+		const char *k = o->u.object.k[i];
+		json *v = o->u.object.v[i];
 		long long n;
 		if (strcmp(k, "hostPort") == 0 || strcmp(k, "containerPort") == 0) {
-			if (json_int(v, 1, 65535, &n) < 0) {
+			if (json_int_in(v, 1, 65535, &n) < 0) {
 				_cleanup_free_ char *text =
-				    YAJL_IS_NUMBER(v) ? shown(v->u.number.r) : NULL;
+				    json_is_number(v) ? shown(v->u.number) : NULL;
 				free(m.host_ip);
 				if (text)
 					return set_error(problem,
@@ -501,7 +502,7 @@ static int portmap_from_json(yajl_val o, struct portmap *pm, char **problem)
 				return set_error(problem,
 						 "field \"%s\": is %s, expected an integer in "
 						 "1-65535",
-						 k, jt_type_name(v));
+						 k, json_type_name(v));
 			}
 			if (k[0] == 'h')
 				m.host_port = (unsigned)n, have_host = true;
@@ -547,15 +548,15 @@ static int portmap_from_json(yajl_val o, struct portmap *pm, char **problem)
 }
 
 /* A JSON array of port mappings; *out NULL when empty. */
-static int portmaps_from_json(yajl_val a, char **out, char **problem)
+static int portmaps_from_json(json *a, char **out, char **problem)
 {
-	if (!YAJL_IS_ARRAY(a))
+	if (!json_is_array(a))
 		return set_error(problem, "is %s, expected an array of port mappings",
-				 jt_type_name(a));
-	size_t n = a->u.array.len;
+				 json_type_name(a));
+	size_t n = a->u.array.n;
 	struct portmap *v = xreallocarray(NULL, n, sizeof(*v));
 	for (size_t i = 0; i < n; i++) {
-		if (portmap_from_json(a->u.array.values[i], &v[i], problem) < 0) {
+		if (portmap_from_json(a->u.array.v[i], &v[i], problem) < 0) {
 			portmaps_free(v, i);
 			_cleanup_free_ char *where = xasprintf("port mapping %zu", i + 1);
 			return problem_prefix(problem, where);
@@ -668,47 +669,47 @@ static int portmaps_from_string(const char *value, char **out, char **problem)
 }
 
 /* CONVENTIONS.md bandwidth: an object of non-negative integers. */
-static int bandwidth_from_json(yajl_val o, char **out, char **problem)
+static int bandwidth_from_json(json *o, char **out, char **problem)
 {
 	static const char *const fields[] = {"ingressRate", "ingressBurst", "egressRate",
 					     "egressBurst"};
-	if (!YAJL_IS_OBJECT(o))
-		return set_error(problem, "is %s, expected an object", jt_type_name(o));
-	for (size_t i = 0; i < o->u.object.len; i++) {
-		const char *k = o->u.object.keys[i];
+	if (!json_is_object(o))
+		return set_error(problem, "is %s, expected an object", json_type_name(o));
+	for (size_t i = 0; i < o->u.object.n; i++) {
+		const char *k = o->u.object.k[i];
 		bool known = false;
 		for (size_t f = 0; f < ARRAY_SIZE(fields); f++)
 			known = known || strcmp(k, fields[f]) == 0;
 		if (!known)
 			return unknown_field(problem, k, fields, ARRAY_SIZE(fields));
 	}
-	if (o->u.object.len == 0)
+	if (o->u.object.n == 0)
 		return set_error(problem, "sets none of ingressRate, ingressBurst, egressRate, "
 					  "egressBurst");
-	yajl_gen g = jt_gen_new();
+	yajl_gen g = gen_new();
 	yajl_gen_map_open(g);
 	for (size_t f = 0; f < ARRAY_SIZE(fields); f++) {
-		yajl_val v = jt_get(o, fields[f]);
+		json *v = json_obj_get(o, fields[f]);
 		long long n;
 		if (v == NULL)
 			continue;
-		if (json_int(v, 0, LLONG_MAX, &n) < 0) {
+		if (json_int_in(v, 0, LLONG_MAX, &n) < 0) {
 			yajl_gen_free(g);
-			if (YAJL_IS_NUMBER(v)) {
-				_cleanup_free_ char *text = shown(v->u.number.r);
+			if (json_is_number(v)) {
+				_cleanup_free_ char *text = shown(v->u.number);
 				return set_error(problem,
 						 "field \"%s\": %s is not a non-negative integer",
 						 fields[f], text);
 			}
 			return set_error(problem,
 					 "field \"%s\": is %s, expected a non-negative integer",
-					 fields[f], jt_type_name(v));
+					 fields[f], json_type_name(v));
 		}
-		jt_gen_str(g, fields[f]);
+		gen_str(g, fields[f]);
 		yajl_gen_integer(g, n);
 	}
 	yajl_gen_map_close(g);
-	*out = jt_gen_finish(g);
+	*out = gen_finish(g);
 	return 0;
 }
 
@@ -750,20 +751,20 @@ static struct attach_req *selection_add(struct selection *s)
 }
 
 /* An array of strings, each checked as an IP of `form`. */
-static int ip_list(yajl_val a, const char *field, enum ip_form form, char ***out, size_t *n,
+static int ip_list(json *a, const char *field, enum ip_form form, char ***out, size_t *n,
 		   char **problem)
 {
-	if (!YAJL_IS_ARRAY(a))
+	if (!json_is_array(a))
 		return set_error(problem, "field \"%s\": is %s, expected an array of strings",
-				 field, jt_type_name(a));
+				 field, json_type_name(a));
 	char **v = NULL;
 	size_t k = 0;
-	for (size_t i = 0; i < a->u.array.len; i++) {
-		const char *s = jt_str(a->u.array.values[i]);
+	for (size_t i = 0; i < a->u.array.n; i++) {
+		const char *s = json_str(a->u.array.v[i]);
 		if (s == NULL) {
 			strv_free(v, k);
 			return set_error(problem, "field \"%s\": item %zu is %s, expected a string",
-					 field, i + 1, jt_type_name(a->u.array.values[i]));
+					 field, i + 1, json_type_name(a->u.array.v[i]));
 		}
 		if (check_ip(s, form, problem) < 0) {
 			strv_free(v, k);
@@ -785,13 +786,13 @@ static const char *const element_fields[] = {
 
 /* One NPWG network selection element (the de-facto standard v1.2,
  * section 4.1.2.1), into r. */
-static int element_from_json(yajl_val o, struct attach_req *r, char **problem)
+static int element_from_json(json *o, struct attach_req *r, char **problem)
 {
-	if (!YAJL_IS_OBJECT(o))
-		return set_error(problem, "is %s, expected an object", jt_type_name(o));
-	for (size_t i = 0; i < o->u.object.len; i++) {
-		const char *k = o->u.object.keys[i];
-		yajl_val v = o->u.object.values[i];
+	if (!json_is_object(o))
+		return set_error(problem, "is %s, expected an object", json_type_name(o));
+	for (size_t i = 0; i < o->u.object.n; i++) {
+		const char *k = o->u.object.k[i];
+		json *v = o->u.object.v[i];
 		const char *s = NULL;
 		int rc = 0;
 		if (strcmp(k, "name") == 0) {
@@ -830,12 +831,12 @@ static int element_from_json(yajl_val o, struct attach_req *r, char **problem)
 			if (bandwidth_from_json(v, &r->bandwidth, problem) < 0)
 				rc = problem_prefix(problem, "field \"bandwidth\"");
 		} else if (strcmp(k, "cni-args") == 0) {
-			if (YAJL_IS_OBJECT(v))
-				r->cni_args = jt_dump(v);
+			if (json_is_object(v))
+				r->cni_args = json_gen(v, false, NULL);
 			else
 				rc = set_error(problem,
 					       "field \"cni-args\": is %s, expected an object",
-					       jt_type_name(v));
+					       json_type_name(v));
 		} else if (strcmp(k, "default-route") == 0) {
 			rc =
 			    ip_list(v, k, IP_ONLY, &r->default_route, &r->n_default_route, problem);
@@ -852,17 +853,18 @@ static int element_from_json(yajl_val o, struct attach_req *r, char **problem)
 
 static int selection_from_json(const char *value, struct selection *s, char **problem)
 {
-	_cleanup_jt_ yajl_val top = NULL;
+	_cleanup_json_ json *top = NULL;
 	if (parse_json(value, &top, problem) < 0)
 		return -1;
-	if (!YAJL_IS_ARRAY(top))
-		return set_error(problem, "is %s, expected a list of networks", jt_type_name(top));
-	if (top->u.array.len > MAX_ATTACHMENTS)
-		return set_error(problem, "%zu networks requested, at most %d", top->u.array.len,
+	if (!json_is_array(top))
+		return set_error(problem, "is %s, expected a list of networks",
+				 json_type_name(top));
+	if (top->u.array.n > MAX_ATTACHMENTS)
+		return set_error(problem, "%zu networks requested, at most %d", top->u.array.n,
 				 MAX_ATTACHMENTS);
-	for (size_t i = 0; i < top->u.array.len; i++) {
+	for (size_t i = 0; i < top->u.array.n; i++) {
 		struct attach_req *r = selection_add(s);
-		if (element_from_json(top->u.array.values[i], r, problem) < 0) {
+		if (element_from_json(top->u.array.v[i], r, problem) < 0) {
 			_cleanup_free_ char *where = xasprintf("element %zu", i + 1);
 			return problem_prefix(problem, where);
 		}
@@ -1088,7 +1090,7 @@ static int parse_single_keys(const struct kv *ann, size_t n, struct selection *s
 		char *out = NULL;
 		int rc;
 		if (ports_are_json(value)) {
-			_cleanup_jt_ yajl_val top = NULL;
+			_cleanup_json_ json *top = NULL;
 			rc = parse_json(value, &top, &problem);
 			if (rc == 0)
 				rc = portmaps_from_json(top, &out, &problem);
@@ -1132,7 +1134,7 @@ static int parse_single_keys(const struct kv *ann, size_t n, struct selection *s
 		if (first_attachment(s, ANN_BANDWIDTH, "bandwidth", s->n && s->v[0].bandwidth, &r,
 				     err) < 0)
 			return -1;
-		_cleanup_jt_ yajl_val top = NULL;
+		_cleanup_json_ json *top = NULL;
 		if (parse_json(value, &top, &problem) < 0 ||
 		    bandwidth_from_json(top, &r->bandwidth, &problem) < 0)
 			return ann_fail(err, ANN_BANDWIDTH, problem);
@@ -1369,12 +1371,12 @@ bool annotations_select(const struct kv *ann, size_t n)
 /* Write our own normalised JSON text into g. */
 static void gen_json_text(yajl_gen g, const char *text)
 {
-	char msg[128];
-	yajl_val v = yajl_tree_parse(text, msg, sizeof(msg));
-	if (v == NULL)
+	_cleanup_free_ char *msg = NULL;
+	json *v = NULL;
+	if (json_parse_with(text, strlen(text), "own", &hook_json, &v, &msg) < 0)
 		abort(); /* written by this file: cannot happen */
-	jt_gen_value(g, v);
-	yajl_tree_free(v);
+	gen_json(g, v);
+	json_free(v);
 }
 
 int attachment_args(const struct selection *s, size_t i, has_capability_fn has_cap, void *data,
@@ -1410,39 +1412,39 @@ int attachment_args(const struct selection *s, size_t i, has_capability_fn has_c
 				 "IP can be passed, as CNI_ARGS IP=",
 				 r->network);
 
-	yajl_gen g = jt_gen_new();
+	yajl_gen g = gen_new();
 	bool any = false;
 	yajl_gen_map_open(g);
 	if (r->port_mappings) {
-		jt_gen_str(g, "portMappings");
+		gen_str(g, "portMappings");
 		gen_json_text(g, r->port_mappings);
 		any = true;
 	}
 	if (r->mac && cap_mac) {
-		jt_gen_str(g, "mac");
-		jt_gen_str(g, r->mac);
+		gen_str(g, "mac");
+		gen_str(g, r->mac);
 		any = true;
 	}
 	if (r->n_ips && cap_ips) {
-		jt_gen_str(g, "ips");
+		gen_str(g, "ips");
 		yajl_gen_array_open(g);
 		for (size_t k = 0; k < r->n_ips; k++)
-			jt_gen_str(g, r->ips[k]);
+			gen_str(g, r->ips[k]);
 		yajl_gen_array_close(g);
 		any = true;
 	}
 	if (r->bandwidth) {
-		jt_gen_str(g, "bandwidth");
+		gen_str(g, "bandwidth");
 		gen_json_text(g, r->bandwidth);
 		any = true;
 	}
 	if (r->ib_guid) {
-		jt_gen_str(g, "infinibandGUID");
-		jt_gen_str(g, r->ib_guid);
+		gen_str(g, "infinibandGUID");
+		gen_str(g, r->ib_guid);
 		any = true;
 	}
 	yajl_gen_map_close(g);
-	char *caps = jt_gen_finish(g);
+	char *caps = gen_finish(g);
 	if (!any) {
 		free(caps);
 		caps = NULL;

@@ -23,7 +23,6 @@
 
 #include "annotations.h"
 #include "cniplugin.h"
-#include "jsonutil.h"
 #include "lifecycle.h"
 #include "log.h"
 #include "netns.h"
@@ -39,7 +38,7 @@ struct call {
 	const char *id;	     /* CNI_CONTAINERID */
 	const char *netns;   /* CNI_NETNS, or "" */
 	const char *ifname;  /* CNI_IFNAME: the cluster interface */
-	yajl_val conf;	     /* stdin */
+	json *conf;	     /* stdin */
 	const char *version; /* its cniVersion */
 	const char *name;    /* its name: the cluster network */
 	struct kv *ann;	     /* the pod's annotations */
@@ -56,20 +55,20 @@ static const char *env(const char *key)
 /* The CNI error result on stdout; returns the exit status 1. */
 static int answer_error(const struct call *c, int code, const char *msg)
 {
-	yajl_gen g = jt_gen_new();
+	yajl_gen g = gen_new();
 	yajl_gen_map_open(g);
-	jt_gen_str(g, "cniVersion");
-	jt_gen_str(g, c->version ? c->version : "1.1.0");
-	jt_gen_str(g, "code");
+	gen_str(g, "cniVersion");
+	gen_str(g, c->version ? c->version : "1.1.0");
+	gen_str(g, "code");
 	yajl_gen_integer(g, code);
-	jt_gen_str(g, "msg");
-	jt_gen_str(g, msg);
-	jt_gen_str(g, "details");
+	gen_str(g, "msg");
+	gen_str(g, msg);
+	gen_str(g, "details");
 	_cleanup_free_ char *details =
 	    xasprintf("cnihook %s of container \"%s\"", c->command, c->id ? c->id : "");
-	jt_gen_str(g, details);
+	gen_str(g, details);
 	yajl_gen_map_close(g);
-	_cleanup_free_ char *text = jt_gen_finish(g);
+	_cleanup_free_ char *text = gen_finish(g);
 	printf("%s\n", text);
 	fflush(stdout);
 	return 1;
@@ -84,18 +83,18 @@ static int refuse(const struct call *c, int code, const char *msg)
 
 static int answer_version(const struct call *c)
 {
-	yajl_gen g = jt_gen_new();
+	yajl_gen g = gen_new();
 	yajl_gen_map_open(g);
-	jt_gen_str(g, "cniVersion");
-	jt_gen_str(g, c->version ? c->version : "1.1.0");
-	jt_gen_str(g, "supportedVersions");
+	gen_str(g, "cniVersion");
+	gen_str(g, c->version ? c->version : "1.1.0");
+	gen_str(g, "supportedVersions");
 	yajl_gen_array_open(g);
 	for (const char *const *v = cnirt_supported_versions(); *v; v++)
 		if (cnirt_version_compare(*v, "0.3.0") >= 0) /* chained: a prevResult */
-			jt_gen_str(g, *v);
+			gen_str(g, *v);
 	yajl_gen_array_close(g);
 	yajl_gen_map_close(g);
-	_cleanup_free_ char *text = jt_gen_finish(g);
+	_cleanup_free_ char *text = gen_finish(g);
 	printf("%s\n", text);
 	return 0;
 }
@@ -103,13 +102,13 @@ static int answer_version(const struct call *c)
 /* ADD's answer: the prevResult, in the list's version. */
 static int answer_prev_result(const struct call *c)
 {
-	yajl_val prev = jt_get(c->conf, "prevResult");
-	if (!YAJL_IS_OBJECT(prev))
+	json *prev = json_obj_get(c->conf, "prevResult");
+	if (!json_is_object(prev))
 		return refuse(c, CNIRT_ERR_INVALID_CONFIG,
 			      "network configuration: field \"prevResult\": missing: cnihook is "
 			      "chained after the plugins that make the pod's interface");
-	_cleanup_free_ char *text = jt_dump(prev);
-	const char *from = jt_str(jt_get(prev, "cniVersion"));
+	_cleanup_free_ char *text = json_gen(prev, false, NULL);
+	const char *from = json_str(json_obj_get(prev, "cniVersion"));
 	if (from && strcmp(from, c->version) == 0) {
 		printf("%s\n", text); /* as it came */
 		return 0;
@@ -130,23 +129,23 @@ static int answer_prev_result(const struct call *c)
 /* runtimeConfig["io.kubernetes.cri.pod-annotations"]: string values only. */
 static int read_annotations(struct call *c, char **err)
 {
-	yajl_val rc = jt_get(c->conf, "runtimeConfig");
-	yajl_val ann = jt_get(rc, CAP_POD_ANNOTATIONS);
-	if (ann == NULL || YAJL_IS_NULL(ann))
+	json *rc = json_obj_get(c->conf, "runtimeConfig");
+	json *ann = json_obj_get(rc, CAP_POD_ANNOTATIONS);
+	if (ann == NULL || json_is_null(ann))
 		return 0;
-	if (!YAJL_IS_OBJECT(ann))
+	if (!json_is_object(ann))
 		return set_error(err,
 				 "network configuration: field \"runtimeConfig." CAP_POD_ANNOTATIONS
 				 "\": an object of strings expected, not %s",
-				 jt_type_name(ann));
-	for (size_t i = 0; i < ann->u.object.len; i++) {
-		const char *v = jt_str(ann->u.object.values[i]);
+				 json_type_name(ann));
+	for (size_t i = 0; i < ann->u.object.n; i++) {
+		const char *v = json_str(ann->u.object.v[i]);
 		if (v == NULL) {
-			_cleanup_free_ char *k = shown(ann->u.object.keys[i]);
+			_cleanup_free_ char *k = shown(ann->u.object.k[i]);
 			return set_error(err, "pod annotation \"%s\": a string expected, not %s", k,
-					 jt_type_name(ann->u.object.values[i]));
+					 json_type_name(ann->u.object.v[i]));
 		}
-		kv_append(&c->ann, &c->n_ann, ann->u.object.keys[i], v);
+		kv_append(&c->ann, &c->n_ann, ann->u.object.k[i], v);
 	}
 	return 0;
 }
@@ -224,7 +223,7 @@ static int cmd_add(struct call *c)
 		return refuse(c, CNIRT_ERR_INVALID_ENV,
 			      err ? err : "CNI_NETNS: empty: no namespace to attach to");
 	}
-	_cleanup_free_ char *prev = jt_dump(jt_get(c->conf, "prevResult"));
+	_cleanup_free_ char *prev = json_gen(json_obj_get(c->conf, "prevResult"), false, NULL);
 	struct status_entry primary = cluster(c, prev);
 	struct lifecycle_failure why = {0};
 	struct lifecycle_target t = {
@@ -315,10 +314,10 @@ static int cmd_check(struct call *c)
 }
 
 /* Is id among cni.dev/valid-attachments? */
-static bool is_valid(yajl_val valid, const char *id)
+static bool is_valid(json *valid, const char *id)
 {
-	for (size_t i = 0; YAJL_IS_ARRAY(valid) && i < valid->u.array.len; i++) {
-		const char *v = jt_str(jt_get(valid->u.array.values[i], "containerID"));
+	for (size_t i = 0; json_is_array(valid) && i < valid->u.array.n; i++) {
+		const char *v = json_str(json_obj_get(valid->u.array.v[i], "containerID"));
 		if (v && strcmp(v, id) == 0)
 			return true;
 	}
@@ -329,8 +328,8 @@ static bool is_valid(yajl_val valid, const char *id)
  * sandbox is not among the valid attachments. */
 static int cmd_gc(struct call *c)
 {
-	yajl_val valid = jt_get(c->conf, "cni.dev/valid-attachments");
-	if (valid && !YAJL_IS_ARRAY(valid))
+	json *valid = json_obj_get(c->conf, "cni.dev/valid-attachments");
+	if (valid && !json_is_array(valid))
 		return refuse(c, CNIRT_ERR_INVALID_CONFIG,
 			      "network configuration: field \"cni.dev/valid-attachments\": an "
 			      "array expected");
@@ -389,10 +388,11 @@ static int read_call(struct call *c, int fd)
 	}
 	if (strcmp(c->command, "STATUS") == 0 || (strcmp(c->command, "VERSION") == 0 && len == 0))
 		return 0;
-	if (jt_parse(buf, len, "network configuration on stdin", &c->conf, &err) < 0)
+	if (json_parse_with(buf, len, "network configuration on stdin", &hook_json, &c->conf,
+			    &err) < 0)
 		return refuse(c, CNIRT_ERR_DECODE, err);
-	c->version = jt_str(jt_get(c->conf, "cniVersion"));
-	c->name = jt_str(jt_get(c->conf, "name"));
+	c->version = json_str(json_obj_get(c->conf, "cniVersion"));
+	c->name = json_str(json_obj_get(c->conf, "name"));
 	if (strcmp(c->command, "VERSION") == 0 || strcmp(c->command, "STATUS") == 0)
 		return 0;
 	if (c->version == NULL || c->name == NULL)
@@ -421,8 +421,8 @@ static int check_env(const struct call *c)
  * else the installed one. */
 static int load_config(struct call *c)
 {
-	yajl_val v = jt_get(c->conf, "config");
-	const char *path = jt_str(v);
+	json *v = json_obj_get(c->conf, "config");
+	const char *path = json_str(v);
 	if (v && (path == NULL || *path != '/'))
 		return refuse(c, CNIRT_ERR_INVALID_CONFIG,
 			      "network configuration: field \"config\": the absolute path of a "
@@ -470,7 +470,7 @@ int cniplugin_run(const char *command, int fd)
 	}
 	fflush(stdout);
 	kv_free(c.ann, c.n_ann);
-	yajl_tree_free(c.conf);
+	json_free(c.conf);
 	config_free(c.cfg);
 	return ret;
 }

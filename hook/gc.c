@@ -15,7 +15,6 @@
 
 #include "gc.h"
 #include "inventory.h"
-#include "jsonutil.h"
 #include "lifecycle.h"
 #include "log.h"
 #include "netns.h"
@@ -197,16 +196,16 @@ static void result_sandboxes(const cnirt_cache_entry *c, char ***out, size_t *n)
 	cnirt_error *e = NULL;
 	_cleanup_free_ char *conv = NULL;
 	_cleanup_free_ char *err = NULL;
-	_cleanup_jt_ yajl_val v = NULL;
+	_cleanup_json_ json *v = NULL;
 	if (result == NULL ||
 	    cnirt_result_convert(result, strlen(result), "1.0.0", &conv, &e) < 0 ||
-	    jt_parse(conv, strlen(conv), "result", &v, &err) < 0) {
+	    json_parse_with(conv, strlen(conv), "result", &hook_json, &v, &err) < 0) {
 		cnirt_error_free(e);
 		return;
 	}
-	yajl_val ifs = jt_get(v, "interfaces");
-	for (size_t i = 0; YAJL_IS_ARRAY(ifs) && i < ifs->u.array.len; i++) {
-		const char *sb = jt_str(jt_get(ifs->u.array.values[i], "sandbox"));
+	json *ifs = json_obj_get(v, "interfaces");
+	for (size_t i = 0; json_is_array(ifs) && i < ifs->u.array.n; i++) {
+		const char *sb = json_str(json_obj_get(ifs->u.array.v[i], "sandbox"));
 		bool seen = sb == NULL || *sb == '\0';
 		for (size_t k = 0; k < *n && !seen; k++)
 			seen = strcmp((*out)[k], sb) == 0;

@@ -8,7 +8,6 @@
 #include <cnirt.h>
 
 #include "hookconf.h"
-#include "jsonutil.h"
 #include "suggest.h"
 
 #define CONFIG_MAX_SIZE	     (1u << 20)
@@ -63,9 +62,9 @@ static int unknown(char **err, const char *path, const char *prefix, const char 
 }
 
 /* An absolute path without "..", replacing *dst. */
-static int get_dir(yajl_val v, const char *path, const char *field, char **dst, char **err)
+static int get_dir(json *v, const char *path, const char *field, char **dst, char **err)
 {
-	const char *s = jt_str(v);
+	const char *s = json_str(v);
 	if (s == NULL)
 		return bad(err, path, field, "must be a string");
 	if (s[0] != '/' || strstr(s, "/../") ||
@@ -76,16 +75,16 @@ static int get_dir(yajl_val v, const char *path, const char *field, char **dst, 
 	return 0;
 }
 
-static int get_dirs(yajl_val v, const char *path, struct hook_config *c, char **err)
+static int get_dirs(json *v, const char *path, struct hook_config *c, char **err)
 {
-	if (!YAJL_IS_ARRAY(v))
+	if (!json_is_array(v))
 		return bad(err, path, "binDirs", "must be an array of paths");
 	char **dirs = NULL;
 	size_t n = 0;
-	for (size_t i = 0; i < v->u.array.len; i++) {
+	for (size_t i = 0; i < v->u.array.n; i++) {
 		_cleanup_free_ char *field = xasprintf("binDirs[%zu]", i);
 		_cleanup_free_ char *d = NULL;
-		if (get_dir(v->u.array.values[i], path, field, &d, err) < 0) {
+		if (get_dir(v->u.array.v[i], path, field, &d, err) < 0) {
 			strv_free(dirs, n);
 			return -1;
 		}
@@ -97,18 +96,18 @@ static int get_dirs(yajl_val v, const char *path, struct hook_config *c, char **
 	return 0;
 }
 
-static int get_networks(yajl_val v, const char *path, struct hook_config *c, char **err)
+static int get_networks(json *v, const char *path, struct hook_config *c, char **err)
 {
-	if (!YAJL_IS_ARRAY(v))
+	if (!json_is_array(v))
 		return bad(err, path, "defaultNetworks", "must be an array of network names");
-	if (v->u.array.len > MAX_DEFAULT_NETWORKS) {
+	if (v->u.array.n > MAX_DEFAULT_NETWORKS) {
 		_cleanup_free_ char *p =
-		    xasprintf("%zu networks, at most %d", v->u.array.len, MAX_DEFAULT_NETWORKS);
+		    xasprintf("%zu networks, at most %d", v->u.array.n, MAX_DEFAULT_NETWORKS);
 		return bad(err, path, "defaultNetworks", p);
 	}
-	for (size_t i = 0; i < v->u.array.len; i++) {
+	for (size_t i = 0; i < v->u.array.n; i++) {
 		_cleanup_free_ char *field = xasprintf("defaultNetworks[%zu]", i);
-		const char *name = jt_str(v->u.array.values[i]);
+		const char *name = json_str(v->u.array.v[i]);
 		cnirt_error *e = NULL;
 		if (name == NULL)
 			return bad(err, path, field, "must be a string");
@@ -122,22 +121,22 @@ static int get_networks(yajl_val v, const char *path, struct hook_config *c, cha
 	return 0;
 }
 
-static int get_log(yajl_val v, const char *path, struct hook_config *c, char **err)
+static int get_log(json *v, const char *path, struct hook_config *c, char **err)
 {
-	if (!YAJL_IS_OBJECT(v))
+	if (!json_is_object(v))
 		return bad(err, path, "log", "must be an object");
-	for (size_t i = 0; i < v->u.object.len; i++) {
-		const char *k = v->u.object.keys[i];
-		yajl_val x = v->u.object.values[i];
+	for (size_t i = 0; i < v->u.object.n; i++) {
+		const char *k = v->u.object.k[i];
+		json *x = v->u.object.v[i];
 		if (strcmp(k, "level") == 0) {
-			if (jt_str(x) == NULL || log_parse_level(jt_str(x), &c->log_level) < 0)
+			if (json_str(x) == NULL || log_parse_level(json_str(x), &c->log_level) < 0)
 				return bad(
 				    err, path, "log.level",
 				    "must be one of \"error\", \"warn\", \"info\", \"debug\"");
 		} else if (strcmp(k, "syslog") == 0) {
-			if (!YAJL_IS_TRUE(x) && !YAJL_IS_FALSE(x))
+			if (!json_is_true(x) && !json_is_false(x))
 				return bad(err, path, "log.syslog", "must be true or false");
-			c->log_syslog = YAJL_IS_TRUE(x);
+			c->log_syslog = json_is_true(x);
 		} else {
 			/* Those of the branches above. */
 			static const char *const fields[] = {"level", "syslog"};
@@ -147,15 +146,15 @@ static int get_log(yajl_val v, const char *path, struct hook_config *c, char **e
 	return 0;
 }
 
-static int apply(yajl_val root, const char *path, struct hook_config *c, char **err)
+static int apply(json *root, const char *path, struct hook_config *c, char **err)
 {
-	if (!YAJL_IS_OBJECT(root)) {
-		*err = xasprintf("%s: must hold a JSON object, not %s", path, jt_type_name(root));
+	if (!json_is_object(root)) {
+		*err = xasprintf("%s: must hold a JSON object, not %s", path, json_type_name(root));
 		return -1;
 	}
-	for (size_t i = 0; i < root->u.object.len; i++) {
-		const char *k = root->u.object.keys[i];
-		yajl_val v = root->u.object.values[i];
+	for (size_t i = 0; i < root->u.object.n; i++) {
+		const char *k = root->u.object.k[i];
+		json *v = root->u.object.v[i];
 		int r;
 		if (strcmp(k, "confDir") == 0)
 			r = get_dir(v, path, k, &c->conf_dir, err);
@@ -170,11 +169,11 @@ static int apply(yajl_val root, const char *path, struct hook_config *c, char **
 		else if (strcmp(k, "log") == 0)
 			r = get_log(v, path, c, err);
 		else if (strcmp(k, "pluginTimeout") == 0) {
-			if (!YAJL_IS_INTEGER(v) || YAJL_GET_INTEGER(v) < 1 ||
-			    YAJL_GET_INTEGER(v) > TIMEOUT_MAX_S)
+			if (!json_is_int(v) || json_int_value(v) < 1 ||
+			    json_int_value(v) > TIMEOUT_MAX_S)
 				return bad(err, path, k,
 					   "must be a whole number of seconds, 1-3600");
-			c->plugin_timeout_ms = (unsigned)YAJL_GET_INTEGER(v) * 1000;
+			c->plugin_timeout_ms = (unsigned)json_int_value(v) * 1000;
 			r = 0;
 		} else if (strcmp(k, "policy") == 0) {
 			struct policy p;
@@ -233,7 +232,7 @@ static void place_field_error(const char *buf, size_t len, const char *path, cha
 	if (end == NULL)
 		return;
 	_cleanup_free_ char *field = xstrndup(name, (size_t)(end - name));
-	_cleanup_free_ char *where = jt_field_place(buf, len, path, field);
+	_cleanup_free_ char *where = json_field_place(buf, len, path, field);
 	if (where == NULL)
 		return;
 	char *located = xasprintf("%s: %s", where, *err + strlen(path) + 2);
@@ -260,12 +259,18 @@ int config_load(const char *path, struct hook_config **out, char **err)
 		*err = xasprintf("%s: %s", p, r == -EFBIG ? "larger than 1 MiB" : strerror(-r));
 		return -1;
 	}
-	yajl_val root = NULL;
-	if (jt_parse_file(buf, len, p, &root, err) < 0)
+	json *root = NULL;
+	/* cnihook.json(5): comments allowed, places as FILE:LINE:COLUMN. */
+	static const struct json_limits conf_json = {.max_depth = HOOK_JSON_DEPTH,
+						     .no_nul = true,
+						     .utf8_unchecked = true,
+						     .comments = true,
+						     .file = true};
+	if (json_parse_with(buf, len, p, &conf_json, &root, err) < 0)
 		return -1;
 	struct hook_config *c = config_defaults();
 	r = apply(root, p, c, err);
-	yajl_tree_free(root);
+	json_free(root);
 	if (r < 0)
 		place_field_error(buf, len, p, err);
 	if (r == 0)

@@ -13,7 +13,6 @@
 #include <unistd.h>
 
 #include "hostports.h"
-#include "jsonutil.h"
 #include "util.h"
 
 /* The /proc/net tables, and what each holds. */
@@ -432,23 +431,24 @@ static int refuse(const char *proc, const char *key, unsigned port, const char *
 int hostports_check(const struct host_sockets *s, const char *proc, const char *key,
 		    const char *port_mappings, char **err)
 {
-	_cleanup_jt_ yajl_val a = NULL;
+	_cleanup_json_ json *a = NULL;
 	_cleanup_free_ char *perr = NULL;
-	if (jt_parse(port_mappings, strlen(port_mappings), "port mappings", &a, &perr) < 0 ||
-	    !YAJL_IS_ARRAY(a))
+	if (json_parse_with(port_mappings, strlen(port_mappings), "port mappings", &hook_json, &a,
+			    &perr) < 0 ||
+	    !json_is_array(a))
 		return set_error(err, "annotation \"%s\": the port mappings cannot be read back",
 				 key);
-	for (size_t i = 0; i < a->u.array.len; i++) {
-		yajl_val m = a->u.array.values[i];
-		yajl_val hp = jt_get(m, "hostPort");
-		const char *proto = jt_str(jt_get(m, "protocol"));
-		if (!YAJL_IS_INTEGER(hp) || hp->u.number.i < 1 || hp->u.number.i > 65535)
+	for (size_t i = 0; i < a->u.array.n; i++) {
+		json *m = a->u.array.v[i];
+		json *hp = json_obj_get(m, "hostPort");
+		const char *proto = json_str(json_obj_get(m, "protocol"));
+		if (!json_is_int(hp) || json_int_value(hp) < 1 || json_int_value(hp) > 65535)
 			return set_error(
 			    err, "annotation \"%s\": the port mappings cannot be read back", key);
-		unsigned port = (unsigned)hp->u.number.i;
+		unsigned port = (unsigned)json_int_value(hp);
 		const struct host_socket *h = NULL;
-		if (host_sockets_find(s, proto ? proto : "tcp", jt_str(jt_get(m, "hostIP")), port,
-				      &h, &perr) < 0)
+		if (host_sockets_find(s, proto ? proto : "tcp", json_str(json_obj_get(m, "hostIP")),
+				      port, &h, &perr) < 0)
 			return set_error(err, "annotation \"%s\": %s", key, perr);
 		if (h)
 			return refuse(proc, key, port, proto_names[h->proto], h, err);

@@ -14,22 +14,21 @@
 #include <cnirt.h>
 
 #include "inventory.h"
-#include "jsonutil.h"
 #include "log.h"
+#include "netstatus.h"
 #include "record.h"
-#include "status.h"
 #include "util.h"
 
-static char *join_strings(yajl_val arr, const char *sep)
+static char *join_strings(json *arr, const char *sep)
 {
 	size_t cap = 1, n = 0;
-	for (size_t i = 0; YAJL_IS_ARRAY(arr) && i < arr->u.array.len; i++)
-		if (jt_str(arr->u.array.values[i]))
-			cap += strlen(jt_str(arr->u.array.values[i])) + strlen(sep);
+	for (size_t i = 0; json_is_array(arr) && i < arr->u.array.n; i++)
+		if (json_str(arr->u.array.v[i]))
+			cap += strlen(json_str(arr->u.array.v[i])) + strlen(sep);
 	char *s = xmalloc(cap);
 	s[0] = '\0';
-	for (size_t i = 0; YAJL_IS_ARRAY(arr) && i < arr->u.array.len; i++) {
-		const char *v = jt_str(arr->u.array.values[i]);
+	for (size_t i = 0; json_is_array(arr) && i < arr->u.array.n; i++) {
+		const char *v = json_str(arr->u.array.v[i]);
 		if (v == NULL)
 			continue;
 		n += (size_t)sprintf(s + n, "%s%s", n ? sep : "", v);
@@ -110,35 +109,36 @@ static void log_unreadable(const char *verb, const char *what, int errnum)
 }
 
 /* The status file of one container, parsed; NULL when there is none. */
-static yajl_val read_status(const struct hook_config *cfg, const char *id, int *errnum)
+static json *read_status(const struct hook_config *cfg, const char *id, int *errnum)
 {
 	_cleanup_free_ char *path = status_path(cfg->state_dir, id);
 	_cleanup_free_ char *buf = NULL;
 	_cleanup_free_ char *err = NULL;
 	size_t len;
 	int r = read_file(path, 16u << 20, &buf, &len);
-	yajl_val v = NULL;
+	json *v = NULL;
 	if (r < 0) {
 		*errnum = -r;
 		return NULL;
 	}
-	if (jt_parse(buf, len, path, &v, &err) < 0) {
+	if (json_parse_with(buf, len, path, &hook_json, &v, &err) < 0) {
 		*errnum = EBADMSG;
 		return NULL;
 	}
 	return v;
 }
 
-static void status_rows(const struct hook_config *cfg, struct table *t, const char *id, yajl_val st,
+static void status_rows(const struct hook_config *cfg, struct table *t, const char *id, json *st,
 			bool no_trunc)
 {
 	_cleanup_free_ char *shown_id = container_shown(cfg, id, no_trunc);
-	for (size_t i = 0; YAJL_IS_ARRAY(st) && i < st->u.array.len; i++) {
-		yajl_val e = st->u.array.values[i];
-		_cleanup_free_ char *ips = join_strings(jt_get(e, "ips"), ",");
-		table_row(t, shown_id, jt_str(jt_get(e, "name")), jt_str(jt_get(e, "interface")),
-			  ips, jt_str(jt_get(e, "mac")),
-			  YAJL_IS_TRUE(jt_get(e, "default")) ? "yes" : "no");
+	for (size_t i = 0; json_is_array(st) && i < st->u.array.n; i++) {
+		json *e = st->u.array.v[i];
+		_cleanup_free_ char *ips = join_strings(json_obj_get(e, "ips"), ",");
+		table_row(t, shown_id, json_str(json_obj_get(e, "name")),
+			  json_str(json_obj_get(e, "interface")), ips,
+			  json_str(json_obj_get(e, "mac")),
+			  json_is_true(json_obj_get(e, "default")) ? "yes" : "no");
 	}
 }
 
@@ -224,11 +224,11 @@ static char *id_key(const char *arg)
 	return xasprintf("%.*s-%s", (int)(slash - arg), arg, slash + 1);
 }
 
-int inventory_status(const struct hook_config *cfg, const char *id_arg, bool json, bool no_trunc)
+int inventory_status(const struct hook_config *cfg, const char *id_arg, bool as_json, bool no_trunc)
 {
 	int errnum = 0;
 	struct table t = {.cols = 6};
-	if (!json)
+	if (!as_json)
 		table_row(&t, STATUS_HEADER);
 	if (id_arg) {
 		cnirt_error *e = NULL;
@@ -241,7 +241,7 @@ int inventory_status(const struct hook_config *cfg, const char *id_arg, bool jso
 		_cleanup_free_ char *id = resolve_id(cfg, key);
 		if (id == NULL)
 			return 1;
-		yajl_val st = read_status(cfg, id, &errnum);
+		json *st = read_status(cfg, id, &errnum);
 		if (st == NULL) {
 			if (errnum == ENOENT)
 				log_error("status: container \"%s\": no network status (not "
@@ -251,14 +251,14 @@ int inventory_status(const struct hook_config *cfg, const char *id_arg, bool jso
 				log_unreadable("status", id, errnum);
 			return 1;
 		}
-		if (json) {
-			_cleanup_free_ char *text = jt_dump(st);
+		if (as_json) {
+			_cleanup_free_ char *text = json_gen(st, false, NULL);
 			printf("%s\n", text);
 		} else {
 			status_rows(cfg, &t, id, st, no_trunc);
 			table_print(&t);
 		}
-		yajl_tree_free(st);
+		json_free(st);
 		return 0;
 	}
 
@@ -266,26 +266,26 @@ int inventory_status(const struct hook_config *cfg, const char *id_arg, bool jso
 	size_t n = 0;
 	if (state_ids(cfg, "status", &ids, &n) < 0)
 		return 1;
-	yajl_gen g = jt_gen_new();
+	yajl_gen g = gen_new();
 	yajl_gen_map_open(g);
 	for (size_t i = 0; i < n; i++) {
-		yajl_val st = read_status(cfg, ids[i], &errnum);
+		json *st = read_status(cfg, ids[i], &errnum);
 		if (st == NULL && errnum != ENOENT) {
 			_cleanup_free_ char *p = status_path(cfg->state_dir, ids[i]);
 			log_unreadable("status", p, errnum);
 		}
-		if (st && json) {
-			jt_gen_str(g, ids[i]);
-			jt_gen_value(g, st);
+		if (st && as_json) {
+			gen_str(g, ids[i]);
+			gen_json(g, st);
 		} else if (st) {
 			status_rows(cfg, &t, ids[i], st, no_trunc);
 		}
-		yajl_tree_free(st);
+		json_free(st);
 	}
 	strv_free(ids, n);
 	yajl_gen_map_close(g);
-	_cleanup_free_ char *text = jt_gen_finish(g);
-	if (json)
+	_cleanup_free_ char *text = gen_finish(g);
+	if (as_json)
 		printf("%s\n", text);
 	else
 		table_print(&t);
@@ -302,23 +302,24 @@ static char *result_ips(const char *result)
 		cnirt_error_free(e);
 		return xstrdup("");
 	}
-	yajl_val v = NULL;
+	json *v = NULL;
 	_cleanup_free_ char *err = NULL;
-	if (jt_parse(conv, strlen(conv), "result", &v, &err) < 0)
+	if (json_parse_with(conv, strlen(conv), "result", &hook_json, &v, &err) < 0)
 		return xstrdup("");
-	yajl_val ips = jt_get(v, "ips");
-	yajl_gen g = jt_gen_new();
+	json *ips = json_obj_get(v, "ips");
+	yajl_gen g = gen_new();
 	yajl_gen_array_open(g);
-	for (size_t i = 0; YAJL_IS_ARRAY(ips) && i < ips->u.array.len; i++)
-		if (jt_str(jt_get(ips->u.array.values[i], "address")))
-			jt_gen_str(g, jt_str(jt_get(ips->u.array.values[i], "address")));
+	for (size_t i = 0; json_is_array(ips) && i < ips->u.array.n; i++)
+		if (json_str(json_obj_get(ips->u.array.v[i], "address")))
+			gen_str(g, json_str(json_obj_get(ips->u.array.v[i], "address")));
 	yajl_gen_array_close(g);
-	_cleanup_free_ char *arr = jt_gen_finish(g);
-	yajl_val a = NULL;
-	char *s =
-	    jt_parse(arr, strlen(arr), "ips", &a, &err) == 0 ? join_strings(a, ",") : xstrdup("");
-	yajl_tree_free(a);
-	yajl_tree_free(v);
+	_cleanup_free_ char *arr = gen_finish(g);
+	json *a = NULL;
+	char *s = json_parse_with(arr, strlen(arr), "ips", &hook_json, &a, &err) == 0
+		      ? join_strings(a, ",")
+		      : xstrdup("");
+	json_free(a);
+	json_free(v);
 	return s;
 }
 
@@ -354,7 +355,7 @@ static const char *gc_rule(const struct hook_config *cfg, const cnirt_cache_entr
 	return netns && *netns ? "netns" : "kept:no-netns";
 }
 
-int inventory_list(const struct hook_config *cfg, bool json, bool no_trunc)
+int inventory_list(const struct hook_config *cfg, bool as_json, bool no_trunc)
 {
 	cnirt_ctx *ctx = config_ctx(cfg);
 	cnirt_cache_entry **v = NULL;
@@ -372,10 +373,10 @@ int inventory_list(const struct hook_config *cfg, bool json, bool no_trunc)
 		return 1;
 	}
 	long long now = (long long)time(NULL);
-	yajl_gen g = jt_gen_new();
+	yajl_gen g = gen_new();
 	yajl_gen_array_open(g);
 	struct table t = {.cols = 7};
-	if (!json)
+	if (!as_json)
 		table_row(&t, "CONTAINER", "NETWORK", "INTERFACE", "IPS", "NETNS", "AGE", "GC");
 	for (size_t i = 0; i < n; i++) {
 		const cnirt_cache_entry *c = v[i];
@@ -384,33 +385,33 @@ int inventory_list(const struct hook_config *cfg, bool json, bool no_trunc)
 		long long secs = now - cnirt_cache_entry_mtime(c);
 		if (secs < 0)
 			secs = 0;
-		if (json) {
+		if (as_json) {
 			yajl_gen_map_open(g);
-			jt_gen_str(g, "containerId");
-			jt_gen_str(g, cnirt_cache_entry_container_id(c));
+			gen_str(g, "containerId");
+			gen_str(g, cnirt_cache_entry_container_id(c));
 			_cleanup_free_ char *name =
 			    record_name_read(cfg->state_dir, cnirt_cache_entry_container_id(c));
 			if (name) {
-				jt_gen_str(g, "name");
-				jt_gen_str(g, name);
+				gen_str(g, "name");
+				gen_str(g, name);
 			}
-			jt_gen_str(g, "network");
-			jt_gen_str(g, cnirt_cache_entry_network(c));
-			jt_gen_str(g, "ifname");
-			jt_gen_str(g, cnirt_cache_entry_ifname(c));
-			jt_gen_str(g, "ips");
+			gen_str(g, "network");
+			gen_str(g, cnirt_cache_entry_network(c));
+			gen_str(g, "ifname");
+			gen_str(g, cnirt_cache_entry_ifname(c));
+			gen_str(g, "ips");
 			yajl_gen_array_open(g);
 			char *save = NULL;
 			for (char *ip = strtok_r(ips, ",", &save); ip;
 			     ip = strtok_r(NULL, ",", &save))
-				jt_gen_str(g, ip);
+				gen_str(g, ip);
 			yajl_gen_array_close(g);
-			jt_gen_str(g, "netns");
-			jt_gen_str(g, netns);
-			jt_gen_str(g, "ageSeconds");
+			gen_str(g, "netns");
+			gen_str(g, netns);
+			gen_str(g, "ageSeconds");
 			yajl_gen_integer(g, secs);
-			jt_gen_str(g, "gc");
-			jt_gen_str(g, gc_rule(cfg, c));
+			gen_str(g, "gc");
+			gen_str(g, gc_rule(cfg, c));
 			yajl_gen_map_close(g);
 		} else {
 			_cleanup_free_ char *a = age(secs);
@@ -421,8 +422,8 @@ int inventory_list(const struct hook_config *cfg, bool json, bool no_trunc)
 		}
 	}
 	yajl_gen_array_close(g);
-	_cleanup_free_ char *text = jt_gen_finish(g);
-	if (json)
+	_cleanup_free_ char *text = gen_finish(g);
+	if (as_json)
 		printf("%s\n", text);
 	else
 		table_print(&t);

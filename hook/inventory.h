@@ -10,10 +10,10 @@
 /* The network status of one container (id, or a prefix of one id) or of
  * every container the hook attached (id NULL): a table, or JSON. Tables
  * show ids cut to 12 characters unless no_trunc. Returns the exit status. */
-int inventory_status(const struct hook_config *cfg, const char *id, bool json, bool no_trunc);
+int inventory_status(const struct hook_config *cfg, const char *id, bool as_json, bool no_trunc);
 /* Every attachment in the cache, whoever made it, and what gc makes of it:
  * a table, or JSON. */
-int inventory_list(const struct hook_config *cfg, bool json, bool no_trunc);
+int inventory_list(const struct hook_config *cfg, bool as_json, bool no_trunc);
 
 struct cnirt_ctx;
 /* The full path of the cache file `name` (of cnirt_cache_list_damaged()),

@@ -22,7 +22,6 @@
 
 #include "annotations.h"
 #include "hostports.h"
-#include "jsonutil.h"
 #include "lifecycle.h"
 #include "lock.h"
 #include "log.h"
@@ -30,8 +29,8 @@
 #include "policy.h"
 #include "portreserve.h"
 #include "record.h"
+#include "netstatus.h"
 #include "ocistate.h"
-#include "status.h"
 
 #define STATE_MAX_SIZE (1u << 20)
 
@@ -131,59 +130,6 @@ static bool has_cap(void *data, const char *cap)
 	return cnirt_netlist_has_capability(data, cap);
 }
 
-/* The list bytes with `cni-args` in every plugin's args.cni (CONVENTIONS.md
- * "args in network config"), other fields as they were. */
-static char *inject_cni_args(const char *bytes, size_t len, const char *cni_args, char **err)
-{
-	yajl_val root = NULL, extra = NULL;
-	if (jt_parse(bytes, len, "network configuration", &root, err) < 0)
-		return NULL;
-	if (jt_parse(cni_args, strlen(cni_args), "cni-args", &extra, err) < 0) {
-		yajl_tree_free(root);
-		return NULL;
-	}
-	yajl_gen g = jt_gen_new();
-	yajl_gen_map_open(g);
-	for (size_t i = 0; i < root->u.object.len; i++) {
-		const char *k = root->u.object.keys[i];
-		yajl_val v = root->u.object.values[i];
-		jt_gen_str(g, k);
-		if (strcmp(k, "plugins") != 0 || !YAJL_IS_ARRAY(v)) {
-			jt_gen_value(g, v);
-			continue;
-		}
-		yajl_gen_array_open(g);
-		for (size_t p = 0; p < v->u.array.len; p++) {
-			yajl_val plugin = v->u.array.values[p];
-			yajl_val args = jt_get(plugin, "args");
-			yajl_gen_map_open(g);
-			for (size_t f = 0; f < plugin->u.object.len; f++) {
-				if (strcmp(plugin->u.object.keys[f], "args") == 0)
-					continue;
-				jt_gen_str(g, plugin->u.object.keys[f]);
-				jt_gen_value(g, plugin->u.object.values[f]);
-			}
-			jt_gen_str(g, "args");
-			yajl_gen_map_open(g);
-			for (size_t f = 0; YAJL_IS_OBJECT(args) && f < args->u.object.len; f++) {
-				if (strcmp(args->u.object.keys[f], "cni") == 0)
-					continue;
-				jt_gen_str(g, args->u.object.keys[f]);
-				jt_gen_value(g, args->u.object.values[f]);
-			}
-			jt_gen_str(g, "cni");
-			jt_gen_value(g, extra);
-			yajl_gen_map_close(g);
-			yajl_gen_map_close(g);
-		}
-		yajl_gen_array_close(g);
-	}
-	yajl_gen_map_close(g);
-	yajl_tree_free(root);
-	yajl_tree_free(extra);
-	return jt_gen_finish(g);
-}
-
 /* The port mappings against the sockets bound on the host (hostports.h),
  * before any plugin runs. /proc is read once, and only when some
  * attachment maps ports. */
@@ -219,6 +165,7 @@ static int check_host_ports(struct run *r, const struct selection *sel, const ch
 struct prepared {
 	cnirt_netlist *list;
 	char *cap_args;
+	char *config_args;
 	struct kv *args;
 	size_t n_args;
 	cnirt_kv *cnikv;
@@ -229,6 +176,7 @@ static void prepared_free(struct prepared *p, size_t n)
 	for (size_t i = 0; p && i < n; i++) {
 		cnirt_netlist_free(p[i].list);
 		free(p[i].cap_args);
+		free(p[i].config_args);
 		kv_free(p[i].args, p[i].n_args);
 		free(p[i].cnikv);
 	}
@@ -262,22 +210,10 @@ static int prepare(const char *by, const cnirt_confdir *dir, const struct select
 		return -1;
 	}
 	p->cnikv = to_cnikv(p->args, p->n_args);
-	if (a->cni_args == NULL) {
-		p->list = found;
-		return 0;
-	}
-	size_t len;
-	const char *bytes = cnirt_netlist_bytes(found, &len);
-	_cleanup_free_ char *with_args = inject_cni_args(bytes, len, a->cni_args, err);
-	int ret = with_args ? cnirt_netlist_parse(with_args, strlen(with_args),
-						  cnirt_netlist_path(found), &p->list, &e)
-			    : -1;
-	if (ret < 0 && with_args) {
-		*err = xasprintf("%s: cni-args: %s", where, cnirt_error_msg(e));
-		cnirt_error_free(e);
-	}
-	cnirt_netlist_free(found);
-	return ret;
+	/* libcnirt passes cni-args as args.cni of every plugin (derive.c). */
+	p->config_args = xstrdup(a->cni_args);
+	p->list = found;
+	return 0;
 }
 
 /* DEL one recorded attachment: from the cache when it has the entry, else
@@ -314,6 +250,7 @@ static int detach_one(struct run *r, const struct record_att *a, const char *net
 	    .args = kv,
 	    .n_args = a->n_args,
 	    .capability_args = a->cap_args,
+	    .config_args = a->config_args,
 	};
 	int ret = cnirt_del(r->ctx, l, &att, &e);
 	if (ret < 0)
@@ -603,6 +540,7 @@ static int attach_locked(struct run *r, const struct selection *sel, struct prep
 			any_default_route || primary ? sel->v[i].n_default_route > 0 : i == 0,
 		    .config = (char *)bytes,
 		    .cap_args = p[i].cap_args,
+		    .config_args = p[i].config_args,
 		    .args = p[i].args,
 		    .n_args = p[i].n_args,
 		};
@@ -650,6 +588,7 @@ static int attach_locked(struct run *r, const struct selection *sel, struct prep
 		    .args = p[done].cnikv,
 		    .n_args = p[done].n_args,
 		    .capability_args = p[done].cap_args,
+		    .config_args = p[done].config_args,
 		};
 		if (cnirt_add(r->ctx, p[done].list, &att, &results[done], &e) < 0) {
 			fail_cni(r, a->network, e);

@@ -5,7 +5,7 @@
 
 #include "annotations.h"
 #include "hookconf.h"
-#include "status.h"
+#include "netstatus.h"
 
 enum stage {
 	STAGE_NONE, /* infer from the state's status */

@@ -12,6 +12,15 @@
 #include "lock.h"
 #include "util.h"
 
+/* Is the file fd has open still the one at path? The holder before us may
+ * have removed it: a lock on a file nobody else will open is no lock. */
+static bool still_linked(int fd, const char *path)
+{
+	struct stat a, b;
+	return fstat(fd, &a) == 0 && stat(path, &b) == 0 && a.st_ino == b.st_ino &&
+	       a.st_dev == b.st_dev;
+}
+
 int lock_path(const char *path, int *fd_out, char **err)
 {
 	for (;;) {
@@ -24,11 +33,8 @@ int lock_path(const char *path, int *fd_out, char **err)
 			close(fd);
 			return set_error(err, "lock %s: %s", path, strerror(errno));
 		}
-		/* The holder before us may have removed the file: then the lock we
-		 * hold is on a file nobody else will open; take the new one. */
-		struct stat a, b;
-		if (fstat(fd, &a) == 0 && stat(path, &b) == 0 && a.st_ino == b.st_ino &&
-		    a.st_dev == b.st_dev) {
+		/* Removed by the holder before us: take the new one. */
+		if (still_linked(fd, path)) {
 			*fd_out = fd;
 			return 0;
 		}
@@ -61,8 +67,7 @@ int lock_try(const char *state_dir, const char *id, int *fd_out, char **err)
 			return 1;
 		return set_error(err, "lock %s: %s", path, strerror(e));
 	}
-	struct stat a, b;
-	if (fstat(fd, &a) < 0 || stat(path, &b) < 0 || a.st_ino != b.st_ino) {
+	if (!still_linked(fd, path)) {
 		close(fd);
 		return 1; /* removed under us: someone was just done with it */
 	}

@@ -51,12 +51,12 @@ static int run_with_config(const char *config, const char *level_arg, int argc, 
 	if (inventory || (verb && strcmp(verb, "gc") == 0)) {
 		/* Operator commands: their flags, then at most one operand. */
 		const char *operand = NULL;
-		bool json = false, no_trunc = false;
+		bool as_json = false, no_trunc = false;
 		struct gc_options gc = {0};
 		ret = 0;
 		for (int k = 1; k < argc && ret == 0; k++) {
 			if (strcmp(argv[k], "--json") == 0 && strcmp(verb, "gc") != 0)
-				json = true;
+				as_json = true;
 			else if (strcmp(argv[k], "--no-trunc") == 0 && strcmp(verb, "gc") != 0)
 				no_trunc = true;
 			else if (strcmp(argv[k], "--dry-run") == 0 && strcmp(verb, "gc") == 0)
@@ -72,9 +72,9 @@ static int run_with_config(const char *config, const char *level_arg, int argc, 
 		if (ret == 0) {
 			log_init(level, !inventory && cfg->log_syslog, cfg->state_dir);
 			if (strcmp(verb, "status") == 0)
-				ret = inventory_status(cfg, operand, json, no_trunc);
+				ret = inventory_status(cfg, operand, as_json, no_trunc);
 			else if (strcmp(verb, "list") == 0)
-				ret = inventory_list(cfg, json, no_trunc);
+				ret = inventory_list(cfg, as_json, no_trunc);
 			else {
 				config_enter_sandbox(cfg);
 				ret = gc_run(cfg, &gc);

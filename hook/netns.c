@@ -32,13 +32,6 @@
 /* Unmounts of one pin at most (mounts stacked by earlier runs). */
 #define UNPIN_MAX 64
 
-static void closep(int *fd)
-{
-	if (*fd >= 0)
-		close(*fd);
-}
-#define _cleanup_close_ _cleanup_(closep)
-
 /* Open path if it is an nsfs file: statfs first, so that nothing else is
  * ever opened (no FIFO, no device). -1 otherwise. */
 static int open_nsfs(const char *path)

@@ -15,7 +15,6 @@
 #include <unistd.h>
 
 #include "cnirt.h"
-#include "jsonutil.h"
 #include "ocistate.h"
 
 #define STATE_MAX  (1024 * 1024)
@@ -28,14 +27,14 @@ static char *quoted(const char *s)
 	return xasprintf("\"%s\"", v);
 }
 
-static int parse_json(const char *buf, size_t len, const char *what, yajl_val *out, char **err)
+static int parse_json(const char *buf, size_t len, const char *what, json **out, char **err)
 {
-	yajl_val v;
-	if (jt_parse(buf, len, what, &v, err) < 0)
+	json *v;
+	if (json_parse_with(buf, len, what, &hook_json, &v, err) < 0)
 		return -1;
-	if (!YAJL_IS_OBJECT(v)) {
-		set_error(err, "%s: must be a JSON object, not %s", what, jt_type_name(v));
-		yajl_tree_free(v);
+	if (!json_is_object(v)) {
+		set_error(err, "%s: must be a JSON object, not %s", what, json_type_name(v));
+		json_free(v);
 		return -1;
 	}
 	*out = v;
@@ -43,22 +42,22 @@ static int parse_json(const char *buf, size_t len, const char *what, yajl_val *o
 }
 
 /* A string member; NULL when absent (or null) and not required. */
-static int get_string(yajl_val o, const char *what, const char *key, bool required,
-		      const char **out, char **err)
+static int get_string(json *o, const char *what, const char *key, bool required, const char **out,
+		      char **err)
 {
-	yajl_val v = jt_get(o, key);
-	if (v == NULL || (YAJL_IS_NULL(v) && !required)) {
+	json *v = json_obj_get(o, key);
+	if (v == NULL || (json_is_null(v) && !required)) {
 		if (required)
 			return set_error(err, "%s: field \"%s\": missing", what, key);
 		*out = NULL;
 		return 0;
 	}
-	if (!YAJL_IS_STRING(v))
+	if (!json_is_string(v))
 		return set_error(err, "%s: field \"%s\": must be a string, not %s", what, key,
-				 jt_type_name(v));
-	if (required && v->u.string[0] == '\0')
+				 json_type_name(v));
+	if (required && v->u.string.s[0] == '\0')
 		return set_error(err, "%s: field \"%s\": must not be empty", what, key);
-	*out = v->u.string;
+	*out = v->u.string.s;
 	return 0;
 }
 
@@ -71,51 +70,51 @@ static int check_absolute(const char *what, const char *field, const char *path,
 }
 
 /* "annotations": an object of strings (null or absent: none). */
-static int parse_annotations(yajl_val o, const char *what, struct kv **kv, size_t *n, char **err)
+static int parse_annotations(json *o, const char *what, struct kv **kv, size_t *n, char **err)
 {
-	yajl_val v = jt_get(o, "annotations");
-	if (v == NULL || YAJL_IS_NULL(v))
+	json *v = json_obj_get(o, "annotations");
+	if (v == NULL || json_is_null(v))
 		return 0;
-	if (!YAJL_IS_OBJECT(v))
+	if (!json_is_object(v))
 		return set_error(err, "%s: field \"annotations\": must be an object, not %s", what,
-				 jt_type_name(v));
+				 json_type_name(v));
 	struct kv *a = NULL;
 	size_t na = 0;
-	for (size_t i = 0; i < v->u.object.len; i++) {
-		const char *value = jt_str(v->u.object.values[i]);
+	for (size_t i = 0; i < v->u.object.n; i++) {
+		const char *value = json_str(v->u.object.v[i]);
 		if (value == NULL) {
-			_cleanup_free_ char *k = quoted(v->u.object.keys[i]);
+			_cleanup_free_ char *k = quoted(v->u.object.k[i]);
 			set_error(err, "%s: annotation %s: must be a string, not %s", what, k,
-				  jt_type_name(v->u.object.values[i]));
+				  json_type_name(v->u.object.v[i]));
 			kv_free(a, na);
 			return -1;
 		}
-		kv_append(&a, &na, v->u.object.keys[i], value);
+		kv_append(&a, &na, v->u.object.k[i], value);
 	}
 	*kv = a;
 	*n = na;
 	return 0;
 }
 
-static int parse_pid(yajl_val o, pid_t *out, char **err)
+static int parse_pid(json *o, pid_t *out, char **err)
 {
-	yajl_val v = jt_get(o, "pid");
+	json *v = json_obj_get(o, "pid");
 	/* runtime-spec "State": pid is REQUIRED only when status is created or
 	 * running; runc leaves it out at poststop, crun passes 0. */
-	if (v == NULL || YAJL_IS_NULL(v)) {
+	if (v == NULL || json_is_null(v)) {
 		*out = 0;
 		return 0;
 	}
-	if (YAJL_IS_INTEGER(v) && v->u.number.i >= 0 && v->u.number.i <= INT_MAX) {
-		*out = (pid_t)v->u.number.i;
+	if (json_is_int(v) && json_int_value(v) >= 0 && json_int_value(v) <= INT_MAX) {
+		*out = (pid_t)json_int_value(v);
 		return 0;
 	}
-	if (YAJL_IS_NUMBER(v))
+	if (json_is_number(v))
 		return set_error(
 		    err, "OCI state: field \"pid\": must be a non-negative integer, not %.32s%s",
-		    v->u.number.r, strlen(v->u.number.r) > 32 ? "..." : "");
+		    v->u.number, strlen(v->u.number) > 32 ? "..." : "");
 	return set_error(err, "OCI state: field \"pid\": must be a non-negative integer, not %s",
-			 jt_type_name(v));
+			 json_type_name(v));
 }
 
 /* The status is a string the runtime chose: runtime-spec "State" lists
@@ -137,7 +136,7 @@ static int check_status(const char *status, char **err)
 
 /* Read <bundle>/config.json: a regular file of at most CONFIG_MAX bytes.
  * 0 with *out NULL when it does not exist and is not needed. */
-static int read_config(const char *path, bool need_config, yajl_val *out, char **err)
+static int read_config(const char *path, bool need_config, json **out, char **err)
 {
 	int fd = TEMP_FAILURE_RETRY(open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK));
 	if (fd < 0) {
@@ -170,62 +169,62 @@ static int read_config(const char *path, bool need_config, yajl_val *out, char *
 
 /* The "network" entry of linux.namespaces (runtime-spec config-linux.md,
  * "Namespaces"): present or not, and its path. */
-static int parse_namespaces(yajl_val config, const char *what, struct oci_state *s, char **err)
+static int parse_namespaces(json *config, const char *what, struct oci_state *s, char **err)
 {
-	yajl_val lnx = jt_get(config, "linux");
-	if (lnx == NULL || YAJL_IS_NULL(lnx))
+	json *lnx = json_obj_get(config, "linux");
+	if (lnx == NULL || json_is_null(lnx))
 		return 0;
-	if (!YAJL_IS_OBJECT(lnx))
+	if (!json_is_object(lnx))
 		return set_error(err, "%s: field \"linux\": must be an object, not %s", what,
-				 jt_type_name(lnx));
-	yajl_val ns = jt_get(lnx, "namespaces");
-	if (ns == NULL || YAJL_IS_NULL(ns))
+				 json_type_name(lnx));
+	json *ns = json_obj_get(lnx, "namespaces");
+	if (ns == NULL || json_is_null(ns))
 		return 0;
-	if (!YAJL_IS_ARRAY(ns))
+	if (!json_is_array(ns))
 		return set_error(err, "%s: field \"linux.namespaces\": must be an array, not %s",
-				 what, jt_type_name(ns));
+				 what, json_type_name(ns));
 	bool found = false;
 	const char *path = NULL;
-	for (size_t i = 0; i < ns->u.array.len; i++) {
-		yajl_val e = ns->u.array.values[i];
-		if (!YAJL_IS_OBJECT(e))
+	for (size_t i = 0; i < ns->u.array.n; i++) {
+		json *e = ns->u.array.v[i];
+		if (!json_is_object(e))
 			return set_error(
 			    err, "%s: field \"linux.namespaces[%zu]\": must be an object, not %s",
-			    what, i, jt_type_name(e));
-		yajl_val type = jt_get(e, "type");
-		if (!YAJL_IS_STRING(type))
+			    what, i, json_type_name(e));
+		json *type = json_obj_get(e, "type");
+		if (!json_is_string(type))
 			return set_error(
 			    err,
 			    "%s: field \"linux.namespaces[%zu].type\": must be a string, not %s",
-			    what, i, jt_type_name(type));
-		if (strcmp(type->u.string, "network") != 0)
+			    what, i, json_type_name(type));
+		if (strcmp(type->u.string.s, "network") != 0)
 			continue;
 		if (found)
 			return set_error(
 			    err, "%s: field \"linux.namespaces\": more than one \"network\" entry",
 			    what);
 		found = true;
-		yajl_val p = jt_get(e, "path");
-		if (p == NULL || YAJL_IS_NULL(p))
+		json *p = json_obj_get(e, "path");
+		if (p == NULL || json_is_null(p))
 			continue;
-		if (!YAJL_IS_STRING(p))
+		if (!json_is_string(p))
 			return set_error(
 			    err,
 			    "%s: field \"linux.namespaces[%zu].path\": must be a string, not %s",
-			    what, i, jt_type_name(p));
+			    what, i, json_type_name(p));
 		/* An empty path is no path: runc and crun create a new
 		 * namespace for it. */
-		if (p->u.string[0] == '\0')
+		if (p->u.string.s[0] == '\0')
 			continue;
-		if (p->u.string[0] != '/') {
-			_cleanup_free_ char *q = quoted(p->u.string);
+		if (p->u.string.s[0] != '/') {
+			_cleanup_free_ char *q = quoted(p->u.string.s);
 			return set_error(
 			    err,
 			    "%s: field \"linux.namespaces[%zu].path\": %s is not an absolute "
 			    "path",
 			    what, i, q);
 		}
-		path = p->u.string;
+		path = p->u.string.s;
 	}
 	s->netns_in_config = found;
 	s->netns_path = xstrdup(path);
@@ -243,7 +242,7 @@ int state_load_config(struct oci_state *s, bool need_config, char **err)
 	}
 	_cleanup_free_ char *path = xasprintf("%s%sconfig.json", s->bundle,
 					      s->bundle[strlen(s->bundle) - 1] == '/' ? "" : "/");
-	_cleanup_jt_ yajl_val config = NULL;
+	_cleanup_json_ json *config = NULL;
 	if (read_config(path, need_config, &config, err) < 0)
 		return -1;
 	if (config == NULL)
@@ -311,7 +310,7 @@ int state_parse_state(const char *buf, size_t len, struct oci_state **out, char 
 {
 	if (len > STATE_MAX)
 		return set_error(err, "OCI state: larger than %d MiB", STATE_MAX / (1024 * 1024));
-	_cleanup_jt_ yajl_val root = NULL;
+	_cleanup_json_ json *root = NULL;
 	if (parse_json(buf, len, "OCI state", &root, err) < 0)
 		return -1;
 

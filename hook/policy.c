@@ -15,12 +15,9 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "jsonutil.h"
 #include "policy.h"
 #include "suggest.h"
 
-#define MAX_ATTACHMENTS_LIMIT 32
-#define MAX_ANNOTATION_LIMIT  (1024 * 1024)
 /* Longest value quoted in a message, in bytes of the original. */
 
 /* The annotations cnihook reads (cnihook-annotations(7)). */
@@ -80,11 +77,11 @@ static int bad(char **err, const char *path, const char *field, const char *prob
 }
 
 /* A whole number in [min, max]. */
-static bool get_uint(yajl_val v, long long min, long long max, long long *out)
+static bool get_uint(json *v, long long min, long long max, long long *out)
 {
-	if (!YAJL_IS_INTEGER(v) || YAJL_GET_INTEGER(v) < min || YAJL_GET_INTEGER(v) > max)
+	if (!json_is_int(v) || json_int_value(v) < min || json_int_value(v) > max)
 		return false;
-	*out = YAJL_GET_INTEGER(v);
+	*out = json_int_value(v);
 	return true;
 }
 
@@ -126,22 +123,22 @@ static bool clean_abs_path(const char *s)
 
 /* An array of strings, each checked by `check` (NULL: any non-empty
  * string); `rule` describes what the elements must be. */
-static int get_strings(yajl_val v, const char *path, const char *field, const char *rule,
+static int get_strings(json *v, const char *path, const char *field, const char *rule,
 		       bool (*check)(const char *), char ***out, size_t *n_out, char **err)
 {
-	if (!YAJL_IS_ARRAY(v)) {
+	if (!json_is_array(v)) {
 		_cleanup_free_ char *p = xasprintf("must be an array of %s", rule);
 		return bad(err, path, field, p);
 	}
 	char **vec = NULL;
 	size_t n = 0;
-	for (size_t i = 0; i < v->u.array.len; i++) {
-		const char *s = jt_str(v->u.array.values[i]);
+	for (size_t i = 0; i < v->u.array.n; i++) {
+		const char *s = json_str(v->u.array.v[i]);
 		if (s == NULL || s[0] == '\0' || (check && !check(s))) {
 			_cleanup_free_ char *f = xasprintf("%s[%zu]", field, i);
 			_cleanup_free_ char *p =
 			    s ? xasprintf("\"%s\" is not %s", s, rule)
-			      : xasprintf("is %s, expected %s", jt_type_name(v->u.array.values[i]),
+			      : xasprintf("is %s, expected %s", json_type_name(v->u.array.v[i]),
 					  rule);
 			strv_free(vec, n);
 			return bad(err, path, f, p);
@@ -159,7 +156,7 @@ static bool is_ip(const char *s)
 	return parse_addr(s, &a);
 }
 
-static int get_fields(yajl_val v, const char *path, unsigned *out, char **err)
+static int get_fields(json *v, const char *path, unsigned *out, char **err)
 {
 	static const char rule[] = "one of \"portMappings\", \"mac\", \"ips\", \"bandwidth\", "
 				   "\"args\", \"infinibandGUID\", \"netns\"";
@@ -193,12 +190,11 @@ static int get_fields(yajl_val v, const char *path, unsigned *out, char **err)
 	return 0;
 }
 
-static int get_port_range(yajl_val v, const char *path, struct policy *p, char **err)
+static int get_port_range(json *v, const char *path, struct policy *p, char **err)
 {
 	long long lo, hi;
-	if (!YAJL_IS_ARRAY(v) || v->u.array.len != 2 ||
-	    !get_uint(v->u.array.values[0], 1, 65535, &lo) ||
-	    !get_uint(v->u.array.values[1], 1, 65535, &hi) || lo > hi)
+	if (!json_is_array(v) || v->u.array.n != 2 || !get_uint(v->u.array.v[0], 1, 65535, &lo) ||
+	    !get_uint(v->u.array.v[1], 1, 65535, &hi) || lo > hi)
 		return bad(err, path, "hostPortRange",
 			   "must be [min, max], whole numbers with 1 <= min <= max <= 65535");
 	p->host_port_min = (unsigned)lo;
@@ -213,11 +209,11 @@ static void replace(char ***dst, size_t *n_dst, char **v, size_t n)
 	*n_dst = n;
 }
 
-static int apply(yajl_val v, const char *path, struct policy *p, char **err)
+static int apply(const json *v, const char *path, struct policy *p, char **err)
 {
-	for (size_t i = 0; i < v->u.object.len; i++) {
-		const char *k = v->u.object.keys[i];
-		yajl_val x = v->u.object.values[i];
+	for (size_t i = 0; i < v->u.object.n; i++) {
+		const char *k = v->u.object.k[i];
+		json *x = v->u.object.v[i];
 		char **vec = NULL;
 		size_t n = 0;
 		long long num;
@@ -243,11 +239,11 @@ static int apply(yajl_val v, const char *path, struct policy *p, char **err)
 				return -1;
 			replace(&p->netns_prefixes, &p->n_netns_prefixes, vec, n);
 		} else if (strcmp(k, "maxAttachments") == 0) {
-			if (!get_uint(x, 1, MAX_ATTACHMENTS_LIMIT, &num))
+			if (!get_uint(x, 1, POLICY_MAX_ATTACHMENTS, &num))
 				return bad(err, path, k, "must be a whole number, 1-32");
 			p->max_attachments = (unsigned)num;
 		} else if (strcmp(k, "maxAnnotationSize") == 0) {
-			if (!get_uint(x, 1, MAX_ANNOTATION_LIMIT, &num))
+			if (!get_uint(x, 1, POLICY_MAX_ANNOTATION_SIZE, &num))
 				return bad(err, path, k,
 					   "must be a whole number of bytes, 1-1048576 (1 MiB)");
 			p->max_annotation = (size_t)num;
@@ -264,11 +260,11 @@ static int apply(yajl_val v, const char *path, struct policy *p, char **err)
 	return 0;
 }
 
-int policy_parse(yajl_val v, const char *path, struct policy *out, char **err)
+int policy_parse(const json *v, const char *path, struct policy *out, char **err)
 {
 	struct policy p;
 	policy_defaults(&p);
-	if (v != NULL && !YAJL_IS_OBJECT(v)) {
+	if (v != NULL && !json_is_object(v)) {
 		policy_free(&p);
 		return set_error(err, "%s: field \"policy\": must be an object", path);
 	}
@@ -397,16 +393,16 @@ static char *portmap_text(const char *host_ip, long long hp, long long cp, const
 }
 
 /* All of an attachment's port mappings, comma separated. */
-static char *portmaps_text(yajl_val a)
+static char *portmaps_text(json *a)
 {
 	_cleanup_free_ char *out = xstrdup("");
-	for (size_t i = 0; YAJL_IS_ARRAY(a) && i < a->u.array.len; i++) {
-		yajl_val m = a->u.array.values[i];
-		yajl_val hp = jt_get(m, "hostPort"), cp = jt_get(m, "containerPort");
-		const char *proto = jt_str(jt_get(m, "protocol"));
+	for (size_t i = 0; json_is_array(a) && i < a->u.array.n; i++) {
+		json *m = a->u.array.v[i];
+		json *hp = json_obj_get(m, "hostPort"), *cp = json_obj_get(m, "containerPort");
+		const char *proto = json_str(json_obj_get(m, "protocol"));
 		_cleanup_free_ char *t = portmap_text(
-		    jt_str(jt_get(m, "hostIP")), YAJL_IS_INTEGER(hp) ? hp->u.number.i : 0,
-		    YAJL_IS_INTEGER(cp) ? cp->u.number.i : 0, proto ? proto : "tcp");
+		    json_str(json_obj_get(m, "hostIP")), json_is_int(hp) ? json_int_value(hp) : 0,
+		    json_is_int(cp) ? json_int_value(cp) : 0, proto ? proto : "tcp");
 		char *n = xasprintf("%s%s%s", out, i ? "," : "", t);
 		free(out);
 		out = n;
@@ -414,35 +410,36 @@ static char *portmaps_text(yajl_val a)
 	return TAKE_PTR(out);
 }
 
-static int check_ports(const struct policy *p, const char *key, const char *json, char **err)
+static int check_ports(const struct policy *p, const char *key, const char *text, char **err)
 {
-	_cleanup_jt_ yajl_val a = NULL;
+	_cleanup_json_ json *a = NULL;
 	_cleanup_free_ char *perr = NULL;
-	if (jt_parse(json, strlen(json), "port mappings", &a, &perr) < 0 || !YAJL_IS_ARRAY(a))
-		return refuse(err, key, json, "the port mappings cannot be read back");
-	for (size_t i = 0; i < a->u.array.len; i++) {
-		yajl_val m = a->u.array.values[i];
-		yajl_val hp = jt_get(m, "hostPort"), cp = jt_get(m, "containerPort");
-		const char *proto = jt_str(jt_get(m, "protocol"));
-		const char *host_ip = jt_str(jt_get(m, "hostIP"));
-		if (!YAJL_IS_INTEGER(hp) || !YAJL_IS_INTEGER(cp))
-			return refuse(err, key, json, "the port mappings cannot be read back");
-		long long h = hp->u.number.i;
-		_cleanup_free_ char *text =
-		    portmap_text(host_ip, h, cp->u.number.i, proto ? proto : "tcp");
+	if (json_parse_with(text, strlen(text), "port mappings", &hook_json, &a, &perr) < 0 ||
+	    !json_is_array(a))
+		return refuse(err, key, text, "the port mappings cannot be read back");
+	for (size_t i = 0; i < a->u.array.n; i++) {
+		json *m = a->u.array.v[i];
+		json *hp = json_obj_get(m, "hostPort"), *cp = json_obj_get(m, "containerPort");
+		const char *proto = json_str(json_obj_get(m, "protocol"));
+		const char *host_ip = json_str(json_obj_get(m, "hostIP"));
+		if (!json_is_int(hp) || !json_is_int(cp))
+			return refuse(err, key, text, "the port mappings cannot be read back");
+		long long h = json_int_value(hp);
+		_cleanup_free_ char *mapping =
+		    portmap_text(host_ip, h, json_int_value(cp), proto ? proto : "tcp");
 		if (h < (long long)p->host_port_min || h > (long long)p->host_port_max)
-			return refuse(err, key, text,
+			return refuse(err, key, mapping,
 				      "host port %lld is not in %u-%u (policy.hostPortRange)", h,
 				      p->host_port_min, p->host_port_max);
 		if (p->n_host_ips == 0)
 			continue;
 		if (host_ip == NULL)
-			return refuse(err, key, text,
+			return refuse(err, key, mapping,
 				      "no host IP: it would bind every address of the host "
 				      "(policy.hostIPs)");
 		if (!host_ip_allowed(p, host_ip))
-			return refuse(err, key, text, "host IP %s is not allowed (policy.hostIPs)",
-				      host_ip);
+			return refuse(err, key, mapping,
+				      "host IP %s is not allowed (policy.hostIPs)", host_ip);
 	}
 	return 0;
 }
@@ -471,11 +468,11 @@ static int check_attachment(const struct policy *p, const struct sources *src,
 	if (r->port_mappings) {
 		key = source_of(src, i, src->ports, ANN_PORTS);
 		if (!(p->allowed_fields & POLICY_PORT_MAPPINGS)) {
-			_cleanup_jt_ yajl_val a = NULL;
+			_cleanup_json_ json *a = NULL;
 			_cleanup_free_ char *perr = NULL;
 			_cleanup_free_ char *text = NULL;
-			if (jt_parse(r->port_mappings, strlen(r->port_mappings), "port mappings",
-				     &a, &perr) == 0)
+			if (json_parse_with(r->port_mappings, strlen(r->port_mappings),
+					    "port mappings", &hook_json, &a, &perr) == 0)
 				text = portmaps_text(a);
 			return refuse_field(err, key, text ? text : r->port_mappings,
 					    POLICY_PORT_MAPPINGS);

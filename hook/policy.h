@@ -9,7 +9,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
-#include <yajl/yajl_tree.h>
+#include "json.h"
 
 #include "annotations.h"
 #include "util.h"
@@ -41,10 +41,16 @@ struct policy {
 	size_t max_annotation;	  /* policy.maxAnnotationSize (bytes); default 65536 */
 };
 
+/* The largest values policy.maxAttachments and policy.maxAnnotationSize
+ * take (cnihook.json(5)): the bounds of what any caller of the annotation
+ * parser may be given, whatever the policy says. Defined here only. */
+#define POLICY_MAX_ATTACHMENTS	   32
+#define POLICY_MAX_ANNOTATION_SIZE (1024 * 1024)
+
 void policy_defaults(struct policy *p);
 /* Parse cnihook.json's "policy" object (v may be NULL: defaults). Errors
  * name the field: `<path>: field "policy.hostPortRange": ...`. */
-int policy_parse(yajl_val v, const char *path, struct policy *out, char **err);
+int policy_parse(const json *v, const char *path, struct policy *out, char **err);
 void policy_free(struct policy *p);
 /* Before the annotations are parsed: the size of every annotation cnihook
  * reads against maxAnnotationSize. */

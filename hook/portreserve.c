@@ -11,7 +11,6 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "jsonutil.h"
 #include "lock.h"
 #include "portreserve.h"
 
@@ -53,26 +52,26 @@ static bool overlap(const char *a, const char *b)
 /* The port mappings of a portMappings JSON array (text). */
 static void parse_mappings(const char *text, struct port **v, size_t *n)
 {
-	yajl_val arr = NULL;
+	json *arr = NULL;
 	_cleanup_free_ char *err = NULL;
-	if (text == NULL || jt_parse(text, strlen(text), "portMappings", &arr, &err) < 0)
+	if (text == NULL ||
+	    json_parse_with(text, strlen(text), "portMappings", &hook_json, &arr, &err) < 0)
 		return;
-	for (size_t i = 0; YAJL_IS_ARRAY(arr) && i < arr->u.array.len; i++) {
-		yajl_val m = arr->u.array.values[i];
-		yajl_val hp = jt_get(m, "hostPort");
-		if (!YAJL_IS_INTEGER(hp) || YAJL_GET_INTEGER(hp) < 1 ||
-		    YAJL_GET_INTEGER(hp) > 65535)
+	for (size_t i = 0; json_is_array(arr) && i < arr->u.array.n; i++) {
+		json *m = arr->u.array.v[i];
+		json *hp = json_obj_get(m, "hostPort");
+		if (!json_is_int(hp) || json_int_value(hp) < 1 || json_int_value(hp) > 65535)
 			continue;
-		struct port p = {.port = (unsigned)YAJL_GET_INTEGER(hp)};
-		const char *proto = jt_str(jt_get(m, "protocol"));
+		struct port p = {.port = (unsigned)json_int_value(hp)};
+		const char *proto = json_str(json_obj_get(m, "protocol"));
 		snprintf(p.proto, sizeof(p.proto), "%s", proto && *proto ? proto : "tcp");
 		for (char *c = p.proto; *c; c++)
 			*c = (char)(*c >= 'A' && *c <= 'Z' ? *c - 'A' + 'a' : *c);
-		canonical_ip(jt_str(jt_get(m, "hostIP")), p.ip);
+		canonical_ip(json_str(json_obj_get(m, "hostIP")), p.ip);
 		*v = xreallocarray(*v, *n + 1, sizeof(**v));
 		(*v)[(*n)++] = p;
 	}
-	yajl_tree_free(arr);
+	json_free(arr);
 }
 
 static bool has_state(const char *state_dir, const char *id)
@@ -289,14 +288,15 @@ static void index_load(const char *path, char stamp[128], struct ientry **v, siz
 static char *entry_ports(const cnirt_cache_entry *e)
 {
 	const char *caps = cnirt_cache_entry_capability_args(e);
-	yajl_val v = NULL;
+	json *v = NULL;
 	_cleanup_free_ char *err = NULL;
-	if (caps == NULL || jt_parse(caps, strlen(caps), "capabilityArgs", &v, &err) < 0)
+	if (caps == NULL ||
+	    json_parse_with(caps, strlen(caps), "capabilityArgs", &hook_json, &v, &err) < 0)
 		return xstrdup("-");
 	_cleanup_free_ char *text = NULL;
-	if (jt_get(v, "portMappings"))
-		text = jt_dump(jt_get(v, "portMappings"));
-	yajl_tree_free(v);
+	if (json_obj_get(v, "portMappings"))
+		text = json_gen(json_obj_get(v, "portMappings"), false, NULL);
+	json_free(v);
 	struct port *held = NULL;
 	size_t n = 0;
 	parse_mappings(text, &held, &n);

@@ -7,7 +7,6 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "jsonutil.h"
 #include "record.h"
 
 #define RECORD_MAX_SIZE (64u << 20)
@@ -17,65 +16,68 @@ char *record_path(const char *state_dir, const char *id)
 	return xasprintf("%s/%s/record.json", state_dir, id);
 }
 
+/* Member `key` with the JSON object `text` as its value (none for NULL). */
+static void gen_object_text(yajl_gen g, const char *key, const char *text)
+{
+	_cleanup_json_ json *v = NULL;
+	_cleanup_free_ char *e = NULL;
+	if (text == NULL || json_parse_with(text, strlen(text), key, &hook_json, &v, &e) < 0)
+		return;
+	gen_str(g, key);
+	gen_json(g, v);
+}
+
 int record_write(const char *path, const struct record *r, char **err)
 {
-	yajl_gen g = jt_gen_new();
+	yajl_gen g = gen_new();
 	yajl_gen_map_open(g);
-	jt_gen_str(g, "version");
+	gen_str(g, "version");
 	yajl_gen_integer(g, 1);
-	jt_gen_str(g, "id");
-	jt_gen_str(g, r->id);
-	jt_gen_str(g, "netns");
-	jt_gen_str(g, r->netns ? r->netns : "");
+	gen_str(g, "id");
+	gen_str(g, r->id);
+	gen_str(g, "netns");
+	gen_str(g, r->netns ? r->netns : "");
 	if (r->cluster) {
-		jt_gen_str(g, "clusterNetwork");
-		jt_gen_str(g, r->cluster);
+		gen_str(g, "clusterNetwork");
+		gen_str(g, r->cluster);
 	}
 	if (r->bundle) {
-		jt_gen_str(g, "bundle");
-		jt_gen_str(g, r->bundle);
+		gen_str(g, "bundle");
+		gen_str(g, r->bundle);
 	}
 	if (r->pid > 0) {
-		jt_gen_str(g, "pid");
+		gen_str(g, "pid");
 		yajl_gen_integer(g, r->pid);
 	}
 	if (r->name) {
-		jt_gen_str(g, "name");
-		jt_gen_str(g, r->name);
+		gen_str(g, "name");
+		gen_str(g, r->name);
 	}
-	jt_gen_str(g, "attachments");
+	gen_str(g, "attachments");
 	yajl_gen_array_open(g);
 	for (size_t i = 0; i < r->n; i++) {
 		const struct record_att *a = &r->v[i];
 		yajl_gen_map_open(g);
-		jt_gen_str(g, "network");
-		jt_gen_str(g, a->network);
+		gen_str(g, "network");
+		gen_str(g, a->network);
 		if (a->ns) {
-			jt_gen_str(g, "namespace");
-			jt_gen_str(g, a->ns);
+			gen_str(g, "namespace");
+			gen_str(g, a->ns);
 		}
-		jt_gen_str(g, "ifname");
-		jt_gen_str(g, a->ifname);
-		jt_gen_str(g, "default");
+		gen_str(g, "ifname");
+		gen_str(g, a->ifname);
+		gen_str(g, "default");
 		yajl_gen_bool(g, a->is_default);
-		jt_gen_str(g, "config");
-		jt_gen_str(g, a->config);
-		if (a->cap_args) {
-			yajl_val v = NULL;
-			_cleanup_free_ char *e = NULL;
-			if (jt_parse(a->cap_args, strlen(a->cap_args), "capability arguments", &v,
-				     &e) == 0) {
-				jt_gen_str(g, "capabilityArgs");
-				jt_gen_value(g, v);
-				yajl_tree_free(v);
-			}
-		}
-		jt_gen_str(g, "cniArgs");
+		gen_str(g, "config");
+		gen_str(g, a->config);
+		gen_object_text(g, "capabilityArgs", a->cap_args);
+		gen_object_text(g, "configArgs", a->config_args);
+		gen_str(g, "cniArgs");
 		yajl_gen_array_open(g);
 		for (size_t k = 0; k < a->n_args; k++) {
 			yajl_gen_array_open(g);
-			jt_gen_str(g, a->args[k].key);
-			jt_gen_str(g, a->args[k].value);
+			gen_str(g, a->args[k].key);
+			gen_str(g, a->args[k].value);
 			yajl_gen_array_close(g);
 		}
 		yajl_gen_array_close(g);
@@ -83,8 +85,8 @@ int record_write(const char *path, const struct record *r, char **err)
 	}
 	yajl_gen_array_close(g);
 	yajl_gen_map_close(g);
-	_cleanup_free_ char *text = jt_gen_finish(g);
-	int e = write_file_atomic(path, text, strlen(text), 0600);
+	_cleanup_free_ char *text = gen_finish(g);
+	int e = write_file_atomic(path, text, strlen(text), 0600, false);
 	if (e < 0) {
 		*err = xasprintf("attachment record %s: %s", path, strerror(-e));
 		return -1;
@@ -103,6 +105,7 @@ void record_free(struct record *r)
 		free(a->ifname);
 		free(a->config);
 		free(a->cap_args);
+		free(a->config_args);
 		kv_free(a->args, a->n_args);
 	}
 	free(r->v);
@@ -114,29 +117,32 @@ void record_free(struct record *r)
 	free(r);
 }
 
-static int parse_att(yajl_val o, struct record_att *a)
+static int parse_att(json *o, struct record_att *a)
 {
-	const char *network = jt_str(jt_get(o, "network"));
-	const char *ifname = jt_str(jt_get(o, "ifname"));
-	const char *config = jt_str(jt_get(o, "config"));
+	const char *network = json_str(json_obj_get(o, "network"));
+	const char *ifname = json_str(json_obj_get(o, "ifname"));
+	const char *config = json_str(json_obj_get(o, "config"));
 	if (network == NULL || ifname == NULL || config == NULL)
 		return -1;
 	a->network = xstrdup(network);
 	a->ifname = xstrdup(ifname);
 	a->config = xstrdup(config);
-	a->ns = xstrdup(jt_str(jt_get(o, "namespace")));
-	a->is_default = YAJL_IS_TRUE(jt_get(o, "default"));
-	yajl_val caps = jt_get(o, "capabilityArgs");
-	if (YAJL_IS_OBJECT(caps))
-		a->cap_args = jt_dump(caps);
-	yajl_val args = jt_get(o, "cniArgs");
-	for (size_t i = 0; YAJL_IS_ARRAY(args) && i < args->u.array.len; i++) {
-		yajl_val p = args->u.array.values[i];
-		if (!YAJL_IS_ARRAY(p) || p->u.array.len != 2 || !jt_str(p->u.array.values[0]) ||
-		    !jt_str(p->u.array.values[1]))
+	a->ns = xstrdup(json_str(json_obj_get(o, "namespace")));
+	a->is_default = json_is_true(json_obj_get(o, "default"));
+	json *caps = json_obj_get(o, "capabilityArgs");
+	if (json_is_object(caps))
+		a->cap_args = json_gen(caps, false, NULL);
+	json *config_args = json_obj_get(o, "configArgs");
+	if (json_is_object(config_args))
+		a->config_args = json_gen(config_args, false, NULL);
+	json *args = json_obj_get(o, "cniArgs");
+	for (size_t i = 0; json_is_array(args) && i < args->u.array.n; i++) {
+		json *p = args->u.array.v[i];
+		if (!json_is_array(p) || p->u.array.n != 2 || !json_str(p->u.array.v[0]) ||
+		    !json_str(p->u.array.v[1]))
 			return -1;
-		kv_append(&a->args, &a->n_args, jt_str(p->u.array.values[0]),
-			  jt_str(p->u.array.values[1]));
+		kv_append(&a->args, &a->n_args, json_str(p->u.array.v[0]),
+			  json_str(p->u.array.v[1]));
 	}
 	return 0;
 }
@@ -154,29 +160,29 @@ int record_read(const char *path, struct record **out, char **err)
 		*err = xasprintf("attachment record %s: %s", path, strerror(-e));
 		return -1;
 	}
-	yajl_val root = NULL;
+	json *root = NULL;
 	_cleanup_free_ char *what = xasprintf("attachment record %s", path);
-	if (jt_parse(buf, len, what, &root, err) < 0)
+	if (json_parse_with(buf, len, what, &hook_json, &root, err) < 0)
 		return -1;
 	struct record *r = xzalloc(sizeof(*r));
-	yajl_val atts = jt_get(root, "attachments");
-	int bad = !jt_str(jt_get(root, "id")) || !YAJL_IS_ARRAY(atts);
+	json *atts = json_obj_get(root, "attachments");
+	int bad = !json_str(json_obj_get(root, "id")) || !json_is_array(atts);
 	if (!bad) {
-		r->id = xstrdup(jt_str(jt_get(root, "id")));
-		r->netns = xstrdup(jt_str(jt_get(root, "netns")));
-		r->cluster = xstrdup(jt_str(jt_get(root, "clusterNetwork")));
+		r->id = xstrdup(json_str(json_obj_get(root, "id")));
+		r->netns = xstrdup(json_str(json_obj_get(root, "netns")));
+		r->cluster = xstrdup(json_str(json_obj_get(root, "clusterNetwork")));
 		/* Absent in records written before issue 10. */
-		r->bundle = xstrdup(jt_str(jt_get(root, "bundle")));
-		r->name = xstrdup(jt_str(jt_get(root, "name")));
-		yajl_val pid = jt_get(root, "pid");
-		if (YAJL_IS_INTEGER(pid) && pid->u.number.i > 0 && pid->u.number.i <= INT_MAX)
-			r->pid = (int)pid->u.number.i;
-		r->v = xreallocarray(NULL, atts->u.array.len, sizeof(*r->v));
-		memset(r->v, 0, atts->u.array.len * sizeof(*r->v));
-		for (size_t i = 0; i < atts->u.array.len && !bad; i++, r->n++)
-			bad = parse_att(atts->u.array.values[i], &r->v[i]) < 0;
+		r->bundle = xstrdup(json_str(json_obj_get(root, "bundle")));
+		r->name = xstrdup(json_str(json_obj_get(root, "name")));
+		long long pid;
+		if (json_int(json_obj_get(root, "pid"), &pid) && pid > 0 && pid <= INT_MAX)
+			r->pid = (int)pid;
+		r->v = xreallocarray(NULL, atts->u.array.n, sizeof(*r->v));
+		memset(r->v, 0, atts->u.array.n * sizeof(*r->v));
+		for (size_t i = 0; i < atts->u.array.n && !bad; i++, r->n++)
+			bad = parse_att(atts->u.array.v[i], &r->v[i]) < 0;
 	}
-	yajl_tree_free(root);
+	json_free(root);
 	if (bad) {
 		record_free(r);
 		*err = xasprintf("attachment record %s: not a record of this version", path);

@@ -30,7 +30,6 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "jsonutil.h"
 #include "sandbox.h"
 #include "suggest.h"
 #include "util.h"
@@ -110,16 +109,16 @@ static int cap_number(const char *name, cap_value_t *out)
 	return 0;
 }
 
-static int get_caps(yajl_val v, const char *path, char ***out, size_t *n_out, char **err)
+static int get_caps(json *v, const char *path, char ***out, size_t *n_out, char **err)
 {
-	if (!YAJL_IS_ARRAY(v))
+	if (!json_is_array(v))
 		return bad(err, path, "capabilities",
 			   "must be an array of capability names (\"CAP_NET_ADMIN\")");
 	char **caps = NULL;
 	size_t n = 0;
-	for (size_t i = 0; i < v->u.array.len; i++) {
+	for (size_t i = 0; i < v->u.array.n; i++) {
 		_cleanup_free_ char *field = xasprintf("capabilities[%zu]", i);
-		const char *s = jt_str(v->u.array.values[i]);
+		const char *s = json_str(v->u.array.v[i]);
 		cap_value_t c;
 		int r = 0;
 		if (s == NULL)
@@ -142,7 +141,7 @@ static int get_caps(yajl_val v, const char *path, char ***out, size_t *n_out, ch
 	return 0;
 }
 
-int sandbox_parse(yajl_val v, const char *path, struct sandbox_config *out, char **err)
+int sandbox_parse(const json *v, const char *path, struct sandbox_config *out, char **err)
 {
 	struct sandbox_config c;
 	sandbox_defaults(&c);
@@ -150,19 +149,19 @@ int sandbox_parse(yajl_val v, const char *path, struct sandbox_config *out, char
 		*out = c;
 		return 0;
 	}
-	if (!YAJL_IS_OBJECT(v)) {
+	if (!json_is_object(v)) {
 		sandbox_config_free(&c);
 		return set_error(err, "%s: field \"sandbox\": must be an object", path);
 	}
-	for (size_t i = 0; i < v->u.object.len; i++) {
-		const char *k = v->u.object.keys[i];
-		yajl_val x = v->u.object.values[i];
+	for (size_t i = 0; i < v->u.object.n; i++) {
+		const char *k = v->u.object.k[i];
+		json *x = v->u.object.v[i];
 		int r = 0;
 		if (strcmp(k, "enabled") == 0) {
-			if (!YAJL_IS_TRUE(x) && !YAJL_IS_FALSE(x))
+			if (!json_is_true(x) && !json_is_false(x))
 				r = bad(err, path, k, "must be true or false");
 			else
-				c.enabled = YAJL_IS_TRUE(x);
+				c.enabled = json_is_true(x);
 		} else if (strcmp(k, "capabilities") == 0) {
 			char **caps = NULL;
 			size_t n = 0;
@@ -173,7 +172,7 @@ int sandbox_parse(yajl_val v, const char *path, struct sandbox_config *out, char
 				c.n_capabilities = n;
 			}
 		} else if (strcmp(k, "seccomp") == 0) {
-			const char *s = jt_str(x);
+			const char *s = json_str(x);
 			if (s && strcmp(s, "default") == 0)
 				c.seccomp = true;
 			else if (s && strcmp(s, "off") == 0)

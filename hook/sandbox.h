@@ -15,7 +15,7 @@
 #include <linux/filter.h>
 #include <stdbool.h>
 #include <stddef.h>
-#include <yajl/yajl_tree.h>
+#include "json.h"
 
 struct sandbox_config {
 	bool enabled;	     /* sandbox.enabled; default true */
@@ -27,7 +27,7 @@ struct sandbox_config {
 
 void sandbox_defaults(struct sandbox_config *s);
 /* Parse cnihook.json's "sandbox" object (v may be NULL: defaults). */
-int sandbox_parse(yajl_val v, const char *path, struct sandbox_config *out, char **err);
+int sandbox_parse(const json *v, const char *path, struct sandbox_config *out, char **err);
 void sandbox_config_free(struct sandbox_config *s);
 
 /* Everything computed in the hook's own process (capability numbers, the

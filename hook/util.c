@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* Small helpers of the hook: allocation that aborts on OOM, reading a file. */
+/* Small helpers of the hook: JSON output, messages, reading a file. */
 #include "config.h"
 
 #include <errno.h>
@@ -11,87 +11,73 @@
 
 #include "util.h"
 
-static void *check(void *p)
+const struct json_limits hook_json = {
+    .max_depth = HOOK_JSON_DEPTH, .no_nul = true, .utf8_unchecked = true};
+
+yajl_gen gen_new(void)
 {
-	if (p == NULL)
+	yajl_gen g = yajl_gen_alloc(NULL);
+	if (g == NULL)
 		abort();
-	return p;
+	return g;
 }
 
-void *xmalloc(size_t n)
+char *gen_finish(yajl_gen g)
 {
-	return check(malloc(n ? n : 1));
-}
-
-void *xzalloc(size_t n)
-{
-	return check(calloc(1, n ? n : 1));
-}
-
-void *xreallocarray(void *p, size_t n, size_t size)
-{
-	return check(reallocarray(p, n ? n : 1, size ? size : 1));
-}
-
-char *xstrdup(const char *s)
-{
-	return s ? check(strdup(s)) : NULL;
-}
-
-char *xstrndup(const char *s, size_t n)
-{
-	return check(strndup(s, n));
-}
-
-char *xasprintf(const char *fmt, ...)
-{
-	va_list ap;
-	char *s;
-	va_start(ap, fmt);
-	if (vasprintf(&s, fmt, ap) < 0)
-		abort();
-	va_end(ap);
+	const unsigned char *buf;
+	size_t len;
+	yajl_gen_get_buf(g, &buf, &len);
+	char *s = xmemdup(buf, len);
+	yajl_gen_free(g);
 	return s;
 }
 
-/* The first `cut` bytes of s[0..len), escaped: control bytes (and with
- * `all`, '"' and '\\' with a backslash and bytes above 0x7e) as \xNN. */
-static char *escaped(const char *s, size_t len, size_t cut, bool all)
+void gen_str(yajl_gen g, const char *s)
 {
-	char *out = xmalloc(cut * 4 + 4);
-	size_t o = 0;
-	for (size_t i = 0; i < cut; i++) {
-		unsigned char c = (unsigned char)s[i];
-		if (all && (c == '"' || c == '\\')) {
-			out[o++] = '\\';
-			out[o++] = (char)c;
-		} else if (c < 0x20 || c == 0x7f || (all && c > 0x7f)) {
-			o += (size_t)sprintf(out + o, "\\x%02x", c);
-		} else {
-			out[o++] = (char)c;
+	yajl_gen_string(g, (const unsigned char *)s, strlen(s));
+}
+
+void gen_json(yajl_gen g, const json *v)
+{
+	switch (v->type) {
+	case JSON_STRING:
+		yajl_gen_string(g, (const unsigned char *)v->u.string.s, v->u.string.len);
+		break;
+	case JSON_NUMBER:
+		yajl_gen_number(g, v->u.number, strlen(v->u.number));
+		break;
+	case JSON_OBJECT:
+		yajl_gen_map_open(g);
+		for (size_t i = 0; i < v->u.object.n; i++) {
+			gen_str(g, v->u.object.k[i]);
+			gen_json(g, v->u.object.v[i]);
 		}
+		yajl_gen_map_close(g);
+		break;
+	case JSON_ARRAY:
+		yajl_gen_array_open(g);
+		for (size_t i = 0; i < v->u.array.n; i++)
+			gen_json(g, v->u.array.v[i]);
+		yajl_gen_array_close(g);
+		break;
+	case JSON_TRUE:
+	case JSON_FALSE:
+		yajl_gen_bool(g, v->type == JSON_TRUE);
+		break;
+	default:
+		yajl_gen_null(g);
+		break;
 	}
-	if (cut < len)
-		o += (size_t)sprintf(out + o, "...");
-	out[o] = '\0';
-	return out;
 }
 
 char *shown_n(const char *s, size_t len)
 {
-	return escaped(s, len, len > 80 ? 80 : len, true);
+	return text_shown(s, len, 80, true);
 }
 
 char *shown_whole(const char *s)
 {
-	size_t len = strlen(s);
-	return escaped(s, len, len, true);
-}
-
-char *one_line(const char *s)
-{
-	size_t len = strlen(s);
-	return escaped(s, len, len, false);
+	return text_shown(s, strlen(s), 0, true);
 }
 
 char *shown(const char *s)
@@ -183,38 +169,6 @@ int read_file(const char *path, size_t limit, char **out, size_t *len)
 		return -errno;
 	int r = read_all_fd(fd, limit, out, len);
 	close(fd);
-	return r;
-}
-
-static int write_all(int fd, const char *data, size_t len)
-{
-	while (len > 0) {
-		ssize_t w = write(fd, data, len);
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w < 0)
-			return -errno;
-		data += w;
-		len -= (size_t)w;
-	}
-	return 0;
-}
-
-int write_file_atomic(const char *path, const char *data, size_t len, int mode)
-{
-	_cleanup_free_ char *tmp = xasprintf("%s.tmpXXXXXX", path);
-	int fd = mkostemp(tmp, O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	int r = fchmod(fd, (mode_t)mode) < 0 ? -errno : 0;
-	if (r == 0)
-		r = write_all(fd, data, len);
-	if (close(fd) < 0 && r == 0)
-		r = -errno;
-	if (r == 0 && rename(tmp, path) < 0)
-		r = -errno;
-	if (r < 0)
-		unlink(tmp);
 	return r;
 }
 

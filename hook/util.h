@@ -7,44 +7,38 @@
 #ifndef CNIHOOK_UTIL_H
 #define CNIHOOK_UTIL_H
 
-#include <stdarg.h>
 #include <stdbool.h>
 #include <stddef.h>
-#include <stdlib.h>
+#include <yajl/yajl_gen.h>
 
-#define PRINTF_LIKE(a, b) __attribute__((format(printf, a, b)))
-#define ARRAY_SIZE(a)	  (sizeof(a) / sizeof((a)[0]))
+#include "common.h"
+#include "json.h"
 
-void *xmalloc(size_t n);
-void *xzalloc(size_t n);
-void *xreallocarray(void *p, size_t n, size_t size);
-char *xstrdup(const char *s);
-char *xstrndup(const char *s, size_t n);
-char *xasprintf(const char *fmt, ...) PRINTF_LIKE(1, 2);
+/* The JSON the hook reads from container authors and engines (OCI state,
+ * config.json, annotations, its own records): nesting to HOOK_JSON_DEPTH,
+ * no comments, no NUL in strings; UTF-8 is checked where a value is read
+ * (annotations.c names the annotation; a path need not be UTF-8).
+ * cnihook.json adds comments (hookconf.c). */
+#define HOOK_JSON_DEPTH 64
+extern const struct json_limits hook_json;
 
-static inline void freep(void *p)
-{
-	free(*(void **)p);
-}
-#define _cleanup_(f)   __attribute__((cleanup(f)))
-#define _cleanup_free_ _cleanup_(freep)
-#define TAKE_PTR(p)                                                                                \
-	({                                                                                         \
-		__typeof__(p) _tp = (p);                                                           \
-		(p) = NULL;                                                                        \
-		_tp;                                                                               \
-	})
+/* JSON the hook writes, through yajl's generator: a new compact generator,
+ * and its buffer handed out (NUL terminated). */
+yajl_gen gen_new(void);
+char *gen_finish(yajl_gen g);
+void gen_str(yajl_gen g, const char *s);
+/* v written into g, numbers as their original text. */
+void gen_json(yajl_gen g, const json *v);
 
-/* A foreign value as it may appear in a message (one printable ASCII line):
- * '"' and '\\' escaped with a backslash, bytes outside printable ASCII as
- * \xNN, cut after 80 bytes with "...". */
+/* A foreign value as it may appear in a message (one printable ASCII line,
+ * text_shown()): bytes outside printable ASCII, '"' and '\\' as \xNN, cut
+ * after 80 bytes with "...". */
 char *shown(const char *s);
 char *shown_n(const char *s, size_t len);
 /* The same escaping, never cut: for paths the reader must be able to use. */
 char *shown_whole(const char *s);
-/* s with only its control bytes (newlines first) as \xNN: one line, UTF-8,
- * quotes and backslashes left as they are. */
-char *one_line(const char *s);
+/* s with only its control bytes as \xNN (text_one_line()). */
+#define one_line(s) text_one_line(s)
 
 /* Set *err to a new message and return -1. */
 int set_error(char **err, const char *fmt, ...) PRINTF_LIKE(2, 3);
@@ -66,12 +60,10 @@ void strv_free(char **v, size_t n);
 int read_all_fd(int fd, size_t limit, char **out, size_t *len);
 /* Read a whole file (O_CLOEXEC). 0 or -errno. */
 int read_file(const char *path, size_t limit, char **out, size_t *len);
-/* Write a file atomically: temp file in the same directory, then rename, so
- * that a reader sees the old or the new content, never a part. No fsync:
- * this is for the state directory, on /run, whose content means nothing
- * after a crash (the pins are gone; gc cleans up from the cache, which
- * libcnirt does sync). 0 or -errno. */
-int write_file_atomic(const char *path, const char *data, size_t len, int mode);
+/* Files of the state directory are written with write_file_atomic()
+ * (common.h) without fsync: the directory is on /run, whose content means
+ * nothing after a crash (the pins are gone; gc cleans up from the cache,
+ * which libcnirt does sync). */
 /* mkdir -p with mode for the directories it creates. 0 or -errno. */
 int mkdir_p(const char *path, int mode);
 

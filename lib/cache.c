@@ -24,9 +24,6 @@
 #define CACHE_RESULTS	    "results"
 #define CACHE_MAX_SIZE	    ((size_t)64 << 20)
 #define CACHE_MAX_SIZE_TEXT "64 MiB"
-/* Temp files: "." + a prefix of the entry name + ".tmpXXXXXX", within NAME_MAX. */
-#define TEMP_SUFFIX	".tmpXXXXXX"
-#define TEMP_PREFIX_MAX (NAME_MAX - 1 - (sizeof(TEMP_SUFFIX) - 1))
 
 static inline void closedirp(DIR **d)
 {
@@ -129,22 +126,6 @@ static int mkdir_parents(const char *dir, cnirt_error **err)
 	return 0;
 }
 
-static int write_all(int fd, const char *data, size_t len)
-{
-	while (len > 0) {
-		ssize_t w = TEMP_FAILURE_RETRY(write(fd, data, len));
-		if (w < 0)
-			return -1;
-		if (w == 0) {
-			errno = EIO;
-			return -1;
-		}
-		data += w;
-		len -= (size_t)w;
-	}
-	return 0;
-}
-
 /*
  * Write `data` as <dir>/<name>: a temp file in the same directory, written
  * and flushed to disk (fdatasync), then renamed over the final name. The
@@ -174,35 +155,11 @@ static int write_atomic(const char *dir, const char *name, const char *data, siz
 	if (dfd < 0)
 		return error_set_errno(err, CNIRT_ERR_IO, errno, "cache directory \"%s\"", dir);
 
-	size_t prefix = strlen(name);
-	if (prefix > TEMP_PREFIX_MAX)
-		prefix = TEMP_PREFIX_MAX;
-	_cleanup_free_ char *tmp = xasprintf("%s/.%.*s" TEMP_SUFFIX, dir, (int)prefix, name);
-	_cleanup_close_ int fd = mkostemp(tmp, O_CLOEXEC);
-	if (fd < 0)
-		return error_set_errno(err, CNIRT_ERR_IO, errno, "cache entry \"%s/%s\": create",
-				       dir, name);
-	const char *tmp_name = strrchr(tmp, '/') + 1;
-
 	const char *step;
-	if (fchmod(fd, 0600) < 0)
-		step = "chmod";
-	else if (write_all(fd, data, len) < 0)
-		step = "write";
-	else if (fdatasync(fd) < 0)
-		step = "fdatasync";
-	else if (close(TAKE_FD(fd)) < 0)
-		step = "close";
-	else if (renameat(dfd, tmp_name, dfd, name) < 0)
-		step = "rename";
-	else
-		step = NULL;
-	if (step) {
-		int e = errno;
-		unlinkat(dfd, tmp_name, 0);
-		return error_set_errno(err, CNIRT_ERR_IO, e, "cache entry \"%s/%s\": %s", dir, name,
-				       step);
-	}
+	int r = write_file_atomic_at(dfd, dir, name, data, len, 0600, true, &step);
+	if (r < 0)
+		return error_set_errno(err, CNIRT_ERR_IO, -r, "cache entry \"%s/%s\": %s", dir,
+				       name, step);
 	return 0;
 }
 
@@ -225,7 +182,16 @@ static int entry_build(const cnirt_netlist *l, const cnirt_attachment *a, const 
 		return error_set(err, CNIRT_ERR_DECODE, "result: not a JSON object");
 
 	_cleanup_json_ json *o = json_new(JSON_OBJECT);
-	_cleanup_free_ char *config = base64_encode(l->bytes ? l->bytes : "", l->len);
+	/* With config args, the list as the plugins saw it: a DEL from the
+	 * cache passes them too. */
+	_cleanup_json_ json *config_args = NULL;
+	if (derive_parse_config_args(a->config_args, &config_args, err) < 0)
+		return -1;
+	size_t bytes_len = l->len;
+	_cleanup_free_ char *with_args =
+	    config_args ? derive_list_bytes(l, config_args, &bytes_len) : NULL;
+	const char *bytes = with_args ? with_args : l->bytes ? l->bytes : "";
+	_cleanup_free_ char *config = base64_encode(bytes, bytes_len);
 	json_obj_set(o, "kind", json_new_string(CACHE_KIND));
 	json_obj_set(o, "containerId", json_new_string(a->container_id));
 	json_obj_set(o, "config", json_new_string(config));
@@ -692,7 +658,7 @@ static void add_damage(struct scan *s, const char *name, const char *problem)
 		len--;
 	s->d = xreallocarray(s->d, s->n_d + 1, sizeof(*s->d));
 	s->d[s->n_d++] =
-	    (cnirt_cache_damage){xstrdup(name), error_text_shown(problem, len, PROBLEM_MAX, false)};
+	    (cnirt_cache_damage){xstrdup(name), text_shown(problem, len, PROBLEM_MAX, false)};
 }
 
 /* Why the decoded entry `e` cannot be acted on under the file name `name`,

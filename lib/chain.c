@@ -18,9 +18,10 @@ struct call {
 	const char *command;
 	const cnirt_attachment *att; /* NULL for STATUS and GC */
 	const json *cap_args;
-	const char *args;   /* CNI_ARGS */
-	long long deadline; /* the operation's (now_ms() clock; 0: none) */
-	bool rollback;	    /* the DEL after a failed ADD */
+	const char *args;	 /* CNI_ARGS */
+	const json *config_args; /* args.cni */
+	long long deadline;	 /* the operation's (now_ms() clock; 0: none) */
+	bool rollback;		 /* the DEL after a failed ADD */
 };
 
 static long long now_ms(void)
@@ -110,7 +111,8 @@ static int run(const struct call *c, size_t i, const json *prev, char **out, siz
 	       cnirt_error **err)
 {
 	size_t len;
-	_cleanup_free_ char *conf = derive_exec_config(c->list, i, c->cap_args, prev, &len);
+	_cleanup_free_ char *conf =
+	    derive_exec_config(c->list, i, c->cap_args, c->config_args, prev, &len);
 	return run_stdin(c, i, conf, len, out, out_len, err);
 }
 
@@ -186,28 +188,30 @@ static int check_attachment(const cnirt_attachment *a, bool need_netns, cnirt_er
 
 /* Set up a call for an operation on an attachment. */
 static int call_init(struct call *c, cnirt_ctx *ctx, const cnirt_netlist *l, const char *command,
-		     const cnirt_attachment *a, bool need_netns, json **cap_args, char **args,
-		     cnirt_error **err)
+		     const cnirt_attachment *a, bool need_netns, json **cap_args,
+		     json **config_args, char **args, cnirt_error **err)
 {
 	if (l == NULL)
 		return error_set(err, CNIRT_ERR_INVALID_CONFIG, "no network configuration given");
 	if (check_attachment(a, need_netns, err) < 0)
-		return error_set_network(*err, l->name), -1;
+		return error_set_network(*err, l->name);
 	*cap_args = NULL;
 	if (a->capability_args && a->capability_args[0]) {
 		if (json_parse(a->capability_args, strlen(a->capability_args),
 			       "capability arguments", cap_args, err) < 0)
-			return error_set_network(*err, l->name), -1;
+			return error_set_network(*err, l->name);
 		if ((*cap_args)->type != JSON_OBJECT) {
 			json_free(*cap_args);
 			*cap_args = NULL;
 			error_set(err, CNIRT_ERR_INVALID_CONFIG,
 				  "capability arguments: must be a JSON object");
-			return error_set_network(*err, l->name), -1;
+			return error_set_network(*err, l->name);
 		}
 	}
+	if (derive_parse_config_args(a->config_args, config_args, err) < 0)
+		return error_set_network(*err, l->name);
 	*args = args_join(a->args, a->n_args);
-	*c = (struct call){ctx, l, command, a, *cap_args, *args, 0, false};
+	*c = (struct call){ctx, l, command, a, *cap_args, *args, *config_args, 0, false};
 	return 0;
 }
 
@@ -219,7 +223,7 @@ static int add_preflight(const struct call *c, cnirt_error **err)
 {
 	const cnirt_netlist *l = c->list;
 	if (cache_prepare(c->ctx, l->name, c->att->container_id, c->att->ifname, err) < 0)
-		return error_set_network(*err, l->name), -1;
+		return error_set_network(*err, l->name);
 	for (size_t i = 0; i < l->n_plugins; i++) {
 		_cleanup_free_ char *path = NULL;
 		long long start = now_usec();
@@ -247,6 +251,7 @@ CNIRT_EXPORT int cnirt_add_with_flags(cnirt_ctx *ctx, const cnirt_netlist *l,
 {
 	ERR_OUT_INIT(err);
 	_cleanup_json_ json *cap_args = NULL;
+	_cleanup_json_ json *config_args = NULL;
 	_cleanup_free_ char *args = NULL;
 	_cleanup_json_ json *prev = NULL;
 	struct call c;
@@ -255,7 +260,7 @@ CNIRT_EXPORT int cnirt_add_with_flags(cnirt_ctx *ctx, const cnirt_netlist *l,
 	if (att.capability_args && att.capability_args[0] == '\0')
 		att.capability_args = NULL;
 	if (need(ctx, "ctx", err) < 0 ||
-	    call_init(&c, ctx, l, "ADD", a ? &att : NULL, true, &cap_args, &args, err) < 0)
+	    call_init(&c, ctx, l, "ADD", a ? &att : NULL, true, &cap_args, &config_args, &args, err) < 0)
 		return -1;
 	if (flags & ~(unsigned)CNIRT_ADD_NO_ROLLBACK)
 		return error_set(err, CNIRT_ERR_INVALID_ENV, "ADD: unknown flags 0x%x",
@@ -324,30 +329,31 @@ CNIRT_EXPORT int cnirt_check(cnirt_ctx *ctx, const cnirt_netlist *l, const cnirt
 {
 	ERR_OUT_INIT(err);
 	_cleanup_json_ json *cap_args = NULL;
+	_cleanup_json_ json *config_args = NULL;
 	_cleanup_free_ char *args = NULL;
 	_cleanup_json_ json *prev = NULL;
 	struct call c;
 	if (need(ctx, "ctx", err) < 0 ||
-	    call_init(&c, ctx, l, "CHECK", a, true, &cap_args, &args, err) < 0)
+	    call_init(&c, ctx, l, "CHECK", a, true, &cap_args, &config_args, &args, err) < 0)
 		return -1;
 	c.deadline = op_deadline(ctx);
 	if (!version_ge(l->effective_version, "0.4.0")) {
 		error_set(err, CNIRT_ERR_INCOMPATIBLE_VERSION,
 			  "CHECK needs a network of version 0.4.0 or later; \"%s\" is %s", l->name,
 			  l->effective_version);
-		return error_set_network(*err, l->name), -1;
+		return error_set_network(*err, l->name);
 	}
 	if (l->disable_check)
 		return 0;
 	if (cached_result(ctx, l, a, &prev, err) < 0)
-		return error_set_network(*err, l->name), -1;
+		return error_set_network(*err, l->name);
 	if (prev == NULL) {
 		error_set(err, CNIRT_ERR_NONE,
 			  "no cached result for container \"%s\" interface \"%s\": CHECK needs "
 			  "the result of the ADD",
 			  a->container_id, a->ifname);
 		error_kind(err, CNIRT_KIND_CACHE);
-		return error_set_network(*err, l->name), -1;
+		return error_set_network(*err, l->name);
 	}
 	for (size_t i = 0; i < l->n_plugins; i++) {
 		_cleanup_free_ char *out = NULL;
@@ -363,19 +369,20 @@ CNIRT_EXPORT int cnirt_del(cnirt_ctx *ctx, const cnirt_netlist *l, const cnirt_a
 {
 	ERR_OUT_INIT(err);
 	_cleanup_json_ json *cap_args = NULL;
+	_cleanup_json_ json *config_args = NULL;
 	_cleanup_free_ char *args = NULL;
 	_cleanup_json_ json *prev = NULL;
 	struct call c;
 	if (need(ctx, "ctx", err) < 0 ||
-	    call_init(&c, ctx, l, "DEL", a, false, &cap_args, &args, err) < 0)
+	    call_init(&c, ctx, l, "DEL", a, false, &cap_args, &config_args, &args, err) < 0)
 		return -1;
 	c.deadline = op_deadline(ctx);
 	if (uses_prev_result_on_del(l) && cached_result(ctx, l, a, &prev, err) < 0)
-		return error_set_network(*err, l->name), -1;
+		return error_set_network(*err, l->name);
 	if (del_chain(&c, prev, NULL, err) < 0)
 		return -1;
 	if (cache_remove(ctx, l->name, a->container_id, a->ifname, err) < 0)
-		return error_set_network(*err, l->name), -1;
+		return error_set_network(*err, l->name);
 	return 0;
 }
 
@@ -426,7 +433,7 @@ CNIRT_EXPORT int cnirt_status(cnirt_ctx *ctx, const cnirt_netlist *l, cnirt_erro
 		return -1;
 	if (!version_ge(l->effective_version, "1.1.0"))
 		return 0; /* STATUS is a 1.1.0 verb: older lists have nothing to ask */
-	struct call c = {ctx, l, "STATUS", NULL, NULL, NULL, op_deadline(ctx), false};
+	struct call c = {ctx, l, "STATUS", NULL, NULL, NULL, NULL, op_deadline(ctx), false};
 	for (size_t i = 0; i < l->n_plugins; i++) {
 		_cleanup_free_ char *out = NULL;
 		size_t len;
@@ -455,7 +462,7 @@ static bool attachment_valid(const cnirt_attachment_id *sorted, size_t n, const 
 static char *gc_config(const cnirt_netlist *l, size_t i, const cnirt_attachment_id *valid, size_t n,
 		       size_t *len)
 {
-	_cleanup_free_ char *base = derive_exec_config(l, i, NULL, NULL, NULL);
+	_cleanup_free_ char *base = derive_exec_config(l, i, NULL, NULL, NULL, NULL);
 	_cleanup_json_ json *conf = NULL;
 	_cleanup_error_ cnirt_error *e = NULL;
 	if (json_parse(base, strlen(base), "derived configuration", &conf, &e) < 0)
@@ -551,7 +558,7 @@ static int gc_entries(cnirt_ctx *ctx, const cnirt_netlist *l, const cnirt_attach
 	 * past failures and returning the first. */
 	if (!version_ge(l->effective_version, "1.1.0"))
 		return r;
-	struct call c = {ctx, l, "GC", NULL, NULL, NULL, deadline, false};
+	struct call c = {ctx, l, "GC", NULL, NULL, NULL, NULL, deadline, false};
 	for (size_t i = 0; i < l->n_plugins; i++) {
 		size_t len, out_len;
 		_cleanup_free_ char *conf = gc_config(l, i, valid, n, &len);
@@ -569,10 +576,13 @@ static int probe_versions(cnirt_ctx *ctx, const char *network, const char *type,
 			  cnirt_error **err)
 {
 	_cleanup_free_ char *path = NULL;
-	_cleanup_free_ char *in = xasprintf("{\"cniVersion\":\"%s\"}", cni_version);
+	_cleanup_json_ json *conf = json_new(JSON_OBJECT);
+	json_obj_set(conf, "cniVersion", json_new_string(cni_version));
+	size_t in_len;
+	_cleanup_free_ char *in = json_gen(conf, false, &in_len);
 	_cleanup_free_ char *out = NULL;
 	size_t len;
-	struct exec_request req = {.command = "VERSION", .stdin_data = in, .stdin_len = strlen(in)};
+	struct exec_request req = {.command = "VERSION", .stdin_data = in, .stdin_len = in_len};
 	long long start = now_usec();
 	req.deadline = deadline;
 	int r = exec_find_plugin(ctx, type, &path, err);
@@ -581,7 +591,7 @@ static int probe_versions(cnirt_ctx *ctx, const char *network, const char *type,
 	observe(ctx, network, type, "VERSION", NULL, now_usec() - start, r < 0 ? *err : NULL,
 		false);
 	if (r < 0 && !(*err)->from_plugin)
-		return error_set_plugin(*err, type), -1;
+		return error_set_plugin(*err, type);
 	if (r < 0) {
 		/* Plugins of spec 0.1.0 did not know VERSION. */
 		if ((*err)->from_plugin &&
@@ -591,16 +601,16 @@ static int probe_versions(cnirt_ctx *ctx, const char *network, const char *type,
 					     "[\"0.1.0\"]}";
 			return json_parse(legacy, strlen(legacy), "version", version_result, err);
 		}
-		return error_set_plugin(*err, type), -1;
+		return error_set_plugin(*err, type);
 	}
 	_cleanup_json_ json *v = NULL;
 	if (json_parse(out, len, "VERSION result", &v, err) < 0)
-		return error_set_plugin(*err, type), -1;
+		return error_set_plugin(*err, type);
 	const json *sv = json_obj_get(v, "supportedVersions");
 	if (sv == NULL || sv->type != JSON_ARRAY) {
 		error_set(err, CNIRT_ERR_DECODE,
 			  "VERSION result: field \"supportedVersions\": must be an array");
-		return error_set_plugin(*err, type), -1;
+		return error_set_plugin(*err, type);
 	}
 	for (size_t i = 0; i < sv->u.array.n; i++)
 		if (json_str(sv->u.array.v[i]) == NULL) {
@@ -608,7 +618,7 @@ static int probe_versions(cnirt_ctx *ctx, const char *network, const char *type,
 				  "VERSION result: field \"supportedVersions[%zu]\": must be a "
 				  "string",
 				  i);
-			return error_set_plugin(*err, type), -1;
+			return error_set_plugin(*err, type);
 		}
 	*version_result = TAKE_PTR(v);
 	return 0;
@@ -621,6 +631,14 @@ CNIRT_EXPORT int cnirt_plugin_version(cnirt_ctx *ctx, const char *type, const ch
 	_cleanup_json_ json *v = NULL;
 	if (need(ctx, "ctx", err) < 0 || need(version_json, "version_json", err) < 0)
 		return -1;
+	unsigned major, minor, patch;
+	if (cni_version && version_parse(cni_version, &major, &minor, &patch) < 0) {
+		_cleanup_free_ char *shown = text_shown(cni_version, strlen(cni_version), 80, true);
+		error_set(err, CNIRT_ERR_INVALID_CONFIG, "cniVersion \"%s\": not a version (X.Y.Z)",
+			  shown);
+		error_set_plugin(*err, type);
+		return -1;
+	}
 	if (probe_versions(ctx, NULL, type, cni_version ? cni_version : "1.1.0", op_deadline(ctx),
 			   &v, err) < 0)
 		return -1;
@@ -638,7 +656,7 @@ CNIRT_EXPORT int cnirt_validate(cnirt_ctx *ctx, const cnirt_netlist *l, cnirt_er
 		const char *type = l->plugins[i].type;
 		_cleanup_json_ json *v = NULL;
 		if (probe_versions(ctx, l->name, type, l->effective_version, deadline, &v, err) < 0)
-			return error_set_network(*err, l->name), -1;
+			return error_set_network(*err, l->name);
 		const json *sv = json_obj_get(v, "supportedVersions");
 		bool ok = false;
 		struct buf list = {0};

@@ -378,6 +378,11 @@ typedef struct cnirt_attachment {
 	const cnirt_kv *args;	  /* CNI_ARGS pairs, in order */
 	size_t n_args;
 	const char *capability_args; /* JSON object text, or NULL */
+	/* JSON object text, or NULL: `args.cni` of every plugin's configuration
+	 * (CONVENTIONS.md, "args in network config"; the NPWG `cni-args`), the
+	 * plugin's other `args` kept. Cached with the list, so that a DEL from
+	 * the cache passes it too. */
+	const char *config_args;
 } cnirt_attachment;
 
 /* ADD the attachment to every plugin of the list, in order. On success the

@@ -54,26 +54,6 @@ static int field_error(cnirt_error **err, int code, const char *prefix, const ch
 	return error_set(err, code, "field \"%s%s\": %s", prefix, field, problem);
 }
 
-static const char *json_type_name(const json *j)
-{
-	switch (j->type) {
-	case JSON_NULL:
-		return "null";
-	case JSON_FALSE:
-	case JSON_TRUE:
-		return "a boolean";
-	case JSON_NUMBER:
-		return "a number";
-	case JSON_STRING:
-		return "a string";
-	case JSON_ARRAY:
-		return "an array";
-	case JSON_OBJECT:
-		return "an object";
-	}
-	return "unknown";
-}
-
 /* A string field. Absent: 0 with *out NULL, or an error when required. */
 static int get_string(const json *o, const char *prefix, const char *key, bool required,
 		      const char **out, cnirt_error **err)

@@ -5,7 +5,56 @@
  */
 #include "config.h"
 
+#include <string.h>
+
 #include "internal.h"
+
+/*
+ * CONVENTIONS.md, "args in network config": what the runtime passes a
+ * plugin in `args.cni` of its configuration (the NPWG `cni-args`). The
+ * plugin's other `args` are kept; `args` moves last.
+ */
+static void inject_args(json *conf, const json *config_args)
+{
+	json *args = json_new(JSON_OBJECT);
+	const json *old = json_obj_get(conf, "args");
+	for (size_t i = 0; old && old->type == JSON_OBJECT && i < old->u.object.n; i++)
+		if (strcmp(old->u.object.k[i], "cni") != 0)
+			json_obj_set(args, old->u.object.k[i], json_dup(old->u.object.v[i]));
+	json_obj_set(args, "cni", json_dup(config_args));
+	json_obj_del(conf, "args");
+	json_obj_set(conf, "args", args);
+}
+
+int derive_parse_config_args(const char *text, json **out, cnirt_error **err)
+{
+	*out = NULL;
+	if (text == NULL)
+		return 0;
+	json *v = NULL;
+	if (json_parse(text, strlen(text), "config args", &v, err) < 0)
+		return -1;
+	if (v->type != JSON_OBJECT) {
+		json_free(v);
+		return error_set(err, CNIRT_ERR_INVALID_CONFIG,
+				 "config args: must be a JSON object");
+	}
+	*out = v;
+	return 0;
+}
+
+char *derive_list_bytes(const cnirt_netlist *l, const json *config_args, size_t *len)
+{
+	_cleanup_json_ json *root = NULL;
+	_cleanup_error_ cnirt_error *e = NULL;
+	if (json_parse(l->bytes, l->len, "network configuration", &root, &e) < 0)
+		abort(); /* it was parsed when the list was loaded */
+	json *plugins = json_obj_get(root, "plugins");
+	for (size_t i = 0; plugins && plugins->type == JSON_ARRAY && i < plugins->u.array.n; i++)
+		if (plugins->u.array.v[i]->type == JSON_OBJECT)
+			inject_args(plugins->u.array.v[i], config_args);
+	return json_gen(root, false, len);
+}
 
 /*
  * "Deriving runtimeConfig": every capability the plugin declares true and
@@ -32,11 +81,13 @@ static json *runtime_config(const json *caps, const json *cap_args)
 }
 
 char *derive_exec_config(const cnirt_netlist *l, size_t plugin, const json *cap_args,
-			 const json *prev_result, size_t *len)
+			 const json *config_args, const json *prev_result, size_t *len)
 {
 	if (l == NULL || plugin >= l->n_plugins)
 		return NULL;
 	_cleanup_json_ json *conf = json_dup(l->plugins[plugin].conf);
+	if (config_args)
+		inject_args(conf, config_args);
 
 	/* Inserted: the list's name and version, in place if the plugin
 	 * configuration has them already, else appended. */

@@ -51,16 +51,18 @@ int error_prefix(cnirt_error **err, const char *fmt, ...)
 	return -1;
 }
 
-void error_set_network(cnirt_error *e, const char *network)
+int error_set_network(cnirt_error *e, const char *network)
 {
 	if (e && !e->network && network)
 		e->network = xstrdup(network);
+	return -1;
 }
 
-void error_set_plugin(cnirt_error *e, const char *plugin)
+int error_set_plugin(cnirt_error *e, const char *plugin)
 {
 	if (e && !e->plugin && plugin)
 		e->plugin = xstrdup(plugin);
+	return -1;
 }
 
 CNIRT_EXPORT int cnirt_error_code(const cnirt_error *e)
@@ -199,19 +201,39 @@ CNIRT_EXPORT void cnirt_error_free(cnirt_error *e)
 	free(e);
 }
 
-char *error_text_shown(const char *s, size_t len, size_t max, bool quotes)
+/* JSON that libcnirt reads (configurations, results, cache entries): depth
+ * JSON_MAX_DEPTH, no comments, strings as the bytes they are. */
+int json_parse(const char *buf, size_t len, const char *what, json **out, cnirt_error **err)
 {
-	struct buf b = {0};
-	for (size_t n = 0; n < len; n++) {
-		unsigned char c = (unsigned char)s[n];
-		if (n == max) {
-			buf_appends(&b, "...");
-			break;
-		}
-		if (c < 0x20 || c >= 0x7f || (quotes && (c == '"' || c == '\\')))
-			buf_printf(&b, "\\x%02x", c);
-		else
-			buf_append(&b, &c, 1);
+	static const struct json_limits cni = {.max_depth = JSON_MAX_DEPTH};
+	_cleanup_free_ char *msg = NULL;
+	if (json_parse_with(buf, len, what, &cni, out, &msg) < 0)
+		return error_set(err, CNIRT_ERR_DECODE, "%s", msg);
+	return 0;
+}
+
+int json_get_string(const json *o, const char *key, const char **out, cnirt_error **err)
+{
+	const json *v = json_obj_get(o, key);
+	if (v == NULL) {
+		*out = NULL;
+		return 0;
 	}
-	return buf_steal(&b, NULL);
+	if (!json_is_string(v))
+		return error_set(err, CNIRT_ERR_DECODE, "field \"%s\": must be a string", key);
+	if (json_str(v) == NULL)
+		return error_set(err, CNIRT_ERR_DECODE, "field \"%s\": contains a NUL byte", key);
+	*out = v->u.string.s;
+	return 0;
+}
+
+int json_get_bool(const json *o, const char *key, bool *out, cnirt_error **err)
+{
+	const json *v = json_obj_get(o, key);
+	if (v == NULL)
+		return 0;
+	if (v->type != JSON_TRUE && v->type != JSON_FALSE)
+		return error_set(err, CNIRT_ERR_DECODE, "field \"%s\": must be true or false", key);
+	*out = v->type == JSON_TRUE;
+	return 0;
 }

@@ -12,78 +12,10 @@
 #include <unistd.h>
 
 #include "cnirt.h"
+#include "common.h"
+#include "json.h"
 
-#define CNIRT_EXPORT	  __attribute__((visibility("default")))
-#define PRINTF_LIKE(a, b) __attribute__((format(printf, a, b)))
-#define ARRAY_SIZE(a)	  (sizeof(a) / sizeof((a)[0]))
-
-/* ------------------------------------------------------- alloc.c */
-/* Allocation failure is not a code path: these abort on OOM. */
-void *xmalloc(size_t n);
-void *xzalloc(size_t n);
-void *xcalloc(size_t n, size_t size);
-void *xrealloc(void *p, size_t n);
-void *xreallocarray(void *p, size_t n, size_t size);
-char *xstrdup(const char *s);
-char *xstrndup(const char *s, size_t n);
-void *xmemdup(const void *p, size_t n);
-char *xasprintf(const char *fmt, ...) PRINTF_LIKE(1, 2);
-char *xvasprintf(const char *fmt, va_list ap) PRINTF_LIKE(1, 0);
-
-/* Growable byte buffer, always NUL terminated. */
-struct buf {
-	char *data;
-	size_t len;
-	size_t cap;
-};
-void buf_append(struct buf *b, const void *p, size_t n);
-void buf_appends(struct buf *b, const char *s);
-void buf_printf(struct buf *b, const char *fmt, ...) PRINTF_LIKE(2, 3);
-/* Hand the data out (never NULL) and reset the buffer. */
-char *buf_steal(struct buf *b, size_t *len);
-void buf_free(struct buf *b);
-
-static inline void freep(void *p)
-{
-	free(*(void **)p);
-}
-static inline void closep(int *fd)
-{
-	if (*fd >= 0) {
-		int saved = errno;
-		close(*fd);
-		errno = saved;
-	}
-}
-#define _cleanup_(f)	__attribute__((cleanup(f)))
-#define _cleanup_free_	_cleanup_(freep)
-#define _cleanup_close_ _cleanup_(closep)
-
-/* Take ownership out of a cleanup variable. */
-#define TAKE_PTR(p)                                                                                \
-	({                                                                                         \
-		__typeof__(p) _tp = (p);                                                           \
-		(p) = NULL;                                                                        \
-		_tp;                                                                               \
-	})
-#define TAKE_FD(fd)                                                                                \
-	({                                                                                         \
-		int _tf = (fd);                                                                    \
-		(fd) = -1;                                                                         \
-		_tf;                                                                               \
-	})
-
-#ifndef TEMP_FAILURE_RETRY
-#define TEMP_FAILURE_RETRY(expr)                                                                   \
-	({                                                                                         \
-		long _r;                                                                           \
-		do                                                                                 \
-			_r = (long)(expr);                                                         \
-		while (_r == -1L && errno == EINTR);                                               \
-		_r;                                                                                \
-	})
-#endif
-
+#define CNIRT_EXPORT __attribute__((visibility("default")))
 /* ------------------------------------------------------- error.c */
 struct cnirt_error {
 	int code;
@@ -110,13 +42,10 @@ int error_set_errno(cnirt_error **err, int code, int errnum, const char *fmt, ..
     PRINTF_LIKE(4, 5);
 /* Prefix the message of *err with context ("<context>: <msg>"); returns -1. */
 int error_prefix(cnirt_error **err, const char *fmt, ...) PRINTF_LIKE(2, 3);
-/* The first `len` bytes of s as one line of printable ASCII for a message:
- * bytes outside it (and '"' and '\\' when `quotes`) as \xNN, cut after `max`
- * bytes with "...". */
-char *error_text_shown(const char *s, size_t len, size_t max, bool quotes);
-/* Record the network / plugin (if not yet set). */
-void error_set_network(cnirt_error *e, const char *network);
-void error_set_plugin(cnirt_error *e, const char *plugin);
+/* Record the network / plugin (if not yet set); return -1, for
+ * `return error_set_network(*err, name);` after a failed call. */
+int error_set_network(cnirt_error *e, const char *network);
+int error_set_plugin(cnirt_error *e, const char *plugin);
 /* Record the kind of *err (any earlier kind is replaced); returns -1. */
 int error_kind(cnirt_error **err, enum cnirt_error_kind kind);
 /* Hand a failure of the rollback DEL to e (e takes ownership). */
@@ -131,86 +60,15 @@ static inline void error_freep(cnirt_error **e)
 }
 #define _cleanup_error_ _cleanup_(error_freep)
 
-/* ------------------------------------------------------- json.c */
-/*
- * A JSON tree that keeps what the CNI spec asks a runtime to pass through
- * unaltered: object key order, the exact text of numbers, and string bytes
- * (including UTF-8). Parsing rejects invalid UTF-8, duplicate object keys,
- * nesting deeper than JSON_MAX_DEPTH and trailing garbage.
- */
-#define JSON_MAX_DEPTH 128
-
-enum json_type {
-	JSON_NULL,
-	JSON_FALSE,
-	JSON_TRUE,
-	JSON_NUMBER,
-	JSON_STRING,
-	JSON_ARRAY,
-	JSON_OBJECT,
-};
-
-typedef struct json json;
-struct json {
-	enum json_type type;
-	union {
-		char *number; /* raw text as written */
-		struct {
-			char *s; /* NUL terminated; may also contain NULs */
-			size_t len;
-		} string;
-		struct {
-			json **v;
-			size_t n, cap;
-		} array;
-		struct {
-			char **k; /* keys, NUL terminated (keys with NUL are rejected) */
-			json **v;
-			size_t n, cap;
-		} object;
-	} u;
-};
-
-/* Parse exactly one JSON value. `what` names the input in errors
- * ("network configuration", "plugin result", ...). Errors carry code
- * CNIRT_ERR_DECODE and the byte offset. */
+/* ------------------------------------------------ json (common/json.h) */
+/* json_parse() with the limits of CNI input (JSON_MAX_DEPTH, no comments);
+ * errors carry code CNIRT_ERR_DECODE and the byte offset. */
 int json_parse(const char *buf, size_t len, const char *what, json **out, cnirt_error **err);
-void json_free(json *j);
-static inline void json_freep(json **j)
-{
-	json_free(*j);
-}
-#define _cleanup_json_ _cleanup_(json_freep)
-
-json *json_new(enum json_type t); /* empty array/object, null/true/false */
-json *json_new_bool(bool b);
-json *json_new_string(const char *s);
-json *json_new_stringn(const char *s, size_t len);
-json *json_new_number(const char *raw); /* raw must be valid JSON number text */
-json *json_new_int(long long v);
-json *json_dup(const json *j);
-bool json_equal(const json *a, const json *b); /* objects: order-insensitive */
-
-/* Objects. get returns NULL when absent. set replaces in place (order kept)
- * or appends, and takes ownership of v. del returns true if removed. */
-json *json_obj_get(const json *o, const char *key);
-void json_obj_set(json *o, const char *key, json *v);
-bool json_obj_del(json *o, const char *key);
-/* Arrays: takes ownership of v. */
-void json_arr_append(json *a, json *v);
-
 /* Typed getters for validation. Absent: 0, and json_get_string sets *out to
  * NULL while json_get_bool leaves *out (the default) alone. Wrong type, or a
  * string with a NUL byte: -1 with an error (CNIRT_ERR_DECODE) naming `key`. */
 int json_get_string(const json *o, const char *key, const char **out, cnirt_error **err);
 int json_get_bool(const json *o, const char *key, bool *out, cnirt_error **err);
-bool json_is_string(const json *j);
-/* The C string of a string value, NULL if not a string or it contains NUL. */
-const char *json_str(const json *j);
-
-/* Serialise. pretty: indented with two spaces. Returns a NUL terminated
- * string (caller frees); *len (may be NULL) gets its length. */
-char *json_gen(const json *j, bool pretty, size_t *len);
 
 /* ------------------------------------------------------- version.c */
 /* Parse "X.Y.Z" (each part decimal, no sign); 0 or -1. */
@@ -274,11 +132,17 @@ struct cnirt_netlist {
  * configuration": the stdin of one plugin execution. Inserts cniVersion and
  * name from the list, runtimeConfig (capabilities the plugin declares true
  * that cap_args provides; omitted when empty), prevResult (when not NULL,
- * taken as is), removes `capabilities`, passes everything else through.
- * cap_args may be NULL. Returns the serialised configuration.
+ * taken as is), `args.cni` (config_args, when not NULL), removes
+ * `capabilities`, passes everything else through. cap_args may be NULL. Returns the serialised
+ * configuration.
  */
 char *derive_exec_config(const cnirt_netlist *l, size_t plugin, const json *cap_args,
-			 const json *prev_result, size_t *len);
+			 const json *config_args, const json *prev_result, size_t *len);
+/* The list's bytes with config_args (cnirt_attachment) as `args.cni` of
+ * every plugin, as the cache keeps them. */
+char *derive_list_bytes(const cnirt_netlist *l, const json *config_args, size_t *len);
+/* Parse an attachment's config_args: NULL, or a JSON object in *out. */
+int derive_parse_config_args(const char *text, json **out, cnirt_error **err);
 
 /* ------------------------------------------------------- exec.c */
 struct exec_request {

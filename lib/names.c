@@ -18,7 +18,7 @@
 static char *shown(const char *s)
 {
 	s = s ? s : "";
-	return error_text_shown(s, strlen(s), 80, true);
+	return text_shown(s, strlen(s), 80, true);
 }
 
 /* ^[a-zA-Z0-9][a-zA-Z0-9_.-]*$ */

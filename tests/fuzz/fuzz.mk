@@ -17,15 +17,18 @@ FUZZ_CFLAGS = -g -O1 -fno-omit-frame-pointer $(FUZZ_SAN) -fsanitize=fuzzer-no-li
 FUZZ_LDFLAGS = -fsanitize=fuzzer $(FUZZ_SAN)
 YAJL_CFLAGS := $(shell $(PKG_CONFIG) --cflags yajl)
 YAJL_LIBS := $(shell $(PKG_CONFIG) --libs yajl)
-FUZZ_CPPFLAGS = -I$(top_builddir) -I$(top_srcdir)/lib -I$(top_srcdir)/hook $(YAJL_CFLAGS) \
+FUZZ_CPPFLAGS = -I$(top_builddir) -I$(top_srcdir)/common -I$(top_srcdir)/lib -I$(top_srcdir)/hook $(YAJL_CFLAGS) \
 	-DSYSCONFDIR='"/etc"' -DLOCALSTATEDIR='"/var"' -DRUNSTATEDIR='"/run"'
 
 OUT = $(top_builddir)/tests/fuzz
 OBJ = $(OUT)/obj
 
-LIB_FILES = alloc base64 cache chain conf ctx derive error exec json names result version
-LIB_OBJS = $(LIB_FILES:%=$(OBJ)/lib/%.o)
-HOOK_OBJS = $(OBJ)/hook/util.o $(OBJ)/hook/jsonutil.o $(OBJ)/hook/suggest.o
+COMMON_FILES = alloc file json text
+COMMON_OBJS = $(COMMON_FILES:%=$(OBJ)/common/%.o)
+LIB_FILES = base64 cache chain conf ctx derive error exec names result version
+# libcnirt as it is built: its own files and the common layer.
+LIB_OBJS = $(LIB_FILES:%=$(OBJ)/lib/%.o) $(COMMON_OBJS)
+HOOK_OBJS = $(OBJ)/hook/util.o $(OBJ)/hook/suggest.o $(COMMON_OBJS)
 
 TARGETS = fuzz_state fuzz_annotations fuzz_netlist fuzz_result fuzz_cache
 BINS = $(TARGETS:%=$(OUT)/%)
@@ -33,6 +36,10 @@ BINS = $(TARGETS:%=$(OUT)/%)
 all: $(BINS)
 
 $(OBJ)/lib/%.o: $(top_srcdir)/lib/%.c $(top_srcdir)/lib/internal.h $(top_srcdir)/lib/cnirt.h
+	@mkdir -p $(@D)
+	$(CC) $(FUZZ_CPPFLAGS) $(FUZZ_CFLAGS) -c -o $@ $<
+
+$(OBJ)/common/%.o: $(top_srcdir)/common/%.c $(wildcard $(top_srcdir)/common/*.h)
 	@mkdir -p $(@D)
 	$(CC) $(FUZZ_CPPFLAGS) $(FUZZ_CFLAGS) -c -o $@ $<
 

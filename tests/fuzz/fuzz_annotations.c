@@ -18,7 +18,6 @@
 
 #include "annotations.h"
 #include "cnirt.h"
-#include "jsonutil.h"
 #include "util.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -47,17 +46,17 @@ static bool has_cap(void *data, const char *cap)
 }
 
 /* JSON text the hook wrote itself: must parse, and be of the given type. */
-static void check_json(const char *text, yajl_type type)
+static void check_json(const char *text, enum json_type type)
 {
-	yajl_val v = NULL;
+	json *v = NULL;
 	char *err = NULL;
-	if (jt_parse(text, strlen(text), "fuzz", &v, &err) < 0) {
+	if (json_parse_with(text, strlen(text), "fuzz", &hook_json, &v, &err) < 0) {
 		fprintf(stderr, "fuzz_annotations: normalised JSON does not parse: %s: %s\n", err,
 			text);
 		abort();
 	}
 	CHECK(v->type == type);
-	yajl_tree_free(v);
+	json_free(v);
 }
 
 /* A CNI_ARGS pair: plugins split CNI_ARGS at ';' and '='. */
@@ -78,11 +77,11 @@ static void check_selection(const struct selection *s)
 		for (size_t k = 0; k < i; k++)
 			CHECK(strcmp(s->v[k].ifname, r->ifname) != 0);
 		if (r->port_mappings)
-			check_json(r->port_mappings, yajl_t_array);
+			check_json(r->port_mappings, JSON_ARRAY);
 		if (r->bandwidth)
-			check_json(r->bandwidth, yajl_t_object);
+			check_json(r->bandwidth, JSON_OBJECT);
 		if (r->cni_args)
-			check_json(r->cni_args, yajl_t_object);
+			check_json(r->cni_args, JSON_OBJECT);
 		for (size_t k = 0; k < r->n_ips; k++)
 			CHECK(r->ips[k] && r->ips[k][0]);
 	}
@@ -146,7 +145,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		}
 		CHECK(i < s.n);
 		if (cap_args)
-			check_json(cap_args, yajl_t_object);
+			check_json(cap_args, JSON_OBJECT);
 		CHECK(n_args >= 1);
 		for (size_t k = 0; k < n_args; k++)
 			check_pair(&args[k]);

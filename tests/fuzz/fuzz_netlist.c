@@ -48,7 +48,7 @@ static json *cap_args, *prev_result;
 static void check_derived(const cnirt_netlist *l, size_t i, const json *ca, const json *prev)
 {
 	size_t len = 0;
-	_cleanup_free_ char *text = derive_exec_config(l, i, ca, prev, &len);
+	_cleanup_free_ char *text = derive_exec_config(l, i, ca, NULL, prev, &len);
 	CHECK(text != NULL && strlen(text) == len);
 	_cleanup_json_ json *j = NULL;
 	_cleanup_error_ cnirt_error *e = NULL;
@@ -114,7 +114,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		check_derived(l, i, cap_args, prev_result);
 	}
 	CHECK(!cnirt_netlist_plugin_has_capability(l, n, "mac"));
-	CHECK(derive_exec_config(l, n, NULL, NULL, NULL) == NULL);
+	CHECK(derive_exec_config(l, n, NULL, NULL, NULL, NULL) == NULL);
 	CHECK(strcmp(cnirt_netlist_path(l), "fuzz") == 0);
 
 	/* The bytes kept for the cache are a list that loads as the same. */

@@ -95,9 +95,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	}
 	CHECK(err == NULL);
-	/* hook/jsonutil.c (yajl_tree_parse, comments allowed): JSON only. */
-	CHECK(json_syntax_ok(buf, state_len, true));
-	CHECK(!s->has_config || json_syntax_ok(config_data, config_len, true));
+	/* common/json.c with the hook's limits: JSON only, no comments. */
+	CHECK(json_syntax_ok(buf, state_len, false));
+	CHECK(!s->has_config || json_syntax_ok(config_data, config_len, false));
 	CHECK(s->oci_version && s->id && s->status);
 	/* What the hook relies on after a successful parse. */
 	cnirt_error *e = NULL;

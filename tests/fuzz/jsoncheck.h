@@ -4,8 +4,7 @@
  * around it and nothing else) for the fuzz targets: whatever a parser of
  * the project accepts must pass it. It checks syntax only (not UTF-8, not
  * duplicate keys): the parsers may refuse more. `comments` also allows
- * C comments where white space may be (yajl_tree_parse, used by the hook,
- * accepts them).
+ * C comments where white space may be (as cnihook.json(5) does).
  */
 #ifndef FUZZ_JSONCHECK_H
 #define FUZZ_JSONCHECK_H

@@ -950,7 +950,7 @@ static void test_damaged(void **state)
 	    "g-ctr1-eth0: the name its fields give is \"net1-ctr1-eth0\"\n"
 	    "h-ctr1-eth0: container id \"../x\": must start with a letter or a digit\n"
 	    "i-ctr1-eth0: field \"cniArgs\": element 0 is not a [key, value] pair of strings\n"
-	    "j-ctr1-eth0: invalid JSON near byte 14: duplicate key \"a\\x0a\"\n"
+	    "j-ctr1-eth0: invalid JSON near byte 9: duplicate key \"a\\x0a\"\n"
 	    "k-ctr1-eth0: larger than 64 MiB\n"
 	    "l-ctr1-eth0: not a regular file (a directory)\n"
 	    "m-ctr1-eth0: not a regular file (a symbolic link)\n"

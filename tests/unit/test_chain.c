@@ -1417,6 +1417,32 @@ static void test_version_other_failure(void **state)
 	assert_names(err, NULL, "nosuch");
 }
 
+/* The version asked for is a version (X.Y.Z), and the VERSION stdin is
+ * built as JSON (issue 11: it was pasted in with printf, so that
+ * `1.0.0","injected":"x` reached the plugin as a second key). */
+static void test_version_argument_checked(void **state)
+{
+	struct fx *f = fixture(state);
+	add_plugins(f, "p");
+	_cleanup_error_ cnirt_error *err = NULL;
+	char *v = NULL;
+	assert_true(cnirt_plugin_version(f->ctx, "p", "1.0.0\",\"injected\":\"x", &v, &err) < 0);
+	assert_null(v);
+	assert_error(err, CNIRT_ERR_INVALID_CONFIG,
+		     "cniVersion \"1.0.0\\x22,\\x22injected\\x22:\\x22x\": not a version (X.Y.Z)");
+	assert_names(err, NULL, "p");
+	expect_no_plugin_ran(f);
+	cnirt_error_free(TAKE_PTR(err));
+
+	_cleanup_free_ char *ok = NULL;
+	assert_ok(cnirt_plugin_version(f->ctx, "p", "1.0.0", &ok, &err), err);
+	struct recs r = expect_calls(f, "p VERSION");
+	_cleanup_json_ json *in = rec_stdin(&r.v[0]);
+	_cleanup_json_ json *want = text_json("{\"cniVersion\":\"1.0.0\"}");
+	assert_json_equal(in, want, "VERSION stdin");
+	recs_free(&r);
+}
+
 /*
  * Spec 1.0.0 section 5, "Version success": the VERSION result holds
  * `supportedVersions`, a list of version strings. Without one, or with an
@@ -1928,6 +1954,7 @@ int main(void)
 	    T(test_gc_nothing_valid),
 	    T(test_version_legacy_plugin),
 	    T(test_version_other_failure),
+	    T(test_version_argument_checked),
 	    T(test_version_malformed),
 	    T(test_validate_supports_nothing),
 	    T(test_plugin_version_input),

@@ -349,7 +349,7 @@ static cnirt_netlist *parse_list(const char *text)
 static json *derive(const cnirt_netlist *l, size_t i, const json *cap_args, const json *prev)
 {
 	size_t len = 0;
-	_cleanup_free_ char *text = derive_exec_config(l, i, cap_args, prev, &len);
+	_cleanup_free_ char *text = derive_exec_config(l, i, cap_args, NULL, prev, &len);
 	assert_non_null(text);
 	assert_int_equal(len, strlen(text));
 	return parse(text);
@@ -441,7 +441,7 @@ static void test_capability_intersection(void **state)
 	_cleanup_json_ json *caps =
 	    parse("{\"notDeclared\":[1],\"declaredFalse\":\"x\",\"both\":{\"k\":\"v\"}}");
 	size_t len;
-	_cleanup_free_ char *text = derive_exec_config(l, 0, caps, NULL, &len);
+	_cleanup_free_ char *text = derive_exec_config(l, 0, caps, NULL, NULL, &len);
 	/* Only "both": declared false, declared but not provided, and provided
 	 * but not declared are all left out. */
 	assert_string_equal(text, "{\"type\":\"p\",\"cniVersion\":\"1.0.0\",\"name\":\"n\","
@@ -456,9 +456,9 @@ static void test_runtime_config_omitted_when_empty(void **state)
 	cnirt_netlist *l = parse_list("{\"cniVersion\":\"1.0.0\",\"name\":\"n\",\"plugins\":[{"
 				      "\"type\":\"p\",\"capabilities\":{\"mac\":true}}]}");
 	_cleanup_json_ json *caps = parse("{\"portMappings\":[]}");
-	_cleanup_free_ char *with_other = derive_exec_config(l, 0, caps, NULL, NULL);
+	_cleanup_free_ char *with_other = derive_exec_config(l, 0, caps, NULL, NULL, NULL);
 	assert_string_equal(with_other, "{\"type\":\"p\",\"cniVersion\":\"1.0.0\",\"name\":\"n\"}");
-	_cleanup_free_ char *with_none = derive_exec_config(l, 0, NULL, NULL, NULL);
+	_cleanup_free_ char *with_none = derive_exec_config(l, 0, NULL, NULL, NULL, NULL);
 	assert_string_equal(with_none, "{\"type\":\"p\",\"cniVersion\":\"1.0.0\",\"name\":\"n\"}");
 	cnirt_netlist_free(l);
 }
@@ -473,7 +473,7 @@ static void test_runtime_config_order(void **state)
 				      "\"type\":\"p\",\"capabilities\":{\"z\":true,\"a\":true,"
 				      "\"m\":true}}]}");
 	_cleanup_json_ json *caps = parse("{\"a\":1,\"m\":null,\"z\":2}");
-	_cleanup_free_ char *text = derive_exec_config(l, 0, caps, NULL, NULL);
+	_cleanup_free_ char *text = derive_exec_config(l, 0, caps, NULL, NULL, NULL);
 	assert_string_equal(text, "{\"type\":\"p\",\"cniVersion\":\"1.0.0\",\"name\":\"n\","
 				  "\"runtimeConfig\":{\"z\":2,\"a\":1,\"m\":null}}");
 	cnirt_netlist_free(l);
@@ -492,11 +492,11 @@ static void test_written_runtime_config(void **state)
 				      "\"type\":\"p\",\"runtimeConfig\":{\"old\":1},"
 				      "\"capabilities\":{\"mac\":true},\"x\":0}]}");
 	_cleanup_json_ json *caps = parse("{\"mac\":\"00:11:22:33:44:55\"}");
-	_cleanup_free_ char *replaced = derive_exec_config(l, 0, caps, NULL, NULL);
+	_cleanup_free_ char *replaced = derive_exec_config(l, 0, caps, NULL, NULL, NULL);
 	assert_string_equal(replaced, "{\"type\":\"p\",\"runtimeConfig\":{\"mac\":"
 				      "\"00:11:22:33:44:55\"},\"x\":0,\"cniVersion\":\"1.0.0\","
 				      "\"name\":\"n\"}");
-	_cleanup_free_ char *kept = derive_exec_config(l, 0, NULL, NULL, NULL);
+	_cleanup_free_ char *kept = derive_exec_config(l, 0, NULL, NULL, NULL, NULL);
 	assert_string_equal(kept, "{\"type\":\"p\",\"runtimeConfig\":{\"old\":1},\"x\":0,"
 				  "\"cniVersion\":\"1.0.0\",\"name\":\"n\"}");
 	cnirt_netlist_free(l);
@@ -516,11 +516,11 @@ static void test_written_prev_result(void **state)
 	cnirt_netlist *l = parse_list("{\"cniVersion\":\"1.0.0\",\"name\":\"n\",\"plugins\":[{"
 				      "\"type\":\"p\",\"prevResult\":{\"written\":1},\"x\":0}]}");
 	_cleanup_json_ json *prev = parse("{\"cniVersion\":\"1.0.0\",\"ips\":[]}");
-	_cleanup_free_ char *replaced = derive_exec_config(l, 0, NULL, prev, NULL);
+	_cleanup_free_ char *replaced = derive_exec_config(l, 0, NULL, NULL, prev, NULL);
 	assert_string_equal(replaced,
 			    "{\"type\":\"p\",\"prevResult\":{\"cniVersion\":\"1.0.0\","
 			    "\"ips\":[]},\"x\":0,\"cniVersion\":\"1.0.0\",\"name\":\"n\"}");
-	_cleanup_free_ char *kept = derive_exec_config(l, 0, NULL, NULL, NULL);
+	_cleanup_free_ char *kept = derive_exec_config(l, 0, NULL, NULL, NULL, NULL);
 	assert_string_equal(kept, "{\"type\":\"p\",\"prevResult\":{\"written\":1},\"x\":0,"
 				  "\"cniVersion\":\"1.0.0\",\"name\":\"n\"}");
 	cnirt_netlist_free(l);
@@ -535,7 +535,7 @@ static void test_name_and_version_replaced_in_place(void **state)
 	cnirt_netlist *l = parse_list("{\"cniVersion\":\"0.4.0\",\"name\":\"list\",\"plugins\":[{"
 				      "\"name\":\"own\",\"type\":\"p\",\"cniVersion\":\"0.1.0\","
 				      "\"z\":true}]}");
-	_cleanup_free_ char *text = derive_exec_config(l, 0, NULL, NULL, NULL);
+	_cleanup_free_ char *text = derive_exec_config(l, 0, NULL, NULL, NULL, NULL);
 	assert_string_equal(text, "{\"name\":\"list\",\"type\":\"p\",\"cniVersion\":\"0.4.0\","
 				  "\"z\":true}");
 	cnirt_netlist_free(l);
@@ -547,7 +547,7 @@ static void test_effective_version_inserted(void **state)
 	(void)state;
 	cnirt_netlist *l = parse_list("{\"cniVersion\":\"0.4.0\",\"cniVersions\":[\"1.0.0\","
 				      "\"9.9.9\"],\"name\":\"n\",\"plugins\":[{\"type\":\"p\"}]}");
-	_cleanup_free_ char *text = derive_exec_config(l, 0, NULL, NULL, NULL);
+	_cleanup_free_ char *text = derive_exec_config(l, 0, NULL, NULL, NULL, NULL);
 	assert_string_equal(text, "{\"type\":\"p\",\"cniVersion\":\"1.0.0\",\"name\":\"n\"}");
 	cnirt_netlist_free(l);
 }
@@ -560,7 +560,7 @@ static void test_single_config_with_prev_result(void **state)
 	cnirt_netlist *l = parse_list("{\"cniVersion\":\"0.3.1\",\"name\":\"one\",\"type\":"
 				      "\"bridge\",\"ipam\":{\"type\":\"host-local\"}}");
 	_cleanup_json_ json *prev = parse("{\"cniVersion\":\"0.3.1\",\"ips\":[]}");
-	_cleanup_free_ char *text = derive_exec_config(l, 0, NULL, prev, NULL);
+	_cleanup_free_ char *text = derive_exec_config(l, 0, NULL, NULL, prev, NULL);
 	assert_string_equal(text, "{\"cniVersion\":\"0.3.1\",\"name\":\"one\",\"type\":\"bridge\","
 				  "\"ipam\":{\"type\":\"host-local\"},\"prevResult\":{"
 				  "\"cniVersion\":\"0.3.1\",\"ips\":[]}}");
@@ -589,7 +589,7 @@ static void test_pass_through_fidelity(void **state)
 		       "{\"other\":\"first\"," FIDELITY_MEMBERS "},"
 		       "{\"cap\":1,\"capabilities\":{\"mac\":true}," FIDELITY_MEMBERS "}]}");
 	size_t len;
-	_cleanup_free_ char *first = derive_exec_config(l, 0, NULL, NULL, &len);
+	_cleanup_free_ char *first = derive_exec_config(l, 0, NULL, NULL, NULL, &len);
 	assert_string_equal(first, "{\"other\":\"first\"," FIDELITY_MEMBERS
 				   ",\"cniVersion\":\"1.0.0\",\"name\":\"fid\"}");
 	assert_int_equal(len, strlen(first));
@@ -597,7 +597,7 @@ static void test_pass_through_fidelity(void **state)
 	/* `capabilities` removed from the middle: the rest keeps its order. */
 	_cleanup_json_ json *caps = parse("{\"mac\":\"00:11:22:33:44:55\"}");
 	_cleanup_json_ json *prev = parse("{\"cniVersion\":\"1.0.0\",\"n\":1.000}");
-	_cleanup_free_ char *second = derive_exec_config(l, 1, caps, prev, NULL);
+	_cleanup_free_ char *second = derive_exec_config(l, 1, caps, NULL, prev, NULL);
 	assert_string_equal(second,
 			    "{\"cap\":1," FIDELITY_MEMBERS
 			    ",\"cniVersion\":\"1.0.0\",\"name\":\"fid\",\"runtimeConfig\":{\"mac\":"
@@ -619,13 +619,66 @@ static void test_inputs_untouched(void **state)
 	_cleanup_json_ json *caps = parse(APPENDIX_CAP_ARGS);
 	_cleanup_json_ json *caps_copy = json_dup(caps);
 	_cleanup_json_ json *prev = parse(BRIDGE_RESULT);
-	_cleanup_free_ char *a = derive_exec_config(l, 1, caps, prev, NULL);
-	_cleanup_free_ char *b = derive_exec_config(l, 1, caps, prev, NULL);
+	_cleanup_free_ char *a = derive_exec_config(l, 1, caps, NULL, prev, NULL);
+	_cleanup_free_ char *b = derive_exec_config(l, 1, caps, NULL, prev, NULL);
 	assert_string_equal(a, b);
 	assert_true(json_equal(caps, caps_copy));
 	assert_non_null(json_obj_get(l->plugins[1].conf, "capabilities"));
-	assert_null(derive_exec_config(l, 3, caps, prev, NULL));
+	assert_null(derive_exec_config(l, 3, caps, NULL, prev, NULL));
 	cnirt_netlist_free(l);
+}
+
+/* CONVENTIONS.md, "args in network config": the attachment's config args
+ * become args.cni of every plugin; the plugin's other args are kept, a
+ * written args.cni is replaced, and args moves last, before what the
+ * derivation inserts (moved here from the hook, issue 11). */
+static void test_config_args(void **state)
+{
+	(void)state;
+	cnirt_netlist *l = parse_list(
+	    "{\"cniVersion\":\"1.0.0\",\"name\":\"list\",\"plugins\":["
+	    "{\"type\":\"a\",\"args\":{\"cni\":{\"old\":1},\"other\":[2]},\"z\":3},"
+	    "{\"type\":\"b\"}]}");
+	json *extra = parse("{\"ips\":[\"10.1.2.3/24\"],\"k\":\"v\"}");
+	_cleanup_free_ char *a = derive_exec_config(l, 0, NULL, extra, NULL, NULL);
+	assert_string_equal(a, "{\"type\":\"a\",\"z\":3,\"args\":{\"other\":[2],\"cni\":{\"ips\":"
+			       "[\"10.1.2.3/24\"],\"k\":\"v\"}},\"cniVersion\":\"1.0.0\","
+			       "\"name\":\"list\"}");
+	_cleanup_free_ char *b = derive_exec_config(l, 1, NULL, extra, NULL, NULL);
+	assert_string_equal(b, "{\"type\":\"b\",\"args\":{\"cni\":{\"ips\":[\"10.1.2.3/24\"],"
+			       "\"k\":\"v\"}},\"cniVersion\":\"1.0.0\",\"name\":\"list\"}");
+	/* Without config args, args as written. */
+	_cleanup_free_ char *none = derive_exec_config(l, 0, NULL, NULL, NULL, NULL);
+	assert_string_equal(none, "{\"type\":\"a\",\"args\":{\"cni\":{\"old\":1},\"other\":[2]},"
+				  "\"z\":3,\"cniVersion\":\"1.0.0\",\"name\":\"list\"}");
+	/* The list as the cache keeps it: the same args in every plugin. */
+	size_t len;
+	_cleanup_free_ char *list = derive_list_bytes(l, extra, &len);
+	assert_int_equal(len, strlen(list));
+	assert_string_equal(list, "{\"cniVersion\":\"1.0.0\",\"name\":\"list\",\"plugins\":["
+				  "{\"type\":\"a\",\"z\":3,\"args\":{\"other\":[2],\"cni\":{\"ips\":"
+				  "[\"10.1.2.3/24\"],\"k\":\"v\"}}},{\"type\":\"b\",\"args\":{\"cni\":"
+				  "{\"ips\":[\"10.1.2.3/24\"],\"k\":\"v\"}}}]}");
+	json_free(extra);
+	cnirt_netlist_free(l);
+}
+
+/* Config args that are not a JSON object are refused, naming them. */
+static void test_config_args_invalid(void **state)
+{
+	(void)state;
+	json *v = NULL;
+	cnirt_error *err = NULL;
+	assert_int_equal(derive_parse_config_args(NULL, &v, &err), 0);
+	assert_null(v);
+	assert_int_equal(derive_parse_config_args("[1]", &v, &err), -1);
+	assert_string_equal(cnirt_error_msg(err), "config args: must be a JSON object");
+	assert_int_equal(cnirt_error_code(err), CNIRT_ERR_INVALID_CONFIG);
+	cnirt_error_free(err);
+	err = NULL;
+	assert_int_equal(derive_parse_config_args("{\"a\":", &v, &err), -1);
+	assert_non_null(strstr(cnirt_error_msg(err), "config args: invalid JSON"));
+	cnirt_error_free(err);
 }
 
 int main(void)
@@ -643,6 +696,8 @@ int main(void)
 	    cmocka_unit_test(test_single_config_with_prev_result),
 	    cmocka_unit_test(test_pass_through_fidelity),
 	    cmocka_unit_test(test_inputs_untouched),
+	    cmocka_unit_test(test_config_args),
+	    cmocka_unit_test(test_config_args_invalid),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -415,7 +415,7 @@ static void test_missing_explicit(void **state)
 static void test_empty_file(void **state)
 {
 	(void)state;
-	load_fails("", "empty, expected JSON");
+	load_fails("", "empty input, expected JSON");
 	/* Nor is white space, or a file whose every line is commented out. */
 	/* (The place of a premature end: the text's last byte.) */
 	load_fails_at(" \n\t\n", "2:2", "invalid JSON: parse error: premature EOF");

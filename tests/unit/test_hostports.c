@@ -347,7 +347,7 @@ static void put(const char *root, const char *rel, const char *text)
 	_cleanup_free_ char *dir = xstrdup(path);
 	*strrchr(dir, '/') = '\0';
 	assert_int_equal(mkdir_p(dir, 0755), 0);
-	assert_int_equal(write_file_atomic(path, text, strlen(text), 0644), 0);
+	assert_int_equal(write_file_atomic(path, text, strlen(text), 0644, false), 0);
 }
 
 static void link_fd(const char *root, const char *pid, const char *fd, const char *target)
@@ -475,7 +475,7 @@ static void test_check(void **state)
 					 &err),
 			 -1);
 	assert_string_equal(err, "annotation \"io.cnihook.ports\": host port 18283/udp on ::1 is "
-				 "in use on the host by pid 4300 (evil\\\"\\x1b[2J)");
+				 "in use on the host by pid 4300 (evil\\x22\\x1b[2J)");
 	free(TAKE_PTR(err));
 	/* Nothing overlaps. */
 	assert_int_equal(

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* Tests of lib/json.c (the JSON tree) and of alloc.c's struct buf. */
+/* Tests of common/json.c (the JSON tree, its limits) and of common/alloc.c's
+ * struct buf. */
 #include "config.h"
 
 #include <setjmp.h>
@@ -466,7 +467,7 @@ static void test_depth_limit(void **state)
 	_cleanup_json_ json *jo = parse(ok_o);
 
 	char msg[64];
-	snprintf(msg, sizeof(msg), "nesting deeper than %d levels", JSON_MAX_DEPTH);
+	snprintf(msg, sizeof(msg), "nested deeper than %d levels", JSON_MAX_DEPTH);
 	_cleanup_free_ char *bad_a = nested_arrays(JSON_MAX_DEPTH + 1, true);
 	assert_parse_fails(bad_a, msg);
 	_cleanup_free_ char *bad_o = nested_objects(JSON_MAX_DEPTH + 1, true);
@@ -477,7 +478,7 @@ static void test_depth_100000(void **state)
 {
 	(void)state;
 	char msg[64];
-	snprintf(msg, sizeof(msg), "nesting deeper than %d levels", JSON_MAX_DEPTH);
+	snprintf(msg, sizeof(msg), "nested deeper than %d levels", JSON_MAX_DEPTH);
 	_cleanup_free_ char *open = nested_arrays(100000, false);
 	assert_parse_fails(open, msg);
 	_cleanup_free_ char *closed = nested_arrays(100000, true);
@@ -600,7 +601,7 @@ static void test_error_offset(void **state)
 	assert_int_equal(off, 5);
 	/* The start of an unterminated string after the value: where it
 	 * starts. */
-	off = assert_parse_fails("{}  \"ab", "trailing garbage at byte 4");
+	off = assert_parse_fails("{}  \"ab", "near byte 4: trailing garbage");
 	assert_int_equal(off, 4);
 	/* `what` starts the message. */
 	json *j = NULL;
@@ -1105,6 +1106,91 @@ static void test_alloc_helpers(void **state)
 	assert_int_equal(arr[3], 3);
 }
 
+/* ------------------------------------------------------ caller's limits */
+
+/* Parse with `lim`: 0 and the tree freed, or -1 with *msg. */
+static int parse_lim(const char *text, const struct json_limits *lim, char **msg)
+{
+	json *j = NULL;
+	*msg = NULL;
+	int r = json_parse_with(text, strlen(text), "in", lim, &j, msg);
+	json_free(j);
+	return r;
+}
+
+static void assert_lim_fails(const char *text, const struct json_limits *lim, const char *want)
+{
+	_cleanup_free_ char *msg = NULL;
+	assert_int_equal(parse_lim(text, lim, &msg), -1);
+	if (strcmp(msg, want) != 0)
+		fail_msg("\"%s\": got \"%s\", want \"%s\"", text, msg, want);
+}
+
+static void assert_lim_ok(const char *text, const struct json_limits *lim)
+{
+	_cleanup_free_ char *msg = NULL;
+	if (parse_lim(text, lim, &msg) < 0)
+		fail_msg("\"%s\": %s", text, msg);
+}
+
+/* Comments only where the caller says the format has them (cnihook.json). */
+static void test_limit_comments(void **state)
+{
+	(void)state;
+	const struct json_limits plain = {0}, conf = {.comments = true};
+	assert_lim_fails("[/*c*/{\"name\":\"a\"}]", &plain,
+			 "in: invalid JSON near byte 1: lexical error: probable comment found in "
+			 "input text, comments are not enabled.");
+	assert_lim_fails("{} // c", &plain, "in: invalid JSON near byte 3: trailing garbage");
+	assert_lim_ok("[/*c*/{\"name\":\"a\"}]", &conf);
+	assert_lim_ok("{} // c\n/* d */", &conf);
+	assert_lim_fails("{} /* never closed", &conf,
+			 "in: invalid JSON near byte 3: trailing garbage");
+}
+
+/* Depth: max levels parse, one more does not. */
+static void test_limit_depth(void **state)
+{
+	(void)state;
+	const struct json_limits lim = {.max_depth = 3};
+	assert_lim_ok("[[[1]]]", &lim);
+	assert_lim_fails("[[[[1]]]]", &lim, "in: nested deeper than 3 levels");
+	assert_lim_ok("{\"a\":{\"b\":{}}}", &lim);
+	assert_lim_fails("{\"a\":{\"b\":{\"c\":{}}}}", &lim, "in: nested deeper than 3 levels");
+}
+
+/* Size: max bytes parse, one more does not. */
+static void test_limit_size(void **state)
+{
+	(void)state;
+	const struct json_limits lim = {.max_size = 7};
+	assert_lim_ok("[12345]", &lim);
+	assert_lim_fails("[123456]", &lim, "in: more than 7 bytes");
+}
+
+/* NUL in strings: refused where the caller turns strings into C strings. */
+static void test_limit_no_nul(void **state)
+{
+	(void)state;
+	const struct json_limits plain = {0}, no_nul = {.no_nul = true};
+	assert_lim_ok("[\"a\\u0000b\"]", &plain);
+	assert_lim_fails("[\"a\\u0000b\"]", &no_nul,
+			 "in: invalid JSON near byte 3: a string contains an escaped NUL (\\u0000)");
+	/* An escaped backslash before "u0000" is no NUL. */
+	assert_lim_ok("[\"a\\\\u0000b\"]", &no_nul);
+}
+
+/* Duplicate keys are refused whatever the limits; the place is the second
+ * key's, as LINE:COLUMN in a file. */
+static void test_limit_duplicates_file(void **state)
+{
+	(void)state;
+	const struct json_limits file = {.file = true, .comments = true};
+	assert_lim_fails("{\"a\": 1,\n  \"a\": 2}", &file, "in:2:3: duplicate key \"a\"");
+	assert_lim_fails("{\"a\": 1,\n  \"a\": 2}", &(struct json_limits){0},
+			 "in: invalid JSON near byte 11: duplicate key \"a\"");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1150,6 +1236,11 @@ int main(void)
 	    cmocka_unit_test(test_buf_steal),
 	    cmocka_unit_test(test_buf_steal_empty),
 	    cmocka_unit_test(test_alloc_helpers),
+	    cmocka_unit_test(test_limit_comments),
+	    cmocka_unit_test(test_limit_depth),
+	    cmocka_unit_test(test_limit_size),
+	    cmocka_unit_test(test_limit_no_nul),
+	    cmocka_unit_test(test_limit_duplicates_file),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -131,12 +131,12 @@ static const char *need_fakeplugin(void)
 
 static cnirt_netlist *list_of(const char *type)
 {
-	_cleanup_free_ char *json = xasprintf("{\"cniVersion\": \"1.1.0\", \"name\": \"" NETWORK
+	_cleanup_free_ char *text = xasprintf("{\"cniVersion\": \"1.1.0\", \"name\": \"" NETWORK
 					      "\", \"plugins\": [{\"type\": \"%s\"}]}",
 					      type);
 	cnirt_netlist *l = NULL;
 	cnirt_error *e = NULL;
-	if (cnirt_netlist_parse(json, strlen(json), "test", &l, &e) < 0)
+	if (cnirt_netlist_parse(text, strlen(text), "test", &l, &e) < 0)
 		fail_msg("bad test list: %s", cnirt_error_msg(e));
 	return l;
 }
@@ -301,7 +301,7 @@ static void test_format_error_plain(void **state)
 	_cleanup_free_ char *got2 = log_format_error("blue", e);
 	assert_string_equal(got2, want2);
 	_cleanup_free_ char *want3 =
-	    xasprintf("network \"a\\\"b\\x0a\": CNI error 6: %s", cnirt_error_msg(e));
+	    xasprintf("network \"a\\x22b\\x0a\": CNI error 6: %s", cnirt_error_msg(e));
 	_cleanup_free_ char *got3 = log_format_error("a\"b\n", e);
 	assert_string_equal(got3, want3);
 	cnirt_error_free(e);

@@ -34,17 +34,17 @@ static int teardown(void **unused)
 	return rmdir(bundle);
 }
 
-static void write_config(const char *json)
+static void write_config(const char *text)
 {
 	_cleanup_free_ char *path = xasprintf("%s/config.json", bundle);
-	assert_int_equal(write_file_atomic(path, json, strlen(json), 0644), 0);
+	assert_int_equal(write_file_atomic(path, text, strlen(text), 0644, false), 0);
 }
 
-static struct oci_state *parse_ok(const char *json, bool need_config)
+static struct oci_state *parse_ok(const char *text, bool need_config)
 {
 	struct oci_state *s = NULL;
 	char *err = NULL;
-	int r = state_parse(json, strlen(json), need_config, &s, &err);
+	int r = state_parse(text, strlen(text), need_config, &s, &err);
 	if (r < 0)
 		fail_msg("state_parse failed: %s", err);
 	assert_non_null(s);
@@ -52,11 +52,11 @@ static struct oci_state *parse_ok(const char *json, bool need_config)
 }
 
 /* Parse must fail, with a message containing `want`, leaving *out alone. */
-static void parse_err_len(const char *json, size_t len, bool need_config, const char *want)
+static void parse_err_len(const char *text, size_t len, bool need_config, const char *want)
 {
 	struct oci_state *s = (struct oci_state *)0x1;
 	_cleanup_free_ char *err = NULL;
-	int r = state_parse(json, len, need_config, &s, &err);
+	int r = state_parse(text, len, need_config, &s, &err);
 	assert_int_equal(r, -1);
 	assert_ptr_equal(s, (struct oci_state *)0x1);
 	assert_non_null(err);
@@ -64,9 +64,9 @@ static void parse_err_len(const char *json, size_t len, bool need_config, const 
 		fail_msg("error \"%s\" does not contain \"%s\"", err, want);
 }
 
-static void parse_err(const char *json, bool need_config, const char *want)
+static void parse_err(const char *text, bool need_config, const char *want)
 {
-	parse_err_len(json, strlen(json), need_config, want);
+	parse_err_len(text, strlen(text), need_config, want);
 }
 
 static const char *annotation(const struct oci_state *s, const char *key)
@@ -87,12 +87,12 @@ static void test_runc_create_runtime(void **unused)
 		     "\"annotations\":{\"io.cnihook.networks\":\"from-config\"},"
 		     "\"linux\":{\"namespaces\":[{\"type\":\"pid\"},{\"type\":\"network\"},"
 		     "{\"type\":\"ipc\"},{\"type\":\"uts\"},{\"type\":\"mount\"}]}}");
-	_cleanup_free_ char *json = xasprintf(
+	_cleanup_free_ char *text = xasprintf(
 	    "{\"ociVersion\":\"1.0.2-dev\",\"id\":\"x\",\"status\":\"creating\",\"pid\":1234,"
 	    "\"bundle\":\"%s\",\"annotations\":{\"io.cnihook.networks\":\"net1,net2\","
 	    "\"io.cnihook.ports\":\"8080:80/tcp\"}}",
 	    bundle);
-	struct oci_state *s = parse_ok(json, true);
+	struct oci_state *s = parse_ok(text, true);
 	assert_string_equal(s->oci_version, "1.0.2-dev");
 	assert_string_equal(s->id, "x");
 	assert_string_equal(s->status, "creating");
@@ -116,11 +116,11 @@ static void test_runc_poststop_without_pid(void **unused)
 {
 	write_config("{\"ociVersion\":\"1.0.2-dev\",\"linux\":{\"namespaces\":[{\"type\":"
 		     "\"network\"}]}}");
-	_cleanup_free_ char *json =
+	_cleanup_free_ char *text =
 	    xasprintf("{\"ociVersion\":\"1.0.2-dev\",\"id\":\"x\",\"status\":\"stopped\","
 		      "\"bundle\":\"%s\",\"annotations\":{\"io.cnihook.networks\":\"net1\"}}",
 		      bundle);
-	struct oci_state *s = parse_ok(json, false);
+	struct oci_state *s = parse_ok(text, false);
 	assert_string_equal(s->status, "stopped");
 	assert_int_equal(s->pid, 0);
 	assert_true(s->has_config);
@@ -133,10 +133,10 @@ static void test_crun_poststop_pid_zero(void **unused)
 {
 	write_config("{\"ociVersion\":\"1.0.0\",\"linux\":{\"namespaces\":[{\"type\":"
 		     "\"network\"}]}}");
-	_cleanup_free_ char *json = xasprintf("{\"ociVersion\":\"1.0\",\"id\":\"crun-ctr\","
+	_cleanup_free_ char *text = xasprintf("{\"ociVersion\":\"1.0\",\"id\":\"crun-ctr\","
 					      "\"pid\":0,\"status\":\"stopped\",\"bundle\":\"%s\"}",
 					      bundle);
-	struct oci_state *s = parse_ok(json, false);
+	struct oci_state *s = parse_ok(text, false);
 	assert_string_equal(s->oci_version, "1.0");
 	assert_string_equal(s->id, "crun-ctr");
 	assert_string_equal(s->status, "stopped");
@@ -149,13 +149,13 @@ static void test_crun_poststop_pid_zero(void **unused)
  * bundle directory may be gone too. */
 static void test_podman_poststop_bundle_gone(void **unused)
 {
-	const char *json =
+	const char *text =
 	    "{\"ociVersion\":\"1.2.0\",\"id\":"
 	    "\"0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef\","
 	    "\"status\":\"stopped\",\"bundle\":\"/nonexistent/overlay-containers/"
 	    "0123456789abcdef/userdata\",\"annotations\":{\"io.cnihook.networks\":\"n\","
 	    "\"io.container.manager\":\"libpod\"}}";
-	struct oci_state *s = parse_ok(json, false);
+	struct oci_state *s = parse_ok(text, false);
 	assert_int_equal(s->pid, 0);
 	assert_false(s->has_config);
 	assert_false(s->netns_in_config);
@@ -193,10 +193,10 @@ static void test_annotations_from_config(void **unused)
 	write_config("{\"ociVersion\":\"1.0.2\",\"annotations\":{\"io.cnihook.networks\":"
 		     "\"cfgnet\",\"k8s.v1.cni.cncf.io/networks\":\"[]\"},\"linux\":{}}");
 	/* No annotations in the state. */
-	_cleanup_free_ char *json = xasprintf("{\"ociVersion\":\"1.0.2\",\"id\":\"x\",\"status\":"
+	_cleanup_free_ char *text = xasprintf("{\"ociVersion\":\"1.0.2\",\"id\":\"x\",\"status\":"
 					      "\"creating\",\"pid\":5,\"bundle\":\"%s\"}",
 					      bundle);
-	struct oci_state *s = parse_ok(json, true);
+	struct oci_state *s = parse_ok(text, true);
 	assert_int_equal(s->n_annotations, 2);
 	assert_string_equal(annotation(s, "io.cnihook.networks"), "cfgnet");
 	assert_string_equal(annotation(s, "k8s.v1.cni.cncf.io/networks"), "[]");
@@ -209,11 +209,11 @@ static void test_annotations_from_config(void **unused)
 static void test_annotations_empty_in_state(void **unused)
 {
 	write_config("{\"annotations\":{\"a\":\"from-config\"}}");
-	_cleanup_free_ char *json =
+	_cleanup_free_ char *text =
 	    xasprintf("{\"ociVersion\":\"1.0.2\",\"id\":\"x\",\"status\":\"creating\","
 		      "\"pid\":5,\"bundle\":\"%s\",\"annotations\":{}}",
 		      bundle);
-	struct oci_state *s = parse_ok(json, true);
+	struct oci_state *s = parse_ok(text, true);
 	assert_int_equal(s->n_annotations, 1);
 	assert_string_equal(annotation(s, "a"), "from-config");
 	state_free(s);
@@ -222,11 +222,11 @@ static void test_annotations_empty_in_state(void **unused)
 static void test_annotations_null_in_state(void **unused)
 {
 	write_config("{\"annotations\":{\"a\":\"from-config\"}}");
-	_cleanup_free_ char *json =
+	_cleanup_free_ char *text =
 	    xasprintf("{\"ociVersion\":\"1.0.2\",\"id\":\"x\",\"status\":\"creating\","
 		      "\"pid\":5,\"bundle\":\"%s/\",\"annotations\":null}",
 		      bundle);
-	struct oci_state *s = parse_ok(json, true);
+	struct oci_state *s = parse_ok(text, true);
 	assert_string_equal(annotation(s, "a"), "from-config");
 	state_free(s);
 }
@@ -237,11 +237,11 @@ static void test_netns_path_from_config(void **unused)
 {
 	write_config("{\"linux\":{\"namespaces\":[{\"type\":\"mount\"},{\"type\":\"network\","
 		     "\"path\":\"/var/run/netns/shared\"}]}}");
-	_cleanup_free_ char *json =
+	_cleanup_free_ char *text =
 	    xasprintf("{\"ociVersion\":\"1.0\",\"id\":\"x\",\"status\":\"creating\",\"pid\":9,"
 		      "\"bundle\":\"%s\"}",
 		      bundle);
-	struct oci_state *s = parse_ok(json, true);
+	struct oci_state *s = parse_ok(text, true);
 	assert_true(s->netns_in_config);
 	assert_string_equal(s->netns_path, "/var/run/netns/shared");
 	state_free(s);
@@ -251,11 +251,11 @@ static void test_netns_path_from_config(void **unused)
 static void test_netns_empty_path(void **unused)
 {
 	write_config("{\"linux\":{\"namespaces\":[{\"type\":\"network\",\"path\":\"\"}]}}");
-	_cleanup_free_ char *json =
+	_cleanup_free_ char *text =
 	    xasprintf("{\"ociVersion\":\"1.0\",\"id\":\"x\",\"status\":\"creating\",\"pid\":9,"
 		      "\"bundle\":\"%s\"}",
 		      bundle);
-	struct oci_state *s = parse_ok(json, true);
+	struct oci_state *s = parse_ok(text, true);
 	assert_true(s->netns_in_config);
 	assert_null(s->netns_path);
 	state_free(s);
@@ -264,11 +264,11 @@ static void test_netns_empty_path(void **unused)
 static void test_no_network_namespace(void **unused)
 {
 	write_config("{\"linux\":{\"namespaces\":[{\"type\":\"pid\"},{\"type\":\"mount\"}]}}");
-	_cleanup_free_ char *json =
+	_cleanup_free_ char *text =
 	    xasprintf("{\"ociVersion\":\"1.0\",\"id\":\"x\",\"status\":\"creating\",\"pid\":9,"
 		      "\"bundle\":\"%s\"}",
 		      bundle);
-	struct oci_state *s = parse_ok(json, true);
+	struct oci_state *s = parse_ok(text, true);
 	assert_true(s->has_config);
 	assert_false(s->netns_in_config);
 	assert_null(s->netns_path);
@@ -279,15 +279,15 @@ static void test_no_network_namespace(void **unused)
 
 static void test_config_missing(void **unused)
 {
-	_cleanup_free_ char *json =
+	_cleanup_free_ char *text =
 	    xasprintf("{\"ociVersion\":\"1.0\",\"id\":\"x\",\"status\":\"creating\",\"pid\":9,"
 		      "\"bundle\":\"%s\"}",
 		      bundle);
 	_cleanup_free_ char *want = xasprintf("%s/config.json: No such file or directory", bundle);
 	/* At attach time the namespace must be known. */
-	parse_err(json, true, want);
+	parse_err(text, true, want);
 	/* At poststop it need not. */
-	struct oci_state *s = parse_ok(json, false);
+	struct oci_state *s = parse_ok(text, false);
 	assert_false(s->has_config);
 	assert_false(s->netns_in_config);
 	state_free(s);
@@ -295,10 +295,10 @@ static void test_config_missing(void **unused)
 
 static void test_bundle_missing(void **unused)
 {
-	const char *json = "{\"ociVersion\":\"1.0\",\"id\":\"x\",\"status\":\"creating\","
+	const char *text = "{\"ociVersion\":\"1.0\",\"id\":\"x\",\"status\":\"creating\","
 			   "\"pid\":9}";
-	parse_err(json, true, "OCI state: field \"bundle\": missing");
-	struct oci_state *s = parse_ok(json, false);
+	parse_err(text, true, "OCI state: field \"bundle\": missing");
+	struct oci_state *s = parse_ok(text, false);
 	assert_null(s->bundle);
 	assert_false(s->has_config);
 	state_free(s);
@@ -308,11 +308,11 @@ static void test_config_not_regular(void **unused)
 {
 	_cleanup_free_ char *dir = xasprintf("%s/config.json", bundle);
 	assert_int_equal(mkdir(dir, 0755), 0);
-	_cleanup_free_ char *json = xasprintf("{\"ociVersion\":\"1.0\",\"id\":\"x\",\"status\":"
+	_cleanup_free_ char *text = xasprintf("{\"ociVersion\":\"1.0\",\"id\":\"x\",\"status\":"
 					      "\"stopped\",\"bundle\":\"%s\"}",
 					      bundle);
 	_cleanup_free_ char *want = xasprintf("%s: not a regular file", dir);
-	parse_err(json, false, want);
+	parse_err(text, false, want);
 }
 
 static void test_config_too_big(void **unused)
@@ -325,10 +325,10 @@ static void test_config_too_big(void **unused)
 	big[n] = '\0';
 	write_config(big);
 	free(big);
-	_cleanup_free_ char *json = xasprintf("{\"ociVersion\":\"1.0\",\"id\":\"x\",\"status\":"
+	_cleanup_free_ char *text = xasprintf("{\"ociVersion\":\"1.0\",\"id\":\"x\",\"status\":"
 					      "\"creating\",\"pid\":3,\"bundle\":\"%s\"}",
 					      bundle);
-	parse_err(json, true, "config.json: larger than 16 MiB");
+	parse_err(text, true, "config.json: larger than 16 MiB");
 }
 
 static void test_config_errors(void **unused)
@@ -358,18 +358,21 @@ static void test_config_errors(void **unused)
 	     "absolute path"},
 	    {"{\"linux\":{\"namespaces\":[{\"type\":\"network\"},{\"type\":\"network\"}]}}",
 	     "config.json: field \"linux.namespaces\": more than one \"network\" entry"},
-	    {"{\"a\":\"x\\u0000y\"}", "config.json: a string contains an escaped NUL"},
-	    {"{\"a\":1,\"a\":2}", "config.json: duplicate key \"a\""},
+	    {"{\"a\":\"x\\u0000y\"}",
+	     "config.json: invalid JSON near byte 7: a string contains an escaped NUL"},
+	    {"{\"a\":1,\"a\":2}", "config.json: invalid JSON near byte 7: duplicate key \"a\""},
+	    /* JSON has no comments; only cnihook.json(5) allows them. */
+	    {"{/*c*/}", "config.json: invalid JSON near byte 1"},
 	};
-	_cleanup_free_ char *json = xasprintf("{\"ociVersion\":\"1.0\",\"id\":\"x\",\"status\":"
+	_cleanup_free_ char *text = xasprintf("{\"ociVersion\":\"1.0\",\"id\":\"x\",\"status\":"
 					      "\"creating\",\"pid\":3,\"bundle\":\"%s\"}",
 					      bundle);
 	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
 		write_config(cases[i].config);
 		/* A config.json that exists but is broken is an error at
 		 * attach and at detach alike. */
-		parse_err(json, true, cases[i].want);
-		parse_err(json, false, cases[i].want);
+		parse_err(text, true, cases[i].want);
+		parse_err(text, false, cases[i].want);
 	}
 }
 
@@ -481,12 +484,13 @@ static void test_hostile_invalid_utf8(void **unused)
 
 static void test_hostile_nul(void **unused)
 {
-	static const char json[] =
+	static const char text[] =
 	    "{\"ociVersion\":\"1.0\",\"id\":\"x\0y\",\"status\":\"created\"}";
-	parse_err_len(json, sizeof(json) - 1, false, "OCI state: contains a NUL byte at offset 27");
+	parse_err_len(text, sizeof(text) - 1, false, "OCI state: invalid JSON near byte 27: contains a NUL byte");
 	/* An escaped NUL would cut the id short to "x" in the parsed tree. */
 	parse_err("{\"ociVersion\":\"1.0\",\"id\":\"x\\u0000/../y\",\"status\":\"created\"}", false,
-		  "OCI state: a string contains an escaped NUL (\\u0000)");
+		  "OCI state: invalid JSON near byte 27: a string contains an escaped NUL "
+		  "(\\u0000)");
 	parse_err("{\"ociVersion\":\"1.0\",\"id\":\"x\",\"status\":\"created\",\"annotations\":"
 		  "{\"io.cnihook.networks\":\"a\\u0000b\"}}",
 		  false, "escaped NUL");
@@ -503,10 +507,20 @@ static void test_hostile_duplicate_keys(void **unused)
 {
 	/* Which "id" would win is up to the parser: refuse both. */
 	parse_err("{\"ociVersion\":\"1.0\",\"id\":\"x\",\"id\":\"y\",\"status\":\"created\"}",
-		  false, "OCI state: duplicate key \"id\"");
+		  false, "OCI state: invalid JSON near byte 29: duplicate key \"id\"");
 	parse_err("{\"ociVersion\":\"1.0\",\"id\":\"x\",\"status\":\"created\",\"annotations\":"
 		  "{\"a\":\"1\",\"a\":\"2\"}}",
-		  false, "OCI state: duplicate key \"a\"");
+		  false, "duplicate key \"a\"");
+}
+
+/* The OCI state is JSON, which has no comments (issue 11): only
+ * cnihook.json(5) says it allows them. */
+static void test_hostile_comments(void **unused)
+{
+	parse_err("{/*c*/\"ociVersion\":\"1.0\",\"id\":\"x\",\"status\":\"created\"}", false,
+		  "OCI state: invalid JSON near byte 1");
+	parse_err("{\"ociVersion\":\"1.0\",\"id\":\"x\",\"status\":\"created\"} // c", false,
+		  "OCI state: invalid JSON near byte 49: trailing garbage");
 }
 
 static void test_hostile_deep_nesting(void **unused)
@@ -543,13 +557,13 @@ static void test_hostile_key_in_message(void **unused)
 	memset(key, 'k', sizeof(key) - 1);
 	key[sizeof(key) - 1] = '\0';
 	memcpy(key, "\\u001b[31m", 10);
-	_cleanup_free_ char *json =
+	_cleanup_free_ char *text =
 	    xasprintf("{\"ociVersion\":\"1.0\",\"id\":\"x\",\"status\":\"created\","
 		      "\"annotations\":{\"%s\":1}}",
 		      key);
 	struct oci_state *s = (struct oci_state *)0x1;
 	_cleanup_free_ char *err = NULL;
-	assert_int_equal(state_parse(json, strlen(json), false, &s, &err), -1);
+	assert_int_equal(state_parse(text, strlen(text), false, &s, &err), -1);
 	assert_non_null(strstr(err, "OCI state: annotation \"\\x1b[31mkkk"));
 	assert_non_null(strstr(err, "kkk...\": must be a string, not a number"));
 	assert_null(strchr(err, '\x1b'));
@@ -640,6 +654,7 @@ int main(void)
 	    cmocka_unit_test(test_hostile_invalid_utf8),
 	    cmocka_unit_test(test_hostile_nul),
 	    cmocka_unit_test(test_hostile_duplicate_keys),
+	    cmocka_unit_test(test_hostile_comments),
 	    cmocka_unit_test(test_hostile_deep_nesting),
 	    cmocka_unit_test(test_hostile_id_path),
 	    cmocka_unit_test(test_hostile_key_in_message),

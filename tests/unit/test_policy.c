@@ -19,7 +19,6 @@
 #include <unistd.h>
 
 #include "annotations.h"
-#include "jsonutil.h"
 #include "policy.h"
 
 #define KV(k, v)                                                                                   \
@@ -33,29 +32,29 @@
 /* ------------------------------------------------------------ helpers */
 
 /* The policy of `json` (a cnihook.json "policy" object; NULL: defaults). */
-static void load(const char *json, struct policy *p)
+static void load(const char *text, struct policy *p)
 {
-	_cleanup_jt_ yajl_val v = NULL;
+	_cleanup_json_ json *v = NULL;
 	char *err = NULL;
-	if (json && jt_parse(json, strlen(json), "test", &v, &err) < 0)
+	if (text && json_parse_with(text, strlen(text), "test", &hook_json, &v, &err) < 0)
 		fail_msg("bad test JSON: %s", err);
 	if (policy_parse(v, CONF, p, &err) < 0)
 		fail_msg("policy_parse failed: %s", err);
 }
 
 /* Parsing `json` fails with exactly `msg` and leaves the output alone. */
-static void parse_fails(const char *json, const char *msg)
+static void parse_fails(const char *text, const char *msg)
 {
-	_cleanup_jt_ yajl_val v = NULL;
+	_cleanup_json_ json *v = NULL;
 	char *err = NULL;
-	if (jt_parse(json, strlen(json), "test", &v, &err) < 0)
+	if (json_parse_with(text, strlen(text), "test", &hook_json, &v, &err) < 0)
 		fail_msg("bad test JSON: %s", err);
 	struct policy p, sentinel;
 	memset(&p, 0x5a, sizeof(p));
 	memcpy(&sentinel, &p, sizeof(p));
 	if (policy_parse(v, CONF, &p, &err) == 0) {
 		policy_free(&p);
-		fail_msg("policy %s was accepted, expected: %s", json, msg);
+		fail_msg("policy %s was accepted, expected: %s", text, msg);
 	}
 	assert_non_null(err);
 	assert_string_equal(err, msg);
@@ -193,11 +192,11 @@ static void test_parse_errors(void **state)
 	    "[1, 2, 3]",    "\"1024-65535\"", "[1024.5, 2000]", "[\"1\", 2]",
 	};
 	for (size_t i = 0; i < COUNT(bad_ranges); i++) {
-		char *json = xasprintf("{\"hostPortRange\": %s}", bad_ranges[i]);
-		parse_fails(json,
+		char *text = xasprintf("{\"hostPortRange\": %s}", bad_ranges[i]);
+		parse_fails(text,
 			    CONF ": field \"policy.hostPortRange\": must be [min, max], whole "
 				 "numbers with 1 <= min <= max <= 65535");
-		free(json);
+		free(text);
 	}
 	parse_fails("{\"hostIPs\": [\"127.0.0.1\", \"300.1.1.1\"]}",
 		    CONF ": field \"policy.hostIPs[1]\": \"300.1.1.1\" is not an IPv4 or IPv6 "
@@ -216,17 +215,17 @@ static void test_parse_errors(void **state)
 			 "absolute directory without \".\" or \"..\"");
 	static const char *const bad_counts[] = {"0", "33", "\"8\"", "8.0", "-1", "true"};
 	for (size_t i = 0; i < COUNT(bad_counts); i++) {
-		char *json = xasprintf("{\"maxAttachments\": %s}", bad_counts[i]);
-		parse_fails(json, CONF ": field \"policy.maxAttachments\": must be a whole number, "
+		char *text = xasprintf("{\"maxAttachments\": %s}", bad_counts[i]);
+		parse_fails(text, CONF ": field \"policy.maxAttachments\": must be a whole number, "
 				       "1-32");
-		free(json);
+		free(text);
 	}
 	static const char *const bad_sizes[] = {"0", "1048577", "\"64k\"", "null"};
 	for (size_t i = 0; i < COUNT(bad_sizes); i++) {
-		char *json = xasprintf("{\"maxAnnotationSize\": %s}", bad_sizes[i]);
-		parse_fails(json, CONF ": field \"policy.maxAnnotationSize\": must be a whole "
+		char *text = xasprintf("{\"maxAnnotationSize\": %s}", bad_sizes[i]);
+		parse_fails(text, CONF ": field \"policy.maxAnnotationSize\": must be a whole "
 				       "number of bytes, 1-1048576 (1 MiB)");
-		free(json);
+		free(text);
 	}
 }
 
@@ -257,6 +256,24 @@ static void test_annotation_size(void **state)
 	check("{\"maxAnnotationSize\": 10}", npwg, 1,
 	      "annotation \"k8s.v1.cni.cncf.io/networks\": 14 bytes: larger than "
 	      "policy.maxAnnotationSize (10)");
+
+	/* The setting at its largest, 1 MiB, is what the annotations may be
+	 * (issue 11: a 100 kB value was refused by a second limit, 64 KiB). */
+	const char *max = "{\"maxAnnotationSize\": 1048576}";
+	size_t n = 1048576;
+	char *v = xmalloc(n + 2);
+	memcpy(v, "n", 1);
+	memset(v + 1, ' ', 100000 - 1);
+	v[100000] = '\0';
+	check1(max, ANN_NETWORKS, v, NULL);
+	memset(v + 1, ' ', n - 1);
+	v[n] = '\0';
+	check1(max, ANN_NETWORKS, v, NULL);
+	v[n] = ' ', v[n + 1] = '\0';
+	check1(max, ANN_NETWORKS, v,
+	       "annotation \"io.cnihook.networks\": 1048577 bytes: larger than "
+	       "policy.maxAnnotationSize (1048576)");
+	free(v);
 }
 
 /* ------------------------------------------------------------ networks */
@@ -383,7 +400,7 @@ static void test_fields_refused(void **state)
 	      "policy.allowedFields (no \"ips\")");
 	const struct kv bw[] = {KV(ANN_NETWORKS, "a"), KV(ANN_BANDWIDTH, "{\"ingressRate\": 5}")};
 	check(no_bw, bw, COUNT(bw),
-	      "annotation \"io.cnihook.bandwidth\": \"{\\\"ingressRate\\\":5}\": refused by "
+	      "annotation \"io.cnihook.bandwidth\": \"{\\x22ingressRate\\x22:5}\": refused by "
 	      "policy.allowedFields (no \"bandwidth\")");
 	const struct kv args[] = {KV(ANN_NETWORKS, "a"), KV(ANN_ARGS, "A=1;B=2")};
 	check(no_args, args, COUNT(args),
@@ -404,10 +421,10 @@ static void test_fields_refused(void **state)
 	       "annotation \"k8s.v1.cni.cncf.io/networks\": \"10.1.2.3/24\": refused by "
 	       "policy.allowedFields (no \"ips\")");
 	check1(no_bw, ANN_NPWG_NETWORKS, "[{\"name\": \"a\", \"bandwidth\": {\"egressRate\": 7}}]",
-	       "annotation \"k8s.v1.cni.cncf.io/networks\": \"{\\\"egressRate\\\":7}\": refused by "
+	       "annotation \"k8s.v1.cni.cncf.io/networks\": \"{\\x22egressRate\\x22:7}\": refused by "
 	       "policy.allowedFields (no \"bandwidth\")");
 	check1(no_args, ANN_NPWG_NETWORKS, "[{\"name\": \"a\", \"cni-args\": {\"k\": \"v\"}}]",
-	       "annotation \"k8s.v1.cni.cncf.io/networks\": \"{\\\"k\\\":\\\"v\\\"}\": refused by "
+	       "annotation \"k8s.v1.cni.cncf.io/networks\": \"{\\x22k\\x22:\\x22v\\x22}\": refused by "
 	       "policy.allowedFields (no \"args\")");
 	check1(no_guid, ANN_NPWG_NETWORKS,
 	       "[{\"name\": \"a\", \"infiniband-guid\": \"c2:11:22:33:44:55:66:77\"}]",
@@ -601,11 +618,11 @@ static int run_cases(const char *dir, const struct ncase *cases, size_t n, int o
 		char *path = at(cases[i].path, dir);
 		char *want = cases[i].msg ? at(cases[i].msg, dir) : NULL;
 		const struct kv ann[] = {KV(ANN_NETWORKS, "a"), KV(ANN_NETNS, path)};
-		_cleanup_jt_ yajl_val v = NULL;
+		_cleanup_json_ json *v = NULL;
 		struct policy p;
 		struct selection s;
 		char *err = NULL;
-		if (jt_parse(pol, strlen(pol), "test", &v, &err) < 0 ||
+		if (json_parse_with(pol, strlen(pol), "test", &hook_json, &v, &err) < 0 ||
 		    policy_parse(v, CONF, &p, &err) < 0) {
 			dprintf(out, "case %zu: policy %s: %s\n", i, pol, err);
 			return failed + 1;
@@ -821,7 +838,7 @@ static void test_values_escaped(void **state)
 	(void)state;
 	/* A path with a quote is shown escaped. */
 	check(NULL, (const struct kv[]){KV(ANN_NETWORKS, "a"), KV(ANN_NETNS, "/x\"y z")}, 2,
-	      "annotation \"io.cnihook.netns\": \"/x\\\"y z\": refused by policy.allowedFields "
+	      "annotation \"io.cnihook.netns\": \"/x\\x22y z\": refused by policy.allowedFields "
 	      "(no \"netns\")");
 	/* Long values are cut. */
 	char *path = xmalloc(400);

@@ -26,7 +26,6 @@
 
 #include <cnirt.h>
 
-#include "jsonutil.h"
 #include "sandbox.h"
 #include "util.h"
 
@@ -47,28 +46,28 @@
 
 /* ------------------------------------------------------------ helpers */
 
-static void load(const char *json, struct sandbox_config *c)
+static void load(const char *text, struct sandbox_config *c)
 {
-	_cleanup_jt_ yajl_val v = NULL;
+	_cleanup_json_ json *v = NULL;
 	char *err = NULL;
-	if (json && jt_parse(json, strlen(json), "test", &v, &err) < 0)
+	if (text && json_parse_with(text, strlen(text), "test", &hook_json, &v, &err) < 0)
 		fail_msg("bad test JSON: %s", err);
 	if (sandbox_parse(v, CONF, c, &err) < 0)
 		fail_msg("sandbox_parse failed: %s", err);
 }
 
-static void parse_fails(const char *json, const char *msg)
+static void parse_fails(const char *text, const char *msg)
 {
-	_cleanup_jt_ yajl_val v = NULL;
+	_cleanup_json_ json *v = NULL;
 	char *err = NULL;
-	if (jt_parse(json, strlen(json), "test", &v, &err) < 0)
+	if (json_parse_with(text, strlen(text), "test", &hook_json, &v, &err) < 0)
 		fail_msg("bad test JSON: %s", err);
 	struct sandbox_config c, sentinel;
 	memset(&c, 0x5a, sizeof(c));
 	memcpy(&sentinel, &c, sizeof(c));
 	if (sandbox_parse(v, CONF, &c, &err) == 0) {
 		sandbox_config_free(&c);
-		fail_msg("sandbox %s was accepted, expected: %s", json, msg);
+		fail_msg("sandbox %s was accepted, expected: %s", text, msg);
 	}
 	assert_non_null(err);
 	assert_string_equal(err, msg);
@@ -76,12 +75,12 @@ static void parse_fails(const char *json, const char *msg)
 	free(err);
 }
 
-static struct sandbox *prepare(const char *json)
+static struct sandbox *prepare(const char *text)
 {
 	struct sandbox_config c;
 	struct sandbox *sb = NULL;
 	char *err = NULL;
-	load(json, &c);
+	load(text, &c);
 	if (sandbox_prepare(&c, &sb, &err) < 0)
 		fail_msg("sandbox_prepare failed: %s", err);
 	sandbox_config_free(&c);

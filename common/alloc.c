@@ -2,10 +2,11 @@
 /* Allocation helpers that abort on OOM, and a growable buffer. */
 #include "config.h"
 
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
-#include "internal.h"
+#include "common.h"
 
 static void *check(void *p)
 {

@@ -6,8 +6,7 @@
 
 #include <cnirt.h>
 
-#include "jsonutil.h"
-#include "status.h"
+#include "netstatus.h"
 #include "util.h"
 
 char *status_path(const char *state_dir, const char *id)
@@ -16,7 +15,7 @@ char *status_path(const char *state_dir, const char *id)
 }
 
 /* The result in 1.0.0 form (ips[].address, interfaces[]), or NULL. */
-static yajl_val result_v1(const char *result)
+static json *result_v1(const char *result)
 {
 	if (result == NULL)
 		return NULL;
@@ -26,81 +25,81 @@ static yajl_val result_v1(const char *result)
 		cnirt_error_free(e);
 		return NULL;
 	}
-	yajl_val v = NULL;
+	json *v = NULL;
 	_cleanup_free_ char *err = NULL;
-	if (jt_parse(conv, strlen(conv), "result", &v, &err) < 0)
+	if (json_parse_with(conv, strlen(conv), "result", &hook_json, &v, &err) < 0)
 		return NULL;
 	return v;
 }
 
 static void render_one(yajl_gen g, const struct status_entry *s)
 {
-	yajl_val r = result_v1(s->result);
-	yajl_val ifaces = jt_get(r, "interfaces");
-	yajl_val ips = jt_get(r, "ips");
+	json *r = result_v1(s->result);
+	json *ifaces = json_obj_get(r, "interfaces");
+	json *ips = json_obj_get(r, "ips");
 	long ifindex = -1;
 	const char *mac = NULL;
-	for (size_t i = 0; YAJL_IS_ARRAY(ifaces) && i < ifaces->u.array.len; i++) {
-		yajl_val f = ifaces->u.array.values[i];
-		const char *sandbox = jt_str(jt_get(f, "sandbox"));
-		if (sandbox && *sandbox && jt_str(jt_get(f, "name")) &&
-		    strcmp(jt_str(jt_get(f, "name")), s->ifname) == 0) {
+	for (size_t i = 0; json_is_array(ifaces) && i < ifaces->u.array.n; i++) {
+		json *f = ifaces->u.array.v[i];
+		const char *sandbox = json_str(json_obj_get(f, "sandbox"));
+		if (sandbox && *sandbox && json_str(json_obj_get(f, "name")) &&
+		    strcmp(json_str(json_obj_get(f, "name")), s->ifname) == 0) {
 			ifindex = (long)i;
-			mac = jt_str(jt_get(f, "mac"));
+			mac = json_str(json_obj_get(f, "mac"));
 		}
 	}
 	yajl_gen_map_open(g);
-	jt_gen_str(g, "name");
-	jt_gen_str(g, s->network);
-	jt_gen_str(g, "interface");
-	jt_gen_str(g, s->ifname);
-	jt_gen_str(g, "ips");
+	gen_str(g, "name");
+	gen_str(g, s->network);
+	gen_str(g, "interface");
+	gen_str(g, s->ifname);
+	gen_str(g, "ips");
 	yajl_gen_array_open(g);
-	for (size_t i = 0; YAJL_IS_ARRAY(ips) && i < ips->u.array.len; i++) {
-		yajl_val ip = ips->u.array.values[i];
-		yajl_val idx = jt_get(ip, "interface");
-		const char *addr = jt_str(jt_get(ip, "address"));
-		if (addr == NULL || (idx && YAJL_IS_INTEGER(idx) && ifindex >= 0 &&
-				     YAJL_GET_INTEGER(idx) != ifindex))
+	for (size_t i = 0; json_is_array(ips) && i < ips->u.array.n; i++) {
+		json *ip = ips->u.array.v[i];
+		json *idx = json_obj_get(ip, "interface");
+		const char *addr = json_str(json_obj_get(ip, "address"));
+		if (addr == NULL ||
+		    (idx && json_is_int(idx) && ifindex >= 0 && json_int_value(idx) != ifindex))
 			continue;
 		const char *slash = strchr(addr, '/');
 		_cleanup_free_ char *a =
 		    slash ? xstrndup(addr, (size_t)(slash - addr)) : xstrdup(addr);
-		jt_gen_str(g, a);
+		gen_str(g, a);
 	}
 	yajl_gen_array_close(g);
 	if (mac) {
-		jt_gen_str(g, "mac");
-		jt_gen_str(g, mac);
+		gen_str(g, "mac");
+		gen_str(g, mac);
 	}
-	jt_gen_str(g, "default");
+	gen_str(g, "default");
 	yajl_gen_bool(g, s->is_default);
-	jt_gen_str(g, "dns");
-	yajl_val dns = jt_get(r, "dns");
-	if (YAJL_IS_OBJECT(dns)) {
-		jt_gen_value(g, dns);
+	gen_str(g, "dns");
+	json *dns = json_obj_get(r, "dns");
+	if (json_is_object(dns)) {
+		gen_json(g, dns);
 	} else {
 		yajl_gen_map_open(g);
 		yajl_gen_map_close(g);
 	}
 	yajl_gen_map_close(g);
-	yajl_tree_free(r);
+	json_free(r);
 }
 
 char *status_render(const struct status_entry *v, size_t n)
 {
-	yajl_gen g = jt_gen_new();
+	yajl_gen g = gen_new();
 	yajl_gen_array_open(g);
 	for (size_t i = 0; i < n; i++)
 		render_one(g, &v[i]);
 	yajl_gen_array_close(g);
-	return jt_gen_finish(g);
+	return gen_finish(g);
 }
 
 int status_write(const char *path, const struct status_entry *v, size_t n, char **err)
 {
 	_cleanup_free_ char *text = status_render(v, n);
-	int e = write_file_atomic(path, text, strlen(text), 0644);
+	int e = write_file_atomic(path, text, strlen(text), 0644, false);
 	if (e < 0) {
 		*err = xasprintf("network status %s: %s", path, strerror(-e));
 		return -1;

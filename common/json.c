@@ -1,17 +1,17 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * A JSON tree on top of yajl's event parser; the tree is written back as
- * text by this file's own generator (json_gen and the functions under
- * "generate"), not yajl's. It keeps what the spec (section 3, "Deriving
- * execution configuration") asks a runtime to pass through unaltered: key
- * order, the text of numbers and the bytes of strings.
+ * The JSON tree: yajl's event parser builds it, our own writer writes it.
+ * It keeps what the spec (section 3, "Deriving execution configuration")
+ * asks a runtime to pass through unaltered: key order, the text of numbers
+ * and the bytes of strings.
  */
 #include "config.h"
 
+#include <ctype.h>
 #include <string.h>
 #include <yajl/yajl_parse.h>
 
-#include "internal.h"
+#include "json.h"
 
 json *json_new(enum json_type t)
 {
@@ -217,33 +217,76 @@ const char *json_str(const json *j)
 	return j->u.string.s;
 }
 
-int json_get_string(const json *o, const char *key, const char **out, cnirt_error **err)
+bool json_int(const json *j, long long *out)
 {
-	const json *v = json_obj_get(o, key);
-	if (v == NULL) {
-		*out = NULL;
-		return 0;
-	}
-	if (!json_is_string(v))
-		return error_set(err, CNIRT_ERR_DECODE, "field \"%s\": must be a string", key);
-	if (json_str(v) == NULL)
-		return error_set(err, CNIRT_ERR_DECODE, "field \"%s\": contains a NUL byte", key);
-	*out = v->u.string.s;
-	return 0;
+	if (j == NULL || j->type != JSON_NUMBER || strpbrk(j->u.number, ".eE"))
+		return false;
+	errno = 0;
+	char *end;
+	long long v = strtoll(j->u.number, &end, 10);
+	if (errno || *end)
+		return false;
+	*out = v;
+	return true;
 }
 
-int json_get_bool(const json *o, const char *key, bool *out, cnirt_error **err)
+const char *json_type_name(const json *j)
 {
-	const json *v = json_obj_get(o, key);
-	if (v == NULL)
-		return 0;
-	if (v->type != JSON_TRUE && v->type != JSON_FALSE)
-		return error_set(err, CNIRT_ERR_DECODE, "field \"%s\": must be true or false", key);
-	*out = v->type == JSON_TRUE;
-	return 0;
+	if (j == NULL)
+		return "nothing";
+	switch (j->type) {
+	case JSON_STRING:
+		return "a string";
+	case JSON_NUMBER:
+		return "a number";
+	case JSON_OBJECT:
+		return "an object";
+	case JSON_ARRAY:
+		return "an array";
+	case JSON_TRUE:
+	case JSON_FALSE:
+		return "a boolean";
+	default:
+		return "null";
+	}
 }
 
 /* ---------------------------------------------------------------- parse */
+
+/* Where the token that ends just before byte `end` starts. */
+static long token_start(const char *buf, size_t end)
+{
+	if (end == 0)
+		return 0;
+	long i = (long)end - 1;
+	if (buf[i] == '"') {
+		/* Back to the opening quote, one not escaped. */
+		for (i--; i > 0; i--) {
+			long bs = 0;
+			while (i - 1 - bs >= 0 && buf[i - 1 - bs] == '\\')
+				bs++;
+			if (buf[i] == '"' && bs % 2 == 0)
+				break;
+		}
+		return i < 0 ? 0 : i;
+	}
+	while (i > 0 && (isalnum((unsigned char)buf[i - 1]) || strchr("+-.", buf[i - 1])))
+		i--;
+	return i;
+}
+
+/* The first \u0000 escape of the string that starts at `at`. */
+static long escaped_nul(const char *buf, long at)
+{
+	for (long i = at + 1; buf[i] && buf[i] != '"'; i++) {
+		if (buf[i] != '\\')
+			continue;
+		if (strncmp(buf + i + 1, "u0000", 5) == 0)
+			return i;
+		i++;
+	}
+	return at;
+}
 
 struct parse_state {
 	json *stack[JSON_MAX_DEPTH + 1];
@@ -255,6 +298,12 @@ struct parse_state {
 	size_t end;	/* bytes consumed when the top-level value was complete */
 	size_t len;	/* of the input */
 	bool finishing; /* in yajl_complete_parse (a number ends at EOF) */
+	const char *buf;
+	unsigned max_depth;
+	bool no_nul;
+	bool check_utf8;
+	long problem_at; /* where the problem is, when not where yajl stopped; -1 */
+	bool unplaced;	 /* a limit passed: no place */
 };
 
 static int add_value(struct parse_state *st, json *v)
@@ -286,9 +335,10 @@ static int add_value(struct parse_state *st, json *v)
 
 static int push(struct parse_state *st, json *v)
 {
-	if (st->depth >= JSON_MAX_DEPTH) {
+	if (st->depth >= st->max_depth) {
 		json_free(v);
-		st->problem = xasprintf("nesting deeper than %d levels", JSON_MAX_DEPTH);
+		st->problem = xasprintf("nested deeper than %u levels", st->max_depth);
+		st->unplaced = true;
 		return 0;
 	}
 	if (!add_value(st, v))
@@ -357,8 +407,15 @@ static bool utf8_valid(const unsigned char *s, size_t len)
 static int cb_string(void *ctx, const unsigned char *s, size_t len)
 {
 	struct parse_state *st = ctx;
-	if (!utf8_valid(s, len)) {
+	if (st->check_utf8 && !utf8_valid(s, len)) {
 		st->problem = xstrdup("string is not valid UTF-8");
+		return 0;
+	}
+	if (st->no_nul && memchr(s, '\0', len)) {
+		st->problem = xstrdup("a string contains an escaped NUL (\\u0000)");
+		st->problem_at = escaped_nul(
+		    st->buf,
+		    token_start(st->buf, st->finishing ? st->len : yajl_get_bytes_consumed(st->h)));
 		return 0;
 	}
 	return add_value(ctx, json_new_stringn((const char *)s, len));
@@ -377,13 +434,14 @@ static int cb_map_key(void *ctx, const unsigned char *k, size_t len)
 		st->problem = xstrdup("object key contains a NUL byte");
 		return 0;
 	}
-	if (!utf8_valid(k, len)) {
+	if (st->check_utf8 && !utf8_valid(k, len)) {
 		st->problem = xstrdup("object key is not valid UTF-8");
 		return 0;
 	}
 	_cleanup_free_ char *key = xmemdup(k, len);
 	if (json_obj_get(top, key)) {
 		st->problem = xasprintf("duplicate key \"%s\"", key);
+		st->problem_at = token_start(st->buf, yajl_get_bytes_consumed(st->h));
 		return 0;
 	}
 	st->keys[st->depth - 1] = TAKE_PTR(key);
@@ -472,30 +530,110 @@ static long unpaired_surrogate(const char *buf, size_t len)
 	return -1;
 }
 
-int json_parse(const char *buf, size_t len, const char *what, json **out, cnirt_error **err)
+/* Only white space (and with `comments`, comments) in buf[at..len)? */
+static bool only_blank(const char *buf, size_t at, size_t len, bool comments)
 {
+	const char *p = buf + at, *end = buf + len;
+	while (p < end) {
+		if (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r') {
+			p++;
+		} else if (comments && end - p >= 2 && p[0] == '/' && p[1] == '/') {
+			while (p < end && *p != '\n')
+				p++;
+		} else if (comments && end - p >= 2 && p[0] == '/' && p[1] == '*') {
+			const char *c = p + 2;
+			while (c + 1 < end && !(c[0] == '*' && c[1] == '/'))
+				c++;
+			if (c + 1 >= end)
+				return false;
+			p = c + 2;
+		} else {
+			return false;
+		}
+	}
+	return true;
+}
+
+/* "WHAT:LINE:COLUMN" of byte `at` (lines and columns from 1, columns in
+ * bytes), the place an editor jumps to. */
+static char *place(const char *buf, size_t at, const char *what)
+{
+	size_t line = 1, col = 1;
+	for (size_t i = 0; i < at; i++) {
+		if (buf[i] == '\n')
+			line++, col = 1;
+		else
+			col++;
+	}
+	return xasprintf("%s:%zu:%zu", what, line, col);
+}
+
+/* *err for `problem` at byte `at`. */
+static int fail(char **err, const struct json_limits *lim, const char *buf, size_t at,
+		const char *what, const char *problem)
+{
+	if (lim->file) {
+		_cleanup_free_ char *where = place(buf, at, what);
+		*err = xasprintf("%s: %s", where, problem);
+	} else {
+		*err = xasprintf("%s: invalid JSON near byte %zu: %s", what, at, problem);
+	}
+	return -1;
+}
+
+/* Checks of the whole text before yajl sees it. */
+static int precheck(const char *buf, size_t len, const char *what, const struct json_limits *lim,
+		    char **err)
+{
+	if (len == 0) {
+		*err = xasprintf("%s: empty input, expected JSON", what);
+		return -1;
+	}
+	if (lim->max_size && len > lim->max_size) {
+		*err = xasprintf("%s: more than %zu bytes", what, lim->max_size);
+		return -1;
+	}
+	const char *nul = memchr(buf, '\0', len);
+	if (nul)
+		return fail(err, lim, buf, (size_t)(nul - buf), what, "contains a NUL byte");
 	/* yajl takes vertical tab and form feed for white space; JSON does not
 	 * (RFC 8259 section 2), and inside strings they must be escaped. */
-	const char *ctl = len ? memchr(buf, '\v', len) : NULL;
-	if (ctl == NULL && len)
-		ctl = memchr(buf, '\f', len);
-	if (ctl)
-		return error_set(err, CNIRT_ERR_DECODE,
-				 "%s: invalid JSON near byte %zu: control character 0x%02x", what,
-				 (size_t)(ctl - buf), (unsigned char)*ctl);
-	long bad = unpaired_surrogate(buf, len);
+	const char *ctl = memchr(buf, '\v', len);
+	const char *ff = memchr(buf, '\f', len);
+	if (ctl == NULL || (ff && ff < ctl))
+		ctl = ff;
+	if (ctl) {
+		_cleanup_free_ char *p =
+		    xasprintf("%scontrol character 0x%02x", lim->file ? "invalid JSON: " : "",
+			      (unsigned char)*ctl);
+		return fail(err, lim, buf, (size_t)(ctl - buf), what, p);
+	}
+	long bad = lim->utf8_unchecked ? -1 : unpaired_surrogate(buf, len);
 	if (bad >= 0)
-		return error_set(err, CNIRT_ERR_DECODE,
-				 "%s: invalid JSON near byte %ld: unpaired UTF-16 surrogate escape",
-				 what, bad);
+		return fail(err, lim, buf, (size_t)bad, what, "unpaired UTF-16 surrogate escape");
+	return 0;
+}
 
-	struct parse_state st = {0};
+int json_parse_with(const char *buf, size_t len, const char *what, const struct json_limits *lim,
+		    json **out, char **err)
+{
+	if (precheck(buf, len, what, lim, err) < 0)
+		return -1;
+	unsigned depth = lim->max_depth ? lim->max_depth : JSON_MAX_DEPTH;
+	struct parse_state st = {
+	    .buf = buf,
+	    .len = len,
+	    .max_depth = depth < JSON_MAX_DEPTH ? depth : JSON_MAX_DEPTH,
+	    .no_nul = lim->no_nul,
+	    .check_utf8 = !lim->utf8_unchecked,
+	    .problem_at = -1,
+	};
 	yajl_handle h = yajl_alloc(&callbacks, NULL, &st);
 	if (h == NULL)
 		abort();
 	yajl_config(h, yajl_allow_multiple_values, 1);
+	yajl_config(h, yajl_allow_comments, lim->comments ? 1 : 0);
 	st.h = h;
-	st.len = len;
 	yajl_status s = yajl_parse(h, (const unsigned char *)buf, len);
 	/* Where the problem is: what yajl consumed, or the end for input
 	 * that stops too early (yajl_complete_parse() consumes nothing). */
@@ -508,29 +646,49 @@ int json_parse(const char *buf, size_t len, const char *what, json **out, cnirt_
 		at = len;
 	}
 	/* yajl lets the start of an unfinished token after the value through
-	 * (an unterminated string, as input still to come): only JSON white
-	 * space may follow the value. */
-	if (s == yajl_status_ok && st.root) {
-		for (size_t i = st.end; i < len && !st.problem; i++)
-			if (buf[i] != ' ' && buf[i] != '\t' && buf[i] != '\n' && buf[i] != '\r') {
-				st.problem = xasprintf("trailing garbage at byte %zu", i);
-				at = i;
-			}
-		if (st.problem)
-			s = yajl_status_error;
+	 * (an unterminated string, as input still to come), and a second
+	 * value: only white space (or comments) may follow the value. */
+	if (st.root && (s == yajl_status_ok || st.depth == 0) &&
+	    !only_blank(buf, st.end, len, lim->comments)) {
+		free(st.problem);
+		at = st.end;
+		if (!lim->file)
+			while (at < len && strchr(" \t\n\r", buf[at]))
+				at++;
+		st.problem =
+		    xstrdup(lim->file ? "invalid JSON: trailing garbage" : "trailing garbage");
+		st.problem_at = -1;
+		s = yajl_status_error;
 	}
 	if (s == yajl_status_ok && st.root == NULL)
 		st.problem = xstrdup("no JSON value"), s = yajl_status_error;
 	int r = 0;
 	if (s != yajl_status_ok) {
+		bool from_yajl = st.problem == NULL;
 		_cleanup_free_ char *m =
-		    st.problem ? TAKE_PTR(st.problem) : yajl_message(h, buf, len);
-		if (len == 0)
-			r = error_set(err, CNIRT_ERR_DECODE, "%s: empty input, expected JSON",
-				      what);
-		else
-			r = error_set(err, CNIRT_ERR_DECODE, "%s: invalid JSON near byte %zu: %s",
-				      what, at, m);
+		    from_yajl ? yajl_message(h, buf, len) : TAKE_PTR(st.problem);
+		if (from_yajl && lim->file) {
+			/* yajl's message, then lines quoting the input: keep the first. */
+			char *nl = strchr(m, '\n');
+			if (nl)
+				*nl = '\0';
+			size_t n = strlen(m);
+			while (n && (m[n - 1] == ' ' || m[n - 1] == '.'))
+				m[--n] = '\0';
+			char *p = xasprintf("invalid JSON: %s", m);
+			free(m);
+			m = p;
+			/* the refused token's last byte, or the text's last */
+			at = at ? at - 1 : 0;
+		}
+		if (st.problem_at >= 0)
+			at = (size_t)st.problem_at;
+		if (st.unplaced) {
+			*err = xasprintf("%s: %s", what, m);
+			r = -1;
+		} else {
+			r = fail(err, lim, buf, at, what, m);
+		}
 	}
 	yajl_free(h);
 	for (size_t i = 0; i < JSON_MAX_DEPTH + 1; i++)
@@ -659,4 +817,137 @@ char *json_gen(const json *j, bool pretty, size_t *len)
 	struct buf b = {0};
 	gen(&b, j, pretty, 0);
 	return buf_steal(&b, len);
+}
+
+/* ------------------------------------------------------ field places */
+
+/* Finding a member or element by the name cnihook.json(5) gives it:
+ * "log.level", "binDirs[1]", "policy.hostPortRange[0]". */
+struct locate {
+	yajl_handle h;
+	const char *buf;
+	const char *field;
+	int nth;    /* which of the members of that name (duplicates) */
+	long found; /* where its key, or the element, starts; -1 */
+	/* The containers open around the current value: their names, and
+	 * for arrays the index of the next element (-1 for objects). */
+	char *names[JSON_MAX_DEPTH + 2];
+	long index[JSON_MAX_DEPTH + 2];
+	char *member; /* the name of the member whose value comes next */
+	size_t depth;
+};
+
+/* A value starts: an element is named here; returns its name. */
+static char *value_name(struct locate *l, bool *stop)
+{
+	*stop = false;
+	if (l->depth == 0)
+		return xstrdup("");
+	if (l->index[l->depth - 1] < 0)
+		return TAKE_PTR(l->member);
+	char *name = xasprintf("%s[%ld]", l->names[l->depth - 1], l->index[l->depth - 1]++);
+	if (strcmp(name, l->field) == 0) {
+		l->found = token_start(l->buf, yajl_get_bytes_consumed(l->h));
+		*stop = true;
+	}
+	return name;
+}
+
+static int on_scalar(struct locate *l)
+{
+	bool stop;
+	free(value_name(l, &stop));
+	return !stop;
+}
+
+static int on_open(struct locate *l, bool array)
+{
+	bool stop;
+	char *name = value_name(l, &stop);
+	if (stop || l->depth == ARRAY_SIZE(l->names)) {
+		free(name);
+		return 0;
+	}
+	l->names[l->depth] = name;
+	l->index[l->depth++] = array ? 0 : -1;
+	return 1;
+}
+
+static int on_close(void *ctx)
+{
+	struct locate *l = ctx;
+	free(l->names[--l->depth]);
+	return 1;
+}
+
+static int on_key(void *ctx, const unsigned char *key, size_t len)
+{
+	struct locate *l = ctx;
+	const char *parent = l->names[l->depth - 1];
+	free(l->member);
+	l->member = xasprintf("%s%s%.*s", parent, *parent ? "." : "", (int)len, key);
+	if (strcmp(l->member, l->field) != 0 || --l->nth > 0)
+		return 1;
+	l->found = token_start(l->buf, yajl_get_bytes_consumed(l->h));
+	return 0;
+}
+
+static int on_null(void *ctx)
+{
+	return on_scalar(ctx);
+}
+static int on_bool(void *ctx, int b)
+{
+	(void)b;
+	return on_scalar(ctx);
+}
+static int on_number(void *ctx, const char *s, size_t len)
+{
+	(void)s, (void)len;
+	return on_scalar(ctx);
+}
+static int on_string(void *ctx, const unsigned char *s, size_t len)
+{
+	(void)s, (void)len;
+	return on_scalar(ctx);
+}
+static int on_map(void *ctx)
+{
+	return on_open(ctx, false);
+}
+static int on_array(void *ctx)
+{
+	return on_open(ctx, true);
+}
+
+/* The place of the nth member or element named `field`. */
+static char *field_place(const char *buf, size_t len, const char *path, const char *field, int nth)
+{
+	static const yajl_callbacks cb = {
+	    .yajl_null = on_null,
+	    .yajl_boolean = on_bool,
+	    .yajl_number = on_number,
+	    .yajl_string = on_string,
+	    .yajl_start_map = on_map,
+	    .yajl_map_key = on_key,
+	    .yajl_end_map = on_close,
+	    .yajl_start_array = on_array,
+	    .yajl_end_array = on_close,
+	};
+	struct locate l = {.buf = buf, .field = field, .nth = nth, .found = -1};
+	l.h = yajl_alloc(&cb, NULL, &l);
+	if (l.h == NULL)
+		abort();
+	yajl_config(l.h, yajl_allow_comments, 1);
+	yajl_parse(l.h, (const unsigned char *)buf, len);
+	yajl_free(l.h);
+	while (l.depth)
+		free(l.names[--l.depth]);
+	free(l.member);
+	return l.found < 0 ? NULL : place(buf, (size_t)l.found, path);
+}
+
+char *json_field_place(const char *buf, size_t len, const char *path, const char *field)
+{
+	return field_place(buf, len, path, field, 1);
 }

@@ -4,8 +4,8 @@
  * the Network Plumbing WG `network-status` format: a list of {name,
  * interface, ips, mac, default, dns}.
  */
-#ifndef CNIHOOK_STATUS_H
-#define CNIHOOK_STATUS_H
+#ifndef CNIHOOK_NETSTATUS_H
+#define CNIHOOK_NETSTATUS_H
 
 #include <stdbool.h>
 #include <stddef.h>

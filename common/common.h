@@ -1,0 +1,118 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * The internal layer that libcnirt (lib/) and cnihook (hook/) share, linked
+ * into both with hidden visibility (common/libcommon.la): allocation that
+ * aborts on OOM, a growable buffer, cleanup attributes, and the escaping of
+ * foreign text for messages and
+ * the atomic writing of a file. The JSON tree
+ * is json.h. Functions here that can fail return 0 or -errno; each layer
+ * turns that into its own error convention.
+ */
+#ifndef CNI_COMMON_H
+#define CNI_COMMON_H
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#define PRINTF_LIKE(a, b) __attribute__((format(printf, a, b)))
+#define ARRAY_SIZE(a)	  (sizeof(a) / sizeof((a)[0]))
+
+/* ------------------------------------------------------- alloc.c */
+/* Allocation failure is not a code path: these abort on OOM. */
+void *xmalloc(size_t n);
+void *xzalloc(size_t n);
+void *xcalloc(size_t n, size_t size);
+void *xrealloc(void *p, size_t n);
+void *xreallocarray(void *p, size_t n, size_t size);
+char *xstrdup(const char *s);
+char *xstrndup(const char *s, size_t n);
+void *xmemdup(const void *p, size_t n);
+char *xasprintf(const char *fmt, ...) PRINTF_LIKE(1, 2);
+char *xvasprintf(const char *fmt, va_list ap) PRINTF_LIKE(1, 0);
+
+/* Growable byte buffer, always NUL terminated. */
+struct buf {
+	char *data;
+	size_t len;
+	size_t cap;
+};
+void buf_append(struct buf *b, const void *p, size_t n);
+void buf_appends(struct buf *b, const char *s);
+void buf_printf(struct buf *b, const char *fmt, ...) PRINTF_LIKE(2, 3);
+/* Hand the data out (never NULL) and reset the buffer. */
+char *buf_steal(struct buf *b, size_t *len);
+void buf_free(struct buf *b);
+
+static inline void freep(void *p)
+{
+	free(*(void **)p);
+}
+static inline void closep(int *fd)
+{
+	if (*fd >= 0) {
+		int saved = errno;
+		close(*fd);
+		errno = saved;
+	}
+}
+#define _cleanup_(f)	__attribute__((cleanup(f)))
+#define _cleanup_free_	_cleanup_(freep)
+#define _cleanup_close_ _cleanup_(closep)
+
+/* Take ownership out of a cleanup variable. */
+#define TAKE_PTR(p)                                                                                \
+	({                                                                                         \
+		__typeof__(p) _tp = (p);                                                           \
+		(p) = NULL;                                                                        \
+		_tp;                                                                               \
+	})
+#define TAKE_FD(fd)                                                                                \
+	({                                                                                         \
+		int _tf = (fd);                                                                    \
+		(fd) = -1;                                                                         \
+		_tf;                                                                               \
+	})
+
+#ifndef TEMP_FAILURE_RETRY
+#define TEMP_FAILURE_RETRY(expr)                                                                   \
+	({                                                                                         \
+		long _r;                                                                           \
+		do                                                                                 \
+			_r = (long)(expr);                                                         \
+		while (_r == -1L && errno == EINTR);                                               \
+		_r;                                                                                \
+	})
+#endif
+
+/* ------------------------------------------------------- text.c */
+/*
+ * Foreign text in a message or a log line, one escaper per output kind.
+ * text_shown(): one line of printable ASCII, for messages that quote a
+ * value: bytes outside it (and with `quotes`, '"' and '\\') as \xNN, cut
+ * after `max` bytes (0: never) with "...". The \xNN form is the one a log
+ * reader can paste back into printf(1); a quote escaped so cannot end the
+ * quoted value it stands in.
+ * text_one_line(): the control bytes only (newlines first) as \xNN: one
+ * line, UTF-8 and quotes left as they are.
+ * JSON strings are escaped by the JSON writer (json.h), not here.
+ */
+char *text_shown(const char *s, size_t len, size_t max, bool quotes);
+char *text_one_line(const char *s);
+
+/* ------------------------------------------------------- file.c */
+/* Write `name` in the directory `dir` (open as dfd) atomically: a temp file
+ * "." + name + ".tmpXXXXXX" beside it with `mode`, written whole, flushed
+ * to disk (fdatasync) when `sync`, then renamed over the name, so that a
+ * reader sees the old content or the new, never a part. On failure the
+ * temp file is removed, *step names what failed ("create", "write",
+ * "rename"...) and -errno is returned. */
+int write_file_atomic_at(int dfd, const char *dir, const char *name, const char *data, size_t len,
+			 int mode, bool sync, const char **step);
+/* The same for a path (its directory opened here). 0 or -errno. */
+int write_file_atomic(const char *path, const char *data, size_t len, int mode, bool sync);
+
+#endif

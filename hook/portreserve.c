@@ -347,7 +347,7 @@ static void index_store(const char *path, const char *stamp, const struct ientry
 		memcpy(buf + len, line, l + 1);
 		len += l;
 	}
-	write_file_atomic(path, buf, len, 0600);
+	write_file_atomic(path, buf, len, 0600, false);
 	free(buf);
 }
 
@@ -471,7 +471,7 @@ int ports_reserve(const char *state_dir, cnirt_ctx *ctx, const char *id,
 	for (size_t i = 0; i < n; i++)
 		o += (size_t)snprintf(names + o, cap - o, "%s-%u\n", want[i].proto, want[i].port);
 	_cleanup_free_ char *list = own_list(state_dir, id);
-	if (r == 0 && (r = write_file_atomic(list, names, o, 0600)) < 0)
+	if (r == 0 && (r = write_file_atomic(list, names, o, 0600, false)) < 0)
 		set_error(err, "port reservations %s: %s", list, strerror(-r));
 	struct ientry *idx = NULL;
 	size_t n_idx = 0;

@@ -37,8 +37,7 @@ checking() { printf '#   checking: %s\n' "$*"; }
 # ---------------------------------------------------------------- TAP
 # The results are counted in a file (cases run in subshells), one line
 # "TOTAL PASSED FAILED SKIPPED", read and written without a fork (a check
-# costs no process: some checks race a timer). T_RESULTS is set once T_TMP
-# is made (below).
+# costs no process: some checks race a timer). T_RESULTS is set below.
 T_RESULTS=
 T_PLANNED=0
 t_count() { # t_count [p|f|s]: how many results (of that kind)
@@ -179,7 +178,10 @@ trap 'exit 143' TERM
 T_NAME=${0##*/}
 T_TMP=$(mktemp -d "${TMPDIR:-/tmp}/cnihook-${T_NAME%.sh}.XXXXXX")
 cleanup_push "umount_under '$T_TMP'; rm -rf '$T_TMP'"
-T_RESULTS=$T_TMP/.results
+# The results file is beside T_TMP, not in it: some scripts check that
+# nothing in T_TMP changes.
+T_RESULTS=$(mktemp "${TMPDIR:-/tmp}/cnihook-${T_NAME%.sh}-results.XXXXXX")
+cleanup_push "rm -f '$T_RESULTS' '$T_RESULTS.case'"
 echo 0 0 0 0 >"$T_RESULTS"
 # Last safety net, should a case have been killed before its own cleanups:
 # whatever carries our suffix goes.
@@ -206,7 +208,7 @@ run_case() {
 	shift
 	log "--- $name"
 	before=$(t_count)
-	T_CASE_FAIL=$T_TMP/.case-fail
+	T_CASE_FAIL=$T_RESULTS.case
 	rm -f "$T_CASE_FAIL"
 	set +e
 	(

@@ -259,8 +259,8 @@ CNIRT_EXPORT int cnirt_add_with_flags(cnirt_ctx *ctx, const cnirt_netlist *l,
 	cnirt_attachment att = a ? *a : (cnirt_attachment){0};
 	if (att.capability_args && att.capability_args[0] == '\0')
 		att.capability_args = NULL;
-	if (need(ctx, "ctx", err) < 0 ||
-	    call_init(&c, ctx, l, "ADD", a ? &att : NULL, true, &cap_args, &config_args, &args, err) < 0)
+	if (need(ctx, "ctx", err) < 0 || call_init(&c, ctx, l, "ADD", a ? &att : NULL, true,
+						   &cap_args, &config_args, &args, err) < 0)
 		return -1;
 	if (flags & ~(unsigned)CNIRT_ADD_NO_ROLLBACK)
 		return error_set(err, CNIRT_ERR_INVALID_ENV, "ADD: unknown flags 0x%x",

@@ -320,11 +320,14 @@ int sandbox_apply(void *data)
 	/* A plugin must not outlive the hook: a hook killed in the middle of
 	 * an ADD leaves a record that poststop or gc tear down, and a plugin
 	 * that went on would add after that DEL. (Kept across the execve of a
-	 * plugin without set-user-ID bits.) */
+	 * plugin without set-user-ID bits.)
+	 * The plugin's parent is libcnirt's helper (lib/exec.c), which dies
+	 * with the hook; the hook itself in a build that forks plugins. */
+	pid_t parent = getppid();
 	if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) < 0)
 		return errno;
-	if (getppid() != s->hook)
-		return ESRCH; /* the hook died before the line above */
+	if (getppid() != parent || (parent != s->hook && kill(s->hook, 0) < 0 && errno == ESRCH))
+		return ESRCH; /* the parent or the hook died before the line above */
 
 	if (!s->entered) {
 		int e = reduce_sets(s);

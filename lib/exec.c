@@ -58,6 +58,7 @@
 #include <signal.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -405,6 +406,7 @@ struct helper_args {
 	int in_r, out_w, err_w; /* the plugin's ends of its pipes */
 	int rep_w;		/* the report pipe */
 	int rel_r;		/* EOF on it: the parent releases the exited plugin */
+	pid_t caller;		/* the process that started the helper */
 };
 
 /* The helper's descriptors, once it has closed everything else. */
@@ -510,6 +512,11 @@ static int helper_main(void *arg)
 	siginfo_t si;
 	pid_t pid;
 
+	/* The helper dies with its caller: nobody would read its report, and
+	 * a plugin that asked to die with its parent (PR_SET_PDEATHSIG, as
+	 * cnihook's sandbox does) then dies with the caller too. */
+	if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) < 0 || getppid() != h->caller)
+		_exit(CHILD_FAILED_STATUS);
 	for (size_t i = 0; i < ARRAY_SIZE(fds); i++) {
 		int fd = fcntl(fds[i], F_DUPFD_CLOEXEC, H_FIRST_FREE + 16);
 
@@ -661,6 +668,7 @@ static int start_helper(struct helper_args *h, struct run *r)
 	int saved;
 	pid_t pid;
 
+	h->caller = getpid();
 	sigfillset(&all);
 	pthread_sigmask(SIG_SETMASK, &all, &old);
 #ifdef CNIRT_SPAWN_FORK

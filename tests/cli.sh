@@ -78,6 +78,18 @@ check "del twice exits 0" test $? = 0
 "$CNIHOOK" del two /run/netns/clitest
 check "del of the first attachment" test ! -e "$tmp/cache/results/two-$id-eth0"
 
+# The W3C trace context reaches the plugins, as libcni passes it; nothing
+# else of the caller's environment does.
+rm -rf "$bin/rec"
+TRACEPARENT=00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01 TRACESTATE=k=v \
+	BAGGAGE=user=1 CNIHOOK_TEST_OTHER=x "$CNIHOOK" add two /run/netns/clitest >/dev/null
+env_file=$(ls "$bin"/rec/*-alpha-ADD.env | head -1)
+check "TRACEPARENT passed to the plugin" \
+	grep -qx "TRACEPARENT=00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01" "$env_file"
+check "TRACESTATE and BAGGAGE passed" eval 'grep -qx TRACESTATE=k=v "$env_file" && grep -qx BAGGAGE=user=1 "$env_file"'
+check "no other variable of the caller's passed" bash -c '! grep -q CNIHOOK_TEST_OTHER "$0"' "$env_file"
+"$CNIHOOK" del two /run/netns/clitest
+
 # CNIHOOK_PLUGIN_TIMEOUT (seconds): a plugin that hangs is killed after it;
 # a value that is not a number of seconds is warned about and the default
 # (60 s) stays.

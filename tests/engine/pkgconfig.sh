@@ -4,7 +4,8 @@
 # tests/engine/mini-engine.c built from the installed .pc alone (pkg-config
 # sees no other .pc file, so not yajl.pc either), once dynamically and once
 # fully statically (`pkg-config --static`: yajl from Libs.private, Debian's
-# libyajl_s.a), and both run an ADD and a DEL against the fake plugin.
+# libyajl_s.a), and both run an ADD and a DEL against the fake plugin; then
+# the threaded engine (tests/engine/engine.c) the same two ways.
 # Needs no root: the fake plugin touches no network.
 set -euo pipefail
 srcdir=${abs_top_srcdir:-$(cd "$(dirname "$0")/../.." && pwd)}
@@ -46,8 +47,11 @@ run_case_dynamic() {
 	# shellcheck disable=SC2086
 	"${CC:-cc}" -o "$tmp/engine-dynamic" "$srcdir/tests/engine/mini-engine.c" $flags \
 		2>"$tmp/cc.log" || fail "cc: $(cat "$tmp/cc.log")"
-	LD_LIBRARY_PATH=$libdir ldd "$tmp/engine-dynamic" | grep -qF "$libdir/libcnirt.so" ||
-		fail "not linked to the installed libcnirt.so: $(LD_LIBRARY_PATH=$libdir ldd "$tmp/engine-dynamic")"
+	# ldd's output whole first: grep -q stops reading early, and ldd's
+	# SIGPIPE would fail the pipeline (pipefail).
+	libs=$(LD_LIBRARY_PATH=$libdir ldd "$tmp/engine-dynamic")
+	grep -qF "$libdir/libcnirt.so" <<<"$libs" ||
+		fail "not linked to the installed libcnirt.so: $libs"
 	out=$(LD_LIBRARY_PATH=$libdir "$tmp/engine-dynamic" "$bin" "$tmp/cache-d" fake) ||
 		fail "engine-dynamic failed: $out"
 	grep -q "added and deleted, 1 cached attachment" <<<"$out" || fail "engine-dynamic said: $out"
@@ -70,6 +74,32 @@ run_case_static() {
 	ok "$out"
 }
 
+# tests/engine/engine.c, the threaded engine with its own child reaping,
+# built the same two ways from the installed .pc alone: each link runs two
+# of its process models (a SIGCHLD handler reaping with waitpid(-1), a
+# reaper thread) with a few runs per thread; make check runs all of them.
+run_case_threaded() {
+	local how=$1 exe=$tmp/threaded-$1 flags
+	checking "the threaded engine links $how from the installed libcnirt.pc and runs"
+	if [ "$how" = static ]; then
+		flags=$(pkgc --static --cflags --libs libcnirt) || fail "pkg-config --static failed"
+	else
+		flags=$(pkgc --cflags --libs libcnirt) || fail "pkg-config failed"
+	fi
+	# shellcheck disable=SC2086
+	"${CC:-cc}" $([ "$how" = static ] && echo -static) -pthread -o "$exe" \
+		"$srcdir/tests/engine/engine.c" $flags 2>"$tmp/cc.log" || fail "cc: $(cat "$tmp/cc.log")"
+	if [ "$how" = static ] && readelf -d "$exe" 2>/dev/null | grep -q NEEDED; then
+		fail "the static engine needs shared libraries: $(readelf -d "$exe" | grep NEEDED)"
+	fi
+	out=$(ENGINE_RUNS=3 LD_LIBRARY_PATH=$libdir "$exe" handler reaper 2>&1) ||
+		fail "the $how engine failed: $(tr '\n' ' ' <<<"$out")"
+	[ "$(grep -c '^ok ' <<<"$out")" = 2 ] || fail "the $how engine said: $(tr '\n' ' ' <<<"$out")"
+	ok "$how: $(grep '^ok ' <<<"$out" | sed 's/^ok //' | tr '\n' ';')"
+}
+
 run_case "dynamic link from the installed libcnirt.pc" run_case_dynamic
 run_case "static link from the installed libcnirt.pc" run_case_static
+run_case "the threaded engine, dynamic, from the installed libcnirt.pc" run_case_threaded dynamic
+run_case "the threaded engine, fully static, from the installed libcnirt.pc" run_case_threaded static
 finish

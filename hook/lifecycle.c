@@ -349,6 +349,10 @@ static int detach_from_cache(struct run *r, size_t *found)
 				     &e) < 0) {
 			fail_cni(r, network, e);
 			failed = 1;
+		} else {
+			/* The list of its port reservations went with the
+			 * state directory: the entry names the ports. */
+			ports_release_entry(r->cfg->state_dir, r->id, v[i]);
 		}
 	}
 	cnirt_cache_entries_free(v, mine);

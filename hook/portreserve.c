@@ -181,6 +181,39 @@ void ports_release(const char *state_dir, const char *id)
 	unlink(list);
 }
 
+/* The port mappings of a cache entry's capability arguments. */
+static void entry_mappings(const cnirt_cache_entry *e, struct port **held, size_t *n)
+{
+	const char *caps = cnirt_cache_entry_capability_args(e);
+	json *v = NULL;
+	_cleanup_free_ char *err = NULL;
+	*held = NULL;
+	*n = 0;
+	if (caps == NULL ||
+	    json_parse_with(caps, strlen(caps), "capabilityArgs", &hook_json, &v, &err) < 0)
+		return;
+	_cleanup_free_ char *text = NULL;
+	if (json_obj_get(v, "portMappings"))
+		text = json_gen(json_obj_get(v, "portMappings"), false, NULL);
+	json_free(v);
+	parse_mappings(text, held, n);
+}
+
+void ports_release_entry(const char *state_dir, const char *id, const cnirt_cache_entry *e)
+{
+	_cleanup_free_ struct port *held = NULL;
+	size_t n = 0;
+	entry_mappings(e, &held, &n);
+	_cleanup_free_ char *dir = ports_dir(state_dir);
+	for (size_t i = 0; i < n; i++) {
+		_cleanup_free_ char *path = xasprintf("%s/%s-%u", dir, held[i].proto, held[i].port);
+		_cleanup_free_ char *err = NULL;
+		struct stat st;
+		if (stat(path, &st) == 0)
+			update_file(state_dir, path, id, NULL, NULL, id, &err);
+	}
+}
+
 void ports_prune(const char *state_dir, bool (*alive)(void *data, const char *id), void *data)
 {
 	_cleanup_free_ char *dir = ports_dir(state_dir);
@@ -287,19 +320,9 @@ static void index_load(const char *path, char stamp[128], struct ientry **v, siz
 /* "proto/port/ip,..." of the portMappings of an entry's capability args. */
 static char *entry_ports(const cnirt_cache_entry *e)
 {
-	const char *caps = cnirt_cache_entry_capability_args(e);
-	json *v = NULL;
-	_cleanup_free_ char *err = NULL;
-	if (caps == NULL ||
-	    json_parse_with(caps, strlen(caps), "capabilityArgs", &hook_json, &v, &err) < 0)
-		return xstrdup("-");
-	_cleanup_free_ char *text = NULL;
-	if (json_obj_get(v, "portMappings"))
-		text = json_gen(json_obj_get(v, "portMappings"), false, NULL);
-	json_free(v);
 	struct port *held = NULL;
 	size_t n = 0;
-	parse_mappings(text, &held, &n);
+	entry_mappings(e, &held, &n);
 	char *out = NULL;
 	for (size_t i = 0; i < n; i++) {
 		char *joined = xasprintf("%s%s%s/%u/%s", out ? out : "", out ? "," : "",

@@ -309,8 +309,8 @@ par_case_race() {
 			[ "$out" = attached ] || late=$((late + 1))
 		fi
 		ok "$out (runc run -d took $(awk -v a="$t0" -v b="$tr" 'BEGIN { printf "%.0f", (b - a) * 1000 }') ms, poststop began at $(awk -v a="$t0" -v b="$tp" 'BEGIN { printf "%.0f", (b - a) * 1000 }') ms)"
-		rt_stop "$id" >/dev/null
-		rt_nothing_left_for "$id" >/dev/null
+		rt_stop "$id"
+		rt_nothing_left_for "$id"
 	done
 	log "  figures: 6 races: $att attached (poststop first), $det detached (poststop after createRuntime); $overlap poststops began during runc run -d, $late of them detached"
 	checking "at least one poststop arrived during createRuntime and detached after it"

@@ -66,7 +66,7 @@ run_case_static() {
 	# shellcheck disable=SC2086
 	"${CC:-cc}" -static -o "$tmp/engine-static" "$srcdir/tests/engine/mini-engine.c" $flags \
 		2>"$tmp/cc.log" || fail "cc -static: $(cat "$tmp/cc.log")"
-	if readelf -d "$tmp/engine-static" 2>/dev/null | grep -q NEEDED; then
+	if readelf -d "$tmp/engine-static" 2>/dev/null | grep NEEDED >/dev/null; then
 		fail "engine-static needs shared libraries: $(readelf -d "$tmp/engine-static" | grep NEEDED)"
 	fi
 	out=$("$tmp/engine-static" "$bin" "$tmp/cache-s" fake) || fail "engine-static failed: $out"
@@ -89,7 +89,7 @@ run_case_threaded() {
 	# shellcheck disable=SC2086
 	"${CC:-cc}" $([ "$how" = static ] && echo -static) -pthread -o "$exe" \
 		"$srcdir/tests/engine/engine.c" $flags 2>"$tmp/cc.log" || fail "cc: $(cat "$tmp/cc.log")"
-	if [ "$how" = static ] && readelf -d "$exe" 2>/dev/null | grep -q NEEDED; then
+	if [ "$how" = static ] && readelf -d "$exe" 2>/dev/null | grep NEEDED >/dev/null; then
 		fail "the static engine needs shared libraries: $(readelf -d "$exe" | grep NEEDED)"
 	fi
 	out=$(ENGINE_RUNS=3 LD_LIBRARY_PATH=$libdir "$exe" handler reaper 2>&1) ||

@@ -364,10 +364,11 @@ CNIRT_EXPORT int cnirt_check(cnirt_ctx *ctx, const cnirt_netlist *l, const cnirt
 	return 0;
 }
 
-CNIRT_EXPORT int cnirt_del(cnirt_ctx *ctx, const cnirt_netlist *l, const cnirt_attachment *a,
-			   cnirt_error **err)
+/* DEL within the operation deadline `deadline` (0: none): the caller's own,
+ * or that of the GC it is part of. */
+static int del_until(cnirt_ctx *ctx, const cnirt_netlist *l, const cnirt_attachment *a,
+		     long long deadline, cnirt_error **err)
 {
-	ERR_OUT_INIT(err);
 	_cleanup_json_ json *cap_args = NULL;
 	_cleanup_json_ json *config_args = NULL;
 	_cleanup_free_ char *args = NULL;
@@ -376,7 +377,7 @@ CNIRT_EXPORT int cnirt_del(cnirt_ctx *ctx, const cnirt_netlist *l, const cnirt_a
 	if (need(ctx, "ctx", err) < 0 ||
 	    call_init(&c, ctx, l, "DEL", a, false, &cap_args, &config_args, &args, err) < 0)
 		return -1;
-	c.deadline = op_deadline(ctx);
+	c.deadline = deadline;
 	if (uses_prev_result_on_del(l) && cached_result(ctx, l, a, &prev, err) < 0)
 		return error_set_network(*err, l->name);
 	if (del_chain(&c, prev, NULL, err) < 0)
@@ -386,10 +387,17 @@ CNIRT_EXPORT int cnirt_del(cnirt_ctx *ctx, const cnirt_netlist *l, const cnirt_a
 	return 0;
 }
 
-CNIRT_EXPORT int cnirt_del_cached(cnirt_ctx *ctx, const char *network, const char *container_id,
-				  const char *ifname, const char *netns, cnirt_error **err)
+CNIRT_EXPORT int cnirt_del(cnirt_ctx *ctx, const cnirt_netlist *l, const cnirt_attachment *a,
+			   cnirt_error **err)
 {
 	ERR_OUT_INIT(err);
+	return del_until(ctx, l, a, ctx ? op_deadline(ctx) : 0, err);
+}
+
+static int del_cached_until(cnirt_ctx *ctx, const char *network, const char *container_id,
+			    const char *ifname, const char *netns, long long deadline,
+			    cnirt_error **err)
+{
 	cnirt_cache_entry *e = NULL;
 	cnirt_netlist *l = NULL;
 	if (need(ctx, "ctx", err) < 0 || need(network, "network", err) < 0 ||
@@ -417,13 +425,21 @@ CNIRT_EXPORT int cnirt_del_cached(cnirt_ctx *ctx, const char *network, const cha
 		    .n_args = e->n_args,
 		    .capability_args = e->capability_args,
 		};
-		r = cnirt_del(ctx, l, &a, err);
+		r = del_until(ctx, l, &a, deadline, err);
 	}
 	if (r < 0)
 		error_set_network(*err, network);
 	cnirt_netlist_free(l);
 	cnirt_cache_entry_free(e);
 	return r;
+}
+
+CNIRT_EXPORT int cnirt_del_cached(cnirt_ctx *ctx, const char *network, const char *container_id,
+				  const char *ifname, const char *netns, cnirt_error **err)
+{
+	ERR_OUT_INIT(err);
+	return del_cached_until(ctx, network, container_id, ifname, netns,
+				ctx ? op_deadline(ctx) : 0, err);
 }
 
 CNIRT_EXPORT int cnirt_status(cnirt_ctx *ctx, const cnirt_netlist *l, cnirt_error **err)
@@ -548,8 +564,9 @@ static int gc_entries(cnirt_ctx *ctx, const cnirt_netlist *l, const cnirt_attach
 		if (strcmp(e->network, l->name) != 0 ||
 		    attachment_valid(sorted, n, e->container_id, e->ifname))
 			continue;
-		if (cnirt_del_cached(ctx, e->network, e->container_id, e->ifname, NULL, &del_err) <
-		    0)
+		/* Within the GC's deadline: one budget for the whole operation. */
+		if (del_cached_until(ctx, e->network, e->container_id, e->ifname, NULL, deadline,
+				     &del_err) < 0)
 			keep_first(err, &del_err, &r);
 	}
 	cnirt_cache_entries_free(entries, n_entries);

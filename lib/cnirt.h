@@ -282,6 +282,8 @@ void cnirt_ctx_set_observer(cnirt_ctx *ctx, cnirt_observer_fn fn, void *data);
  * deadline; so
  * cnirt_add() returns within the budget (plus the few milliseconds of
  * killing and reaping) even when a plugin hangs in both ADD and DEL.
+ * cnirt_gc()'s DELs of stale cached attachments and its GC executions
+ * share its one budget.
  * Without a budget each execution, the rollback's included, has the
  * per-plugin timeout: a plugin that hangs in ADD and DEL costs twice. */
 void cnirt_ctx_set_deadline_ms(cnirt_ctx *ctx, unsigned ms);

@@ -14,7 +14,7 @@
  * hangs in ADD and DEL, cancellation from another thread, and the error
  * kinds, rollback errors and rollback events.
  *
- *     engine [MODEL|exec|errors|deadline|cancel...]   (default: all)
+ *     engine [MODEL|exec|errors|deadline|gc-deadline|cancel...]   (default: all)
  *
  * ENGINE_RUNS=N sets the runs per thread (default 20), ENGINE_SLACK_MS the
  * time allowed over a deadline (default 300).
@@ -65,12 +65,14 @@ static long long now_ms(void)
 }
 
 /* The plugin: ADD succeeds, unless the container id starts with "fail"
- * (error code 7, exit 7) or "hang" (sleeps, in ADD and DEL). */
+ * (error code 7, exit 7) or "hang" (sleeps, in ADD and DEL); DEL of an id
+ * starting with "slowdel" sleeps. */
 static const char plugin[] =
     "#!/bin/sh\n"
     "cat >/dev/null\n"
     "case \"$CNI_CONTAINERID\" in\n"
     "hang*) exec sleep 30 ;;\n"
+    "slowdel*) [ \"$CNI_COMMAND\" != DEL ] || exec sleep 30 ;;\n"
     "esac\n"
     "[ \"$CNI_COMMAND\" = ADD ] || exit 0\n"
     "case \"$CNI_CONTAINERID\" in\n"
@@ -344,6 +346,31 @@ static void check_deadline(void)
 	printf("ok deadline: hung ADD and DEL within the 600 ms budget (%lld ms)\n", took);
 }
 
+/* GC of two cached attachments whose DEL hangs: one budget for the whole
+ * operation, where each DEL had its own before. */
+static void check_gc_deadline(void)
+{
+	cnirt_ctx *ctx = new_ctx();
+	cnirt_error *err;
+	if (add(ctx, "slowdel-1", &err) < 0 || add(ctx, "slowdel-2", &err) < 0)
+		FAIL("ADD slowdel: %s", cnirt_error_msg(err));
+	cnirt_ctx_set_timeout_ms(ctx, 500);
+	cnirt_ctx_set_deadline_ms(ctx, 600);
+	long long start = now_ms();
+	if (cnirt_gc(ctx, list, NULL, 0, &err) == 0)
+		FAIL("GC with hanging DELs succeeded");
+	long long took = now_ms() - start;
+	/* Each DEL's own timeout, one after the other: 1000 ms before. */
+	if (took > 600 + slack_ms)
+		FAIL("GC with a 600 ms deadline took %lld ms", took);
+	if (cnirt_error_kind(err) != CNIRT_KIND_TIMEOUT)
+		FAIL("GC: kind %s, want timeout", cnirt_error_kind_name(cnirt_error_kind(err)));
+	cnirt_error_free(err);
+	cnirt_ctx_free(ctx);
+	printf("ok gc-deadline: two hung cached DELs within the GC's 600 ms budget (%lld ms)\n",
+	       took);
+}
+
 static void *cancel_later(void *arg)
 {
 	usleep(300 * 1000);
@@ -376,7 +403,7 @@ static void check_cancel(void)
 int main(int argc, char **argv)
 {
 	const char *all[] = {"handler", "ignore", "nocldwait", "reaper",
-			     "exec",	"errors", "deadline",  "cancel"};
+			     "exec",	"errors", "deadline",  "gc-deadline", "cancel"};
 	size_t n = argc > 1 ? (size_t)argc - 1 : sizeof(all) / sizeof(all[0]);
 	const char **which = argc > 1 ? (const char **)argv + 1 : all;
 
@@ -394,6 +421,8 @@ int main(int argc, char **argv)
 			check_errors();
 		else if (strcmp(which[i], "deadline") == 0)
 			check_deadline();
+		else if (strcmp(which[i], "gc-deadline") == 0)
+			check_gc_deadline();
 		else if (strcmp(which[i], "cancel") == 0)
 			check_cancel();
 		else

@@ -1777,6 +1777,7 @@ static void test_cache_name_collision(void **state)
 	assert_false(cached(f, "a", "b-c", IFNAME));
 	assert_true(cached(f, "a-b", "c", IFNAME));
 	_cleanup_free_ char *res = NULL;
+	cnirt_error_free(TAKE_PTR(err)); /* each call sets it anew */
 	assert_ok(cnirt_cache_result(f->ctx, "a", "b-c", IFNAME, NULL, &res, &err), err);
 	assert_null(res);
 	cnirt_error_free(TAKE_PTR(err));

@@ -690,6 +690,8 @@ static void test_missing_dir(void **state)
 	assert_string_equal(cnirt_error_msg(err2), want);
 
 	/* An empty directory is no error. */
+	cnirt_error_free(err2); /* each call sets it anew */
+	err2 = NULL;
 	assert_int_equal(cnirt_confdir_scan(dir, &d, &err2), 0);
 	assert_int_equal(cnirt_confdir_count(d), 0);
 	cnirt_confdir_free(d);
@@ -845,21 +847,35 @@ static void test_inject_and_from_conf(void **state)
 	cnirt_netlist_free(n2);
 	cnirt_netlist_free(n);
 
+	cnirt_error_free(err); /* each call sets it anew */
+	err = NULL;
 	assert_int_equal(cnirt_netlist_inject(l, 9, "mtu", "1", &n, &err), -1);
 	assert_non_null(strstr(cnirt_error_msg(err), "has no plugin 9"));
+	cnirt_error_free(err); /* each call sets it anew */
+	err = NULL;
 	assert_int_equal(cnirt_netlist_inject(l, 0, "", "1", &n, &err), -1);
+	cnirt_error_free(err); /* each call sets it anew */
+	err = NULL;
 	assert_int_equal(cnirt_netlist_inject(l, 0, "k", "null", &n, &err), -1);
+	cnirt_error_free(err); /* each call sets it anew */
+	err = NULL;
 	assert_int_equal(cnirt_netlist_inject(l, 0, "k", "{bad", &n, &err), -1);
 	/* the result is validated again */
+	cnirt_error_free(err); /* each call sets it anew */
+	err = NULL;
 	assert_int_equal(cnirt_netlist_inject(l, 0, "type", "\"\"", &n, &err), -1);
 	assert_non_null(strstr(cnirt_error_msg(err), "\"plugins[0].type\": is empty"));
 	cnirt_netlist_free(l);
+	cnirt_error_free(err); /* each call sets it anew */
+	err = NULL;
 
 	const char conf[] = "{\"cniVersion\":\"0.4.0\",\"name\":\"one\",\"type\":\"bridge\"}";
 	assert_int_equal(cnirt_netlist_from_conf(conf, strlen(conf), NULL, &n, &err), 0);
 	assert_int_equal(cnirt_netlist_plugin_count(n), 1);
 	assert_string_equal(cnirt_netlist_name(n), "one");
 	cnirt_netlist_free(n);
+	cnirt_error_free(err); /* each call sets it anew */
+	err = NULL;
 	assert_int_equal(cnirt_netlist_from_conf(EXAMPLE_LIST, strlen(EXAMPLE_LIST), NULL, &n, &err),
 			 -1);
 	assert_non_null(strstr(cnirt_error_msg(err), "not a single plugin configuration"));

@@ -589,15 +589,21 @@ static void test_public_api(void **state)
 	assert_true(json_equal(a, b));
 
 	const char *garbage = "{\"cniVersion\":";
+	cnirt_error_free(e); /* each call sets it anew */
+	e = NULL;
 	assert_int_equal(cnirt_result_validate(garbage, strlen(garbage), &e), -1);
 	assert_int_equal(cnirt_error_code(e), CNIRT_ERR_DECODE);
 	char *untouched = NULL;
+	cnirt_error_free(e); /* each call sets it anew */
+	e = NULL;
 	assert_int_equal(cnirt_result_convert(garbage, strlen(garbage), "1.0.0", &untouched, &e),
 			 -1);
 	assert_null(untouched);
 	assert_int_equal(cnirt_error_code(e), CNIRT_ERR_DECODE);
 
 	const char *v9 = "{\"cniVersion\":\"9.0.0\"}";
+	cnirt_error_free(e); /* each call sets it anew */
+	e = NULL;
 	assert_int_equal(cnirt_result_validate(v9, strlen(v9), &e), -1);
 	assert_int_equal(cnirt_error_code(e), CNIRT_ERR_INCOMPATIBLE_VERSION);
 }

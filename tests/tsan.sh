@@ -5,7 +5,7 @@
 # reaping, cancellation) under ThreadSanitizer. libcnirt's default spawn path
 # (a clone() helper, lib/exec.c) cannot be followed by TSan, so the library is
 # compiled here as configure --enable-tsan-spawn does (CNIRT_SPAWN_FORK:
-# plugins started with fork()), straight from its sources with the config.h
+# plugins started with fork()), straight from its sources (common/ and lib/) with the config.h
 # of a configured tree (BUILD_DIR, default: the source tree), together with
 # the engine test into one program.
 #
@@ -25,8 +25,9 @@ tmp=$(mktemp -d /tmp/cnihook-tsan.XXXXXX)
 trap 'rm -rf "$tmp"' EXIT
 echo "tsan.sh: building libcnirt (CNIRT_SPAWN_FORK) and tests/engine/engine with -fsanitize=thread"
 # shellcheck disable=SC2046
-"$cc" -fsanitize=thread -g -O1 -pthread -DCNIRT_SPAWN_FORK -I"$build" -I"$srcdir/lib" \
-	$(pkg-config --cflags yajl 2>/dev/null) "$srcdir"/lib/*.c "$srcdir/tests/engine/engine.c" \
+"$cc" -fsanitize=thread -g -O1 -pthread -DCNIRT_SPAWN_FORK -I"$build" -I"$srcdir/common" \
+	-I"$srcdir/lib" $(pkg-config --cflags yajl 2>/dev/null) "$srcdir"/common/*.c "$srcdir"/lib/*.c \
+	"$srcdir/tests/engine/engine.c" \
 	-o "$tmp/engine" $(pkg-config --libs yajl 2>/dev/null || echo -lyajl)
 
 export TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1 ${TSAN_OPTIONS:-}"

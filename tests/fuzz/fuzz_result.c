@@ -101,6 +101,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	_cleanup_error_ cnirt_error *err = NULL;
 	if (json_parse(buf, size, "result", &j, &err) < 0) {
 		CHECK(cnirt_error_code(err) == CNIRT_ERR_DECODE);
+		cnirt_error_free(err); /* each call sets it anew */
+		err = NULL;
 		CHECK(cnirt_result_validate(buf, size, &err) < 0);
 		return 0;
 	}

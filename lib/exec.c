@@ -107,6 +107,9 @@ int exec_find_plugin(const cnirt_ctx *ctx, const char *type, char **path, cnirt_
 		return -1;
 	}
 
+	/* The first executable file wins; a regular file without an execute
+	 * bit is reported as such, not as "not found". */
+	_cleanup_free_ char *unexecutable = NULL;
 	for (size_t i = 0; i < ctx->n_bin_dirs; i++) {
 		const char *dir = ctx->bin_dirs[i];
 		size_t dlen = strlen(dir);
@@ -114,26 +117,21 @@ int exec_find_plugin(const cnirt_ctx *ctx, const char *type, char **path, cnirt_
 		_cleanup_free_ char *p = xasprintf("%s%s%s", dir, slash ? "" : "/", type);
 		struct stat st;
 
-		if (stat(p, &st) == 0 && S_ISREG(st.st_mode) && (st.st_mode & 0111)) {
+		if (stat(p, &st) < 0 || !S_ISREG(st.st_mode))
+			continue;
+		if (st.st_mode & 0111) {
 			*path = TAKE_PTR(p);
 			return 0;
 		}
+		if (unexecutable == NULL)
+			unexecutable = TAKE_PTR(p);
 	}
-
-	/* Found, but without an execute bit: say so, not "not found". */
-	for (size_t i = 0; i < ctx->n_bin_dirs; i++) {
-		const char *dir = ctx->bin_dirs[i];
-		size_t dlen = strlen(dir);
-		bool slash = dlen > 0 && dir[dlen - 1] == '/';
-		_cleanup_free_ char *p = xasprintf("%s%s%s", dir, slash ? "" : "/", type);
-		struct stat st;
-
-		if (stat(p, &st) == 0 && S_ISREG(st.st_mode)) {
-			error_set(err, CNIRT_ERR_INVALID_CONFIG,
-				  "plugin \"%s\" found as %s, but it is not executable", type, p);
-			error_set_plugin(*err, type);
-			return error_kind(err, CNIRT_KIND_NOT_EXECUTABLE);
-		}
+	if (unexecutable) {
+		error_set(err, CNIRT_ERR_INVALID_CONFIG,
+			  "plugin \"%s\" found as %s, but it is not executable", type,
+			  unexecutable);
+		error_set_plugin(*err, type);
+		return error_kind(err, CNIRT_KIND_NOT_EXECUTABLE);
 	}
 	if (ctx->n_bin_dirs == 0)
 		error_set(err, CNIRT_ERR_INVALID_CONFIG,

@@ -17,12 +17,20 @@ struct call {
 	const cnirt_netlist *list;
 	const char *command;
 	const cnirt_attachment *att; /* NULL for STATUS and GC */
-	const json *cap_args;
-	const char *args;	 /* CNI_ARGS */
-	const json *config_args; /* args.cni */
-	long long deadline;	 /* the operation's (now_ms() clock; 0: none) */
-	bool rollback;		 /* the DEL after a failed ADD */
+	json *cap_args;		     /* owned, like the next two (call_done()) */
+	char *args;		     /* CNI_ARGS */
+	json *config_args;	     /* args.cni */
+	long long deadline;	     /* the operation's (now_ms() clock; 0: none) */
+	bool rollback;		     /* the DEL after a failed ADD */
 };
+
+static void call_done(struct call *c)
+{
+	json_free(c->cap_args);
+	json_free(c->config_args);
+	free(c->args);
+}
+#define _cleanup_call_ __attribute__((cleanup(call_done)))
 
 static long long now_ms(void)
 {
@@ -186,32 +194,29 @@ static int check_attachment(const cnirt_attachment *a, bool need_netns, cnirt_er
 	return 0;
 }
 
-/* Set up a call for an operation on an attachment. */
+/* Set up a call for an operation on an attachment; what it parses is the
+ * call's own until call_done(). */
 static int call_init(struct call *c, cnirt_ctx *ctx, const cnirt_netlist *l, const char *command,
-		     const cnirt_attachment *a, bool need_netns, json **cap_args,
-		     json **config_args, char **args, cnirt_error **err)
+		     const cnirt_attachment *a, bool need_netns, cnirt_error **err)
 {
+	*c = (struct call){ctx, l, command, a, NULL, NULL, NULL, 0, false};
 	if (l == NULL)
 		return error_set(err, CNIRT_ERR_INVALID_CONFIG, "no network configuration given");
 	if (check_attachment(a, need_netns, err) < 0)
 		return error_set_network(*err, l->name);
-	*cap_args = NULL;
 	if (a->capability_args && a->capability_args[0]) {
 		if (json_parse(a->capability_args, strlen(a->capability_args),
-			       "capability arguments", cap_args, err) < 0)
+			       "capability arguments", &c->cap_args, err) < 0)
 			return error_set_network(*err, l->name);
-		if ((*cap_args)->type != JSON_OBJECT) {
-			json_free(*cap_args);
-			*cap_args = NULL;
+		if (c->cap_args->type != JSON_OBJECT) {
 			error_set(err, CNIRT_ERR_INVALID_CONFIG,
 				  "capability arguments: must be a JSON object");
 			return error_set_network(*err, l->name);
 		}
 	}
-	if (derive_parse_config_args(a->config_args, config_args, err) < 0)
+	if (derive_parse_config_args(a->config_args, &c->config_args, err) < 0)
 		return error_set_network(*err, l->name);
-	*args = args_join(a->args, a->n_args);
-	*c = (struct call){ctx, l, command, a, *cap_args, *args, *config_args, 0, false};
+	c->args = args_join(a->args, a->n_args);
 	return 0;
 }
 
@@ -250,17 +255,14 @@ CNIRT_EXPORT int cnirt_add_with_flags(cnirt_ctx *ctx, const cnirt_netlist *l,
 				      cnirt_error **err)
 {
 	ERR_OUT_INIT(err);
-	_cleanup_json_ json *cap_args = NULL;
-	_cleanup_json_ json *config_args = NULL;
-	_cleanup_free_ char *args = NULL;
 	_cleanup_json_ json *prev = NULL;
-	struct call c;
+	_cleanup_call_ struct call c = {0};
 	/* "" is no capability arguments, for the cache too. */
 	cnirt_attachment att = a ? *a : (cnirt_attachment){0};
 	if (att.capability_args && att.capability_args[0] == '\0')
 		att.capability_args = NULL;
-	if (need(ctx, "ctx", err) < 0 || call_init(&c, ctx, l, "ADD", a ? &att : NULL, true,
-						   &cap_args, &config_args, &args, err) < 0)
+	if (need(ctx, "ctx", err) < 0 ||
+	    call_init(&c, ctx, l, "ADD", a ? &att : NULL, true, err) < 0)
 		return -1;
 	if (flags & ~(unsigned)CNIRT_ADD_NO_ROLLBACK)
 		return error_set(err, CNIRT_ERR_INVALID_ENV, "ADD: unknown flags 0x%x",
@@ -328,13 +330,9 @@ CNIRT_EXPORT int cnirt_check(cnirt_ctx *ctx, const cnirt_netlist *l, const cnirt
 			     cnirt_error **err)
 {
 	ERR_OUT_INIT(err);
-	_cleanup_json_ json *cap_args = NULL;
-	_cleanup_json_ json *config_args = NULL;
-	_cleanup_free_ char *args = NULL;
 	_cleanup_json_ json *prev = NULL;
-	struct call c;
-	if (need(ctx, "ctx", err) < 0 ||
-	    call_init(&c, ctx, l, "CHECK", a, true, &cap_args, &config_args, &args, err) < 0)
+	_cleanup_call_ struct call c = {0};
+	if (need(ctx, "ctx", err) < 0 || call_init(&c, ctx, l, "CHECK", a, true, err) < 0)
 		return -1;
 	c.deadline = op_deadline(ctx);
 	if (!version_ge(l->effective_version, "0.4.0")) {
@@ -369,13 +367,9 @@ CNIRT_EXPORT int cnirt_check(cnirt_ctx *ctx, const cnirt_netlist *l, const cnirt
 static int del_until(cnirt_ctx *ctx, const cnirt_netlist *l, const cnirt_attachment *a,
 		     long long deadline, cnirt_error **err)
 {
-	_cleanup_json_ json *cap_args = NULL;
-	_cleanup_json_ json *config_args = NULL;
-	_cleanup_free_ char *args = NULL;
 	_cleanup_json_ json *prev = NULL;
-	struct call c;
-	if (need(ctx, "ctx", err) < 0 ||
-	    call_init(&c, ctx, l, "DEL", a, false, &cap_args, &config_args, &args, err) < 0)
+	_cleanup_call_ struct call c = {0};
+	if (need(ctx, "ctx", err) < 0 || call_init(&c, ctx, l, "DEL", a, false, err) < 0)
 		return -1;
 	c.deadline = deadline;
 	if (uses_prev_result_on_del(l) && cached_result(ctx, l, a, &prev, err) < 0)

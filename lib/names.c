@@ -38,24 +38,26 @@ static const char *identifier_problem(const char *s)
 	return NULL;
 }
 
+/* An identifier's problem as an error of `code`, naming it as `what`. */
+static int check_identifier(const char *s, const char *what, int code, cnirt_error **err)
+{
+	const char *p = identifier_problem(s);
+	if (p == NULL)
+		return 0;
+	_cleanup_free_ char *v = shown(s);
+	return error_set(err, code, "%s \"%s\": %s", what, v, p);
+}
+
 CNIRT_EXPORT int cnirt_check_container_id(const char *id, cnirt_error **err)
 {
 	ERR_OUT_INIT(err);
-	const char *p = identifier_problem(id);
-	if (p == NULL)
-		return 0;
-	_cleanup_free_ char *v = shown(id);
-	return error_set(err, CNIRT_ERR_INVALID_ENV, "container id \"%s\": %s", v, p);
+	return check_identifier(id, "container id", CNIRT_ERR_INVALID_ENV, err);
 }
 
 CNIRT_EXPORT int cnirt_check_network_name(const char *name, cnirt_error **err)
 {
 	ERR_OUT_INIT(err);
-	const char *p = identifier_problem(name);
-	if (p == NULL)
-		return 0;
-	_cleanup_free_ char *v = shown(name);
-	return error_set(err, CNIRT_ERR_INVALID_CONFIG, "network name \"%s\": %s", v, p);
+	return check_identifier(name, "network name", CNIRT_ERR_INVALID_CONFIG, err);
 }
 
 CNIRT_EXPORT int cnirt_check_ifname(const char *ifname, cnirt_error **err)

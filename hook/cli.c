@@ -73,6 +73,8 @@ static cnirt_ctx *ctx_from_env(void)
 	struct hook_config *cfg = cli_config();
 	if (cfg->sb)
 		cnirt_ctx_set_preexec(ctx, sandbox_apply, cfg->sb);
+	/* One thread, and it reaps no child it did not start. */
+	cnirt_ctx_set_spawn_direct(ctx, true);
 	cnirt_ctx_set_bin_path(ctx, env_or("CNI_PATH", DEFAULT_CNI_PATH));
 	cnirt_ctx_set_cache_dir(ctx, env_or("CNI_CACHE_DIR", DEFAULT_CACHE_DIR));
 	config_pass_path(ctx); /* as cnitool's plugins get it */

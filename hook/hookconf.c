@@ -306,6 +306,8 @@ cnirt_ctx *config_ctx(const struct hook_config *c)
 	cnirt_ctx_set_bin_dirs(ctx, (const char *const *)c->bin_dirs, c->n_bin_dirs);
 	cnirt_ctx_set_cache_dir(ctx, c->cache_dir);
 	cnirt_ctx_set_timeout_ms(ctx, c->plugin_timeout_ms);
+	/* One thread, and it reaps no child it did not start. */
+	cnirt_ctx_set_spawn_direct(ctx, true);
 	config_pass_path(ctx);
 	if (c->sb)
 		cnirt_ctx_set_preexec(ctx, sandbox_apply, c->sb);

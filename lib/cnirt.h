@@ -33,7 +33,9 @@
  * not start, nor kill process groups it does not know. The helper is a
  * copy of the caller (fork-like, without its threads); an engine that
  * cannot afford that, or wants its own process management, supplies the
- * spawning and waiting with cnirt_ctx_set_exec(). Built with
+ * spawning and waiting with cnirt_ctx_set_exec(); one that reaps nothing it
+ * did not start may have the plugin as its own child
+ * (cnirt_ctx_set_spawn_direct()). Built with
  * --enable-tsan-spawn (for ThreadSanitizer), the helper and the plugin are
  * started with fork() and the helper has SIGCHLD as exit signal: an engine
  * that reaps every child may then reap the helper (harmless: the status
@@ -365,6 +367,17 @@ typedef struct cnirt_exec_outcome {
 } cnirt_exec_outcome;
 typedef int (*cnirt_exec_fn)(void *data, const cnirt_exec_call *call, cnirt_exec_outcome *out);
 void cnirt_ctx_set_exec(cnirt_ctx *ctx, cnirt_exec_fn fn, void *data);
+
+/* A caller that owns its process model may save the helper process (a
+ * fork-like copy of it per plugin, see "Processes" above): with `direct`
+ * true the plugin is the caller's own child, started the same way and waited
+ * for with waitid() on its pid and a pidfd (Linux 5.3). The caller promises
+ * that nothing in the process waits for children it did not start (no
+ * waitpid(-1), wait() or reaping SIGCHLD handler, in any thread) while an
+ * operation runs; a SIGCHLD set to SIG_IGN or with SA_NOCLDWAIT is detected
+ * and keeps the helper. cnihook, a single-threaded program that reaps
+ * nothing else, sets it. Off by default. */
+void cnirt_ctx_set_spawn_direct(cnirt_ctx *ctx, bool direct);
 
 /* One CNI_ARGS pair. */
 typedef struct cnirt_kv {

@@ -202,6 +202,13 @@ CNIRT_EXPORT void cnirt_ctx_set_event_observer(cnirt_ctx *ctx, cnirt_event_fn fn
 	ctx->event_data = data;
 }
 
+CNIRT_EXPORT void cnirt_ctx_set_spawn_direct(cnirt_ctx *ctx, bool direct)
+{
+	if (ctx == NULL)
+		return;
+	ctx->spawn_direct = direct;
+}
+
 CNIRT_EXPORT void cnirt_ctx_set_exec(cnirt_ctx *ctx, cnirt_exec_fn fn, void *data)
 {
 	if (ctx == NULL)

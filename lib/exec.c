@@ -382,6 +382,18 @@ static int child_main(void *arg)
 	child_fail(3, STAGE_EXEC, errno);
 }
 
+/* The wait status of the exited child `pid`, which stays unreaped. */
+static int wait_exited(pid_t pid, int *status)
+{
+	siginfo_t si;
+
+	memset(&si, 0, sizeof(si));
+	if (TEMP_FAILURE_RETRY(waitid(P_PID, (id_t)pid, &si, WEXITED | WNOWAIT)) < 0)
+		return -1;
+	*status = si.si_code == CLD_EXITED ? (si.si_status & 0xff) << 8 : (si.si_status & 0x7f);
+	return 0;
+}
+
 /* ------------------------------------------------------------ the helper */
 
 /* What the helper tells the parent, on the report pipe. */
@@ -430,17 +442,11 @@ static void helper_send(int fd, int type, int a, int b)
  * such a clone as a fork, the read waits for the same two events.
  *
  * Returns the plugin's pid, or -1 with *stage and *errnum saying why it
- * could not be executed (the child, if any, reaped).
+ * could not be executed (the child, if any, reaped). `a` names the child's
+ * ends of its pipes; st_w is made here.
  */
-static pid_t start_child(struct helper_args *h, int *stage, int *errnum)
+static pid_t start_child(struct child_args a, int *stage, int *errnum)
 {
-	struct child_args a = {.ctx = h->ctx,
-			       .path = h->path,
-			       .argv = h->argv,
-			       .envp = h->envp,
-			       .in_r = H_IN,
-			       .out_w = H_OUT,
-			       .err_w = H_ERR};
 	struct child_report rep;
 	int st[2];
 	ssize_t n;
@@ -507,7 +513,6 @@ static int helper_main(void *arg)
 	struct helper_args *h = arg;
 	int fds[] = {h->in_r, h->out_w, h->err_w, h->rep_w, h->rel_r};
 	int stage = STAGE_NONE, errnum = 0;
-	siginfo_t si;
 	pid_t pid;
 
 	/* The helper dies with its caller: nobody would read its report, and
@@ -539,7 +544,14 @@ static int helper_main(void *arg)
 			sigaction(sig, &sa, NULL);
 	}
 
-	pid = start_child(h, &stage, &errnum);
+	pid = start_child((struct child_args){.ctx = h->ctx,
+					      .path = h->path,
+					      .argv = h->argv,
+					      .envp = h->envp,
+					      .in_r = H_IN,
+					      .out_w = H_OUT,
+					      .err_w = H_ERR},
+			  &stage, &errnum);
 	close(H_IN);
 	close(H_OUT);
 	close(H_ERR);
@@ -549,13 +561,9 @@ static int helper_main(void *arg)
 	}
 	helper_send(H_REP, MSG_STARTED, (int)pid, 0);
 
-	memset(&si, 0, sizeof(si));
-	if (TEMP_FAILURE_RETRY(waitid(P_PID, (id_t)pid, &si, WEXITED | WNOWAIT)) == 0) {
-		int status =
-		    si.si_code == CLD_EXITED ? (si.si_status & 0xff) << 8 : (si.si_status & 0x7f);
-
+	int status;
+	if (wait_exited(pid, &status) == 0)
 		helper_send(H_REP, MSG_EXITED, status, 0);
-	}
 	close(H_REP);
 
 	char c;
@@ -570,7 +578,8 @@ static int helper_main(void *arg)
 struct run {
 	pid_t pid;		   /* the plugin, until released; -1: none */
 	pid_t helper;		   /* the helper, until reaped; -1: none */
-	int rep_fd;		   /* the helper's reports */
+	bool direct;		   /* no helper: the plugin is our child */
+	int rep_fd;		   /* the helper's reports; direct: the plugin's pidfd */
 	int rel_fd;		   /* closed: the helper may reap the plugin */
 	int in_fd, out_fd, err_fd; /* the parent's ends */
 	size_t in_off;
@@ -596,11 +605,13 @@ static void run_init(struct run *r)
 			  .err_fd = -1};
 }
 
-/* Release the plugin and reap the helper. */
+/* Release the plugin and reap the helper (direct: reap the plugin). */
 static void release(struct run *r)
 {
 	close_fd(&r->rel_fd);
 	close_fd(&r->rep_fd);
+	if (r->direct && r->pid > 0)
+		TEMP_FAILURE_RETRY(waitpid(r->pid, NULL, 0));
 	if (r->helper > 0) {
 #ifdef CNIRT_SPAWN_FORK
 		TEMP_FAILURE_RETRY(waitpid(r->helper, NULL, 0));
@@ -716,6 +727,77 @@ static int start_helper(struct helper_args *h, struct run *r)
 	return 0;
 }
 
+/* Whether pidfd_open(2) works here (Linux 5.3; not under valgrind 3.19 nor
+ * some seccomp profiles): probed once, 1 yes, -1 no, 0 not yet known. */
+static int pidfd_works;
+
+static bool have_pidfd(void)
+{
+	int known = __atomic_load_n(&pidfd_works, __ATOMIC_RELAXED);
+
+	if (known == 0) {
+		int fd = (int)syscall(SYS_pidfd_open, getpid(), 0U);
+
+		known = fd >= 0 ? 1 : -1;
+		if (fd >= 0)
+			close(fd);
+		__atomic_store_n(&pidfd_works, known, __ATOMIC_RELAXED);
+	}
+	return known > 0;
+}
+
+/*
+ * Whether the plugin may be our own child (cnirt_ctx_set_spawn_direct()):
+ * the caller promised that nothing of it waits for children it did not
+ * start; a SIGCHLD that is ignored, or has SA_NOCLDWAIT, would reap the
+ * plugin before we take its status, and without pidfds we could not poll
+ * for its exit: either keeps the helper.
+ */
+static bool may_spawn_direct(const cnirt_ctx *ctx)
+{
+	struct sigaction sa;
+
+	if (!ctx->spawn_direct || sigaction(SIGCHLD, NULL, &sa) < 0)
+		return false;
+	return sa.sa_handler != SIG_IGN && !(sa.sa_flags & SA_NOCLDWAIT) && have_pidfd();
+}
+
+/*
+ * Start the plugin as our own child, without the helper: the same child
+ * (start_child()), with every signal blocked across the clone as for the
+ * helper, and a pidfd that poll() sees readable when the plugin exits.
+ * The plugin stays unreaped until release(), for its process group id.
+ */
+static int start_direct(struct child_args a, struct run *r)
+{
+	sigset_t all, old;
+	int stage, errnum;
+	pid_t pid;
+
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	pid = start_child(a, &stage, &errnum);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	r->direct = true;
+	if (pid < 0) {
+		r->fail_stage = stage;
+		r->fail_errno = errnum;
+		return 0;
+	}
+	r->pid = pid;
+	r->rep_fd = (int)syscall(SYS_pidfd_open, pid, 0U);
+	if (r->rep_fd < 0) {
+		int saved = errno;
+
+		kill(-pid, SIGKILL);
+		kill(pid, SIGKILL);
+		release(r);
+		errno = saved;
+		return -1;
+	}
+	return 0;
+}
+
 /*
  * Start the plugin: the pipes, the configuration written into stdin, the
  * helper and through it the plugin. On success either the plugin runs
@@ -730,8 +812,10 @@ static int spawn(const cnirt_ctx *ctx, const char *path, char *const argv[], cha
 	    rel[2] = {-1, -1};
 	int saved = 0;
 
+	bool direct = may_spawn_direct(ctx);
+
 	if (pipe2(in, O_CLOEXEC) < 0 || pipe2(out, O_CLOEXEC) < 0 || pipe2(errp, O_CLOEXEC) < 0 ||
-	    pipe2(rep, O_CLOEXEC) < 0 || pipe2(rel, O_CLOEXEC) < 0 ||
+	    (!direct && (pipe2(rep, O_CLOEXEC) < 0 || pipe2(rel, O_CLOEXEC) < 0)) ||
 	    fill_stdin(in[1], req, &r->in_off) < 0) {
 		saved = errno;
 		goto out;
@@ -739,23 +823,37 @@ static int spawn(const cnirt_ctx *ctx, const char *path, char *const argv[], cha
 	if (r->in_off == req->stdin_len)
 		close_fd(&in[1]); /* all of it is in the pipe: EOF after it */
 
-	struct helper_args h = {.ctx = ctx,
-				.path = path,
-				.argv = argv,
-				.envp = envp,
-				.in_r = in[0],
-				.out_w = out[1],
-				.err_w = errp[1],
-				.rep_w = rep[1],
-				.rel_r = rel[0]};
-	r->rep_fd = TAKE_FD(rep[0]);
-	r->rel_fd = TAKE_FD(rel[1]);
-	if (start_helper(&h, r) < 0) {
-		saved = errno;
-		goto out;
+	if (direct) {
+		if (start_direct((struct child_args){.ctx = ctx,
+						     .path = path,
+						     .argv = argv,
+						     .envp = envp,
+						     .in_r = in[0],
+						     .out_w = out[1],
+						     .err_w = errp[1]},
+				 r) < 0) {
+			saved = errno;
+			goto out;
+		}
+	} else {
+		struct helper_args h = {.ctx = ctx,
+					.path = path,
+					.argv = argv,
+					.envp = envp,
+					.in_r = in[0],
+					.out_w = out[1],
+					.err_w = errp[1],
+					.rep_w = rep[1],
+					.rel_r = rel[0]};
+		r->rep_fd = TAKE_FD(rep[0]);
+		r->rel_fd = TAKE_FD(rel[1]);
+		if (start_helper(&h, r) < 0) {
+			saved = errno;
+			goto out;
+		}
+		rep[1] = h.rep_w; /* -1 once the helper runs */
+		rel[0] = h.rel_r;
 	}
-	rep[1] = h.rep_w; /* -1 once the helper runs */
-	rel[0] = h.rel_r;
 	if (r->pid < 0)
 		goto out; /* it could not be executed */
 
@@ -905,7 +1003,10 @@ static int pump(const cnirt_ctx *ctx, const struct exec_request *req, struct run
 
 				/* The plugin exited (or, at EOF, the helper
 				 * died: the status is lost). */
-				if (read_report(r->rep_fd, &m) && m.type == MSG_EXITED) {
+				if (r->direct && wait_exited(r->pid, &r->status) == 0)
+					r->have_status = true;
+				else if (!r->direct && read_report(r->rep_fd, &m) &&
+					 m.type == MSG_EXITED) {
 					r->status = m.a;
 					r->have_status = true;
 				}

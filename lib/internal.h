@@ -98,6 +98,7 @@ struct cnirt_ctx {
 	void *event_data;
 	cnirt_exec_fn exec_fn;
 	void *exec_data;
+	bool spawn_direct;    /* cnirt_ctx_set_spawn_direct() */
 	unsigned deadline_ms; /* the operation's budget (0: none) */
 	int cancel_fd[2];     /* readable once cancelled (non-blocking pipe) */
 	int cancelled;	      /* atomic */

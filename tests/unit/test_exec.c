@@ -1132,21 +1132,26 @@ static void test_preexec_fails(void **state)
 	assert_int_equal(access(rec, F_OK), -1);
 }
 
-static int preexec_record_pid(void *data)
+/* Write the number n into the file at path, from the child. */
+static int write_number(const char *path, int n)
 {
-	const char *path = data;
 	char text[32];
 	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	int n = snprintf(text, sizeof(text), "%d", (int)getpid());
+	int len = snprintf(text, sizeof(text), "%d", n);
 
 	if (fd < 0)
 		return errno;
-	if (write(fd, text, (size_t)n) != n) {
+	if (write(fd, text, (size_t)len) != len) {
 		close(fd);
 		return EIO;
 	}
 	close(fd);
 	return 0;
+}
+
+static int preexec_record_pid(void *data)
+{
+	return write_number(data, (int)getpid());
 }
 
 /* The preexec function runs in the child, and the plugin runs after it. */
@@ -1186,18 +1191,7 @@ static int setup_direct(void **state)
 /* The preexec function writes the child's parent pid. */
 static int preexec_record_ppid(void *data)
 {
-	char text[32];
-	int n = snprintf(text, sizeof(text), "%d", (int)getppid());
-	int fd = open(data, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-
-	if (fd < 0)
-		return errno;
-	if (write(fd, text, (size_t)n) != n) {
-		close(fd);
-		return EIO;
-	}
-	close(fd);
-	return 0;
+	return write_number(data, (int)getppid());
 }
 
 /* The plugin's parent: ours when direct (where pidfds work: not under

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "annotations.h"
+#include "capargs.h"
 
 /* ------------------------------------------------------------ helpers */
 

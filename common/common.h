@@ -102,6 +102,10 @@ static inline void closep(int *fd)
  */
 char *text_shown(const char *s, size_t len, size_t max, bool quotes);
 char *text_one_line(const char *s);
+/* Offset of the first byte of s[0..len) that does not begin well-formed
+ * UTF-8 (RFC 3629: no overlong forms, no surrogates, nothing above
+ * U+10FFFF), or -1 when all of it is. */
+long text_utf8_invalid_at(const char *s, size_t len);
 
 /* ------------------------------------------------------- file.c */
 /* Write `name` in the directory `dir` (open as dfd) atomically: a temp file

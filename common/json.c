@@ -364,44 +364,11 @@ static int cb_number(void *ctx, const char *s, size_t len)
 	return add_value(ctx, j);
 }
 
-/* Well-formed UTF-8 (RFC 3629): no overlong forms, no surrogates, nothing
- * above U+10FFFF. yajl checks only the shape of the byte sequences. */
+/* Well-formed UTF-8 (text_utf8_invalid_at()): yajl checks only the shape
+ * of the byte sequences. */
 static bool utf8_valid(const unsigned char *s, size_t len)
 {
-	for (size_t i = 0; i < len;) {
-		unsigned char c = s[i];
-		size_t n;
-		unsigned lo = 0x80, hi = 0xbf;
-		if (c < 0x80) {
-			i++;
-			continue;
-		} else if (c >= 0xc2 && c <= 0xdf) {
-			n = 1;
-		} else if (c >= 0xe0 && c <= 0xef) {
-			n = 2;
-			if (c == 0xe0)
-				lo = 0xa0;
-			else if (c == 0xed)
-				hi = 0x9f;
-		} else if (c >= 0xf0 && c <= 0xf4) {
-			n = 3;
-			if (c == 0xf0)
-				lo = 0x90;
-			else if (c == 0xf4)
-				hi = 0x8f;
-		} else {
-			return false;
-		}
-		if (i + n >= len)
-			return false;
-		if (s[i + 1] < lo || s[i + 1] > hi)
-			return false;
-		for (size_t k = 2; k <= n; k++)
-			if (s[i + k] < 0x80 || s[i + k] > 0xbf)
-				return false;
-		i += n + 1;
-	}
-	return true;
+	return text_utf8_invalid_at((const char *)s, len) < 0;
 }
 
 static int cb_string(void *ctx, const unsigned char *s, size_t len)

@@ -35,3 +35,40 @@ char *text_one_line(const char *s)
 	}
 	return buf_steal(&b, NULL);
 }
+
+long text_utf8_invalid_at(const char *str, size_t len)
+{
+	const unsigned char *s = (const unsigned char *)str;
+	for (size_t i = 0; i < len;) {
+		unsigned char c = s[i];
+		size_t n;
+		unsigned lo = 0x80, hi = 0xbf;
+		if (c < 0x80) {
+			i++;
+			continue;
+		} else if (c >= 0xc2 && c <= 0xdf) {
+			n = 1;
+		} else if (c >= 0xe0 && c <= 0xef) {
+			n = 2;
+			if (c == 0xe0)
+				lo = 0xa0;
+			else if (c == 0xed)
+				hi = 0x9f;
+		} else if (c >= 0xf0 && c <= 0xf4) {
+			n = 3;
+			if (c == 0xf0)
+				lo = 0x90;
+			else if (c == 0xf4)
+				hi = 0x8f;
+		} else {
+			return (long)i;
+		}
+		if (i + n >= len || s[i + 1] < lo || s[i + 1] > hi)
+			return (long)i;
+		for (size_t k = 2; k <= n; k++)
+			if (s[i + k] < 0x80 || s[i + k] > 0xbf)
+				return (long)i;
+		i += n + 1;
+	}
+	return -1;
+}

@@ -79,17 +79,4 @@ bool annotations_select(const struct kv *ann, size_t n);
 const char *annotations_selected_by(const struct kv *ann, size_t n);
 void selection_free(struct selection *s);
 
-/* Does the chain of an attachment's network declare capability `cap`? */
-typedef bool (*has_capability_fn)(void *data, const char *cap);
-
-/* The capability arguments (JSON object text, or NULL when none) and the
- * CNI_ARGS pairs of attachment i, for a network whose chain declares what
- * has_cap says: portMappings, mac, ips, bandwidth, infinibandGUID become
- * capability arguments for chains that declare them; a chain that declares
- * no `ips`/`mac` gets IP=/MAC= in CNI_ARGS instead; a field no plugin can
- * take is refused. CNI_ARGS: IgnoreUnknown=1, IP=, MAC=, the user's pairs,
- * then the K8S_POD_* pairs. */
-int attachment_args(const struct selection *s, size_t i, has_capability_fn has_cap, void *data,
-		    char **cap_args, struct kv **args, size_t *n_args, char **err);
-
 #endif

@@ -21,6 +21,7 @@
 #include <cnirt.h>
 
 #include "annotations.h"
+#include "capargs.h"
 #include "hostports.h"
 #include "lifecycle.h"
 #include "lock.h"

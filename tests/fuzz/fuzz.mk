@@ -73,7 +73,9 @@ $(OUT)/fuzz_cache: $(OBJ)/fuzz_cache.o $(LIB_OBJS)
 # bundle's config.json comes from the input, never from the disk).
 $(OUT)/fuzz_state: $(OBJ)/fuzz_state.o $(OBJ)/hook/ocistate.o $(HOOK_OBJS) $(OBJ)/libcnirt-public.o
 	$(CC) $(FUZZ_LDFLAGS) -Wl,--wrap=open -o $@ $^ $(YAJL_LIBS)
-$(OUT)/fuzz_annotations: $(OBJ)/fuzz_annotations.o $(OBJ)/hook/annotations.o $(HOOK_OBJS) \
+ANNOTATIONS_OBJS = $(patsubst %,$(OBJ)/hook/%.o,annotations annvalue addresses portmap \
+	bandwidth cniargs podkeys capargs)
+$(OUT)/fuzz_annotations: $(OBJ)/fuzz_annotations.o $(ANNOTATIONS_OBJS) $(HOOK_OBJS) \
 		$(OBJ)/libcnirt-public.o
 	$(CC) $(FUZZ_LDFLAGS) -o $@ $^ $(YAJL_LIBS)
 

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * Fuzz target: the container's annotations (hook/annotations.c,
- * annotations_parse and attachment_args).
+ * Fuzz target: the container's annotations (hook/annotations.c and the
+ * files it reads them with, annotations_parse; hook/capargs.c,
+ * attachment_args).
  *
  * Input: one flags byte, then annotations as NUL-separated fields
  * KEY\0VALUE\0KEY\0VALUE... (a last key without a value gets "").
@@ -17,6 +18,7 @@
 #include <string.h>
 
 #include "annotations.h"
+#include "capargs.h"
 #include "cnirt.h"
 #include "util.h"
 

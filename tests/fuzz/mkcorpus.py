@@ -198,7 +198,11 @@ def state_seeds():
 
 
 def annotation_seeds():
-    strings = c_strings(os.path.join(TESTS, "unit", "test_annotations.c"))
+    # The annotations' own tests, then the twin tests of the files that
+    # read their values (hook/portmap.c...) and of capargs.c.
+    strings = []
+    for name in ("annotations", "capargs", "portmap", "addresses", "bandwidth", "cniargs"):
+        strings += c_strings(os.path.join(TESTS, "unit", "test_%s.c" % name))
     keys = [
         "k8s.v1.cni.cncf.io/networks",
         "io.cnihook.networks",

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "annotations.h"
+#include "hooktest.h"
 
 /* ------------------------------------------------------------ helpers */
 
@@ -123,49 +124,6 @@ static void ifnames_are(const char *networks, const char *const *expected, size_
 			fail_msg("\"%s\": attachment %zu got %s, expected %s", networks, i,
 				 s.v[i].ifname, expected[i]);
 	selection_free(&s);
-}
-
-/* A chain's capabilities for attachment_args: a NULL-terminated list. */
-static bool has_cap(void *data, const char *cap)
-{
-	for (const char *const *c = data; *c; c++)
-		if (strcmp(*c, cap) == 0)
-			return true;
-	return false;
-}
-
-static const char *all_caps[] = {"portMappings", "mac", "ips", "bandwidth", "infinibandGUID", NULL};
-static const char *no_caps[] = {NULL};
-
-static void args_are(const struct kv *v, size_t n, const char *const *expected)
-{
-	size_t k = 0;
-	for (; expected[k]; k++) {
-		if (k >= n)
-			fail_msg("only %zu CNI_ARGS pairs, expected %s next", n, expected[k]);
-		char *pair = NULL;
-		assert_true(asprintf(&pair, "%s=%s", v[k].key, v[k].value) > 0);
-		if (strcmp(pair, expected[k]) != 0)
-			fail_msg("CNI_ARGS pair %zu: got %s, expected %s", k, pair, expected[k]);
-		free(pair);
-	}
-	assert_int_equal(n, k);
-}
-
-static void args_refused(const struct selection *s, size_t i, const char **caps, const char *msg)
-{
-	char *cap_args = (char *)"untouched";
-	struct kv *args = (struct kv *)&cap_args;
-	size_t n_args = 4242;
-	char *err = NULL;
-	assert_int_equal(attachment_args(s, i, has_cap, caps, &cap_args, &args, &n_args, &err), -1);
-	assert_non_null(err);
-	if (strcmp(err, msg) != 0)
-		fail_msg("wrong message:\n  got      %s\n  expected %s", err, msg);
-	assert_string_equal(cap_args, "untouched");
-	assert_ptr_equal(args, (struct kv *)&cap_args);
-	assert_int_equal(n_args, 4242);
-	free(err);
 }
 
 /* ------------------------------------------------------------ selection: NPWG JSON */
@@ -1275,121 +1233,6 @@ static void test_hostile_structure(void **state)
 	refused1(ANN_NETWORKS, name, msg);
 }
 
-/* ------------------------------------------------------------ attachment_args */
-
-/* CONVENTIONS.md: "Plugins can request that the runtime insert this dynamic
- * configuration by explicitly listing their capabilities"; the well-known
- * ones are portMappings, ips, mac, bandwidth, infinibandGUID. */
-static void test_args_all_capabilities(void **state)
-{
-	(void)state;
-	const struct kv ann[] = {
-	    KV(ANN_NPWG_NETWORKS,
-	       "[{\"name\":\"a\",\"ips\":[\"10.1.2.3/24\",\"fd00::3/64\"],"
-	       "\"mac\":\"c2:11:22:33:44:55\",\"infiniband-guid\":\"00:11:22:33:44:55:66:77\","
-	       "\"portMappings\":[{\"hostPort\":8080,\"containerPort\":80}],"
-	       "\"bandwidth\":{\"ingressRate\":1,\"ingressBurst\":2}},{\"name\":\"b\"}]"),
-	    KV(ANN_ARGS, "FOO=1;BAR=2"),
-	    KV("io.kubernetes.cri.sandbox-name", "p"),
-	    KV("io.kubernetes.cri.sandbox-namespace", "ns"),
-	};
-	struct selection s;
-	parse(ann, COUNT(ann), &s);
-	char *cap_args = NULL, *err = NULL;
-	struct kv *args = NULL;
-	size_t n_args = 0;
-	assert_int_equal(attachment_args(&s, 0, has_cap, all_caps, &cap_args, &args, &n_args, &err),
-			 0);
-	assert_null(err);
-	assert_string_equal(cap_args, "{\"portMappings\":[{\"hostPort\":8080,\"containerPort\":80,"
-				      "\"protocol\":\"tcp\"}],\"mac\":\"c2:11:22:33:44:55\","
-				      "\"ips\":[\"10.1.2.3/24\",\"fd00::3/64\"],"
-				      "\"bandwidth\":{\"ingressRate\":1,\"ingressBurst\":2},"
-				      "\"infinibandGUID\":\"00:11:22:33:44:55:66:77\"}");
-	const char *expected[] = {"IgnoreUnknown=1",
-				  "FOO=1",
-				  "BAR=2",
-				  "K8S_POD_NAME=p",
-				  "K8S_POD_NAMESPACE=ns",
-				  "K8S_POD_INFRA_CONTAINER_ID=" CID,
-				  NULL};
-	args_are(args, n_args, expected);
-	free(cap_args);
-	kv_free(args, n_args);
-
-	/* Nothing requested for the second attachment: no capability arguments. */
-	assert_int_equal(attachment_args(&s, 1, has_cap, all_caps, &cap_args, &args, &n_args, &err),
-			 0);
-	assert_null(cap_args);
-	args_are(args, n_args, expected);
-	kv_free(args, n_args);
-
-	args_refused(&s, 2, all_caps, "attachment 2: there are only 2");
-	selection_free(&s);
-}
-
-/* CONVENTIONS.md, CNI_ARGS: "IP | Request a specific IP from IPAM plugins |
- * IP=<ip>[/<prefix>]" -- engines pass it without the prefix. */
-static void test_args_no_capabilities(void **state)
-{
-	(void)state;
-	const struct kv ann[] = {
-	    KV(ANN_NETWORKS, "a,b,c,d,e"),
-	    KV(ANN_IPS, "10.1.2.3/24"),
-	    KV(ANN_MAC, "c2:11:22:33:44:55"),
-	};
-	struct selection s;
-	parse(ann, COUNT(ann), &s);
-	char *cap_args = NULL, *err = NULL;
-	struct kv *args = NULL;
-	size_t n_args = 0;
-	assert_int_equal(attachment_args(&s, 0, has_cap, no_caps, &cap_args, &args, &n_args, &err),
-			 0);
-	assert_null(cap_args);
-	const char *expected[] = {"IgnoreUnknown=1", "IP=10.1.2.3", "MAC=c2:11:22:33:44:55", NULL};
-	args_are(args, n_args, expected);
-	kv_free(args, n_args);
-
-	/* Only "ips" declared: the MAC still goes as CNI_ARGS. */
-	const char *ips_only[] = {"ips", NULL};
-	assert_int_equal(attachment_args(&s, 0, has_cap, ips_only, &cap_args, &args, &n_args, &err),
-			 0);
-	assert_string_equal(cap_args, "{\"ips\":[\"10.1.2.3/24\"]}");
-	const char *expected2[] = {"IgnoreUnknown=1", "MAC=c2:11:22:33:44:55", NULL};
-	args_are(args, n_args, expected2);
-	free(cap_args);
-	kv_free(args, n_args);
-	selection_free(&s);
-
-	/* Fields no plugin of the chain can take are refused, never dropped. */
-	const struct kv refusing[] = {
-	    KV(ANN_NPWG_NETWORKS,
-	       "[{\"name\":\"p\",\"portMappings\":[{\"hostPort\":1,\"containerPort\":1}]},"
-	       "{\"name\":\"b\",\"bandwidth\":{\"egressRate\":1}},"
-	       "{\"name\":\"g\",\"infiniband-guid\":\"00:11:22:33:44:55:66:77\"},"
-	       "{\"name\":\"i\",\"ips\":[\"10.0.0.1/8\",\"10.0.0.2/8\"]}]"),
-	};
-	parse(refusing, COUNT(refusing), &s);
-	args_refused(&s, 0, no_caps,
-		     "network \"p\" has no plugin with the \"portMappings\" capability: cannot "
-		     "map ports");
-	args_refused(&s, 1, no_caps,
-		     "network \"b\" has no plugin with the \"bandwidth\" capability: cannot limit "
-		     "bandwidth");
-	args_refused(&s, 2, no_caps,
-		     "network \"g\" has no plugin with the \"infinibandGUID\" capability: cannot "
-		     "set the InfiniBand GUID");
-	args_refused(&s, 3, no_caps,
-		     "network \"i\" declares no \"ips\" capability: only one IP can be passed, "
-		     "as CNI_ARGS IP=");
-	assert_int_equal(attachment_args(&s, 3, has_cap, all_caps, &cap_args, &args, &n_args, &err),
-			 0);
-	assert_string_equal(cap_args, "{\"ips\":[\"10.0.0.1/8\",\"10.0.0.2/8\"]}");
-	free(cap_args);
-	kv_free(args, n_args);
-	selection_free(&s);
-}
-
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1424,8 +1267,6 @@ int main(void)
 	    cmocka_unit_test(test_hostile_sizes),
 	    cmocka_unit_test(test_hostile_encoding),
 	    cmocka_unit_test(test_hostile_structure),
-	    cmocka_unit_test(test_args_all_capabilities),
-	    cmocka_unit_test(test_args_no_capabilities),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -51,11 +51,12 @@ static struct hook_config *cli_config(void)
 		}
 		/* The CLI mounts nothing: it takes the plugins' sandbox on
 		 * itself, once (on failure each plugin applies it). */
-		int e = config_confine(cfg);
-		if (e)
+		if (config_confine(cfg, &err) < 0) {
 			log_debug(
 			    "sandbox: confining cnihook itself: %s; applied per plugin instead",
-			    strerror(e));
+			    err);
+			free(err);
+		}
 	}
 	return cfg;
 }

@@ -117,14 +117,13 @@ bool netns_same(const char *a, const char *b)
 }
 
 /* The mount id of fd, from /proc/self/fdinfo (kernels before 5.8). */
-static int fd_mount_id(int fd, int *id)
+static int fd_mount_id(int fd, int *id, char **err)
 {
 	_cleanup_free_ char *path = xasprintf("/proc/self/fdinfo/%d", fd);
 	_cleanup_free_ char *buf = NULL;
 	size_t len;
-	int r = read_file(path, 65536, &buf, &len);
-	if (r < 0)
-		return r;
+	if (read_file(path, 65536, &buf, &len, NULL, err) < 0)
+		return -1;
 	const char *line = buf;
 	while (line) {
 		if (sscanf(line, "mnt_id: %d", id) == 1)
@@ -133,33 +132,38 @@ static int fd_mount_id(int fd, int *id)
 		if (line)
 			line++;
 	}
-	return -ENOTSUP;
+	return set_error(err, "%s: no mnt_id", path);
 }
 
-/* Is the directory open at fd the root of a mount? 1, 0, or -errno. A bind
- * mount of a directory on itself has the st_dev of its parent, so st_dev
- * cannot tell: ask statx, else compare mount ids with the parent's. */
-static int is_mount_point(int fd)
+/* Is the directory open at fd the root of a mount? The answer in *yes. A
+ * bind mount of a directory on itself has the st_dev of its parent, so
+ * st_dev cannot tell: ask statx, else compare mount ids with the parent's. */
+static int is_mount_point(int fd, bool *yes, char **err)
 {
 	struct statx stx;
 	if (statx(fd, "", AT_EMPTY_PATH | AT_STATX_DONT_SYNC, STATX_INO, &stx) == 0 &&
-	    (stx.stx_attributes_mask & STATX_ATTR_MOUNT_ROOT))
-		return (stx.stx_attributes & STATX_ATTR_MOUNT_ROOT) != 0;
+	    (stx.stx_attributes_mask & STATX_ATTR_MOUNT_ROOT)) {
+		*yes = (stx.stx_attributes & STATX_ATTR_MOUNT_ROOT) != 0;
+		return 0;
+	}
 
 	_cleanup_close_ int parent =
 	    TEMP_FAILURE_RETRY(openat(fd, "..", O_PATH | O_DIRECTORY | O_CLOEXEC));
 	if (parent < 0)
-		return -errno;
-	int id, parent_id, r;
-	if ((r = fd_mount_id(fd, &id)) < 0 || (r = fd_mount_id(parent, &parent_id)) < 0)
-		return r;
-	if (id != parent_id)
-		return 1;
+		return set_error(err, "its parent: %m");
+	int id, parent_id;
+	if (fd_mount_id(fd, &id, err) < 0 || fd_mount_id(parent, &parent_id, err) < 0)
+		return -1;
+	if (id != parent_id) {
+		*yes = true;
+		return 0;
+	}
 	/* "/" is its own parent, and a mount root. */
 	struct stat st, pst;
 	if (fstat(fd, &st) < 0 || fstat(parent, &pst) < 0)
-		return -errno;
-	return st.st_dev == pst.st_dev && st.st_ino == pst.st_ino;
+		return set_error(err, "fstat: %m");
+	*yes = st.st_dev == pst.st_dev && st.st_ino == pst.st_ino;
+	return 0;
 }
 
 #ifndef __NR_statmount
@@ -219,14 +223,15 @@ static int make_shared_mount_point(const char *dir, char **err)
 		return set_error(err, "state directory \"%s\": lock: %m", dir);
 	if (is_shared_mount_root(fd))
 		return 0;
-	int r = is_mount_point(fd);
-	if (r < 0)
+	bool mount_point;
+	_cleanup_free_ char *e = NULL;
+	if (is_mount_point(fd, &mount_point, &e) < 0)
 		return set_error(
 		    err, "state directory \"%s\": cannot tell whether it is a mount point: %s", dir,
-		    strerror(-r));
+		    e);
 	bool bound = false;
 	for (;;) {
-		if (r == 0) {
+		if (!mount_point) {
 			if (mount(dir, dir, "none", MS_BIND | MS_REC, NULL) < 0)
 				return set_error(
 				    err, "state directory \"%s\": bind mount on itself: %m", dir);
@@ -239,7 +244,7 @@ static int make_shared_mount_point(const char *dir, char **err)
 		if (errno != EINVAL || bound)
 			return set_error(err, "state directory \"%s\": make it a shared mount: %m",
 					 dir);
-		r = 0;
+		mount_point = false;
 	}
 }
 

@@ -57,7 +57,9 @@ static int count_mounts(const char *path, bool below)
 {
 	_cleanup_free_ char *buf = NULL;
 	size_t len;
-	assert_int_equal(read_file("/proc/self/mountinfo", 16 * 1024 * 1024, &buf, &len), 0);
+	_cleanup_free_ char *err = NULL;
+	assert_int_equal(read_file("/proc/self/mountinfo", 16 * 1024 * 1024, &buf, &len, NULL, &err),
+			 0);
 	size_t plen = strlen(path);
 	int n = 0;
 	for (char *line = strtok(buf, "\n"); line; line = strtok(NULL, "\n")) {
@@ -76,7 +78,9 @@ static bool mount_is_shared(const char *path)
 {
 	_cleanup_free_ char *buf = NULL;
 	size_t len;
-	assert_int_equal(read_file("/proc/self/mountinfo", 16 * 1024 * 1024, &buf, &len), 0);
+	_cleanup_free_ char *err = NULL;
+	assert_int_equal(read_file("/proc/self/mountinfo", 16 * 1024 * 1024, &buf, &len, NULL, &err),
+			 0);
 	bool shared = false;
 	for (char *line = strtok(buf, "\n"); line; line = strtok(NULL, "\n")) {
 		char mp[4096];

@@ -231,10 +231,10 @@ static int read_table(const char *proc, const struct table *t, struct host_socke
 {
 	_cleanup_free_ char *path = xasprintf("%s/self/net/%s", proc, t->name);
 	FILE *f = fopen(path, "re");
+	if (f == NULL && errno == ENOENT && t->optional)
+		return 0; /* a kernel without that protocol: nothing bound to it */
 	if (f == NULL)
-		return errno == ENOENT && t->optional
-			   ? 0
-			   : set_error(err, "%s: %s", path, strerror(errno));
+		return set_error(err, "%s: %s", path, strerror(errno));
 	_cleanup_free_ char *line = NULL;
 	size_t size = 0, no = 0;
 	int ret = 0;

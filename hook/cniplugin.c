@@ -208,7 +208,7 @@ static int cmd_add(struct call *c)
 		selection_free(&sel);
 		return answer_prev_result(c);
 	}
-	if (!*c->netns || netns_is_host(c->netns, &err)) {
+	if (!*c->netns || netns_refuse_host(c->netns, &err) < 0) {
 		selection_free(&sel);
 		return refuse(c, CNIRT_ERR_INVALID_ENV,
 			      err ? err : "CNI_NETNS: empty: no namespace to attach to");

@@ -735,7 +735,7 @@ static int attach(struct run *r, const struct oci_state *st)
 
 	/* Never the host's own namespace, whatever config.json or the state
 	 * says (a path to /proc/1/ns/net, the pid of a host process...). */
-	if (netns_is_host(source, &err)) {
+	if (netns_refuse_host(source, &err) < 0) {
 		fail(r, err);
 		ret = -1;
 		goto out;

@@ -308,32 +308,26 @@ int netns_unpin(const char *pin, char **err)
 	return 0;
 }
 
-bool netns_is_host(const char *path, char **why)
+int netns_refuse_host(const char *path, char **err)
 {
 	struct stat ns, self, init;
-	if (stat(path, &ns) < 0) {
-		set_error(why, "network namespace \"%s\": %s", path, strerror(errno));
-		return true;
-	}
-	if (stat("/proc/self/ns/net", &self) < 0) {
-		set_error(why,
-			  "cannot tell whether \"%s\" is the host's network namespace: "
-			  "/proc/self/ns/net: %s",
-			  path, strerror(errno));
-		return true;
-	}
+	if (stat(path, &ns) < 0)
+		return set_error(err, "network namespace \"%s\": %s", path, strerror(errno));
+	if (stat("/proc/self/ns/net", &self) < 0)
+		return set_error(err,
+				 "cannot tell whether \"%s\" is the host's network namespace: "
+				 "/proc/self/ns/net: %s",
+				 path, strerror(errno));
 	/* pid 1's namespace: where /proc/1 is readable (not always, as root
 	 * in a container); cnihook's own is the host's when run by an engine. */
 	bool init_known = stat("/proc/1/ns/net", &init) == 0;
 	if ((ns.st_dev == self.st_dev && ns.st_ino == self.st_ino) ||
-	    (init_known && ns.st_dev == init.st_dev && ns.st_ino == init.st_ino)) {
-		set_error(why,
-			  "network namespace \"%s\" is the host's: refusing to attach networks "
-			  "to it",
-			  path);
-		return true;
-	}
-	return false;
+	    (init_known && ns.st_dev == init.st_dev && ns.st_ino == init.st_ino))
+		return set_error(err,
+				 "network namespace \"%s\" is the host's: refusing to attach "
+				 "networks to it",
+				 path);
+	return 0;
 }
 
 /* ------------------------------------------------------------ pin index */

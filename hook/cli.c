@@ -93,7 +93,7 @@ static cnirt_ctx *ctx_from_env(void)
 
 /* CNI_ARGS "K=V;K=V" split in place into pairs. As cnitool: every pair is
  * one non-empty key, one "=" and a non-empty value. */
-static int parse_cni_args(char *s, cnirt_kv **out, size_t *n)
+static int parse_cni_args(char *s, cnirt_kv **out, size_t *n, char **err)
 {
 	size_t cap = 1;
 	for (const char *p = s; *p; p++)
@@ -107,12 +107,11 @@ static int parse_cni_args(char *s, cnirt_kv **out, size_t *n)
 		char *eq = strchr(tok, '=');
 		if (eq == NULL || eq == tok || eq[1] == '\0' || strchr(eq + 1, '=')) {
 			_cleanup_free_ char *v = shown(tok);
-			log_error(
-			    "CNI_ARGS: \"%s\" is not a KEY=VALUE pair (one \"=\", neither side "
-			    "empty)",
-			    v);
 			free(kv);
-			return -1;
+			return set_error(err,
+					 "CNI_ARGS: \"%s\" is not a KEY=VALUE pair (one \"=\", "
+					 "neither side empty)",
+					 v);
 		}
 		*eq = '\0';
 		kv[k++] = (cnirt_kv){tok, eq + 1};
@@ -169,7 +168,9 @@ static int do_attachment(const char *op, const char *network, const char *netns_
 	_cleanup_free_ char *args_buf = xstrdup(env_or("CNI_ARGS", ""));
 	_cleanup_free_ cnirt_kv *args = NULL;
 	size_t n_args = 0;
-	if (parse_cni_args(args_buf, &args, &n_args) < 0) {
+	_cleanup_free_ char *err = NULL;
+	if (parse_cni_args(args_buf, &args, &n_args, &err) < 0) {
+		log_error("%s", err);
 		cnirt_netlist_free(l);
 		return 1;
 	}

@@ -33,24 +33,27 @@
 #define UNPIN_MAX 64
 
 /* Open path if it is an nsfs file: statfs first, so that nothing else is
- * ever opened (no FIFO, no device). -1 otherwise. */
-static int open_nsfs(const char *path)
+ * ever opened (no FIFO, no device). 1 and *fd_out when it is one; 0 when
+ * it is another kind of file (an answer, not a failure); -1 and *err (the
+ * system's reason, for the caller to name the path) when it cannot be
+ * told. */
+static int open_nsfs(const char *path, int *fd_out, char **err)
 {
 	struct statfs sfs;
 	if (statfs(path, &sfs) < 0)
-		return -1;
-	if (sfs.f_type != NSFS_MAGIC) {
-		errno = EINVAL;
-		return -1;
-	}
-	int fd = TEMP_FAILURE_RETRY(open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK));
+		return set_error(err, "%s", strerror(errno));
+	if (sfs.f_type != NSFS_MAGIC)
+		return 0;
+	_cleanup_close_ int fd =
+	    TEMP_FAILURE_RETRY(open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK));
 	if (fd < 0)
-		return -1;
-	if (fstatfs(fd, &sfs) < 0 || sfs.f_type != NSFS_MAGIC) {
-		close(fd);
-		return -1;
-	}
-	return fd;
+		return set_error(err, "%s", strerror(errno));
+	if (fstatfs(fd, &sfs) < 0)
+		return set_error(err, "%s", strerror(errno));
+	if (sfs.f_type != NSFS_MAGIC)
+		return 0; /* replaced between the two */
+	*fd_out = TAKE_FD(fd);
+	return 1;
 }
 
 static bool fd_is_netns(int fd)
@@ -60,8 +63,9 @@ static bool fd_is_netns(int fd)
 
 bool netns_is_netns(const char *path)
 {
-	_cleanup_close_ int fd = open_nsfs(path);
-	return fd >= 0 && fd_is_netns(fd);
+	_cleanup_close_ int fd = -1;
+	_cleanup_free_ char *err = NULL;
+	return open_nsfs(path, &fd, &err) > 0 && fd_is_netns(fd);
 }
 
 int netns_probe(const char *path, char **evidence)
@@ -84,11 +88,15 @@ int netns_probe(const char *path, char **evidence)
 				      (unsigned long long)sfs.f_type);
 		return 0;
 	}
-	_cleanup_close_ int fd = open_nsfs(path);
-	int type = fd < 0 ? -1 : ioctl(fd, NS_GET_NSTYPE);
+	_cleanup_close_ int fd = -1;
+	_cleanup_free_ char *err = NULL;
+	int r = open_nsfs(path, &fd, &err);
+	int type = r > 0 ? ioctl(fd, NS_GET_NSTYPE) : -1;
+	if (r > 0 && type < 0)
+		err = xstrdup(strerror(errno));
 	if (type < 0) {
 		*evidence = xasprintf("cannot tell whether the namespace %s is a network one: %s",
-				      p, strerror(errno));
+				      p, err ? err : "it is no namespace any more");
 		return -1;
 	}
 	if (type != CLONE_NEWNET) {
@@ -252,10 +260,12 @@ int netns_pin(const char *state_dir, const char *source, const char *pin, char *
 {
 	/* Hold the namespace open from the check to the bind mount, and bind
 	 * the very file that was checked. */
-	_cleanup_close_ int ns = open_nsfs(source);
-	if (ns < 0 && errno != EINVAL)
-		return set_error(err, "netns \"%s\": %s", source, strerror(errno));
-	if (ns < 0 || !fd_is_netns(ns))
+	_cleanup_close_ int ns = -1;
+	_cleanup_free_ char *why = NULL;
+	int r = open_nsfs(source, &ns, &why);
+	if (r < 0)
+		return set_error(err, "netns \"%s\": %s", source, why);
+	if (r == 0 || !fd_is_netns(ns))
 		return set_error(err, "netns \"%s\": not a network namespace", source);
 	if (make_shared_mount_point(state_dir, err) < 0)
 		return -1;

@@ -22,8 +22,10 @@
 #define HOOK_JSON_DEPTH 64
 extern const struct json_limits hook_json;
 
-/* JSON the hook writes, through yajl's generator: a new compact generator,
- * and its buffer handed out (NUL terminated). */
+/* yajl's generator, left only for annotations.c and inventory.c until they
+ * build their JSON with common's tree (json_new..., json_gen()) as the rest
+ * of the hook does; then these go: a new compact generator, and its buffer
+ * handed out (NUL terminated). */
 yajl_gen gen_new(void);
 char *gen_finish(yajl_gen g);
 void gen_str(yajl_gen g, const char *s);

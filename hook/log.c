@@ -6,6 +6,12 @@
  * line was not taken: then the journal's native socket, then a file in the
  * state directory. The sinks are tried at the first line logged, never on a
  * quiet run; each line is one send() or one write().
+ *
+ * The sinks' own steps return 0 or -1 without a message: the log has
+ * nowhere to report its own failure but the next sink (stderr takes every
+ * line), which is what -1 makes it try. socket_connect() follows the
+ * hook's convention (its caller drops the message) and tells a socket of
+ * the other type (EPROTOTYPE) explicitly.
  */
 #include "config.h"
 
@@ -76,9 +82,7 @@ bool log_is_own_file(const char *name)
 }
 
 /* A socket of `type` connected to `path` in *fd_out. *wrong_type: the
- * socket there is of another type (EPROTOTYPE). The logger has nowhere to
- * report its own failures: a sink that does not open is skipped, so *err
- * only says why for the tests. */
+ * socket there is of another type (EPROTOTYPE). */
 static int socket_connect(const char *path, int type, int *fd_out, bool *wrong_type, char **err)
 {
 	struct sockaddr_un sa = {.sun_family = AF_UNIX};

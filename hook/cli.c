@@ -51,11 +51,12 @@ static struct hook_config *cli_config(void)
 		}
 		/* The CLI mounts nothing: it takes the plugins' sandbox on
 		 * itself, once (on failure each plugin applies it). */
-		int e = config_confine(cfg);
-		if (e)
+		if (config_confine(cfg, &err) < 0) {
 			log_debug(
 			    "sandbox: confining cnihook itself: %s; applied per plugin instead",
-			    strerror(e));
+			    err);
+			free(err);
+		}
 	}
 	return cfg;
 }
@@ -94,7 +95,7 @@ static cnirt_ctx *ctx_from_env(void)
 
 /* CNI_ARGS "K=V;K=V" split in place into pairs. As cnitool: every pair is
  * one non-empty key, one "=" and a non-empty value. */
-static int parse_cni_args(char *s, cnirt_kv **out, size_t *n)
+static int parse_cni_args(char *s, cnirt_kv **out, size_t *n, char **err)
 {
 	size_t cap = 1;
 	for (const char *p = s; *p; p++)
@@ -108,12 +109,11 @@ static int parse_cni_args(char *s, cnirt_kv **out, size_t *n)
 		char *eq = strchr(tok, '=');
 		if (eq == NULL || eq == tok || eq[1] == '\0' || strchr(eq + 1, '=')) {
 			_cleanup_free_ char *v = shown(tok);
-			log_error(
-			    "CNI_ARGS: \"%s\" is not a KEY=VALUE pair (one \"=\", neither side "
-			    "empty)",
-			    v);
 			free(kv);
-			return -1;
+			return set_error(err,
+					 "CNI_ARGS: \"%s\" is not a KEY=VALUE pair (one \"=\", "
+					 "neither side empty)",
+					 v);
 		}
 		*eq = '\0';
 		kv[k++] = (cnirt_kv){tok, eq + 1};
@@ -170,7 +170,9 @@ static int do_attachment(const char *op, const char *network, const char *netns_
 	_cleanup_free_ char *args_buf = xstrdup(env_or("CNI_ARGS", ""));
 	_cleanup_free_ cnirt_kv *args = NULL;
 	size_t n_args = 0;
-	if (parse_cni_args(args_buf, &args, &n_args) < 0) {
+	_cleanup_free_ char *err = NULL;
+	if (parse_cni_args(args_buf, &args, &n_args, &err) < 0) {
+		log_error("%s", err);
 		cnirt_netlist_free(l);
 		return 1;
 	}

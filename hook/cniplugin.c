@@ -55,20 +55,14 @@ static const char *env(const char *key)
 /* The CNI error result on stdout; returns the exit status 1. */
 static int answer_error(const struct call *c, int code, const char *msg)
 {
-	yajl_gen g = gen_new();
-	yajl_gen_map_open(g);
-	gen_str(g, "cniVersion");
-	gen_str(g, c->version ? c->version : "1.1.0");
-	gen_str(g, "code");
-	yajl_gen_integer(g, code);
-	gen_str(g, "msg");
-	gen_str(g, msg);
-	gen_str(g, "details");
+	_cleanup_json_ json *o = json_new(JSON_OBJECT);
+	json_obj_set(o, "cniVersion", json_new_string(c->version ? c->version : "1.1.0"));
+	json_obj_set(o, "code", json_new_int(code));
+	json_obj_set(o, "msg", json_new_string(msg));
 	_cleanup_free_ char *details =
 	    xasprintf("cnihook %s of container \"%s\"", c->command, c->id ? c->id : "");
-	gen_str(g, details);
-	yajl_gen_map_close(g);
-	_cleanup_free_ char *text = gen_finish(g);
+	json_obj_set(o, "details", json_new_string(details));
+	_cleanup_free_ char *text = json_gen(o, false, NULL);
 	printf("%s\n", text);
 	fflush(stdout);
 	return 1;
@@ -83,18 +77,14 @@ static int refuse(const struct call *c, int code, const char *msg)
 
 static int answer_version(const struct call *c)
 {
-	yajl_gen g = gen_new();
-	yajl_gen_map_open(g);
-	gen_str(g, "cniVersion");
-	gen_str(g, c->version ? c->version : "1.1.0");
-	gen_str(g, "supportedVersions");
-	yajl_gen_array_open(g);
+	_cleanup_json_ json *o = json_new(JSON_OBJECT);
+	json_obj_set(o, "cniVersion", json_new_string(c->version ? c->version : "1.1.0"));
+	json *versions = json_new(JSON_ARRAY);
 	for (const char *const *v = cnirt_supported_versions(); *v; v++)
 		if (cnirt_version_compare(*v, "0.3.0") >= 0) /* chained: a prevResult */
-			gen_str(g, *v);
-	yajl_gen_array_close(g);
-	yajl_gen_map_close(g);
-	_cleanup_free_ char *text = gen_finish(g);
+			json_arr_append(versions, json_new_string(*v));
+	json_obj_set(o, "supportedVersions", versions);
+	_cleanup_free_ char *text = json_gen(o, false, NULL);
 	printf("%s\n", text);
 	return 0;
 }
@@ -218,7 +208,7 @@ static int cmd_add(struct call *c)
 		selection_free(&sel);
 		return answer_prev_result(c);
 	}
-	if (!*c->netns || netns_is_host(c->netns, &err)) {
+	if (!*c->netns || netns_refuse_host(c->netns, &err) < 0) {
 		selection_free(&sel);
 		return refuse(c, CNIRT_ERR_INVALID_ENV,
 			      err ? err : "CNI_NETNS: empty: no namespace to attach to");
@@ -380,10 +370,9 @@ static int read_call(struct call *c, int fd)
 	_cleanup_free_ char *buf = NULL;
 	_cleanup_free_ char *err = NULL;
 	size_t len = 0;
-	int e = read_all_fd(fd, STDIN_MAX_SIZE, &buf, &len);
-	if (e < 0) {
-		err = xasprintf("network configuration on stdin: %s",
-				e == -EFBIG ? "larger than 16 MiB" : strerror(-e));
+	_cleanup_free_ char *e = NULL;
+	if (read_all_fd(fd, STDIN_MAX_SIZE, &buf, &len, &e) < 0) {
+		err = xasprintf("network configuration on stdin: %s", e);
 		return refuse(c, CNIRT_ERR_IO, err);
 	}
 	if (strcmp(c->command, "STATUS") == 0 || (strcmp(c->command, "VERSION") == 0 && len == 0))

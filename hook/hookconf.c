@@ -215,9 +215,9 @@ void config_enter_sandbox(struct hook_config *c)
 	sandbox_enter(c->sb);
 }
 
-int config_confine(struct hook_config *c)
+int config_confine(struct hook_config *c, char **err)
 {
-	return sandbox_confine(c->sb);
+	return sandbox_confine(c->sb, err);
 }
 
 /* "FILE: field "NAME": PROBLEM" made "FILE:LINE:COLUMN: field ...", the
@@ -245,8 +245,10 @@ int config_load(const char *path, struct hook_config **out, char **err)
 	const char *p = path ? path : CNIHOOK_CONFIG_PATH;
 	_cleanup_free_ char *buf = NULL;
 	size_t len;
-	int r = read_file(p, CONFIG_MAX_SIZE, &buf, &len);
-	if (r == -ENOENT && path == NULL) {
+	_cleanup_free_ char *e = NULL;
+	int errnum = 0;
+	int r = read_file(p, CONFIG_MAX_SIZE, &buf, &len, &errnum, &e);
+	if (r < 0 && errnum == ENOENT && path == NULL) {
 		struct hook_config *c = config_defaults();
 		if (finish(c, err) < 0) {
 			config_free(c);
@@ -256,7 +258,7 @@ int config_load(const char *path, struct hook_config **out, char **err)
 		return 0;
 	}
 	if (r < 0) {
-		*err = xasprintf("%s: %s", p, r == -EFBIG ? "larger than 1 MiB" : strerror(-r));
+		*err = TAKE_PTR(e);
 		return -1;
 	}
 	json *root = NULL;

@@ -44,8 +44,8 @@ void config_free(struct hook_config *c);
  * runs (the hook and gc, before their first plugin). */
 void config_enter_sandbox(struct hook_config *c);
 /* The whole sandbox on the process itself, inherited by every plugin (see
- * sandbox_confine()): for a process that mounts nothing. 0 or an errno. */
-int config_confine(struct hook_config *c);
+ * sandbox_confine()): for a process that mounts nothing. */
+int config_confine(struct hook_config *c, char **err);
 /* A libcnirt runtime set up from the configuration (plugin directories,
  * cache directory, plugin timeout, the sandbox). */
 struct cnirt_ctx;

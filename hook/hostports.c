@@ -231,10 +231,10 @@ static int read_table(const char *proc, const struct table *t, struct host_socke
 {
 	_cleanup_free_ char *path = xasprintf("%s/self/net/%s", proc, t->name);
 	FILE *f = fopen(path, "re");
+	if (f == NULL && errno == ENOENT && t->optional)
+		return 0; /* a kernel without that protocol: nothing bound to it */
 	if (f == NULL)
-		return errno == ENOENT && t->optional
-			   ? 0
-			   : set_error(err, "%s: %s", path, strerror(errno));
+		return set_error(err, "%s: %s", path, strerror(errno));
 	_cleanup_free_ char *line = NULL;
 	size_t size = 0, no = 0;
 	int ret = 0;
@@ -258,7 +258,8 @@ int host_sockets_read(const char *proc, struct host_sockets *s, char **err)
 	_cleanup_free_ char *path = xasprintf("%s/sys/net/ipv6/bindv6only", proc);
 	_cleanup_free_ char *v6only = NULL;
 	size_t len;
-	if (read_file(path, 64, &v6only, &len) == 0)
+	_cleanup_free_ char *e = NULL;
+	if (read_file(path, 64, &v6only, &len, NULL, &e) == 0)
 		out.v6_takes_v4 = v6only[0] == '0';
 	*s = out;
 	return 0;
@@ -372,15 +373,15 @@ static bool holds(int proc_fd, const char *pid, const char *want)
 	return found;
 }
 
-int host_socket_holder(const char *proc, unsigned long long inode, int *pid, char **comm)
+bool host_socket_holder(const char *proc, unsigned long long inode, int *pid, char **comm)
 {
 	if (inode == 0)
-		return -1;
+		return false;
 	char want[48];
 	snprintf(want, sizeof(want), "socket:[%llu]", inode);
 	DIR *d = opendir(proc);
 	if (d == NULL)
-		return -1;
+		return false;
 	/* The lowest pid (a server's first process, its workers' parent). */
 	unsigned long long n, lowest = 0;
 	struct dirent *de;
@@ -390,16 +391,17 @@ int host_socket_holder(const char *proc, unsigned long long inode, int *pid, cha
 			lowest = n;
 	closedir(d);
 	if (lowest == 0)
-		return -1;
+		return false;
 	_cleanup_free_ char *path = xasprintf("%s/%llu/comm", proc, lowest);
 	_cleanup_free_ char *text = NULL;
 	size_t len;
-	if (read_file(path, 256, &text, &len) < 0)
+	_cleanup_free_ char *e = NULL;
+	if (read_file(path, 256, &text, &len, NULL, &e) < 0)
 		text = xstrdup("");
 	text[strcspn(text, "\n")] = '\0';
 	*pid = (int)lowest;
 	*comm = TAKE_PTR(text);
-	return 0;
+	return true;
 }
 
 /* "127.0.0.1", "::1" */
@@ -416,7 +418,7 @@ static int refuse(const char *proc, const char *key, unsigned port, const char *
 	address_text(h, addr);
 	int pid;
 	_cleanup_free_ char *comm = NULL;
-	if (host_socket_holder(proc, h->inode, &pid, &comm) < 0)
+	if (!host_socket_holder(proc, h->inode, &pid, &comm))
 		return set_error(err,
 				 "annotation \"%s\": host port %u/%s on %s is in use on the host "
 				 "(socket inode %llu; no process in %s shows it)",

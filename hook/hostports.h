@@ -66,10 +66,11 @@ int host_sockets_find(const struct host_sockets *s, const char *proto, const cha
 
 /* The process holding socket `inode`, by the links <proc>/PID/fd/N ->
  * "socket:[INODE]": the lowest such pid and its command (<proc>/PID/comm,
- * as the process set it: escape it to show it). -1 when no process shown
- * in <proc> holds it. Reads every process's descriptors: for a refusal
- * only. */
-int host_socket_holder(const char *proc, unsigned long long inode, int *pid, char **comm);
+ * as the process set it: escape it to show it). false when no process
+ * shown in <proc> holds it (a finding, not a failure: a process may close
+ * its socket at any time). Reads every process's descriptors: for a
+ * refusal only. */
+bool host_socket_holder(const char *proc, unsigned long long inode, int *pid, char **comm);
 
 /* The port mappings of an attachment (normalised JSON text, an array of
  * {hostPort, protocol, hostIP?}) against the sockets: the first overlap is

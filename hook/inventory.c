@@ -115,12 +115,9 @@ static json *read_status(const struct hook_config *cfg, const char *id, int *err
 	_cleanup_free_ char *buf = NULL;
 	_cleanup_free_ char *err = NULL;
 	size_t len;
-	int r = read_file(path, 16u << 20, &buf, &len);
 	json *v = NULL;
-	if (r < 0) {
-		*errnum = -r;
+	if (read_file(path, 16u << 20, &buf, &len, errnum, &err) < 0)
 		return NULL;
-	}
 	if (json_parse_with(buf, len, path, &hook_json, &v, &err) < 0) {
 		*errnum = EBADMSG;
 		return NULL;

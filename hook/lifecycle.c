@@ -736,7 +736,7 @@ static int attach(struct run *r, const struct oci_state *st)
 
 	/* Never the host's own namespace, whatever config.json or the state
 	 * says (a path to /proc/1/ns/net, the pid of a host process...). */
-	if (netns_is_host(source, &err)) {
+	if (netns_refuse_host(source, &err) < 0) {
 		fail(r, err);
 		ret = -1;
 		goto out;
@@ -808,10 +808,9 @@ int lifecycle_run(const struct hook_config *cfg, enum stage stage, const char *s
 	_cleanup_free_ char *buf = NULL;
 	_cleanup_free_ char *err = NULL;
 	size_t len;
-	int e = read_all_fd(fd, STATE_MAX_SIZE, &buf, &len);
-	if (e < 0) {
-		err = xasprintf("OCI state on stdin: %s",
-				e == -EFBIG ? "larger than 1 MiB" : strerror(-e));
+	_cleanup_free_ char *e = NULL;
+	if (read_all_fd(fd, STATE_MAX_SIZE, &buf, &len, &e) < 0) {
+		err = xasprintf("OCI state on stdin: %s", e);
 		fail(&r, err);
 		return 1;
 	}

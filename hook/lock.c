@@ -44,28 +44,28 @@ int lock_path(const char *path, int *fd_out, char **err)
 
 int lock_take(const char *state_dir, const char *id, int *fd_out, char **err)
 {
-	int r = mkdir_p(state_dir, 0700);
-	if (r < 0)
-		return set_error(err, "state directory %s: %s", state_dir, strerror(-r));
+	_cleanup_free_ char *e = NULL;
+	if (mkdir_p(state_dir, 0700, &e) < 0)
+		return set_error(err, "state directory %s", e);
 	_cleanup_free_ char *path = xasprintf("%s/%s.lock", state_dir, id);
 	return lock_path(path, fd_out, err);
 }
 
 int lock_try(const char *state_dir, const char *id, int *fd_out, char **err)
 {
-	int r = mkdir_p(state_dir, 0700);
-	if (r < 0)
-		return set_error(err, "state directory %s: %s", state_dir, strerror(-r));
+	_cleanup_free_ char *e = NULL;
+	if (mkdir_p(state_dir, 0700, &e) < 0)
+		return set_error(err, "state directory %s", e);
 	_cleanup_free_ char *path = xasprintf("%s/%s.lock", state_dir, id);
 	int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
 	if (fd < 0)
 		return set_error(err, "lock %s: %s", path, strerror(errno));
 	if (flock(fd, LOCK_EX | LOCK_NB) < 0) {
-		int e = errno;
+		int busy = errno;
 		close(fd);
-		if (e == EWOULDBLOCK)
+		if (busy == EWOULDBLOCK)
 			return 1;
-		return set_error(err, "lock %s: %s", path, strerror(e));
+		return set_error(err, "lock %s: %s", path, strerror(busy));
 	}
 	if (!still_linked(fd, path)) {
 		close(fd);

@@ -6,6 +6,12 @@
  * line was not taken: then the journal's native socket, then a file in the
  * state directory. The sinks are tried at the first line logged, never on a
  * quiet run; each line is one send() or one write().
+ *
+ * The sinks' own steps return 0 or -1 without a message: the log has
+ * nowhere to report its own failure but the next sink (stderr takes every
+ * line), which is what -1 makes it try. socket_connect() follows the
+ * hook's convention (its caller drops the message) and tells a socket of
+ * the other type (EPROTOTYPE) explicitly.
  */
 #include "config.h"
 
@@ -75,20 +81,22 @@ bool log_is_own_file(const char *name)
 	return strcmp(name, LOG_FILE_NAME) == 0 || strcmp(name, LOG_FILE_ROTATED) == 0;
 }
 
-/* A socket of `type` connected to `path`, or -errno. */
-static int socket_connect(const char *path, int type)
+/* A socket of `type` connected to `path` in *fd_out. *wrong_type: the
+ * socket there is of another type (EPROTOTYPE). */
+static int socket_connect(const char *path, int type, int *fd_out, bool *wrong_type, char **err)
 {
 	struct sockaddr_un sa = {.sun_family = AF_UNIX};
 	strcpy(sa.sun_path, path); /* both paths are short constants */
-	int fd = socket(AF_UNIX, type | SOCK_CLOEXEC, 0);
+	*wrong_type = false;
+	_cleanup_close_ int fd = socket(AF_UNIX, type | SOCK_CLOEXEC, 0);
 	if (fd < 0)
-		return -errno;
+		return set_error(err, "socket: %m");
 	if (connect(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0) {
-		int r = -errno;
-		close(fd);
-		return r;
+		*wrong_type = errno == EPROTOTYPE;
+		return set_error(err, "%s: %m", path);
 	}
-	return fd;
+	*fd_out = TAKE_FD(fd);
+	return 0;
 }
 
 /* Open the sink `s`: 0, or -1 when it is not there. */
@@ -96,14 +104,19 @@ static int sink_open_socket(enum sink s)
 {
 	const char *path = s == SINK_SYSLOG ? SYSLOG_SOCKET : JOURNAL_SOCKET;
 	sink_type = SOCK_DGRAM;
-	int fd = socket_connect(path, SOCK_DGRAM);
-	if (fd == -EPROTOTYPE && s == SINK_SYSLOG) {
+	_cleanup_free_ char *err = NULL;
+	bool wrong_type;
+	int fd;
+	int r = socket_connect(path, SOCK_DGRAM, &fd, &wrong_type, &err);
+	if (r < 0 && wrong_type && s == SINK_SYSLOG) {
 		/* A syslog daemon listening on a stream socket, as glibc
 		 * allows: messages end with a NUL byte. */
 		sink_type = SOCK_STREAM;
-		fd = socket_connect(path, SOCK_STREAM);
+		free(err);
+		err = NULL;
+		r = socket_connect(path, SOCK_STREAM, &fd, &wrong_type, &err);
 	}
-	if (fd < 0)
+	if (r < 0)
 		return -1;
 	sink_fd = fd;
 	return 0;
@@ -148,7 +161,8 @@ static int send_journal(enum log_level level, const char *line)
 
 static int file_open(void)
 {
-	if (file_dir == NULL || mkdir_p(file_dir, 0700) < 0)
+	_cleanup_free_ char *err = NULL;
+	if (file_dir == NULL || mkdir_p(file_dir, 0700, &err) < 0)
 		return -1;
 	_cleanup_free_ char *path = xasprintf("%s/" LOG_FILE_NAME, file_dir);
 	int fd;

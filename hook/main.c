@@ -25,6 +25,51 @@ static int usage_error(const char *what, const char *arg)
 	return 2;
 }
 
+/* status, list and gc: their flags, then at most one operand. */
+static int run_operator(struct hook_config *cfg, enum log_level level, int argc, char **argv)
+{
+	const char *verb = argv[0];
+	bool is_gc = strcmp(verb, "gc") == 0;
+	const char *operand = NULL;
+	bool as_json = false, no_trunc = false;
+	struct gc_options gc = {0};
+	for (int k = 1; k < argc; k++) {
+		if (strcmp(argv[k], "--json") == 0 && !is_gc)
+			as_json = true;
+		else if (strcmp(argv[k], "--no-trunc") == 0 && !is_gc)
+			no_trunc = true;
+		else if (strcmp(argv[k], "--dry-run") == 0 && is_gc)
+			gc.dry_run = true;
+		else if (strcmp(argv[k], "--netns-from-result") == 0 && is_gc)
+			gc.netns_from_result = true;
+		else if (argv[k][0] != '-' && !operand && strcmp(verb, "status") == 0)
+			operand = argv[k];
+		else
+			return usage_error("unexpected argument", argv[k]);
+	}
+	log_init(level, is_gc && cfg->log_syslog, cfg->state_dir);
+	if (strcmp(verb, "status") == 0)
+		return inventory_status(cfg, operand, as_json, no_trunc);
+	if (strcmp(verb, "list") == 0)
+		return inventory_list(cfg, as_json, no_trunc);
+	config_enter_sandbox(cfg);
+	return gc_run(cfg, &gc);
+}
+
+/* A hook stage: the verb, or none (the state says), and nothing after. */
+static int run_stage(struct hook_config *cfg, enum log_level level, int argc, char **argv)
+{
+	const char *verb = argc ? argv[0] : NULL;
+	enum stage stage = STAGE_NONE;
+	if (verb && stage_parse(verb, &stage) < 0)
+		return usage_error("unknown command", verb);
+	if (argc > 1)
+		return usage_error("expected no argument after the stage", verb);
+	log_init(level, cfg->log_syslog, cfg->state_dir);
+	config_enter_sandbox(cfg);
+	return lifecycle_run(cfg, stage, verb, STDIN_FILENO);
+}
+
 /* The hook and the commands that read cnihook.json. */
 static int run_with_config(const char *config, const char *level_arg, int argc, char **argv)
 {
@@ -46,49 +91,9 @@ static int run_with_config(const char *config, const char *level_arg, int argc, 
 	enum log_level level = cfg->log_level;
 	if (level_arg)
 		log_parse_level(level_arg, &level);
-	enum stage stage = STAGE_NONE;
-	int ret;
-	if (inventory || (verb && strcmp(verb, "gc") == 0)) {
-		/* Operator commands: their flags, then at most one operand. */
-		const char *operand = NULL;
-		bool as_json = false, no_trunc = false;
-		struct gc_options gc = {0};
-		ret = 0;
-		for (int k = 1; k < argc && ret == 0; k++) {
-			if (strcmp(argv[k], "--json") == 0 && strcmp(verb, "gc") != 0)
-				as_json = true;
-			else if (strcmp(argv[k], "--no-trunc") == 0 && strcmp(verb, "gc") != 0)
-				no_trunc = true;
-			else if (strcmp(argv[k], "--dry-run") == 0 && strcmp(verb, "gc") == 0)
-				gc.dry_run = true;
-			else if (strcmp(argv[k], "--netns-from-result") == 0 &&
-				 strcmp(verb, "gc") == 0)
-				gc.netns_from_result = true;
-			else if (argv[k][0] != '-' && !operand && strcmp(verb, "status") == 0)
-				operand = argv[k];
-			else
-				ret = usage_error("unexpected argument", argv[k]);
-		}
-		if (ret == 0) {
-			log_init(level, !inventory && cfg->log_syslog, cfg->state_dir);
-			if (strcmp(verb, "status") == 0)
-				ret = inventory_status(cfg, operand, as_json, no_trunc);
-			else if (strcmp(verb, "list") == 0)
-				ret = inventory_list(cfg, as_json, no_trunc);
-			else {
-				config_enter_sandbox(cfg);
-				ret = gc_run(cfg, &gc);
-			}
-		}
-	} else if (verb && stage_parse(verb, &stage) < 0) {
-		ret = usage_error("unknown command", verb);
-	} else if (argc > 1) {
-		ret = usage_error("expected no argument after the stage", verb);
-	} else {
-		log_init(level, cfg->log_syslog, cfg->state_dir);
-		config_enter_sandbox(cfg);
-		ret = lifecycle_run(cfg, stage, verb, STDIN_FILENO);
-	}
+	int ret = inventory || (verb && strcmp(verb, "gc") == 0)
+		      ? run_operator(cfg, level, argc, argv)
+		      : run_stage(cfg, level, argc, argv);
 	config_free(cfg);
 	return ret;
 }

@@ -33,24 +33,27 @@
 #define UNPIN_MAX 64
 
 /* Open path if it is an nsfs file: statfs first, so that nothing else is
- * ever opened (no FIFO, no device). -1 otherwise. */
-static int open_nsfs(const char *path)
+ * ever opened (no FIFO, no device). 1 and *fd_out when it is one; 0 when
+ * it is another kind of file (an answer, not a failure); -1 and *err (the
+ * system's reason, for the caller to name the path) when it cannot be
+ * told. */
+static int open_nsfs(const char *path, int *fd_out, char **err)
 {
 	struct statfs sfs;
 	if (statfs(path, &sfs) < 0)
-		return -1;
-	if (sfs.f_type != NSFS_MAGIC) {
-		errno = EINVAL;
-		return -1;
-	}
-	int fd = TEMP_FAILURE_RETRY(open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK));
+		return set_error(err, "%s", strerror(errno));
+	if (sfs.f_type != NSFS_MAGIC)
+		return 0;
+	_cleanup_close_ int fd =
+	    TEMP_FAILURE_RETRY(open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK));
 	if (fd < 0)
-		return -1;
-	if (fstatfs(fd, &sfs) < 0 || sfs.f_type != NSFS_MAGIC) {
-		close(fd);
-		return -1;
-	}
-	return fd;
+		return set_error(err, "%s", strerror(errno));
+	if (fstatfs(fd, &sfs) < 0)
+		return set_error(err, "%s", strerror(errno));
+	if (sfs.f_type != NSFS_MAGIC)
+		return 0; /* replaced between the two */
+	*fd_out = TAKE_FD(fd);
+	return 1;
 }
 
 static bool fd_is_netns(int fd)
@@ -60,8 +63,9 @@ static bool fd_is_netns(int fd)
 
 bool netns_is_netns(const char *path)
 {
-	_cleanup_close_ int fd = open_nsfs(path);
-	return fd >= 0 && fd_is_netns(fd);
+	_cleanup_close_ int fd = -1;
+	_cleanup_free_ char *err = NULL;
+	return open_nsfs(path, &fd, &err) > 0 && fd_is_netns(fd);
 }
 
 int netns_probe(const char *path, char **evidence)
@@ -84,11 +88,15 @@ int netns_probe(const char *path, char **evidence)
 				      (unsigned long long)sfs.f_type);
 		return 0;
 	}
-	_cleanup_close_ int fd = open_nsfs(path);
-	int type = fd < 0 ? -1 : ioctl(fd, NS_GET_NSTYPE);
+	_cleanup_close_ int fd = -1;
+	_cleanup_free_ char *err = NULL;
+	int r = open_nsfs(path, &fd, &err);
+	int type = r > 0 ? ioctl(fd, NS_GET_NSTYPE) : -1;
+	if (r > 0 && type < 0)
+		err = xstrdup(strerror(errno));
 	if (type < 0) {
 		*evidence = xasprintf("cannot tell whether the namespace %s is a network one: %s",
-				      p, strerror(errno));
+				      p, err ? err : "it is no namespace any more");
 		return -1;
 	}
 	if (type != CLONE_NEWNET) {
@@ -117,14 +125,13 @@ bool netns_same(const char *a, const char *b)
 }
 
 /* The mount id of fd, from /proc/self/fdinfo (kernels before 5.8). */
-static int fd_mount_id(int fd, int *id)
+static int fd_mount_id(int fd, int *id, char **err)
 {
 	_cleanup_free_ char *path = xasprintf("/proc/self/fdinfo/%d", fd);
 	_cleanup_free_ char *buf = NULL;
 	size_t len;
-	int r = read_file(path, 65536, &buf, &len);
-	if (r < 0)
-		return r;
+	if (read_file(path, 65536, &buf, &len, NULL, err) < 0)
+		return -1;
 	const char *line = buf;
 	while (line) {
 		if (sscanf(line, "mnt_id: %d", id) == 1)
@@ -133,33 +140,38 @@ static int fd_mount_id(int fd, int *id)
 		if (line)
 			line++;
 	}
-	return -ENOTSUP;
+	return set_error(err, "%s: no mnt_id", path);
 }
 
-/* Is the directory open at fd the root of a mount? 1, 0, or -errno. A bind
- * mount of a directory on itself has the st_dev of its parent, so st_dev
- * cannot tell: ask statx, else compare mount ids with the parent's. */
-static int is_mount_point(int fd)
+/* Is the directory open at fd the root of a mount? The answer in *yes. A
+ * bind mount of a directory on itself has the st_dev of its parent, so
+ * st_dev cannot tell: ask statx, else compare mount ids with the parent's. */
+static int is_mount_point(int fd, bool *yes, char **err)
 {
 	struct statx stx;
 	if (statx(fd, "", AT_EMPTY_PATH | AT_STATX_DONT_SYNC, STATX_INO, &stx) == 0 &&
-	    (stx.stx_attributes_mask & STATX_ATTR_MOUNT_ROOT))
-		return (stx.stx_attributes & STATX_ATTR_MOUNT_ROOT) != 0;
+	    (stx.stx_attributes_mask & STATX_ATTR_MOUNT_ROOT)) {
+		*yes = (stx.stx_attributes & STATX_ATTR_MOUNT_ROOT) != 0;
+		return 0;
+	}
 
 	_cleanup_close_ int parent =
 	    TEMP_FAILURE_RETRY(openat(fd, "..", O_PATH | O_DIRECTORY | O_CLOEXEC));
 	if (parent < 0)
-		return -errno;
-	int id, parent_id, r;
-	if ((r = fd_mount_id(fd, &id)) < 0 || (r = fd_mount_id(parent, &parent_id)) < 0)
-		return r;
-	if (id != parent_id)
-		return 1;
+		return set_error(err, "its parent: %m");
+	int id, parent_id;
+	if (fd_mount_id(fd, &id, err) < 0 || fd_mount_id(parent, &parent_id, err) < 0)
+		return -1;
+	if (id != parent_id) {
+		*yes = true;
+		return 0;
+	}
 	/* "/" is its own parent, and a mount root. */
 	struct stat st, pst;
 	if (fstat(fd, &st) < 0 || fstat(parent, &pst) < 0)
-		return -errno;
-	return st.st_dev == pst.st_dev && st.st_ino == pst.st_ino;
+		return set_error(err, "fstat: %m");
+	*yes = st.st_dev == pst.st_dev && st.st_ino == pst.st_ino;
+	return 0;
 }
 
 #ifndef __NR_statmount
@@ -219,14 +231,15 @@ static int make_shared_mount_point(const char *dir, char **err)
 		return set_error(err, "state directory \"%s\": lock: %m", dir);
 	if (is_shared_mount_root(fd))
 		return 0;
-	int r = is_mount_point(fd);
-	if (r < 0)
+	bool mount_point;
+	_cleanup_free_ char *e = NULL;
+	if (is_mount_point(fd, &mount_point, &e) < 0)
 		return set_error(
 		    err, "state directory \"%s\": cannot tell whether it is a mount point: %s", dir,
-		    strerror(-r));
+		    e);
 	bool bound = false;
 	for (;;) {
-		if (r == 0) {
+		if (!mount_point) {
 			if (mount(dir, dir, "none", MS_BIND | MS_REC, NULL) < 0)
 				return set_error(
 				    err, "state directory \"%s\": bind mount on itself: %m", dir);
@@ -239,7 +252,7 @@ static int make_shared_mount_point(const char *dir, char **err)
 		if (errno != EINVAL || bound)
 			return set_error(err, "state directory \"%s\": make it a shared mount: %m",
 					 dir);
-		r = 0;
+		mount_point = false;
 	}
 }
 
@@ -247,10 +260,12 @@ int netns_pin(const char *state_dir, const char *source, const char *pin, char *
 {
 	/* Hold the namespace open from the check to the bind mount, and bind
 	 * the very file that was checked. */
-	_cleanup_close_ int ns = open_nsfs(source);
-	if (ns < 0 && errno != EINVAL)
-		return set_error(err, "netns \"%s\": %s", source, strerror(errno));
-	if (ns < 0 || !fd_is_netns(ns))
+	_cleanup_close_ int ns = -1;
+	_cleanup_free_ char *why = NULL;
+	int r = open_nsfs(source, &ns, &why);
+	if (r < 0)
+		return set_error(err, "netns \"%s\": %s", source, why);
+	if (r == 0 || !fd_is_netns(ns))
 		return set_error(err, "netns \"%s\": not a network namespace", source);
 	if (make_shared_mount_point(state_dir, err) < 0)
 		return -1;
@@ -303,32 +318,26 @@ int netns_unpin(const char *pin, char **err)
 	return 0;
 }
 
-bool netns_is_host(const char *path, char **why)
+int netns_refuse_host(const char *path, char **err)
 {
 	struct stat ns, self, init;
-	if (stat(path, &ns) < 0) {
-		set_error(why, "network namespace \"%s\": %s", path, strerror(errno));
-		return true;
-	}
-	if (stat("/proc/self/ns/net", &self) < 0) {
-		set_error(why,
-			  "cannot tell whether \"%s\" is the host's network namespace: "
-			  "/proc/self/ns/net: %s",
-			  path, strerror(errno));
-		return true;
-	}
+	if (stat(path, &ns) < 0)
+		return set_error(err, "network namespace \"%s\": %s", path, strerror(errno));
+	if (stat("/proc/self/ns/net", &self) < 0)
+		return set_error(err,
+				 "cannot tell whether \"%s\" is the host's network namespace: "
+				 "/proc/self/ns/net: %s",
+				 path, strerror(errno));
 	/* pid 1's namespace: where /proc/1 is readable (not always, as root
 	 * in a container); cnihook's own is the host's when run by an engine. */
 	bool init_known = stat("/proc/1/ns/net", &init) == 0;
 	if ((ns.st_dev == self.st_dev && ns.st_ino == self.st_ino) ||
-	    (init_known && ns.st_dev == init.st_dev && ns.st_ino == init.st_ino)) {
-		set_error(why,
-			  "network namespace \"%s\" is the host's: refusing to attach networks "
-			  "to it",
-			  path);
-		return true;
-	}
-	return false;
+	    (init_known && ns.st_dev == init.st_dev && ns.st_ino == init.st_ino))
+		return set_error(err,
+				 "network namespace \"%s\" is the host's: refusing to attach "
+				 "networks to it",
+				 path);
+	return 0;
 }
 
 /* ------------------------------------------------------------ pin index */

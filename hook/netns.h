@@ -24,10 +24,10 @@ bool netns_is_netns(const char *path);
  * or a namespace of another kind); -1 it cannot be told (the path is
  * relative, or stat fails otherwise). *evidence gets what was seen. */
 int netns_probe(const char *path, char **evidence);
-/* Is `path` the host's network namespace (the hook's own, or pid 1's)?
- * When it cannot be told, the answer is yes (fail closed). *why gets the
- * refusal. */
-bool netns_is_host(const char *path, char **why);
+/* -1 and *err (the refusal) when `path` is the host's network namespace
+ * (the hook's own, or pid 1's), or when that cannot be told (fail closed);
+ * 0 when it is another. */
+int netns_refuse_host(const char *path, char **err);
 /* Do the two paths name the same namespace (same device and inode)? */
 bool netns_same(const char *a, const char *b);
 

@@ -32,9 +32,9 @@ static json *result_v1(const char *result)
 	return v;
 }
 
-static void render_one(yajl_gen g, const struct status_entry *s)
+static json *render_one(const struct status_entry *s)
 {
-	json *r = result_v1(s->result);
+	_cleanup_json_ json *r = result_v1(s->result);
 	json *ifaces = json_obj_get(r, "interfaces");
 	json *ips = json_obj_get(r, "ips");
 	long ifindex = -1;
@@ -48,13 +48,10 @@ static void render_one(yajl_gen g, const struct status_entry *s)
 			mac = json_str(json_obj_get(f, "mac"));
 		}
 	}
-	yajl_gen_map_open(g);
-	gen_str(g, "name");
-	gen_str(g, s->network);
-	gen_str(g, "interface");
-	gen_str(g, s->ifname);
-	gen_str(g, "ips");
-	yajl_gen_array_open(g);
+	json *o = json_new(JSON_OBJECT);
+	json_obj_set(o, "name", json_new_string(s->network));
+	json_obj_set(o, "interface", json_new_string(s->ifname));
+	json *addrs = json_new(JSON_ARRAY);
 	for (size_t i = 0; json_is_array(ips) && i < ips->u.array.n; i++) {
 		json *ip = ips->u.array.v[i];
 		json *idx = json_obj_get(ip, "interface");
@@ -65,35 +62,23 @@ static void render_one(yajl_gen g, const struct status_entry *s)
 		const char *slash = strchr(addr, '/');
 		_cleanup_free_ char *a =
 		    slash ? xstrndup(addr, (size_t)(slash - addr)) : xstrdup(addr);
-		gen_str(g, a);
+		json_arr_append(addrs, json_new_string(a));
 	}
-	yajl_gen_array_close(g);
-	if (mac) {
-		gen_str(g, "mac");
-		gen_str(g, mac);
-	}
-	gen_str(g, "default");
-	yajl_gen_bool(g, s->is_default);
-	gen_str(g, "dns");
+	json_obj_set(o, "ips", addrs);
+	if (mac)
+		json_obj_set(o, "mac", json_new_string(mac));
+	json_obj_set(o, "default", json_new_bool(s->is_default));
 	json *dns = json_obj_get(r, "dns");
-	if (json_is_object(dns)) {
-		gen_json(g, dns);
-	} else {
-		yajl_gen_map_open(g);
-		yajl_gen_map_close(g);
-	}
-	yajl_gen_map_close(g);
-	json_free(r);
+	json_obj_set(o, "dns", json_is_object(dns) ? json_dup(dns) : json_new(JSON_OBJECT));
+	return o;
 }
 
 char *status_render(const struct status_entry *v, size_t n)
 {
-	yajl_gen g = gen_new();
-	yajl_gen_array_open(g);
+	_cleanup_json_ json *a = json_new(JSON_ARRAY);
 	for (size_t i = 0; i < n; i++)
-		render_one(g, &v[i]);
-	yajl_gen_array_close(g);
-	return gen_finish(g);
+		json_arr_append(a, render_one(&v[i]));
+	return json_gen(a, false, NULL);
 }
 
 int status_write(const char *path, const struct status_entry *v, size_t n, char **err)

@@ -158,12 +158,11 @@ static int read_config(const char *path, bool need_config, json **out, char **er
 	}
 	_cleanup_free_ char *buf = NULL;
 	size_t len = 0;
-	int r = read_all_fd(fd, CONFIG_MAX, &buf, &len);
+	_cleanup_free_ char *e = NULL;
+	int r = read_all_fd(fd, CONFIG_MAX, &buf, &len, &e);
 	close(fd);
-	if (r == -EFBIG)
-		return set_error(err, "%s: larger than %d MiB", path, CONFIG_MAX / (1024 * 1024));
 	if (r < 0)
-		return set_error(err, "%s: %s", path, strerror(-r));
+		return set_error(err, "%s: %s", path, e);
 	return parse_json(buf, len, path, out, err);
 }
 

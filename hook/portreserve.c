@@ -111,10 +111,10 @@ static int update_file(const char *state_dir, const char *path, const char *drop
 		return -1;
 	_cleanup_free_ char *buf = NULL;
 	size_t len = 0;
-	int r = read_all_fd(fd, PORTS_FILE_MAX, &buf, &len);
-	if (r < 0) {
+	_cleanup_free_ char *e = NULL;
+	if (read_all_fd(fd, PORTS_FILE_MAX, &buf, &len, &e) < 0) {
 		close(fd);
-		return set_error(err, "port reservations %s: %s", path, strerror(-r));
+		return set_error(err, "port reservations %s: %s", path, e);
 	}
 	char *out = xmalloc(len + 512);
 	size_t o = 0;
@@ -165,7 +165,8 @@ void ports_release(const char *state_dir, const char *id)
 	_cleanup_free_ char *list = own_list(state_dir, id);
 	_cleanup_free_ char *buf = NULL;
 	size_t len;
-	if (read_file(list, PORTS_FILE_MAX, &buf, &len) < 0)
+	_cleanup_free_ char *read_err = NULL;
+	if (read_file(list, PORTS_FILE_MAX, &buf, &len, NULL, &read_err) < 0)
 		return;
 	_cleanup_free_ char *dir = ports_dir(state_dir);
 	char *save = NULL;
@@ -227,7 +228,8 @@ void ports_prune(const char *state_dir, bool (*alive)(void *data, const char *id
 		_cleanup_free_ char *path = xasprintf("%s/%s", dir, de->d_name);
 		_cleanup_free_ char *buf = NULL;
 		size_t len;
-		if (read_file(path, PORTS_FILE_MAX, &buf, &len) < 0)
+		_cleanup_free_ char *read_err = NULL;
+		if (read_file(path, PORTS_FILE_MAX, &buf, &len, NULL, &read_err) < 0)
 			continue;
 		char *save = NULL;
 		for (char *line = strtok_r(buf, "\n", &save); line;
@@ -292,7 +294,8 @@ static void index_load(const char *path, char stamp[128], struct ientry **v, siz
 	_cleanup_free_ char *buf = NULL;
 	size_t len;
 	stamp[0] = '\0';
-	if (read_file(path, INDEX_MAX, &buf, &len) < 0)
+	_cleanup_free_ char *read_err = NULL;
+	if (read_file(path, INDEX_MAX, &buf, &len, NULL, &read_err) < 0)
 		return;
 	char *save = NULL;
 	char *line = strtok_r(buf, "\n", &save);
@@ -484,9 +487,10 @@ int ports_reserve(const char *state_dir, cnirt_ctx *ctx, const char *id,
 			}
 
 	_cleanup_free_ char *dir = ports_dir(state_dir);
-	int r = mkdir_p(dir, 0700);
+	_cleanup_free_ char *e = NULL;
+	int r = mkdir_p(dir, 0700, &e);
 	if (r < 0)
-		set_error(err, "port reservations %s: %s", dir, strerror(-r));
+		set_error(err, "port reservations %s", e);
 	/* The names first: a hook killed from here on leaves a list that
 	 * poststop and gc release from. */
 	size_t cap = 32 * n, o = 0;

@@ -17,80 +17,68 @@ char *record_path(const char *state_dir, const char *id)
 }
 
 /* Member `key` with the JSON object `text` as its value (none for NULL). */
-static void gen_object_text(yajl_gen g, const char *key, const char *text)
+static void set_object_text(json *o, const char *key, const char *text)
 {
-	_cleanup_json_ json *v = NULL;
+	json *v = NULL;
 	_cleanup_free_ char *e = NULL;
 	if (text == NULL || json_parse_with(text, strlen(text), key, &hook_json, &v, &e) < 0)
 		return;
-	gen_str(g, key);
-	gen_json(g, v);
+	json_obj_set(o, key, v);
+}
+
+/* One attachment of the record. */
+static json *att_tree(const struct record_att *a)
+{
+	json *o = json_new(JSON_OBJECT);
+	json_obj_set(o, "network", json_new_string(a->network));
+	if (a->ns)
+		json_obj_set(o, "namespace", json_new_string(a->ns));
+	json_obj_set(o, "ifname", json_new_string(a->ifname));
+	json_obj_set(o, "default", json_new_bool(a->is_default));
+	json_obj_set(o, "config", json_new_string(a->config));
+	set_object_text(o, "capabilityArgs", a->cap_args);
+	set_object_text(o, "configArgs", a->config_args);
+	json *args = json_new(JSON_ARRAY);
+	for (size_t k = 0; k < a->n_args; k++) {
+		json *pair = json_new(JSON_ARRAY);
+		json_arr_append(pair, json_new_string(a->args[k].key));
+		json_arr_append(pair, json_new_string(a->args[k].value));
+		json_arr_append(args, pair);
+	}
+	json_obj_set(o, "cniArgs", args);
+	return o;
+}
+
+/* The record as written: members in this order, optional ones only when set. */
+static json *record_tree(const struct record *r)
+{
+	json *o = json_new(JSON_OBJECT);
+	json_obj_set(o, "version", json_new_int(1));
+	json_obj_set(o, "id", json_new_string(r->id));
+	json_obj_set(o, "netns", json_new_string(r->netns ? r->netns : ""));
+	if (r->cluster)
+		json_obj_set(o, "clusterNetwork", json_new_string(r->cluster));
+	if (r->bundle)
+		json_obj_set(o, "bundle", json_new_string(r->bundle));
+	if (r->pid > 0)
+		json_obj_set(o, "pid", json_new_int(r->pid));
+	if (r->name)
+		json_obj_set(o, "name", json_new_string(r->name));
+	json *atts = json_new(JSON_ARRAY);
+	for (size_t i = 0; i < r->n; i++)
+		json_arr_append(atts, att_tree(&r->v[i]));
+	json_obj_set(o, "attachments", atts);
+	return o;
 }
 
 int record_write(const char *path, const struct record *r, char **err)
 {
-	yajl_gen g = gen_new();
-	yajl_gen_map_open(g);
-	gen_str(g, "version");
-	yajl_gen_integer(g, 1);
-	gen_str(g, "id");
-	gen_str(g, r->id);
-	gen_str(g, "netns");
-	gen_str(g, r->netns ? r->netns : "");
-	if (r->cluster) {
-		gen_str(g, "clusterNetwork");
-		gen_str(g, r->cluster);
-	}
-	if (r->bundle) {
-		gen_str(g, "bundle");
-		gen_str(g, r->bundle);
-	}
-	if (r->pid > 0) {
-		gen_str(g, "pid");
-		yajl_gen_integer(g, r->pid);
-	}
-	if (r->name) {
-		gen_str(g, "name");
-		gen_str(g, r->name);
-	}
-	gen_str(g, "attachments");
-	yajl_gen_array_open(g);
-	for (size_t i = 0; i < r->n; i++) {
-		const struct record_att *a = &r->v[i];
-		yajl_gen_map_open(g);
-		gen_str(g, "network");
-		gen_str(g, a->network);
-		if (a->ns) {
-			gen_str(g, "namespace");
-			gen_str(g, a->ns);
-		}
-		gen_str(g, "ifname");
-		gen_str(g, a->ifname);
-		gen_str(g, "default");
-		yajl_gen_bool(g, a->is_default);
-		gen_str(g, "config");
-		gen_str(g, a->config);
-		gen_object_text(g, "capabilityArgs", a->cap_args);
-		gen_object_text(g, "configArgs", a->config_args);
-		gen_str(g, "cniArgs");
-		yajl_gen_array_open(g);
-		for (size_t k = 0; k < a->n_args; k++) {
-			yajl_gen_array_open(g);
-			gen_str(g, a->args[k].key);
-			gen_str(g, a->args[k].value);
-			yajl_gen_array_close(g);
-		}
-		yajl_gen_array_close(g);
-		yajl_gen_map_close(g);
-	}
-	yajl_gen_array_close(g);
-	yajl_gen_map_close(g);
-	_cleanup_free_ char *text = gen_finish(g);
-	int e = write_file_atomic(path, text, strlen(text), 0600, false);
-	if (e < 0) {
-		*err = xasprintf("attachment record %s: %s", path, strerror(-e));
-		return -1;
-	}
+	_cleanup_json_ json *tree = record_tree(r);
+	size_t len;
+	_cleanup_free_ char *text = json_gen(tree, false, &len);
+	int e = write_file_atomic(path, text, len, 0600, false);
+	if (e < 0)
+		return set_error(err, "attachment record %s: %s", path, strerror(-e));
 	return 0;
 }
 
@@ -117,12 +105,26 @@ void record_free(struct record *r)
 	free(r);
 }
 
-static int parse_att(json *o, struct record_att *a)
+/* A string member of o that must be there: its text, or -1 and *err
+ * naming it ("attachments[1].ifname"). */
+static int need_str(const json *o, const char *prefix, const char *key, const char **out,
+		    char **err)
 {
-	const char *network = json_str(json_obj_get(o, "network"));
-	const char *ifname = json_str(json_obj_get(o, "ifname"));
-	const char *config = json_str(json_obj_get(o, "config"));
-	if (network == NULL || ifname == NULL || config == NULL)
+	*out = json_str(json_obj_get(o, key));
+	if (*out == NULL)
+		return set_error(err, "field \"%s%s\": missing or not a string", prefix, key);
+	return 0;
+}
+
+static int parse_att(json *o, size_t i, struct record_att *a, char **err)
+{
+	_cleanup_free_ char *at = xasprintf("attachments[%zu].", i);
+	const char *network, *ifname, *config;
+	if (!json_is_object(o))
+		return set_error(err, "field \"attachments[%zu]\": not an object", i);
+	if (need_str(o, at, "network", &network, err) < 0 ||
+	    need_str(o, at, "ifname", &ifname, err) < 0 ||
+	    need_str(o, at, "config", &config, err) < 0)
 		return -1;
 	a->network = xstrdup(network);
 	a->ifname = xstrdup(ifname);
@@ -136,59 +138,68 @@ static int parse_att(json *o, struct record_att *a)
 	if (json_is_object(config_args))
 		a->config_args = json_gen(config_args, false, NULL);
 	json *args = json_obj_get(o, "cniArgs");
-	for (size_t i = 0; json_is_array(args) && i < args->u.array.n; i++) {
-		json *p = args->u.array.v[i];
+	for (size_t k = 0; json_is_array(args) && k < args->u.array.n; k++) {
+		json *p = args->u.array.v[k];
 		if (!json_is_array(p) || p->u.array.n != 2 || !json_str(p->u.array.v[0]) ||
 		    !json_str(p->u.array.v[1]))
-			return -1;
+			return set_error(err, "field \"%scniArgs[%zu]\": not a pair of strings", at,
+					 k);
 		kv_append(&a->args, &a->n_args, json_str(p->u.array.v[0]),
 			  json_str(p->u.array.v[1]));
 	}
 	return 0;
 }
 
+/* The record in root, or -1 and *err naming the field at fault. */
+static int parse_record(const json *root, struct record **out, char **err)
+{
+	const char *id;
+	if (!json_is_object(root))
+		return set_error(err, "not an object");
+	if (need_str(root, "", "id", &id, err) < 0)
+		return -1;
+	json *atts = json_obj_get(root, "attachments");
+	if (!json_is_array(atts))
+		return set_error(err, "field \"attachments\": missing or not an array");
+	struct record *r = xzalloc(sizeof(*r));
+	r->id = xstrdup(id);
+	r->netns = xstrdup(json_str(json_obj_get(root, "netns")));
+	r->cluster = xstrdup(json_str(json_obj_get(root, "clusterNetwork")));
+	/* Absent in records written before issue 10. */
+	r->bundle = xstrdup(json_str(json_obj_get(root, "bundle")));
+	r->name = xstrdup(json_str(json_obj_get(root, "name")));
+	long long pid;
+	if (json_int(json_obj_get(root, "pid"), &pid) && pid > 0 && pid <= INT_MAX)
+		r->pid = (int)pid;
+	r->v = xreallocarray(NULL, atts->u.array.n, sizeof(*r->v));
+	memset(r->v, 0, atts->u.array.n * sizeof(*r->v));
+	for (size_t i = 0; i < atts->u.array.n; i++, r->n++)
+		if (parse_att(atts->u.array.v[i], i, &r->v[i], err) < 0) {
+			r->n++;
+			record_free(r);
+			return -1;
+		}
+	*out = r;
+	return 0;
+}
+
 int record_read(const char *path, struct record **out, char **err)
 {
-	_cleanup_free_ char *buf = NULL;
+	_cleanup_free_ char *buf = NULL, *e = NULL;
 	size_t len;
-	int e = read_file(path, RECORD_MAX_SIZE, &buf, &len);
-	if (e == -ENOENT) {
+	int errnum;
+	if (read_file(path, RECORD_MAX_SIZE, &buf, &len, &errnum, &e) < 0) {
+		if (errnum != ENOENT)
+			return set_error(err, "attachment record %s", e);
 		*out = NULL;
 		return 0;
 	}
-	if (e < 0) {
-		*err = xasprintf("attachment record %s: %s", path, strerror(-e));
-		return -1;
-	}
-	json *root = NULL;
+	_cleanup_json_ json *root = NULL;
 	_cleanup_free_ char *what = xasprintf("attachment record %s", path);
 	if (json_parse_with(buf, len, what, &hook_json, &root, err) < 0)
 		return -1;
-	struct record *r = xzalloc(sizeof(*r));
-	json *atts = json_obj_get(root, "attachments");
-	int bad = !json_str(json_obj_get(root, "id")) || !json_is_array(atts);
-	if (!bad) {
-		r->id = xstrdup(json_str(json_obj_get(root, "id")));
-		r->netns = xstrdup(json_str(json_obj_get(root, "netns")));
-		r->cluster = xstrdup(json_str(json_obj_get(root, "clusterNetwork")));
-		/* Absent in records written before issue 10. */
-		r->bundle = xstrdup(json_str(json_obj_get(root, "bundle")));
-		r->name = xstrdup(json_str(json_obj_get(root, "name")));
-		long long pid;
-		if (json_int(json_obj_get(root, "pid"), &pid) && pid > 0 && pid <= INT_MAX)
-			r->pid = (int)pid;
-		r->v = xreallocarray(NULL, atts->u.array.n, sizeof(*r->v));
-		memset(r->v, 0, atts->u.array.n * sizeof(*r->v));
-		for (size_t i = 0; i < atts->u.array.n && !bad; i++, r->n++)
-			bad = parse_att(atts->u.array.v[i], &r->v[i]) < 0;
-	}
-	json_free(root);
-	if (bad) {
-		record_free(r);
-		*err = xasprintf("attachment record %s: not a record of this version", path);
-		return -1;
-	}
-	*out = r;
+	if (parse_record(root, out, &e) < 0)
+		return set_error(err, "%s: %s", what, e);
 	return 0;
 }
 

@@ -237,6 +237,16 @@ int sandbox_prepare(const struct sandbox_config *c, struct sandbox **out, char *
 	return 0;
 }
 
+/*
+ * The sandbox's one exception to hook/'s error convention (-1 and *err):
+ * what runs in the plugin's process between clone() and execve()
+ * (sandbox_apply() and the reduce_sets() and restrict_process() it calls)
+ * must be async-signal-safe and cannot allocate a message, so it returns 0
+ * or an errno value, as cnirt_preexec_fn asks; libcnirt turns that into
+ * the plugin's error. sandbox_confine() and sandbox_enter(), in the hook's
+ * own process, are the edge.
+ */
+
 /* The bounding and inheritable sets reduced to what the sandbox keeps, in
  * the calling process: 0 or an errno value. No allocation. */
 static int reduce_sets(const struct sandbox *s)
@@ -298,17 +308,20 @@ static int restrict_process(const struct sandbox *s)
 	return 0;
 }
 
-int sandbox_confine(struct sandbox *s)
+int sandbox_confine(struct sandbox *s, char **err)
 {
 	if (s == NULL || !s->enabled)
 		return 0;
 	sandbox_enter(s);
 	/* The filter is loaded into the kernel once, here, instead of once
-	 * per plugin (each load copies, checks and JIT-compiles it). */
+	 * per plugin (each load copies, checks and JIT-compiles it). The
+	 * errno of restrict_process(), shared with the plugin's process,
+	 * becomes the hook's error here. */
 	int e = restrict_process(s);
-	if (e == 0)
-		s->confined = true;
-	return e;
+	if (e)
+		return set_error(err, "%s", strerror(e));
+	s->confined = true;
+	return 0;
 }
 
 int sandbox_apply(void *data)

@@ -44,11 +44,13 @@ void sandbox_enter(struct sandbox *s);
  * filter, all inherited by the plugins, whose sandbox_apply() then only
  * ties them to the hook's life. For a hook that will make none of the
  * denied system calls (no mount or umount: the CLI's add, check, del and
- * validate). Returns 0 or an errno value; on failure each plugin's
+ * validate). On failure -1 and *err (the system's reason); each plugin's
  * sandbox_apply() still applies what is missing. */
-int sandbox_confine(struct sandbox *s);
+int sandbox_confine(struct sandbox *s, char **err);
 /* The cnirt_preexec_fn: apply the sandbox in the plugin's process. Returns 0
- * or an errno value. Async-signal-safe: no allocation. */
+ * or an errno value: it runs between clone() and execve(), async-signal-safe,
+ * with no allocation, so it cannot build hook/'s *err message (the one
+ * exception to that convention; libcnirt reports the errno). */
 int sandbox_apply(void *sandbox);
 
 /* The filter's BPF program, hook/seccomp-filter.c, generated at build time

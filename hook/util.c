@@ -97,35 +97,47 @@ int set_error(char **err, const char *fmt, ...)
 	return -1;
 }
 
-int read_all_fd(int fd, size_t limit, char **out, size_t *len)
+/* "larger than 16 MiB", "larger than 64 bytes" */
+static int too_large(size_t limit, char **err)
+{
+	if (limit >= (1u << 20) && limit % (1u << 20) == 0)
+		return set_error(err, "larger than %zu MiB", limit >> 20);
+	return set_error(err, "larger than %zu bytes", limit);
+}
+
+/* read_all_fd(), and the errno of a failure in *errnum (EFBIG: the limit). */
+static int read_fd(int fd, size_t limit, char **out, size_t *len, int *errnum, char **err)
 {
 	size_t cap = 4096, n = 0;
-	char *buf = xmalloc(cap);
+	_cleanup_free_ char *buf = xmalloc(cap);
 	for (;;) {
 		if (n + 1 >= cap) {
 			cap *= 2;
 			buf = xreallocarray(buf, cap, 1);
 		}
-		ssize_t r = read(fd, buf + n, cap - n - 1);
-		if (r < 0 && errno == EINTR)
-			continue;
+		ssize_t r = TEMP_FAILURE_RETRY(read(fd, buf + n, cap - n - 1));
 		if (r < 0) {
-			int e = errno;
-			free(buf);
-			return -e;
+			*errnum = errno;
+			return set_error(err, "%s", strerror(errno));
 		}
 		if (r == 0)
 			break;
 		n += (size_t)r;
 		if (n > limit) {
-			free(buf);
-			return -EFBIG;
+			*errnum = EFBIG;
+			return too_large(limit, err);
 		}
 	}
 	buf[n] = '\0';
-	*out = buf;
+	*out = TAKE_PTR(buf);
 	*len = n;
 	return 0;
+}
+
+int read_all_fd(int fd, size_t limit, char **out, size_t *len, char **err)
+{
+	int errnum;
+	return read_fd(fd, limit, out, len, &errnum, err);
 }
 
 void kv_append(struct kv **v, size_t *n, const char *key, const char *value)
@@ -159,20 +171,23 @@ void strv_free(char **v, size_t n)
 	free(v);
 }
 
-int read_file(const char *path, size_t limit, char **out, size_t *len)
+int read_file(const char *path, size_t limit, char **out, size_t *len, int *errnum, char **err)
 {
-	int fd;
-	do
-		fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
-	while (fd < 0 && errno == EINTR);
-	if (fd < 0)
-		return -errno;
-	int r = read_all_fd(fd, limit, out, len);
-	close(fd);
-	return r;
+	int ignored;
+	if (errnum == NULL)
+		errnum = &ignored;
+	_cleanup_close_ int fd = TEMP_FAILURE_RETRY(open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY));
+	if (fd < 0) {
+		*errnum = errno;
+		return set_error(err, "%s: %s", path, strerror(errno));
+	}
+	_cleanup_free_ char *e = NULL;
+	if (read_fd(fd, limit, out, len, errnum, &e) < 0)
+		return set_error(err, "%s: %s", path, e);
+	return 0;
 }
 
-int mkdir_p(const char *path, int mode)
+int mkdir_p(const char *path, int mode, char **err)
 {
 	_cleanup_free_ char *p = xstrdup(path);
 	for (char *s = p + 1;; s++) {
@@ -181,7 +196,7 @@ int mkdir_p(const char *path, int mode)
 		char c = *s;
 		*s = '\0';
 		if (mkdir(p, (mode_t)mode) < 0 && errno != EEXIST)
-			return -errno;
+			return set_error(err, "%s: %s", path, strerror(errno));
 		*s = c;
 		if (c == '\0')
 			break;

@@ -22,8 +22,10 @@
 #define HOOK_JSON_DEPTH 64
 extern const struct json_limits hook_json;
 
-/* JSON the hook writes, through yajl's generator: a new compact generator,
- * and its buffer handed out (NUL terminated). */
+/* yajl's generator, left only for annotations.c and inventory.c until they
+ * build their JSON with common's tree (json_new..., json_gen()) as the rest
+ * of the hook does; then these go: a new compact generator, and its buffer
+ * handed out (NUL terminated). */
 yajl_gen gen_new(void);
 char *gen_finish(yajl_gen g);
 void gen_str(yajl_gen g, const char *s);
@@ -55,16 +57,20 @@ void kv_free(struct kv *v, size_t n);
 void strv_append(char ***v, size_t *n, const char *s);
 void strv_free(char **v, size_t n);
 
-/* Read all of fd, at most `limit` bytes; NUL terminated. 0 or -errno
- * (-EFBIG over the limit). */
-int read_all_fd(int fd, size_t limit, char **out, size_t *len);
-/* Read a whole file (O_CLOEXEC). 0 or -errno. */
-int read_file(const char *path, size_t limit, char **out, size_t *len);
+/* Read all of fd, at most `limit` bytes; NUL terminated. On failure *err
+ * is the problem ("larger than 16 MiB", strerror), for the caller to name
+ * what it read. */
+int read_all_fd(int fd, size_t limit, char **out, size_t *len, char **err);
+/* Read a whole file (O_CLOEXEC). On failure *err is "<path>: <problem>"
+ * and, when errnum is not NULL, *errnum the errno of the cause (EFBIG over
+ * the limit): ENOENT is "absent" for some callers. */
+int read_file(const char *path, size_t limit, char **out, size_t *len, int *errnum, char **err);
 /* Files of the state directory are written with write_file_atomic()
  * (common.h) without fsync: the directory is on /run, whose content means
  * nothing after a crash (the pins are gone; gc cleans up from the cache,
  * which libcnirt does sync). */
-/* mkdir -p with mode for the directories it creates. 0 or -errno. */
-int mkdir_p(const char *path, int mode);
+/* mkdir -p with mode for the directories it creates. On failure *err is
+ * "<path>: <strerror>". */
+int mkdir_p(const char *path, int mode, char **err);
 
 #endif

@@ -888,8 +888,9 @@ static char *env_line(const char *path, const char *key)
 {
 	_cleanup_free_ char *buf = NULL;
 	size_t len;
-	if (read_file(path, 1u << 20, &buf, &len) < 0)
-		fail_msg("cannot read %s", path);
+	_cleanup_free_ char *err = NULL;
+	if (read_file(path, 1u << 20, &buf, &len, NULL, &err) < 0)
+		fail_msg("%s", err);
 	size_t klen = strlen(key);
 	for (char *line = buf; line && *line;) {
 		char *nl = strchr(line, '\n');

@@ -346,7 +346,8 @@ static void put(const char *root, const char *rel, const char *text)
 	_cleanup_free_ char *path = xasprintf("%s/%s", root, rel);
 	_cleanup_free_ char *dir = xstrdup(path);
 	*strrchr(dir, '/') = '\0';
-	assert_int_equal(mkdir_p(dir, 0755), 0);
+	_cleanup_free_ char *err = NULL;
+	assert_int_equal(mkdir_p(dir, 0755, &err), 0);
 	assert_int_equal(write_file_atomic(path, text, strlen(text), 0644, false), 0);
 }
 
@@ -354,7 +355,8 @@ static void link_fd(const char *root, const char *pid, const char *fd, const cha
 {
 	_cleanup_free_ char *dir = xasprintf("%s/%s/fd", root, pid);
 	_cleanup_free_ char *path = xasprintf("%s/%s", dir, fd);
-	assert_int_equal(mkdir_p(dir, 0755), 0);
+	_cleanup_free_ char *err = NULL;
+	assert_int_equal(mkdir_p(dir, 0755, &err), 0);
 	assert_int_equal(symlink(target, path), 0);
 }
 
@@ -395,13 +397,13 @@ static void test_holder(void **state)
 	struct fake_proc *p = *state;
 	int pid = 0;
 	_cleanup_free_ char *comm = NULL;
-	assert_int_equal(host_socket_holder(p->dir, 31337, &pid, &comm), 0);
+	assert_true(host_socket_holder(p->dir, 31337, &pid, &comm));
 	assert_int_equal(pid, 4242);
 	assert_string_equal(comm, "python3");
-	assert_int_equal(host_socket_holder(p->dir, 999, &pid, &comm), -1);    /* only "self" */
-	assert_int_equal(host_socket_holder(p->dir, 313370, &pid, &comm), -1); /* nobody */
-	assert_int_equal(host_socket_holder(p->dir, 0, &pid, &comm), -1);
-	assert_int_equal(host_socket_holder("/nonexistent", 31337, &pid, &comm), -1);
+	assert_false(host_socket_holder(p->dir, 999, &pid, &comm));    /* only "self" */
+	assert_false(host_socket_holder(p->dir, 313370, &pid, &comm)); /* nobody */
+	assert_false(host_socket_holder(p->dir, 0, &pid, &comm));
+	assert_false(host_socket_holder("/nonexistent", 31337, &pid, &comm));
 }
 
 static void test_read(void **state)
@@ -509,7 +511,7 @@ static void test_real_listener(void **state)
 	assert_non_null(h);
 	int pid = 0;
 	_cleanup_free_ char *comm = NULL;
-	assert_int_equal(host_socket_holder("/proc", h->inode, &pid, &comm), 0);
+	assert_true(host_socket_holder("/proc", h->inode, &pid, &comm));
 	assert_int_equal(pid, getpid());
 	assert_int_equal(host_sockets_find(&s, "tcp", "127.0.0.2", port, &h, &err), 0);
 	assert_null(h);

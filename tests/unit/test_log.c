@@ -74,7 +74,8 @@ static char *capture_end(void)
 	assert_int_equal(lseek(capture_fd, 0, SEEK_SET), 0);
 	char *out = NULL;
 	size_t len;
-	assert_int_equal(read_all_fd(capture_fd, 1 << 24, &out, &len), 0);
+	_cleanup_free_ char *err = NULL;
+	assert_int_equal(read_all_fd(capture_fd, 1 << 24, &out, &len, &err), 0);
 	close(capture_fd);
 	capture_fd = -1;
 	assert_int_equal(strlen(out), len);
@@ -506,10 +507,10 @@ static const char *syslog_run(const char *dir, int report)
 		child_fail(report, "%s was written although syslog took the lines", file);
 
 	/* stderr: the same texts, "cnihook: TEXT\n" each. */
-	_cleanup_free_ char *err_text = NULL;
+	_cleanup_free_ char *err_text = NULL, *read_err = NULL;
 	size_t err_len;
 	if (lseek(err_fd, 0, SEEK_SET) != 0 ||
-	    read_all_fd(err_fd, 1 << 20, &err_text, &err_len) < 0)
+	    read_all_fd(err_fd, 1 << 20, &err_text, &err_len, &read_err) < 0)
 		child_fail(report, "reading %s", err_path);
 	_cleanup_free_ char *want_err = xstrdup("");
 	for (size_t i = 0; i < ARRAY_SIZE(syslog_cases); i++) {
@@ -588,7 +589,8 @@ static void in_child(const char *name, const char *(*body)(const char *dir, int 
 	close(fds[1]);
 	_cleanup_free_ char *report = NULL;
 	size_t len;
-	int r = read_all_fd(fds[0], 1 << 20, &report, &len);
+	_cleanup_free_ char *read_err = NULL;
+	int r = read_all_fd(fds[0], 1 << 20, &report, &len, &read_err);
 	close(fds[0]);
 	int st;
 	pid_t w = waitpid(pid, &st, 0);
@@ -629,11 +631,13 @@ static char *child_read(int report, const char *path)
 {
 	char *text = NULL;
 	size_t len;
-	int r = read_file(path, 64u << 20, &text, &len);
-	if (r == -ENOENT)
-		return NULL;
-	if (r < 0)
-		child_fail(report, "reading %s: %s", path, strerror(-r));
+	_cleanup_free_ char *err = NULL;
+	int errnum = 0;
+	if (read_file(path, 64u << 20, &text, &len, &errnum, &err) < 0) {
+		if (errnum == ENOENT)
+			return NULL;
+		child_fail(report, "reading %s", err);
+	}
 	if (strlen(text) != len)
 		child_fail(report, "%s has a NUL byte", path);
 	return text;
@@ -743,8 +747,9 @@ static const char *journal_body(const char *dir, int report)
 	if (stat("/run/systemd", &st) < 0 &&
 	    mount("tmpfs", "/run", "tmpfs", MS_NOSUID | MS_NOEXEC, "mode=0755") < 0)
 		child_fail(report, "tmpfs on /run: %s", strerror(errno));
-	if (mkdir_p("/run/systemd/journal", 0755) < 0)
-		child_fail(report, "mkdir /run/systemd/journal: %s", strerror(errno));
+	_cleanup_free_ char *err = NULL;
+	if (mkdir_p("/run/systemd/journal", 0755, &err) < 0)
+		child_fail(report, "mkdir %s", err);
 	int sock = bind_dgram(report, "/run/systemd/journal/socket");
 
 	_cleanup_free_ char *state = xasprintf("%s/state", dir);

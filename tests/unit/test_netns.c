@@ -57,7 +57,9 @@ static int count_mounts(const char *path, bool below)
 {
 	_cleanup_free_ char *buf = NULL;
 	size_t len;
-	assert_int_equal(read_file("/proc/self/mountinfo", 16 * 1024 * 1024, &buf, &len), 0);
+	_cleanup_free_ char *err = NULL;
+	assert_int_equal(read_file("/proc/self/mountinfo", 16 * 1024 * 1024, &buf, &len, NULL, &err),
+			 0);
 	size_t plen = strlen(path);
 	int n = 0;
 	for (char *line = strtok(buf, "\n"); line; line = strtok(NULL, "\n")) {
@@ -76,7 +78,9 @@ static bool mount_is_shared(const char *path)
 {
 	_cleanup_free_ char *buf = NULL;
 	size_t len;
-	assert_int_equal(read_file("/proc/self/mountinfo", 16 * 1024 * 1024, &buf, &len), 0);
+	_cleanup_free_ char *err = NULL;
+	assert_int_equal(read_file("/proc/self/mountinfo", 16 * 1024 * 1024, &buf, &len, NULL, &err),
+			 0);
 	bool shared = false;
 	for (char *line = strtok(buf, "\n"); line; line = strtok(NULL, "\n")) {
 		char mp[4096];
@@ -325,6 +329,29 @@ static void test_same(void **state)
 	assert_false(netns_same("/nonexistent", "/nonexistent"));
 }
 
+/* Never the host's namespace: the hook's own is refused with a message
+ * naming it, so is one that cannot be checked (fail closed); another
+ * passes. */
+static void test_refuse_host(void **state)
+{
+	struct fixture *f = *state;
+	_cleanup_free_ char *err = NULL;
+	assert_int_equal(netns_refuse_host("/proc/self/ns/net", &err), -1);
+	assert_string_equal(err, "network namespace \"/proc/self/ns/net\" is the host's: "
+				 "refusing to attach networks to it");
+	_cleanup_free_ char *missing = xasprintf("%s/none", f->tmp);
+	_cleanup_free_ char *err2 = NULL;
+	assert_int_equal(netns_refuse_host(missing, &err2), -1);
+	_cleanup_free_ char *want = xasprintf("network namespace \"%s\": %s", missing,
+					      strerror(ENOENT));
+	assert_string_equal(err2, want);
+	char ns[64];
+	spawn_netns(f, ns);
+	_cleanup_free_ char *err3 = NULL;
+	assert_int_equal(netns_refuse_host(ns, &err3), 0);
+	assert_null(err3);
+}
+
 /* The whole life of a pin: the namespace outlives its last process while
  * pinned, and nothing is left after unpin. */
 static void test_pin_lifecycle(void **state)
@@ -557,6 +584,7 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_is_netns, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_probe, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_same, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_refuse_host, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_pin_lifecycle, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_pin_twice, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_two_pins, setup, teardown),

@@ -409,7 +409,8 @@ static void test_confine(void **state)
 		close(fds[0]);
 		/* Prepared here: this process is "the hook". */
 		struct sandbox *sb = prepare(NULL);
-		if (sandbox_confine(sb) != 0)
+		char *err = NULL;
+		if (sandbox_confine(sb, &err) != 0)
 			_exit(10);
 		/* The confined process itself is in the sandbox too. */
 		if (syscall(SYS_reboot, 0, 0, 0, NULL) != -1 || errno != EPERM)
@@ -446,8 +447,10 @@ static void test_confine_disabled(void **state)
 	assert_true(status_field("NoNewPrivs", 10, &nnp0));
 	assert_true(status_field("Seccomp", 10, &seccomp0));
 	struct sandbox *sb = prepare("{\"enabled\": false}");
-	assert_int_equal(sandbox_confine(sb), 0);
-	assert_int_equal(sandbox_confine(NULL), 0);
+	char *err = NULL;
+	assert_int_equal(sandbox_confine(sb, &err), 0);
+	assert_int_equal(sandbox_confine(NULL, &err), 0);
+	assert_null(err);
 	assert_true(status_field("NoNewPrivs", 10, &nnp));
 	assert_true(status_field("Seccomp", 10, &seccomp));
 	assert_int_equal(nnp, nnp0);

@@ -23,11 +23,17 @@
 #include "util.h"
 
 /* Where runtimes keep a container's state while it exists: the directory
- * <prefix><id> (glob patterns for the prefix; read once per gc). */
-static const char *const runtime_state[] = {
-    "/run/runc/",
-    "/run/crun/",
-    "/run/containerd/runc/*/",
+ * <prefix><id> (glob patterns for the prefix; read once per gc). containerd's
+ * runc keeps a namespace's containers in <root>/<namespace>/<id>, which the
+ * hook knows as "<namespace>-<id>" (ocistate.c) and other programs (the CRI's
+ * own CNI calls) as "<id>": `by_namespace` keys each such directory by both. */
+static const struct {
+	const char *glob;
+	bool by_namespace;
+} runtime_state[] = {
+    {"/run/runc/", false},
+    {"/run/crun/", false},
+    {"/run/containerd/runc/*/", true},
 };
 
 /* A set of strings: sorted, searched by bisection. */
@@ -53,6 +59,38 @@ static const char *strset_find(const struct strset *s, const char *key)
 	return hit ? *hit : NULL;
 }
 
+/* Add "<key>\0<path>" to the set of runtime states. */
+static void runtime_state_add(struct strset *out, const char *key, const char *path)
+{
+	out->v = xreallocarray(out->v, out->n + 1, sizeof(*out->v));
+	out->v[out->n++] = xasprintf("%s%c%s", key, 0, path);
+}
+
+/* The containers of one runtime state directory `dir`; with `by_namespace`,
+ * dir is <root>/<namespace> and each is also keyed "<namespace>-<id>". */
+static void runtime_states_in(struct strset *out, const char *dir, bool by_namespace)
+{
+	_cleanup_free_ char *base = xstrdup(dir);
+	for (size_t len = strlen(base); len > 1 && base[len - 1] == '/'; len--)
+		base[len - 1] = '\0';
+	DIR *d = opendir(base);
+	if (d == NULL)
+		return;
+	const char *ns = by_namespace ? strrchr(base, '/') + 1 : NULL;
+	struct dirent *de;
+	while ((de = readdir(d))) {
+		if (de->d_name[0] == '.')
+			continue;
+		_cleanup_free_ char *path = xasprintf("%s/%s", base, de->d_name);
+		runtime_state_add(out, de->d_name, path);
+		if (ns && *ns) {
+			_cleanup_free_ char *key = xasprintf("%s-%s", ns, de->d_name);
+			runtime_state_add(out, key, path);
+		}
+	}
+	closedir(d);
+}
+
 /* Every runtime state directory, as "<id>\0<path>" strings (sorted by id):
  * one reading of each runtime's directory for all candidates. */
 static void runtime_states(struct strset *out)
@@ -60,25 +98,10 @@ static void runtime_states(struct strset *out)
 	*out = (struct strset){0};
 	for (size_t i = 0; i < ARRAY_SIZE(runtime_state); i++) {
 		glob_t g;
-		if (glob(runtime_state[i], GLOB_NOSORT | GLOB_ONLYDIR, NULL, &g) != 0)
+		if (glob(runtime_state[i].glob, GLOB_NOSORT | GLOB_ONLYDIR, NULL, &g) != 0)
 			continue;
-		for (size_t k = 0; k < g.gl_pathc; k++) {
-			DIR *d = opendir(g.gl_pathv[k]);
-			if (d == NULL)
-				continue;
-			struct dirent *de;
-			while ((de = readdir(d))) {
-				if (de->d_name[0] == '.')
-					continue;
-				const char *base = g.gl_pathv[k];
-				bool slash = base[strlen(base) - 1] == '/';
-				char *s = xasprintf("%s%c%s%s%s", de->d_name, 0, base,
-						    slash ? "" : "/", de->d_name);
-				out->v = xreallocarray(out->v, out->n + 1, sizeof(*out->v));
-				out->v[out->n++] = s;
-			}
-			closedir(d);
-		}
+		for (size_t k = 0; k < g.gl_pathc; k++)
+			runtime_states_in(out, g.gl_pathv[k], runtime_state[i].by_namespace);
 		globfree(&g);
 	}
 	strset_sort(out);

@@ -20,6 +20,9 @@
 #   nons     an entry of another program (cli's, copied) without "netns", as
 #            cnitool and libcni 1.1 write them; its result's sandbox exists
 #   nonsgone the same, copied from cligone's: its result's sandbox is gone
+#   ctrd     `cnihook add` as "<ns>-<id>" to a named namespace since deleted
+#            while containerd's runc has state for it (/run/containerd/runc/
+#            <ns>/<id>, made by the test), then without it
 # gc must remove gone, wiped, cligone and stale (state dir, pin, cache,
 # ports, lock), keep the others, say why for each (at the default log level),
 # and send the spec 1.1.0 GC verb to the 1.1.0 networks that do not disable
@@ -340,6 +343,34 @@ check "gc after its runtime state went: running is gone and detached" \
 	eval '[ "$rc" = 0 ] && has "gc: container \"$running\": gone: detached 1 attachment(s)" "$out"'
 check "... DELs gb and gc on eth0: $(dels "$running")" test "$(dels "$running")" = "gb:eth0 gc:eth0"
 check_gone "... nothing left of it" "$running"
+
+# containerd's runc keeps a container's state in /run/containerd/runc/<ns>/<id>;
+# the hook knows it as "<ns>-<id>" (CONTAINER IDENTITY). Both may hold '-'.
+echo "# a containerd container's runtime state: /run/containerd/runc/<ns>/<id> for <ns>-<id>"
+ctrd_ns=k8s-$uniq ctrd_id=ctr-$uniq-x
+ctrd=$ctrd_ns-$ctrd_id
+ns_ctrd=cnihook-gc$uniq-ctrd
+new_netns "$ns_ctrd"
+cnihook_cli CNI_CONTAINERID="$ctrd" add g11 "/run/netns/$ns_ctrd"
+check "ctrd: cnihook add g11 (container $ctrd)" eval '[ "$rc" = 0 ] && [ -f "$cache/results/g11-$ctrd-eth0" ]'
+ip netns delete "$ns_ctrd"
+for d in /run/containerd /run/containerd/runc; do
+	if [ ! -d "$d" ]; then
+		mkdir -m 0711 "$d"
+		cleanup_push "rmdir '$d' 2>/dev/null || :"
+	fi
+done
+mkdir -p -m 0711 "/run/containerd/runc/$ctrd_ns/$ctrd_id"
+cleanup_push "rm -rf '/run/containerd/runc/$ctrd_ns'"
+runhook "" gc --dry-run
+check "gc --dry-run keeps ctrd: containerd's runc has state for it" \
+	has "gc: container \"$ctrd\": kept: its runtime has state for it (/run/containerd/runc/$ctrd_ns/$ctrd_id)" "$out"
+rm -rf "/run/containerd/runc/$ctrd_ns"
+clear_rec
+runhook "" gc
+check "gc after its runtime state went: ctrd is gone and detached" \
+	eval '[ "$rc" = 0 ] && has "gc: container \"$ctrd\": gone: detached 1 attachment(s)" "$out"'
+check_gone "... nothing left of it" "$ctrd"
 
 # ---------------------------------------------------------------- --netns-from-result
 echo "# gc --netns-from-result: the sandbox of a cached result stands in for a missing netns"

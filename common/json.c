@@ -168,6 +168,11 @@ void json_obj_set(json *o, const char *key, json *v)
 			return;
 		}
 	}
+	json_obj_append(o, key, v);
+}
+
+void json_obj_append(json *o, const char *key, json *v)
+{
 	if (o->u.object.n == o->u.object.cap) {
 		o->u.object.cap = o->u.object.cap ? o->u.object.cap * 2 : 8;
 		o->u.object.k = xreallocarray(o->u.object.k, o->u.object.cap, sizeof(char *));

@@ -93,6 +93,10 @@ bool json_equal(const json *a, const json *b); /* objects: order-insensitive */
  * or appends, and takes ownership of v. del returns true if removed. */
 json *json_obj_get(const json *o, const char *key);
 void json_obj_set(json *o, const char *key, json *v);
+/* Appends without looking for the key: for a caller whose keys are unique
+ * by construction (building an object of n members costs O(n), not the
+ * O(n^2) of n sets). Takes ownership of v. */
+void json_obj_append(json *o, const char *key, json *v);
 bool json_obj_del(json *o, const char *key);
 /* Arrays: takes ownership of v. */
 void json_arr_append(json *a, json *v);

@@ -263,8 +263,8 @@ int inventory_status(const struct hook_config *cfg, const char *id_arg, bool as_
 	size_t n = 0;
 	if (state_ids(cfg, "status", &ids, &n) < 0)
 		return 1;
-	yajl_gen g = gen_new();
-	yajl_gen_map_open(g);
+	/* The ids are the state directory's names: unique, so appended. */
+	_cleanup_json_ json *all = json_new(JSON_OBJECT);
 	for (size_t i = 0; i < n; i++) {
 		json *st = read_status(cfg, ids[i], &errnum);
 		if (st == NULL && errnum != ENOENT) {
@@ -272,20 +272,20 @@ int inventory_status(const struct hook_config *cfg, const char *id_arg, bool as_
 			log_unreadable("status", p, errnum);
 		}
 		if (st && as_json) {
-			gen_str(g, ids[i]);
-			gen_json(g, st);
-		} else if (st) {
-			status_rows(cfg, &t, ids[i], st, no_trunc);
+			json_obj_append(all, ids[i], st);
+			continue;
 		}
+		if (st)
+			status_rows(cfg, &t, ids[i], st, no_trunc);
 		json_free(st);
 	}
 	strv_free(ids, n);
-	yajl_gen_map_close(g);
-	_cleanup_free_ char *text = gen_finish(g);
-	if (as_json)
+	if (as_json) {
+		_cleanup_free_ char *text = json_gen(all, false, NULL);
 		printf("%s\n", text);
-	else
+	} else {
 		table_print(&t);
+	}
 	return 0;
 }
 
@@ -304,18 +304,13 @@ static char *result_ips(const char *result)
 	if (json_parse_with(conv, strlen(conv), "result", &hook_json, &v, &err) < 0)
 		return xstrdup("");
 	json *ips = json_obj_get(v, "ips");
-	yajl_gen g = gen_new();
-	yajl_gen_array_open(g);
-	for (size_t i = 0; json_is_array(ips) && i < ips->u.array.n; i++)
-		if (json_str(json_obj_get(ips->u.array.v[i], "address")))
-			gen_str(g, json_str(json_obj_get(ips->u.array.v[i], "address")));
-	yajl_gen_array_close(g);
-	_cleanup_free_ char *arr = gen_finish(g);
-	json *a = NULL;
-	char *s = json_parse_with(arr, strlen(arr), "ips", &hook_json, &a, &err) == 0
-		      ? join_strings(a, ",")
-		      : xstrdup("");
-	json_free(a);
+	_cleanup_json_ json *a = json_new(JSON_ARRAY);
+	for (size_t i = 0; json_is_array(ips) && i < ips->u.array.n; i++) {
+		const char *addr = json_str(json_obj_get(ips->u.array.v[i], "address"));
+		if (addr)
+			json_arr_append(a, json_new_string(addr));
+	}
+	char *s = join_strings(a, ",");
 	json_free(v);
 	return s;
 }
@@ -352,6 +347,29 @@ static const char *gc_rule(const struct hook_config *cfg, const cnirt_cache_entr
 	return netns && *netns ? "netns" : "kept:no-netns";
 }
 
+/* One entry of `list --json`; ips is the comma separated list (consumed). */
+static json *list_entry(const struct hook_config *cfg, const cnirt_cache_entry *c, char *ips,
+			const char *netns, long long secs)
+{
+	json *o = json_new(JSON_OBJECT);
+	const char *id = cnirt_cache_entry_container_id(c);
+	json_obj_append(o, "containerId", json_new_string(id));
+	_cleanup_free_ char *name = record_name_read(cfg->state_dir, id);
+	if (name)
+		json_obj_append(o, "name", json_new_string(name));
+	json_obj_append(o, "network", json_new_string(cnirt_cache_entry_network(c)));
+	json_obj_append(o, "ifname", json_new_string(cnirt_cache_entry_ifname(c)));
+	json *a = json_new(JSON_ARRAY);
+	char *save = NULL;
+	for (char *ip = strtok_r(ips, ",", &save); ip; ip = strtok_r(NULL, ",", &save))
+		json_arr_append(a, json_new_string(ip));
+	json_obj_append(o, "ips", a);
+	json_obj_append(o, "netns", json_new_string(netns));
+	json_obj_append(o, "ageSeconds", json_new_int(secs));
+	json_obj_append(o, "gc", json_new_string(gc_rule(cfg, c)));
+	return o;
+}
+
 int inventory_list(const struct hook_config *cfg, bool as_json, bool no_trunc)
 {
 	cnirt_ctx *ctx = config_ctx(cfg);
@@ -370,8 +388,7 @@ int inventory_list(const struct hook_config *cfg, bool as_json, bool no_trunc)
 		return 1;
 	}
 	long long now = (long long)time(NULL);
-	yajl_gen g = gen_new();
-	yajl_gen_array_open(g);
+	_cleanup_json_ json *all = json_new(JSON_ARRAY);
 	struct table t = {.cols = 7};
 	if (!as_json)
 		table_row(&t, "CONTAINER", "NETWORK", "INTERFACE", "IPS", "NETNS", "AGE", "GC");
@@ -383,33 +400,7 @@ int inventory_list(const struct hook_config *cfg, bool as_json, bool no_trunc)
 		if (secs < 0)
 			secs = 0;
 		if (as_json) {
-			yajl_gen_map_open(g);
-			gen_str(g, "containerId");
-			gen_str(g, cnirt_cache_entry_container_id(c));
-			_cleanup_free_ char *name =
-			    record_name_read(cfg->state_dir, cnirt_cache_entry_container_id(c));
-			if (name) {
-				gen_str(g, "name");
-				gen_str(g, name);
-			}
-			gen_str(g, "network");
-			gen_str(g, cnirt_cache_entry_network(c));
-			gen_str(g, "ifname");
-			gen_str(g, cnirt_cache_entry_ifname(c));
-			gen_str(g, "ips");
-			yajl_gen_array_open(g);
-			char *save = NULL;
-			for (char *ip = strtok_r(ips, ",", &save); ip;
-			     ip = strtok_r(NULL, ",", &save))
-				gen_str(g, ip);
-			yajl_gen_array_close(g);
-			gen_str(g, "netns");
-			gen_str(g, netns);
-			gen_str(g, "ageSeconds");
-			yajl_gen_integer(g, secs);
-			gen_str(g, "gc");
-			gen_str(g, gc_rule(cfg, c));
-			yajl_gen_map_close(g);
+			json_arr_append(all, list_entry(cfg, c, ips, netns, secs));
 		} else {
 			_cleanup_free_ char *a = age(secs);
 			_cleanup_free_ char *id =
@@ -418,12 +409,12 @@ int inventory_list(const struct hook_config *cfg, bool as_json, bool no_trunc)
 				  ips, netns, a, gc_rule(cfg, c));
 		}
 	}
-	yajl_gen_array_close(g);
-	_cleanup_free_ char *text = gen_finish(g);
-	if (as_json)
+	if (as_json) {
+		_cleanup_free_ char *text = json_gen(all, false, NULL);
 		printf("%s\n", text);
-	else
+	} else {
 		table_print(&t);
+	}
 	/* What the table cannot show: files that are not readable entries. */
 	fflush(stdout);
 	for (size_t i = 0; i < n_damaged; i++) {

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* Small helpers of the hook: JSON output, messages, reading a file. */
+/* Small helpers of the hook: JSON limits, messages, reading a file. */
 #include "config.h"
 
 #include <errno.h>
@@ -13,62 +13,6 @@
 
 const struct json_limits hook_json = {
     .max_depth = HOOK_JSON_DEPTH, .no_nul = true, .utf8_unchecked = true};
-
-yajl_gen gen_new(void)
-{
-	yajl_gen g = yajl_gen_alloc(NULL);
-	if (g == NULL)
-		abort();
-	return g;
-}
-
-char *gen_finish(yajl_gen g)
-{
-	const unsigned char *buf;
-	size_t len;
-	yajl_gen_get_buf(g, &buf, &len);
-	char *s = xmemdup(buf, len);
-	yajl_gen_free(g);
-	return s;
-}
-
-void gen_str(yajl_gen g, const char *s)
-{
-	yajl_gen_string(g, (const unsigned char *)s, strlen(s));
-}
-
-void gen_json(yajl_gen g, const json *v)
-{
-	switch (v->type) {
-	case JSON_STRING:
-		yajl_gen_string(g, (const unsigned char *)v->u.string.s, v->u.string.len);
-		break;
-	case JSON_NUMBER:
-		yajl_gen_number(g, v->u.number, strlen(v->u.number));
-		break;
-	case JSON_OBJECT:
-		yajl_gen_map_open(g);
-		for (size_t i = 0; i < v->u.object.n; i++) {
-			gen_str(g, v->u.object.k[i]);
-			gen_json(g, v->u.object.v[i]);
-		}
-		yajl_gen_map_close(g);
-		break;
-	case JSON_ARRAY:
-		yajl_gen_array_open(g);
-		for (size_t i = 0; i < v->u.array.n; i++)
-			gen_json(g, v->u.array.v[i]);
-		yajl_gen_array_close(g);
-		break;
-	case JSON_TRUE:
-	case JSON_FALSE:
-		yajl_gen_bool(g, v->type == JSON_TRUE);
-		break;
-	default:
-		yajl_gen_null(g);
-		break;
-	}
-}
 
 char *shown_n(const char *s, size_t len)
 {

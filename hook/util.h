@@ -9,7 +9,6 @@
 
 #include <stdbool.h>
 #include <stddef.h>
-#include <yajl/yajl_gen.h>
 
 #include "common.h"
 #include "json.h"
@@ -21,16 +20,6 @@
  * cnihook.json adds comments (hookconf.c). */
 #define HOOK_JSON_DEPTH 64
 extern const struct json_limits hook_json;
-
-/* yajl's generator, left only for annotations.c and inventory.c until they
- * build their JSON with common's tree (json_new..., json_gen()) as the rest
- * of the hook does; then these go: a new compact generator, and its buffer
- * handed out (NUL terminated). */
-yajl_gen gen_new(void);
-char *gen_finish(yajl_gen g);
-void gen_str(yajl_gen g, const char *s);
-/* v written into g, numbers as their original text. */
-void gen_json(yajl_gen g, const json *v);
 
 /* A foreign value as it may appear in a message (one printable ASCII line,
  * text_shown()): bytes outside printable ASCII, '"' and '\\' as \xNN, cut

@@ -660,6 +660,28 @@ static void test_obj_set_appends(void **state)
 	assert_int_equal(j->u.object.n, 22);
 }
 
+/* json_obj_append does not look for the key: the caller's keys are unique. */
+static void test_obj_append(void **state)
+{
+	(void)state;
+	_cleanup_json_ json *j = json_new(JSON_OBJECT);
+	for (int i = 0; i < 20; i++) {
+		char k[16];
+		snprintf(k, sizeof(k), "k%d", i);
+		json_obj_append(j, k, json_new_int(i));
+	}
+	assert_int_equal(j->u.object.n, 20);
+	assert_string_equal(j->u.object.k[19], "k19");
+	json_obj_append(j, "k0", json_new(JSON_NULL));
+	assert_int_equal(j->u.object.n, 21);
+	assert_string_equal(json_obj_get(j, "k0")->u.number, "0");
+	_cleanup_json_ json *small = json_new(JSON_OBJECT);
+	json_obj_append(small, "b", json_new_string("x"));
+	json_obj_append(small, "a", json_new_int(1));
+	_cleanup_free_ char *out = gen(small);
+	assert_string_equal(out, "{\"b\":\"x\",\"a\":1}");
+}
+
 static void test_obj_del(void **state)
 {
 	(void)state;
@@ -1174,8 +1196,9 @@ static void test_limit_no_nul(void **state)
 	(void)state;
 	const struct json_limits plain = {0}, no_nul = {.no_nul = true};
 	assert_lim_ok("[\"a\\u0000b\"]", &plain);
-	assert_lim_fails("[\"a\\u0000b\"]", &no_nul,
-			 "in: invalid JSON near byte 3: a string contains an escaped NUL (\\u0000)");
+	assert_lim_fails(
+	    "[\"a\\u0000b\"]", &no_nul,
+	    "in: invalid JSON near byte 3: a string contains an escaped NUL (\\u0000)");
 	/* An escaped backslash before "u0000" is no NUL. */
 	assert_lim_ok("[\"a\\\\u0000b\"]", &no_nul);
 }
@@ -1218,6 +1241,7 @@ int main(void)
 	    cmocka_unit_test(test_parse_replaces_previous_error),
 	    cmocka_unit_test(test_obj_set_replaces_in_place),
 	    cmocka_unit_test(test_obj_set_appends),
+	    cmocka_unit_test(test_obj_append),
 	    cmocka_unit_test(test_obj_del),
 	    cmocka_unit_test(test_obj_get),
 	    cmocka_unit_test(test_arr_append),

@@ -264,23 +264,44 @@ void ports_prune(const char *state_dir, bool (*alive)(void *data, const char *id
 #define INDEX_MAX     (64u << 20)
 #define STAMP_RACY_NS 100000000LL
 
+/* One line of the index. Its strings point into the index's buffer, or are
+ * the entry's own (owned) when the file was parsed by this hook. */
 struct ientry {
-	char *name;
+	const char *name;
 	unsigned long long ino;
-	char *holder;
-	char *network;
-	char *ports;
+	const char *holder;
+	const char *network;
+	const char *ports;
+	bool owned;
 };
 
-static void ientries_free(struct ientry *v, size_t n)
+struct index {
+	char *buf; /* the index as read, split in place */
+	struct ientry *v;
+	size_t n, cap;
+};
+
+static void index_free(struct index *x)
 {
-	for (size_t i = 0; i < n; i++) {
-		free(v[i].name);
-		free(v[i].holder);
-		free(v[i].network);
-		free(v[i].ports);
+	for (size_t i = 0; i < x->n; i++)
+		if (x->v[i].owned) {
+			free((char *)x->v[i].name);
+			free((char *)x->v[i].holder);
+			free((char *)x->v[i].network);
+			free((char *)x->v[i].ports);
+		}
+	free(x->v);
+	free(x->buf);
+	*x = (struct index){0};
+}
+
+static struct ientry *index_add(struct index *x)
+{
+	if (x->n == x->cap) {
+		x->cap = x->cap ? x->cap * 2 : 64;
+		x->v = xreallocarray(x->v, x->cap, sizeof(*x->v));
 	}
-	free(v);
+	return &x->v[x->n++];
 }
 
 static int ientry_cmp(const void *a, const void *b)
@@ -288,21 +309,27 @@ static int ientry_cmp(const void *a, const void *b)
 	return strcmp(((const struct ientry *)a)->name, ((const struct ientry *)b)->name);
 }
 
-/* The index as stored: its stamp in *stamp (zeros when none). */
-static void index_load(const char *path, char stamp[128], struct ientry **v, size_t *n)
+/* The index as stored, sorted by name (it is written sorted): its stamp in
+ * stamp ("" when none). */
+static void index_load(const char *path, char stamp[128], struct index *x)
 {
-	_cleanup_free_ char *buf = NULL;
 	size_t len;
 	stamp[0] = '\0';
 	_cleanup_free_ char *read_err = NULL;
-	if (read_file(path, INDEX_MAX, &buf, &len, NULL, &read_err) < 0)
+	if (read_file(path, INDEX_MAX, &x->buf, &len, NULL, &read_err) < 0)
 		return;
-	char *save = NULL;
-	char *line = strtok_r(buf, "\n", &save);
-	if (line == NULL || strncmp(line, "cnihook-ports-index 1 ", 22) != 0)
+	char *line = x->buf, *end = x->buf + len;
+	char *nl = memchr(line, '\n', len);
+	if (nl == NULL || strncmp(line, "cnihook-ports-index 1 ", 22) != 0)
 		return;
+	*nl = '\0';
 	snprintf(stamp, 128, "%s", line + 22);
-	while ((line = strtok_r(NULL, "\n", &save))) {
+	bool sorted = true;
+	for (line = nl + 1; line < end; line = nl + 1) {
+		nl = memchr(line, '\n', (size_t)(end - line));
+		if (nl == NULL)
+			break; /* a line cut short is no line */
+		*nl = '\0';
 		char *f[5];
 		size_t k = 0;
 		for (char *t = line; k < 5 && t; k++) {
@@ -313,11 +340,13 @@ static void index_load(const char *path, char stamp[128], struct ientry **v, siz
 		}
 		if (k != 5)
 			continue;
-		*v = xreallocarray(*v, *n + 1, sizeof(**v));
-		(*v)[(*n)++] = (struct ientry){xstrdup(f[1]), strtoull(f[0], NULL, 10),
-					       xstrdup(f[2]), xstrdup(f[3]), xstrdup(f[4])};
+		if (x->n && strcmp(x->v[x->n - 1].name, f[1]) >= 0)
+			sorted = false;
+		*index_add(x) =
+		    (struct ientry){f[1], strtoull(f[0], NULL, 10), f[2], f[3], f[4], false};
 	}
-	qsort(*v, *n, sizeof(**v), ientry_cmp);
+	if (!sorted)
+		qsort(x->v, x->n, sizeof(*x->v), ientry_cmp);
 }
 
 /* "proto/port/ip,..." of the portMappings of an entry's capability args. */
@@ -340,7 +369,7 @@ static char *entry_ports(const cnirt_cache_entry *e)
 /* A new index entry for the file `name` (inode ino), parsed. */
 static struct ientry index_parse(cnirt_ctx *ctx, const char *name, unsigned long long ino)
 {
-	struct ientry ie = {xstrdup(name), ino, NULL, NULL, NULL};
+	struct ientry ie = {xstrdup(name), ino, NULL, NULL, NULL, true};
 	cnirt_cache_entry *e = NULL;
 	cnirt_error *err = NULL;
 	if (cnirt_cache_get_file(ctx, name, &e, &err) == 0 && e) {
@@ -358,30 +387,49 @@ static struct ientry index_parse(cnirt_ctx *ctx, const char *name, unsigned long
 	return ie;
 }
 
-static void index_store(const char *path, const char *stamp, const struct ientry *v, size_t n)
+static void buf_put(char **buf, size_t *len, size_t *cap, const char *s, size_t n)
 {
-	size_t cap = 128, len = 0;
+	while (*len + n + 1 > *cap)
+		*buf = xreallocarray(*buf, *cap *= 2, 1);
+	memcpy(*buf + *len, s, n);
+	*len += n;
+}
+
+static void index_store(const char *path, const char *stamp, const struct index *x)
+{
+	size_t cap = 4096, len = 0;
 	char *buf = xmalloc(cap);
-	for (size_t i = 0; i <= n; i++) {
-		_cleanup_free_ char *line =
-		    i == 0 ? xasprintf("cnihook-ports-index 1 %s\n", stamp)
-			   : xasprintf("%llu\t%s\t%s\t%s\t%s\n", v[i - 1].ino, v[i - 1].name,
-				       v[i - 1].holder, v[i - 1].network, v[i - 1].ports);
-		size_t l = strlen(line);
-		while (len + l + 1 > cap)
-			buf = xreallocarray(buf, cap *= 2, 1);
-		memcpy(buf + len, line, l + 1);
-		len += l;
+	char num[32];
+	buf_put(&buf, &len, &cap, "cnihook-ports-index 1 ", 22);
+	buf_put(&buf, &len, &cap, stamp, strlen(stamp));
+	buf_put(&buf, &len, &cap, "\n", 1);
+	for (size_t i = 0; i < x->n; i++) {
+		const struct ientry *e = &x->v[i];
+		const char *f[] = {e->name, e->holder, e->network, e->ports};
+		int l = snprintf(num, sizeof(num), "%llu", e->ino);
+		buf_put(&buf, &len, &cap, num, (size_t)l);
+		for (size_t k = 0; k < ARRAY_SIZE(f); k++) {
+			buf_put(&buf, &len, &cap, "\t", 1);
+			buf_put(&buf, &len, &cap, f[k], strlen(f[k]));
+		}
+		buf_put(&buf, &len, &cap, "\n", 1);
 	}
 	write_file_atomic(path, buf, len, 0600, false);
 	free(buf);
 }
 
-/* The index, brought up to date with the results directory. */
-static void index_get(cnirt_ctx *ctx, struct ientry **out, size_t *n_out)
+/*
+ * The index, brought up to date with the results directory. When the
+ * directory's stamp changed but no file is new (files were only removed),
+ * the index is not written again: it then holds entries of files that are
+ * gone, which check_cache() ignores (it looks for the file before it
+ * refuses), and keeps its old stamp, so that the next start reads the names
+ * again. A start beside N entries thus reads N names when the directory
+ * changed, and writes the index only when a file came.
+ */
+static void index_get(cnirt_ctx *ctx, struct index *out)
 {
-	*out = NULL;
-	*n_out = 0;
+	*out = (struct index){0};
 	const char *cache_dir = cnirt_ctx_cache_dir(ctx);
 	_cleanup_free_ char *results = xasprintf("%s/results", cache_dir);
 	_cleanup_free_ char *path = xasprintf("%s/cnihook-ports.index", cache_dir);
@@ -392,12 +440,10 @@ static void index_get(cnirt_ctx *ctx, struct ientry **out, size_t *n_out)
 	snprintf(now_stamp, sizeof(now_stamp), "%llu %llu %lld %ld", (unsigned long long)st.st_dev,
 		 (unsigned long long)st.st_ino, (long long)st.st_mtim.tv_sec,
 		 (long)st.st_mtim.tv_nsec);
-	struct ientry *old = NULL;
-	size_t n_old = 0;
-	index_load(path, old_stamp, &old, &n_old);
+	struct index old = {0};
+	index_load(path, old_stamp, &old);
 	if (strcmp(old_stamp, now_stamp) == 0) {
 		*out = old;
-		*n_out = n_old;
 		return;
 	}
 	struct timespec now;
@@ -406,31 +452,33 @@ static void index_get(cnirt_ctx *ctx, struct ientry **out, size_t *n_out)
 	    (now.tv_sec - st.st_mtim.tv_sec) * 1000000000LL + (now.tv_nsec - st.st_mtim.tv_nsec);
 	DIR *d = opendir(results);
 	if (d == NULL) {
-		ientries_free(old, n_old);
+		index_free(&old);
 		return;
 	}
-	struct ientry *v = NULL;
-	size_t n = 0;
+	/* The new index keeps the old one's buffer: its entries point into it. */
+	struct index x = {.buf = TAKE_PTR(old.buf)};
+	bool added = old_stamp[0] == '\0';
 	struct dirent *de;
 	while ((de = readdir(d))) {
 		if (de->d_name[0] == '.' || strpbrk(de->d_name, "\t\n"))
 			continue;
 		struct ientry key = {.name = de->d_name};
-		struct ientry *hit = bsearch(&key, old, n_old, sizeof(*old), ientry_cmp);
-		v = xreallocarray(v, n + 1, sizeof(*v));
-		if (hit && hit->ino == (unsigned long long)de->d_ino && hit->holder) {
-			v[n++] = (struct ientry){xstrdup(hit->name), hit->ino, xstrdup(hit->holder),
-						 xstrdup(hit->network), xstrdup(hit->ports)};
+		struct ientry *hit = bsearch(&key, old.v, old.n, sizeof(*old.v), ientry_cmp);
+		if (hit && hit->ino == (unsigned long long)de->d_ino) {
+			*index_add(&x) = *hit;
+			hit->owned = false; /* moved */
 		} else {
-			v[n++] = index_parse(ctx, de->d_name, (unsigned long long)de->d_ino);
+			*index_add(&x) =
+			    index_parse(ctx, de->d_name, (unsigned long long)de->d_ino);
+			added = true;
 		}
 	}
 	closedir(d);
-	ientries_free(old, n_old);
-	qsort(v, n, sizeof(*v), ientry_cmp);
-	index_store(path, age >= 0 && age < STAMP_RACY_NS ? "racy" : now_stamp, v, n);
-	*out = v;
-	*n_out = n;
+	index_free(&old);
+	qsort(x.v, x.n, sizeof(*x.v), ientry_cmp);
+	if (added)
+		index_store(path, age >= 0 && age < STAMP_RACY_NS ? "racy" : now_stamp, &x);
+	*out = x;
 }
 
 /* Does the "proto/port/ip,..." list `ports` hold one overlapping p? */
@@ -448,20 +496,30 @@ static bool ports_overlap(const char *ports, const struct port *p)
 	return false;
 }
 
+/* Whether the index entry's file is still there (the index may name files
+ * removed since it was written: index_get()). */
+static bool entry_present(cnirt_ctx *ctx, const struct ientry *e)
+{
+	_cleanup_free_ char *path = xasprintf("%s/results/%s", cnirt_ctx_cache_dir(ctx), e->name);
+	struct stat st;
+	return lstat(path, &st) == 0 && (unsigned long long)st.st_ino == e->ino;
+}
+
 /* Port mappings of other runtimes' attachments (cache entries without a
  * cnihook state directory) that overlap p. */
-static int check_cache(const char *state_dir, const struct ientry *v, size_t n, const char *id,
+static int check_cache(const char *state_dir, cnirt_ctx *ctx, const struct index *x, const char *id,
 		       const struct port *p, char **err)
 {
-	for (size_t i = 0; i < n; i++) {
-		if (v[i].ports == NULL || strcmp(v[i].ports, "-") == 0 ||
-		    strcmp(v[i].holder, id) == 0 || !ports_overlap(v[i].ports, p) ||
-		    has_state(state_dir, v[i].holder))
+	for (size_t i = 0; i < x->n; i++) {
+		const struct ientry *e = &x->v[i];
+		if (strcmp(e->ports, "-") == 0 || strcmp(e->holder, id) == 0 ||
+		    !ports_overlap(e->ports, p) || has_state(state_dir, e->holder) ||
+		    !entry_present(ctx, e))
 			continue;
 		return set_error(err,
 				 "host port %u/%s is held by container \"%s\" (network \"%s\"): "
 				 "refusing the port mapping",
-				 p->port, p->proto, v[i].holder, v[i].network);
+				 p->port, p->proto, e->holder, e->network);
 	}
 	return 0;
 }
@@ -500,19 +558,18 @@ int ports_reserve(const char *state_dir, cnirt_ctx *ctx, const char *id,
 	_cleanup_free_ char *list = own_list(state_dir, id);
 	if (r == 0 && (r = write_file_atomic(list, names, o, 0600, false)) < 0)
 		set_error(err, "port reservations %s: %s", list, strerror(-r));
-	struct ientry *idx = NULL;
-	size_t n_idx = 0;
+	struct index idx = {0};
 	if (r == 0)
-		index_get(ctx, &idx, &n_idx);
+		index_get(ctx, &idx);
 	for (size_t i = 0; i < n && r == 0; i++) {
 		_cleanup_free_ char *path = xasprintf("%s/%s-%u", dir, want[i].proto, want[i].port);
-		r = check_cache(state_dir, idx, n_idx, id, &want[i], err);
+		r = check_cache(state_dir, ctx, &idx, id, &want[i], err);
 		if (r == 0)
 			r = update_file(state_dir, path, NULL, ctx, &want[i], id, err);
 	}
 	if (r < 0)
 		ports_release(state_dir, id);
-	ientries_free(idx, n_idx);
+	index_free(&idx);
 	free(want);
 	return r;
 }

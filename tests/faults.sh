@@ -783,6 +783,40 @@ index_case() {
 index_case garbage
 index_case truncated
 
+# The index is written again only when a file came (index_get()): after
+# files were only removed it keeps lines of files that are gone, which must
+# not refuse anything; a file that comes later is indexed and refuses.
+foreign() { # foreign add|del NAME PORT
+	local ns_f=cnihook-f$uniq-$2
+	[ "$1" = add ] && new_netns "$ns_f"
+	NETCONFPATH=$conf CNI_PATH=$bin CNI_CACHE_DIR=$cache CNI_CONTAINERID=$2-$uniq \
+		CAP_ARGS="{\"portMappings\":[{\"hostPort\":$3,\"containerPort\":80,\"protocol\":\"tcp\"}]}" \
+		"$HOOKBIN" "$1" chain "/run/netns/$ns_f" >/dev/null 2>&1
+	[ "$1" = del ] && del_netns "$ns_f"
+	return 0
+}
+foreign add frA 18131
+clear_rec
+port_case ixsync 18132:80
+check "ports: index: 18132 ours beside the other runtime's 18131" \
+	eval '[ "$rc" = 0 ] && grep -q "frA-$uniq" "$cache/cnihook-ports.index"'
+poststop "$id"
+foreign del frA 18131
+clear_rec
+port_case ixgone 18131:80
+check "ports: index: the other runtime's entry removed, its index line kept, 18131 is ours" \
+	eval '[ "$rc" = 0 ] && reserved tcp-18131 "$id" && grep -q "frA-$uniq" "$cache/cnihook-ports.index"'
+poststop "$id"
+foreign add frB 18133
+clear_rec
+port_case ixcame 18133:80
+check "ports: index: a file that came after is indexed and refuses 18133: $err" refused_for "frB-$uniq"
+foreign del frB 18133
+check_gone "ports: index: nothing left" "$id"
+for n in "${nss[@]}"; do del_netns "$n"; done
+nss=()
+reset
+
 # ---------------------------------------------------------------- the end
 echo "# nothing left"
 check "no orphaned plugin of ours is running" \

@@ -273,6 +273,7 @@ struct ientry {
 	const char *network;
 	const char *ports;
 	bool owned;
+	bool seen; /* index_get(): its file is still there */
 };
 
 struct index {
@@ -343,7 +344,7 @@ static void index_load(const char *path, char stamp[128], struct index *x)
 		if (x->n && strcmp(x->v[x->n - 1].name, f[1]) >= 0)
 			sorted = false;
 		*index_add(x) =
-		    (struct ientry){f[1], strtoull(f[0], NULL, 10), f[2], f[3], f[4], false};
+		    (struct ientry){f[1], strtoull(f[0], NULL, 10), f[2], f[3], f[4], false, false};
 	}
 	if (!sorted)
 		qsort(x->v, x->n, sizeof(*x->v), ientry_cmp);
@@ -369,7 +370,7 @@ static char *entry_ports(const cnirt_cache_entry *e)
 /* A new index entry for the file `name` (inode ino), parsed. */
 static struct ientry index_parse(cnirt_ctx *ctx, const char *name, unsigned long long ino)
 {
-	struct ientry ie = {xstrdup(name), ino, NULL, NULL, NULL, true};
+	struct ientry ie = {xstrdup(name), ino, NULL, NULL, NULL, true, true};
 	cnirt_cache_entry *e = NULL;
 	cnirt_error *err = NULL;
 	if (cnirt_cache_get_file(ctx, name, &e, &err) == 0 && e) {
@@ -421,11 +422,12 @@ static void index_store(const char *path, const char *stamp, const struct index 
 /*
  * The index, brought up to date with the results directory. When the
  * directory's stamp changed but no file is new (files were only removed),
- * the index is not written again: it then holds entries of files that are
- * gone, which check_cache() ignores (it looks for the file before it
- * refuses), and keeps its old stamp, so that the next start reads the names
- * again. A start beside N entries thus reads N names when the directory
- * changed, and writes the index only when a file came.
+ * the old index is used and not written again: it then holds entries of
+ * files that are gone, which check_cache() ignores (it looks for the file
+ * before it refuses), and keeps its old stamp, so that the next start reads
+ * the names again. A start beside N entries thus reads the index and N
+ * names (one lookup each) when the directory changed, and sorts and writes
+ * the index only when a file came.
  */
 static void index_get(cnirt_ctx *ctx, struct index *out)
 {
@@ -455,29 +457,38 @@ static void index_get(cnirt_ctx *ctx, struct index *out)
 		index_free(&old);
 		return;
 	}
-	/* The new index keeps the old one's buffer: its entries point into it. */
-	struct index x = {.buf = TAKE_PTR(old.buf)};
-	bool added = old_stamp[0] == '\0';
+	/* The names: each found in the old index (marked seen), or parsed. */
+	struct index fresh = {0};
 	struct dirent *de;
 	while ((de = readdir(d))) {
 		if (de->d_name[0] == '.' || strpbrk(de->d_name, "\t\n"))
 			continue;
 		struct ientry key = {.name = de->d_name};
 		struct ientry *hit = bsearch(&key, old.v, old.n, sizeof(*old.v), ientry_cmp);
-		if (hit && hit->ino == (unsigned long long)de->d_ino) {
-			*index_add(&x) = *hit;
-			hit->owned = false; /* moved */
-		} else {
-			*index_add(&x) =
+		if (hit && hit->ino == (unsigned long long)de->d_ino)
+			hit->seen = true;
+		else
+			*index_add(&fresh) =
 			    index_parse(ctx, de->d_name, (unsigned long long)de->d_ino);
-			added = true;
-		}
 	}
 	closedir(d);
-	index_free(&old);
+	if (fresh.n == 0 && old_stamp[0]) {
+		/* Only removals: the old index serves as it is. */
+		*out = old;
+		return;
+	}
+	/* The new index: the old lines still seen (pointing into the old
+	 * buffer, which it keeps) and the new ones, sorted, stored. */
+	struct index x = {.buf = TAKE_PTR(old.buf)};
+	for (size_t i = 0; i < old.n; i++)
+		if (old.v[i].seen)
+			*index_add(&x) = old.v[i];
+	for (size_t i = 0; i < fresh.n; i++)
+		*index_add(&x) = fresh.v[i];
+	free(fresh.v);
+	free(old.v);
 	qsort(x.v, x.n, sizeof(*x.v), ientry_cmp);
-	if (added)
-		index_store(path, age >= 0 && age < STAMP_RACY_NS ? "racy" : now_stamp, &x);
+	index_store(path, age >= 0 && age < STAMP_RACY_NS ? "racy" : now_stamp, &x);
 	*out = x;
 }
 

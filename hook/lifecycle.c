@@ -488,40 +488,17 @@ static int replace_old_record(struct run *r, const char *rpath, const char *pin)
 	return ret;
 }
 
-/* Attach, under the container's lock. */
-static int attach_locked(struct run *r, const struct selection *sel, struct prepared *p,
-			 const char *source)
+/* The record of the attachments about to be made: what poststop and gc
+ * need to detach them even if the configuration changes (rec->v is
+ * allocated). */
+static void record_init(struct record *rec, const struct run *r, const struct selection *sel,
+			const struct prepared *p, const char *netns)
 {
-	_cleanup_free_ char *err = NULL;
-	_cleanup_free_ char *dir = xasprintf("%s/%s", r->cfg->state_dir, r->id);
-	_cleanup_free_ char *pin = xasprintf("%s/netns", dir);
-	_cleanup_free_ char *rpath = record_path(r->cfg->state_dir, r->id);
-
-	if (replace_old_record(r, rpath, pin) < 0)
-		return -1;
-
-	/* The record before anything else, so that a hook killed from here on
-	 * leaves enough behind to clean up. */
-	if (mkdir(dir, 0700) < 0 && errno != EEXIST) {
-		err = xasprintf("state directory %s: %s", dir, strerror(errno));
-		fail(r, err);
-		return -1;
-	}
-	/* Host ports, once the state directory shows we are attaching (a
-	 * reservation whose holder has none and no cache entry is stale). */
-	if (ports_reserve(r->cfg->state_dir, r->ctx, r->id, sel, &err) < 0) {
-		fail(r, err);
-		remove_state(r, NULL);
-		return -1;
-	}
+	const struct status_entry *primary = r->t ? r->t->primary : NULL;
 	bool any_default_route = false;
 	for (size_t i = 0; i < sel->n; i++)
 		any_default_route |= sel->v[i].n_default_route > 0;
-	/* The hook pins the container's namespace; the CNI plugin works in the
-	 * runtime's, which the runtime keeps until its DEL. */
-	const struct status_entry *primary = r->t ? r->t->primary : NULL;
-	const char *netns = r->t ? r->t->netns : pin;
-	struct record rec = {
+	*rec = (struct record){
 	    .id = (char *)r->id,
 	    .netns = (char *)netns,
 	    .cluster = primary ? (char *)primary->network : NULL,
@@ -530,11 +507,11 @@ static int attach_locked(struct run *r, const struct selection *sel, struct prep
 	    .name = (char *)r->name,
 	    .n = sel->n,
 	};
-	rec.v = xreallocarray(NULL, sel->n, sizeof(*rec.v));
+	rec->v = xreallocarray(NULL, sel->n, sizeof(*rec->v));
 	for (size_t i = 0; i < sel->n; i++) {
 		size_t len;
 		const char *bytes = cnirt_netlist_bytes(p[i].list, &len);
-		rec.v[i] = (struct record_att){
+		rec->v[i] = (struct record_att){
 		    .network = sel->v[i].network,
 		    .ns = sel->v[i].ns,
 		    .ifname = sel->v[i].ifname,
@@ -550,75 +527,136 @@ static int attach_locked(struct run *r, const struct selection *sel, struct prep
 		    .n_args = p[i].n_args,
 		};
 	}
-	int ret = record_write(rpath, &rec, &err);
+}
+
+/* Everything the state directory holds before the first plugin runs, in
+ * the order that lets a hook killed at any point be cleaned up (the
+ * directory, the port reservations, the record, the name, the pin's index
+ * entry, the pin); on failure what was written is removed. */
+static int state_begin(struct run *r, const struct selection *sel, const struct record *rec,
+		       const char *source, const char *pin, char **err)
+{
+	_cleanup_free_ char *dir = xasprintf("%s/%s", r->cfg->state_dir, r->id);
+	_cleanup_free_ char *rpath = record_path(r->cfg->state_dir, r->id);
+	if (mkdir(dir, 0700) < 0 && errno != EEXIST) {
+		*err = xasprintf("state directory %s: %s", dir, strerror(errno));
+		return -1;
+	}
+	/* Host ports, once the state directory shows we are attaching (a
+	 * reservation whose holder has none and no cache entry is stale). */
+	if (ports_reserve(r->cfg->state_dir, r->ctx, r->id, sel, err) < 0) {
+		remove_state(r, NULL);
+		return -1;
+	}
+	int ret = record_write(rpath, rec, err);
 	if (ret == 0 && r->name)
-		ret = record_name_write(r->cfg->state_dir, r->id, r->name, &err);
+		ret = record_name_write(r->cfg->state_dir, r->id, r->name, err);
 	if (ret == 0 && !r->t)
-		ret = netns_index_add(r->cfg->state_dir, source, r->id, &err);
+		ret = netns_index_add(r->cfg->state_dir, source, r->id, err);
 	if (ret == 0 && !r->t)
-		ret = netns_pin(r->cfg->state_dir, source, pin, &err);
+		ret = netns_pin(r->cfg->state_dir, source, pin, err);
 	if (ret < 0) {
-		fail(r, err);
 		if (!r->t)
 			netns_index_remove(r->cfg->state_dir, source, r->id);
 		ports_release(r->cfg->state_dir, r->id);
 		remove_state(r, pin);
-		free(rec.v);
-		return -1;
 	}
+	return ret;
+}
 
-	char **results = xreallocarray(NULL, sel->n, sizeof(char *));
-	size_t done = 0;
-	for (; done < sel->n; done++) {
-		const struct attach_req *a = &sel->v[done];
-		cnirt_error *e = NULL;
-		cnirt_cache_entry *stale = NULL;
-		if (cnirt_cache_get(r->ctx, a->network, r->id, a->ifname, &stale, &e) < 0)
-			cnirt_error_free(TAKE_PTR(e));
-		if (stale) {
-			log_info("%s %s: network \"%s\" interface %s is in the cache already: "
-				 "deleting it first",
-				 r->id, r->stage, a->network, a->ifname);
-			cnirt_cache_entry_free(stale);
-			if (cnirt_del_cached(r->ctx, a->network, r->id, a->ifname, NULL, &e) < 0) {
-				_cleanup_free_ char *m = log_format_error(a->network, e);
-				log_warn("%s %s: %s", r->id, r->stage, m);
-				cnirt_error_free(TAKE_PTR(e));
-			}
-		}
+/* A cache entry for this attachment left by an earlier ADD: DEL it first
+ * (best effort). */
+static void delete_stale(struct run *r, const struct attach_req *a)
+{
+	cnirt_error *e = NULL;
+	cnirt_cache_entry *stale = NULL;
+	if (cnirt_cache_get(r->ctx, a->network, r->id, a->ifname, &stale, &e) < 0)
+		cnirt_error_free(TAKE_PTR(e));
+	if (stale == NULL)
+		return;
+	log_info("%s %s: network \"%s\" interface %s is in the cache already: deleting it first",
+		 r->id, r->stage, a->network, a->ifname);
+	cnirt_cache_entry_free(stale);
+	if (cnirt_del_cached(r->ctx, a->network, r->id, a->ifname, NULL, &e) < 0) {
+		_cleanup_free_ char *m = log_format_error(a->network, e);
+		log_warn("%s %s: %s", r->id, r->stage, m);
+		cnirt_error_free(e);
+	}
+}
+
+/* ADD the networks in order; *done gets how many were attached (their
+ * results in results[]). */
+static int add_all(struct run *r, const struct selection *sel, const struct prepared *p,
+		   const char *netns, char **results, size_t *done)
+{
+	for (*done = 0; *done < sel->n; (*done)++) {
+		const struct attach_req *a = &sel->v[*done];
+		const struct prepared *pi = &p[*done];
+		delete_stale(r, a);
 		cnirt_attachment att = {
 		    .container_id = r->id,
 		    .netns = netns,
 		    .ifname = a->ifname,
-		    .args = p[done].cnikv,
-		    .n_args = p[done].n_args,
-		    .capability_args = p[done].cap_args,
-		    .config_args = p[done].config_args,
+		    .args = pi->cnikv,
+		    .n_args = pi->n_args,
+		    .capability_args = pi->cap_args,
+		    .config_args = pi->config_args,
 		};
-		if (cnirt_add(r->ctx, p[done].list, &att, &results[done], &e) < 0) {
+		cnirt_error *e = NULL;
+		if (cnirt_add(r->ctx, pi->list, &att, &results[*done], &e) < 0) {
 			fail_cni(r, a->network, e);
-			ret = -1;
-			break;
+			return -1;
 		}
 		log_info("%s %s: network \"%s\" attached as %s", r->id, r->stage, a->network,
 			 a->ifname);
 	}
+	return 0;
+}
 
-	if (ret < 0) {
-		/* Detach what was attached, in reverse, and leave nothing. */
-		struct record partial = rec;
-		partial.n = done;
-		if (detach_record(r, &partial) < 0)
-			log_error("%s %s: the attachments made before the failure could not all "
-				  "be removed; the record in %s is kept for poststop or gc",
-				  r->id, r->stage, dir);
-		else {
-			ports_release(r->cfg->state_dir, r->id);
-			remove_state(r, pin);
-		}
-	} else {
-		write_status(r, sel, &rec, results);
+/* After a failed ADD: detach the first `done` attachments, in reverse, and
+ * leave nothing (or the record, for poststop or gc, if some DEL failed). */
+static void roll_back(struct run *r, const struct record *rec, size_t done, const char *pin)
+{
+	struct record partial = *rec;
+	partial.n = done;
+	if (detach_record(r, &partial) < 0) {
+		log_error("%s %s: the attachments made before the failure could not all be "
+			  "removed; the record in %s/%s is kept for poststop or gc",
+			  r->id, r->stage, r->cfg->state_dir, r->id);
+		return;
 	}
+	ports_release(r->cfg->state_dir, r->id);
+	remove_state(r, pin);
+}
+
+/* Attach, under the container's lock: the state first (so that a hook
+ * killed from here on leaves enough behind to clean up), then the
+ * networks. */
+static int attach_locked(struct run *r, const struct selection *sel, struct prepared *p,
+			 const char *source)
+{
+	_cleanup_free_ char *err = NULL;
+	_cleanup_free_ char *pin = xasprintf("%s/%s/netns", r->cfg->state_dir, r->id);
+	_cleanup_free_ char *rpath = record_path(r->cfg->state_dir, r->id);
+	if (replace_old_record(r, rpath, pin) < 0)
+		return -1;
+	/* The hook pins the container's namespace; the CNI plugin works in the
+	 * runtime's, which the runtime keeps until its DEL. */
+	const char *netns = r->t ? r->t->netns : pin;
+	struct record rec;
+	record_init(&rec, r, sel, p, netns);
+	if (state_begin(r, sel, &rec, source, pin, &err) < 0) {
+		fail(r, err);
+		free(rec.v);
+		return -1;
+	}
+	char **results = xreallocarray(NULL, sel->n, sizeof(char *));
+	size_t done = 0;
+	int ret = add_all(r, sel, p, netns, results, &done);
+	if (ret < 0)
+		roll_back(r, &rec, done, pin);
+	else
+		write_status(r, sel, &rec, results);
 	for (size_t i = 0; i < done; i++)
 		free(results[i]);
 	free(results);
@@ -670,80 +708,89 @@ static int attach_selection(struct run *r, const struct selection *sel, const ch
 	return ret;
 }
 
-static int attach(struct run *r, const struct oci_state *st)
+/* The network namespace to attach (*source), as the selection, config.json
+ * or the state give it: 1 when the container is left alone (it shares the
+ * host's namespace, or joins one attached already), -1 when it cannot be
+ * attached (*err). */
+static int namespace_source(const struct run *r, const struct oci_state *st,
+			    const struct selection *sel, const char *by, char **source, char **err)
 {
-	struct selection sel = {0};
-	_cleanup_free_ char *err = NULL;
-	int ret = 0;
-	if (policy_check_annotations(&r->cfg->policy, st->annotations, st->n_annotations, &err) <
-	    0) {
-		fail(r, err);
-		return -1;
-	}
-	if (annotations_parse(st->annotations, st->n_annotations, r->cfg->default_networks,
-			      r->cfg->n_default_networks, st->id, &sel, &err) < 0) {
-		fail(r, err);
-		return -1;
-	}
-	const char *by = annotations_selected_by(st->annotations, st->n_annotations);
-	_cleanup_free_ char *source = NULL;
-	if (sel.skip_reason) {
-		log_info("%s %s: left alone: %s", r->id, r->stage, sel.skip_reason);
-		goto out;
-	}
-	if (sel.n == 0)
-		goto out;
-	if (policy_check_selection_ann(&r->cfg->policy, &sel, st->annotations, st->n_annotations,
-				       &err) < 0) {
-		fail(r, err);
-		ret = -1;
-		goto out;
-	}
 	if (!st->netns_in_config) {
 		if (by) {
-			_cleanup_free_ char *m = xasprintf(
-			    "annotation \"%s\": the container has no network namespace of its "
-			    "own (it shares the host's): refusing to attach networks to the host",
-			    by);
-			fail(r, m);
-			ret = -1;
-		} else {
-			log_info("%s %s: left alone: the container shares the host's network "
-				 "namespace",
-				 r->id, r->stage);
+			*err =
+			    xasprintf("annotation \"%s\": the container has no network namespace "
+				      "of its own (it shares the host's): refusing to attach "
+				      "networks to the host",
+				      by);
+			return -1;
 		}
-		goto out;
+		log_info("%s %s: left alone: the container shares the host's network namespace",
+			 r->id, r->stage);
+		return 1;
 	}
-	if (sel.netns) {
+	if (sel->netns) {
 		/* Allowed by the policy (a VM runtime's namespace, say). */
-		source = xstrdup(sel.netns);
+		*source = xstrdup(sel->netns);
 	} else if (st->netns_path) {
 		if (netns_index_find(r->cfg->state_dir, st->netns_path, r->id)) {
 			log_info("%s %s: left alone: it joins the network namespace of another "
 				 "attached container (%s)",
 				 r->id, r->stage, st->netns_path);
-			goto out;
+			return 1;
 		}
-		source = xstrdup(st->netns_path);
+		*source = xstrdup(st->netns_path);
 	} else if (st->pid > 0) {
-		source = xasprintf("/proc/%d/ns/net", (int)st->pid);
+		*source = xasprintf("/proc/%d/ns/net", (int)st->pid);
 	} else {
-		fail(r, "OCI state: field \"pid\": needed to find the network namespace, but "
-			"absent or 0");
-		ret = -1;
-		goto out;
+		*err = xstrdup("OCI state: field \"pid\": needed to find the network namespace, "
+			       "but absent or 0");
+		return -1;
 	}
-
 	/* Never the host's own namespace, whatever config.json or the state
 	 * says (a path to /proc/1/ns/net, the pid of a host process...). */
-	if (netns_refuse_host(source, &err) < 0) {
-		fail(r, err);
-		ret = -1;
-		goto out;
+	if (netns_refuse_host(*source, err) < 0) {
+		free(TAKE_PTR(*source));
+		return -1;
 	}
+	return 0;
+}
 
-	ret = attach_selection(r, &sel, by, source);
-out:
+/* The selection of the container's annotations, checked against the
+ * policy; sel->n is 0 when there is nothing to attach. */
+static int select_networks(struct run *r, const struct oci_state *st, struct selection *sel,
+			   char **err)
+{
+	const struct policy *pol = &r->cfg->policy;
+	if (policy_check_annotations(pol, st->annotations, st->n_annotations, err) < 0)
+		return -1;
+	if (annotations_parse(st->annotations, st->n_annotations, r->cfg->default_networks,
+			      r->cfg->n_default_networks, st->id, sel, err) < 0)
+		return -1;
+	if (sel->skip_reason) {
+		log_info("%s %s: left alone: %s", r->id, r->stage, sel->skip_reason);
+		return 0;
+	}
+	if (sel->n == 0)
+		return 0;
+	return policy_check_selection_ann(pol, sel, st->annotations, st->n_annotations, err);
+}
+
+static int attach(struct run *r, const struct oci_state *st)
+{
+	struct selection sel = {0};
+	_cleanup_free_ char *err = NULL;
+	_cleanup_free_ char *source = NULL;
+	const char *by = annotations_selected_by(st->annotations, st->n_annotations);
+	int ret = select_networks(r, st, &sel, &err);
+	if (ret == 0 && sel.n > 0 && !sel.skip_reason) {
+		ret = namespace_source(r, st, &sel, by, &source, &err);
+		if (ret == 0)
+			ret = attach_selection(r, &sel, by, source);
+		else if (ret > 0)
+			ret = 0;
+	}
+	if (ret < 0 && err)
+		fail(r, err);
 	selection_free(&sel);
 	return ret;
 }
@@ -801,65 +848,70 @@ int lifecycle_detach_target(const struct hook_config *cfg, const struct lifecycl
 	return detach_locked(cfg, t->id, t->stage, true, t, NULL);
 }
 
+/* The OCI state on `fd`, with config.json loaded when the stage needs it
+ * (poststop needs nothing of it: the record and the cache say what to tear
+ * down, and a bundle damaged since the container started must not keep
+ * its networks attached). The stage is inferred from the status when
+ * *stage is STAGE_NONE. */
+static int read_state(struct run *r, int fd, enum stage *stage, struct oci_state **out, char **err)
+{
+	_cleanup_free_ char *buf = NULL;
+	_cleanup_free_ char *e = NULL;
+	size_t len;
+	if (read_all_fd(fd, STATE_MAX_SIZE, &buf, &len, &e) < 0) {
+		*err = xasprintf("OCI state on stdin: %s", e);
+		return -1;
+	}
+	struct oci_state *st = NULL;
+	if (state_parse_state(buf, len, &st, err) < 0)
+		return -1;
+	*out = st; /* the caller's, also on failure: r->id is its key */
+	/* The id in the container's engine scope (CNI_CONTAINERID, the state
+	 * directory's name); the bundle tells containers of one id apart. */
+	r->id = st->key;
+	if (*stage == STAGE_NONE) {
+		if (strcmp(st->status, "creating") == 0 || strcmp(st->status, "created") == 0) {
+			*stage = STAGE_ATTACH;
+			r->stage = "createRuntime";
+		} else if (strcmp(st->status, "stopped") == 0) {
+			*stage = STAGE_DETACH;
+			r->stage = "poststop";
+		} else {
+			*err = xasprintf("OCI state: field \"status\": \"%s\" names no stage (give "
+					 "createRuntime or poststop)",
+					 st->status);
+			return -1;
+		}
+	}
+	if (state_load_config(st, false, err) < 0) {
+		if (*stage == STAGE_ATTACH) {
+			return -1;
+		}
+		log_warn("%s %s: %s; not needed to detach, going on", r->id, r->stage, *err);
+		free(TAKE_PTR(*err));
+	}
+	if (*stage == STAGE_ATTACH && !st->has_config) {
+		*err = xasprintf("OCI state: field \"bundle\": no readable config.json in \"%s\"",
+				 st->bundle ? st->bundle : "");
+		return -1;
+	}
+	return 0;
+}
+
 int lifecycle_run(const struct hook_config *cfg, enum stage stage, const char *stage_name, int fd)
 {
 	struct run r = {
 	    .cfg = cfg, .stage = stage_name ? stage_name : "hook", .start_usec = now_usec()};
-	_cleanup_free_ char *buf = NULL;
 	_cleanup_free_ char *err = NULL;
-	size_t len;
-	_cleanup_free_ char *e = NULL;
-	if (read_all_fd(fd, STATE_MAX_SIZE, &buf, &len, &e) < 0) {
-		err = xasprintf("OCI state on stdin: %s", e);
-		fail(&r, err);
-		return 1;
-	}
 	struct oci_state *st = NULL;
-	if (state_parse_state(buf, len, &st, &err) < 0) {
-		fail(&r, err);
-		return 1;
-	}
-	/* The id in the container's engine scope (CNI_CONTAINERID, the state
-	 * directory's name); the bundle tells containers of one id apart. */
-	r.id = st->key;
-	r.bundle = st->bundle;
-	r.name = strcmp(st->name, st->key) != 0 ? st->name : NULL;
-	r.pid = st->pid;
-	if (stage == STAGE_NONE) {
-		if (strcmp(st->status, "creating") == 0 || strcmp(st->status, "created") == 0) {
-			stage = STAGE_ATTACH;
-			r.stage = "createRuntime";
-		} else if (strcmp(st->status, "stopped") == 0) {
-			stage = STAGE_DETACH;
-			r.stage = "poststop";
-		} else {
-			err = xasprintf("OCI state: field \"status\": \"%s\" names no stage (give "
-					"createRuntime or poststop)",
-					st->status);
-			fail(&r, err);
-			state_free(st);
-			return 1;
-		}
-	}
-	/* poststop needs nothing of config.json (the record and the cache
-	 * say what to tear down): a bundle damaged since the container
-	 * started must not keep its networks attached. */
-	if (state_load_config(st, false, &err) < 0) {
-		if (stage == STAGE_ATTACH) {
-			fail(&r, err);
-			state_free(st);
-			return 1;
-		}
-		log_warn("%s %s: %s; not needed to detach, going on", r.id, r.stage, err);
-		free(TAKE_PTR(err));
-	}
-	if (stage == STAGE_ATTACH && !st->has_config) {
-		err = xasprintf("OCI state: field \"bundle\": no readable config.json in \"%s\"",
-				st->bundle ? st->bundle : "");
+	if (read_state(&r, fd, &stage, &st, &err) < 0) {
 		fail(&r, err);
 		state_free(st);
 		return 1;
 	}
+	r.bundle = st->bundle;
+	r.name = strcmp(st->name, st->key) != 0 ? st->name : NULL;
+	r.pid = st->pid;
 	int ret;
 	if (stage == STAGE_ATTACH) {
 		r.ctx = make_ctx(cfg, &r);

@@ -561,6 +561,74 @@ static void cache_after(cnirt_ctx *ctx, const struct strset *detached, cnirt_cac
 	*n_damaged = k;
 }
 
+/* One container candidate: kept, gone (a dry run says what it would do),
+ * or detached; the ids of those detached (or tried) are added to
+ * `detached`. -1 when a teardown failed. */
+static int sweep_one(const struct hook_config *cfg, const struct gc_options *o, struct gc_world *w,
+		     const struct candidate *c, struct strset *gone, struct strset *detached)
+{
+	_cleanup_free_ char *why = NULL;
+	if (!container_gone(cfg, o, w, c, &why)) {
+		printf("gc: container \"%s\": kept: %s\n", c->id, why);
+		return 0;
+	}
+	if (o->dry_run) {
+		strv_append(&gone->v, &gone->n, c->id);
+		printf("gc: container \"%s\": gone: would detach %zu attachment(s) and remove its "
+		       "state (%s)\n",
+		       c->id, c->n, why);
+		return 0;
+	}
+	int r = lifecycle_detach(cfg, c->id, "gc");
+	strv_append(&detached->v, &detached->n, c->id);
+	if (r == 1)
+		printf("gc: container \"%s\": kept: busy (a stage holds its lock), left for "
+		       "later\n",
+		       c->id);
+	else if (r == 0)
+		printf("gc: container \"%s\": gone: detached %zu attachment(s), state removed "
+		       "(%s)\n",
+		       c->id, c->n, why);
+	return r < 0 ? -1 : 0;
+}
+
+/* Every container of the cache and the state directory, judged against
+ * one reading of /proc and the runtimes' state directories. */
+static int sweep(const struct hook_config *cfg, const struct gc_options *o,
+		 cnirt_cache_entry **cache, size_t n_cache, struct strset *gone,
+		 struct strset *detached)
+{
+	struct candidate *v = NULL;
+	size_t n = 0;
+	collect(cfg, cache, n_cache, &v, &n);
+	struct gc_world w = {0};
+	runtime_states(&w.runtimes);
+	int failed = 0;
+	for (size_t i = 0; i < n; i++) {
+		failed |= sweep_one(cfg, o, &w, &v[i], gone, detached) < 0;
+		free(v[i].id);
+		free(v[i].v);
+	}
+	free(v);
+	strv_free(w.runtimes.v, w.runtimes.n);
+	free(w.procs.v);
+	return failed ? -1 : 0;
+}
+
+/* Reservations and pin index entries of containers gone without a
+ * teardown (a state directory wiped, a hook killed). */
+static void prune_indexes(const struct hook_config *cfg, cnirt_cache_entry **cache, size_t n_cache)
+{
+	struct gc_alive a = {.cfg = cfg};
+	for (size_t i = 0; i < n_cache; i++)
+		strv_append(&a.cache_ids.v, &a.cache_ids.n,
+			    cnirt_cache_entry_container_id(cache[i]));
+	strset_sort(&a.cache_ids);
+	ports_prune(cfg->state_dir, holder_alive, &a);
+	strv_free(a.cache_ids.v, a.cache_ids.n);
+	netns_index_sweep(cfg->state_dir);
+}
+
 int gc_run(const struct hook_config *cfg, const struct gc_options *o)
 {
 	if (geteuid() != 0) {
@@ -568,7 +636,6 @@ int gc_run(const struct hook_config *cfg, const struct gc_options *o)
 			  "the plugins)");
 		return 1;
 	}
-	bool dry_run = o->dry_run;
 	cnirt_ctx *ctx = config_ctx(cfg);
 	cnirt_cache_entry **cache = NULL;
 	size_t n_cache = 0;
@@ -581,71 +648,24 @@ int gc_run(const struct hook_config *cfg, const struct gc_options *o)
 		cnirt_ctx_free(ctx);
 		return 1;
 	}
-	struct candidate *v = NULL;
-	size_t n = 0;
-	collect(cfg, cache, n_cache, &v, &n);
-	struct gc_world w = {0};
-	runtime_states(&w.runtimes);
-
-	int failed = 0;
-	char **gone = NULL; /* in a dry run, what would be gone */
-	size_t n_gone = 0;
+	struct strset gone = {0}; /* in a dry run, what would be gone */
 	struct strset detached = {0};
-	for (size_t i = 0; i < n; i++) {
-		_cleanup_free_ char *why = NULL;
-		if (!container_gone(cfg, o, &w, &v[i], &why)) {
-			printf("gc: container \"%s\": kept: %s\n", v[i].id, why);
-		} else if (dry_run) {
-			strv_append(&gone, &n_gone, v[i].id);
-			printf("gc: container \"%s\": gone: would detach %zu attachment(s) and "
-			       "remove its state (%s)\n",
-			       v[i].id, v[i].n, why);
-		} else {
-			int r = lifecycle_detach(cfg, v[i].id, "gc");
-			strv_append(&detached.v, &detached.n, v[i].id);
-			if (r == 1)
-				printf("gc: container \"%s\": kept: busy (a stage holds its lock), "
-				       "left for later\n",
-				       v[i].id);
-			else if (r < 0)
-				failed = 1;
-			else
-				printf("gc: container \"%s\": gone: detached %zu attachment(s), "
-				       "state removed (%s)\n",
-				       v[i].id, v[i].n, why);
-		}
-		free(v[i].id);
-		free(v[i].v);
-	}
-	free(v);
-	strv_free(w.runtimes.v, w.runtimes.n);
-	free(w.procs.v);
-
+	int failed = sweep(cfg, o, cache, n_cache, &gone, &detached) < 0;
 	/* The teardowns changed the cache: what is left of it now. */
 	if (detached.n) {
 		strset_sort(&detached);
 		cache_after(ctx, &detached, &cache, &n_cache, &damaged, &n_damaged);
 	}
 	strv_free(detached.v, detached.n);
-	if (!dry_run) {
-		/* Reservations and pin index entries of containers gone without
-		 * a teardown (a state directory wiped, a hook killed). */
-		struct gc_alive a = {.cfg = cfg};
-		for (size_t i = 0; i < n_cache; i++)
-			strv_append(&a.cache_ids.v, &a.cache_ids.n,
-				    cnirt_cache_entry_container_id(cache[i]));
-		strset_sort(&a.cache_ids);
-		ports_prune(cfg->state_dir, holder_alive, &a);
-		strv_free(a.cache_ids.v, a.cache_ids.n);
-		netns_index_sweep(cfg->state_dir);
-	}
+	if (!o->dry_run)
+		prune_indexes(cfg, cache, n_cache);
 	fflush(stdout);
-	report_damaged(cfg, ctx, dry_run, gone, n_gone, damaged, n_damaged);
-	if (gc_verb(cfg, ctx, dry_run, cache, n_cache) < 0)
+	report_damaged(cfg, ctx, o->dry_run, gone.v, gone.n, damaged, n_damaged);
+	if (gc_verb(cfg, ctx, o->dry_run, cache, n_cache) < 0)
 		failed = 1;
 	cnirt_cache_entries_free(cache, n_cache);
 	cnirt_cache_damage_free(damaged, n_damaged);
-	strv_free(gone, n_gone);
+	strv_free(gone.v, gone.n);
 	cnirt_ctx_free(ctx);
 	return failed ? 1 : 0;
 }

@@ -13,6 +13,7 @@
 
 #include <cnirt.h>
 
+#include "cachelist.h"
 #include "gc.h"
 #include "inventory.h"
 #include "lifecycle.h"
@@ -615,9 +616,10 @@ static int sweep(const struct hook_config *cfg, const struct gc_options *o,
 	return failed ? -1 : 0;
 }
 
-/* Reservations and pin index entries of containers gone without a
- * teardown (a state directory wiped, a hook killed). */
-static void prune_indexes(const struct hook_config *cfg, cnirt_cache_entry **cache, size_t n_cache)
+/* Reservations, pin index entries and attachment lists of containers gone
+ * without a teardown (a state directory wiped, a hook killed). */
+static void prune_indexes(const struct hook_config *cfg, const cnirt_ctx *ctx,
+			  cnirt_cache_entry **cache, size_t n_cache)
 {
 	struct gc_alive a = {.cfg = cfg};
 	for (size_t i = 0; i < n_cache; i++)
@@ -625,6 +627,7 @@ static void prune_indexes(const struct hook_config *cfg, cnirt_cache_entry **cac
 			    cnirt_cache_entry_container_id(cache[i]));
 	strset_sort(&a.cache_ids);
 	ports_prune(cfg->state_dir, holder_alive, &a);
+	cachelist_sweep(cnirt_ctx_cache_dir(ctx), holder_alive, &a);
 	strv_free(a.cache_ids.v, a.cache_ids.n);
 	netns_index_sweep(cfg->state_dir);
 }
@@ -658,7 +661,7 @@ int gc_run(const struct hook_config *cfg, const struct gc_options *o)
 	}
 	strv_free(detached.v, detached.n);
 	if (!o->dry_run)
-		prune_indexes(cfg, cache, n_cache);
+		prune_indexes(cfg, ctx, cache, n_cache);
 	fflush(stdout);
 	report_damaged(cfg, ctx, o->dry_run, gone.v, gone.n, damaged, n_damaged);
 	if (gc_verb(cfg, ctx, o->dry_run, cache, n_cache) < 0)

@@ -21,6 +21,7 @@
 #include <cnirt.h>
 
 #include "annotations.h"
+#include "cachelist.h"
 #include "capargs.h"
 #include "hostports.h"
 #include "lifecycle.h"
@@ -274,6 +275,7 @@ static void remove_state(const struct run *r, const char *pin)
 	_cleanup_free_ char *name = record_name_path(r->cfg->state_dir, r->id);
 	unlink(status);
 	unlink(name);
+	cachelist_remove(cnirt_ctx_cache_dir(r->ctx), r->id);
 	unlink(record);
 	if (rmdir(dir) < 0 && errno != ENOENT)
 		log_warn("%s %s: cannot remove %s: %s", r->id, r->stage, dir, strerror(errno));
@@ -311,6 +313,39 @@ static int newest_first(const void *a, const void *b)
 	return strverscmp(cnirt_cache_entry_ifname(y), cnirt_cache_entry_ifname(x));
 }
 
+/* The container's cache entries: by the names of its attachment list
+ * (cachelist.h) when it has one, else those of the files whose name holds
+ * the id (the cache's names are read). */
+static int cached_attachments(const struct run *r, cnirt_cache_entry ***out, size_t *n,
+			      cnirt_error **e)
+{
+	struct cachelist l;
+	_cleanup_free_ char *err = NULL;
+	int got = cachelist_read(cnirt_ctx_cache_dir(r->ctx), r->id, &l, &err);
+	if (got < 0)
+		log_warn("%s %s: %s; looking for the container in the cache", r->id, r->stage, err);
+	if (got <= 0)
+		return cnirt_cache_list_container(r->ctx, r->id, out, n, e);
+	*out = NULL;
+	*n = 0;
+	for (size_t i = 0; i < l.n; i++) {
+		cnirt_cache_entry *c = NULL;
+		if (cnirt_cache_get(r->ctx, l.v[i].network, r->id, l.v[i].ifname, &c, e) < 0) {
+			cachelist_free(&l);
+			cnirt_cache_entries_free(*out, *n);
+			*out = NULL;
+			*n = 0;
+			return -1;
+		}
+		if (c) {
+			*out = xreallocarray(*out, *n + 1, sizeof(**out));
+			(*out)[(*n)++] = c;
+		}
+	}
+	cachelist_free(&l);
+	return 0;
+}
+
 /* No record (the state directory was wiped): find the container's
  * attachments in the cache. *n gets how many were found. */
 static int detach_from_cache(struct run *r, size_t *found)
@@ -318,8 +353,7 @@ static int detach_from_cache(struct run *r, size_t *found)
 	cnirt_cache_entry **v = NULL;
 	size_t n = 0;
 	cnirt_error *e = NULL;
-	/* Only the files whose name holds the id are read. */
-	if (cnirt_cache_list_container(r->ctx, r->id, &v, &n, &e) < 0) {
+	if (cached_attachments(r, &v, &n, &e) < 0) {
 		fail_cni(r, NULL, e);
 		return -1;
 	}
@@ -551,6 +585,8 @@ static int state_begin(struct run *r, const struct selection *sel, const struct 
 	int ret = record_write(rpath, rec, err);
 	if (ret == 0 && r->name)
 		ret = record_name_write(r->cfg->state_dir, r->id, r->name, err);
+	if (ret == 0)
+		ret = cachelist_write(cnirt_ctx_cache_dir(r->ctx), r->id, rec, err);
 	if (ret == 0 && !r->t)
 		ret = netns_index_add(r->cfg->state_dir, source, r->id, err);
 	if (ret == 0 && !r->t)

@@ -245,21 +245,34 @@ void ports_prune(const char *state_dir, bool (*alive)(void *data, const char *id
 }
 
 /*
- * Other runtimes' port mappings, from an index of the cache kept in
- * <cacheDir>/cnihook-ports.index (see docs/architecture.md, "Indexes"):
+ * Other runtimes' port mappings, from two indexes of the cache beside it
+ * (see docs/architecture.md, "Indexes"):
  *
- *   cnihook-ports-index 1 <dev> <ino> <mtime sec> <mtime nsec>
+ *   <cacheDir>/cnihook-ports.index   every file of <cacheDir>/results
+ *   <cacheDir>/cnihook-ports.held    the files that map host ports
+ *
+ * each a header line, then one line per file sorted by name:
+ *
+ *   cnihook-ports-index 2 <stamp> <digest>
  *   <inode> TAB <file name> TAB <container id> TAB <network> TAB <ports>
  *
- * one line per file of <cacheDir>/results, sorted by name; <ports> is
- * "proto/port/ip,..." ("-" for none, and for a file that is no entry). The
- * header stamps the results directory as it was before it was read: while
- * the directory keeps that stamp the index is used as it is; otherwise the
- * directory's names are read again and only the files whose name or inode
- * are new are parsed. A stamp younger than STAMP_RACY_NS is not trusted (a
- * change within the clock's granularity keeps the mtime): the index is then
- * written without one. Written by rename: a hook killed while writing leaves
- * the old index or none, and any hook rebuilds a missing or unreadable one.
+ * (the held file's first word is cnihook-ports-held). <ports> is
+ * "proto/port/ip,..." ("-" for none, and for a file that is no entry).
+ * <stamp> is "<dev> <ino> <mtime sec> <mtime nsec>" of the results
+ * directory as it was before it was read ("racy" when that mtime was
+ * younger than STAMP_RACY_NS: a change within the clock's granularity keeps
+ * the mtime); <digest> is "<count>/<sum>", a sum of a hash of each file's
+ * name and inode, so that it does not depend on the order of the names.
+ *
+ * A start with port mappings reads the held index only: it serves while
+ * the directory keeps its stamp, else while a reading of the directory's
+ * names gives its digest (the same files: what the hook's own starts and
+ * stops add and remove comes and goes without a parse). Otherwise the full
+ * index is read, only the files whose name or inode are new are parsed, and
+ * both are written again (the full one first). Each is written by rename: a
+ * hook killed while writing leaves the old file or none, a held index
+ * older than the full one only makes the next start read the full one, and
+ * any hook rebuilds a missing or unreadable one.
  */
 #define INDEX_MAX     (64u << 20)
 #define STAMP_RACY_NS 100000000LL
@@ -273,13 +286,15 @@ struct ientry {
 	const char *network;
 	const char *ports;
 	bool owned;
-	bool seen; /* index_get(): its file is still there */
+	bool seen; /* index_update(): its file is still there */
 };
 
 struct index {
 	char *buf; /* the index as read, split in place */
 	struct ientry *v;
 	size_t n, cap;
+	char stamp[128];
+	char digest[64];
 };
 
 static void index_free(struct index *x)
@@ -310,21 +325,33 @@ static int ientry_cmp(const void *a, const void *b)
 	return strcmp(((const struct ientry *)a)->name, ((const struct ientry *)b)->name);
 }
 
-/* The index as stored, sorted by name (it is written sorted): its stamp in
- * stamp ("" when none). */
-static void index_load(const char *path, char stamp[128], struct index *x)
+/* Split "<stamp, 4 words or racy> <digest>" of a header. */
+static bool header_parse(char *rest, struct index *x)
 {
-	size_t len;
-	stamp[0] = '\0';
+	char *sp = strrchr(rest, ' ');
+	if (sp == NULL || sp == rest)
+		return false;
+	*sp = '\0';
+	snprintf(x->stamp, sizeof(x->stamp), "%s", rest);
+	snprintf(x->digest, sizeof(x->digest), "%s", sp + 1);
+	return true;
+}
+
+/* The index `path` as stored, sorted by name (it is written sorted); no
+ * stamp nor digest when it is missing or unreadable. */
+static void index_load(const char *path, const char *magic, struct index *x)
+{
+	size_t len, mlen = strlen(magic);
 	_cleanup_free_ char *read_err = NULL;
 	if (read_file(path, INDEX_MAX, &x->buf, &len, NULL, &read_err) < 0)
 		return;
 	char *line = x->buf, *end = x->buf + len;
 	char *nl = memchr(line, '\n', len);
-	if (nl == NULL || strncmp(line, "cnihook-ports-index 1 ", 22) != 0)
+	if (nl == NULL || len <= mlen || strncmp(line, magic, mlen) != 0)
 		return;
 	*nl = '\0';
-	snprintf(stamp, 128, "%s", line + 22);
+	if (!header_parse(line + mlen, x))
+		return;
 	bool sorted = true;
 	for (line = nl + 1; line < end; line = nl + 1) {
 		nl = memchr(line, '\n', (size_t)(end - line));
@@ -396,16 +423,18 @@ static void buf_put(char **buf, size_t *len, size_t *cap, const char *s, size_t 
 	*len += n;
 }
 
-static void index_store(const char *path, const char *stamp, const struct index *x)
+/* Write the index (only its lines that map ports when held_only). */
+static void index_store(const char *path, const char *magic, const struct index *x, bool held_only)
 {
 	size_t cap = 4096, len = 0;
 	char *buf = xmalloc(cap);
 	char num[32];
-	buf_put(&buf, &len, &cap, "cnihook-ports-index 1 ", 22);
-	buf_put(&buf, &len, &cap, stamp, strlen(stamp));
-	buf_put(&buf, &len, &cap, "\n", 1);
+	_cleanup_free_ char *header = xasprintf("%s%s %s\n", magic, x->stamp, x->digest);
+	buf_put(&buf, &len, &cap, header, strlen(header));
 	for (size_t i = 0; i < x->n; i++) {
 		const struct ientry *e = &x->v[i];
+		if (held_only && strcmp(e->ports, "-") == 0)
+			continue;
 		const char *f[] = {e->name, e->holder, e->network, e->ports};
 		int l = snprintf(num, sizeof(num), "%llu", e->ino);
 		buf_put(&buf, &len, &cap, num, (size_t)l);
@@ -419,77 +448,143 @@ static void index_store(const char *path, const char *stamp, const struct index 
 	free(buf);
 }
 
+/* A file's share of a digest: a hash of its name and inode (FNV-1a, then
+ * a 64-bit finaliser), summed over the files so that the order of the
+ * names does not matter. */
+static unsigned long long file_hash(const char *name, unsigned long long ino)
+{
+	unsigned long long h = 1469598103934665603ULL;
+	for (const unsigned char *c = (const unsigned char *)name; *c; c++)
+		h = (h ^ *c) * 1099511628211ULL;
+	h ^= ino + 0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2);
+	h ^= h >> 33;
+	h *= 0xff51afd7ed558ccdULL;
+	h ^= h >> 33;
+	return h;
+}
+
+static bool indexed_name(const char *name)
+{
+	return name[0] != '.' && strpbrk(name, "\t\n") == NULL;
+}
+
+static void digest_format(char out[64], size_t n, unsigned long long sum)
+{
+	snprintf(out, 64, "%zu/%016llx", n, sum);
+}
+
+/* The digest of the directory's files as a reading of their names gives
+ * it; false when it cannot be read. */
+static bool dir_digest(const char *results, char out[64])
+{
+	DIR *d = opendir(results);
+	if (d == NULL)
+		return false;
+	unsigned long long sum = 0;
+	size_t n = 0;
+	struct dirent *de;
+	while ((de = readdir(d)))
+		if (indexed_name(de->d_name)) {
+			sum += file_hash(de->d_name, (unsigned long long)de->d_ino);
+			n++;
+		}
+	closedir(d);
+	digest_format(out, n, sum);
+	return true;
+}
+
+/* The full index brought up to date with the directory: its lines whose
+ * file is still there (pointing into the old buffer, which it keeps) and,
+ * parsed, the files whose name or inode are new; its digest from the same
+ * reading. -1 when the directory cannot be read. */
+static int index_update(cnirt_ctx *ctx, const char *results, struct index *old, struct index *x)
+{
+	DIR *d = opendir(results);
+	if (d == NULL)
+		return -1;
+	struct index fresh = {0};
+	unsigned long long sum = 0;
+	size_t n = 0;
+	struct dirent *de;
+	while ((de = readdir(d))) {
+		if (!indexed_name(de->d_name))
+			continue;
+		unsigned long long ino = (unsigned long long)de->d_ino;
+		sum += file_hash(de->d_name, ino);
+		n++;
+		struct ientry key = {.name = de->d_name};
+		struct ientry *hit = bsearch(&key, old->v, old->n, sizeof(*old->v), ientry_cmp);
+		if (hit && hit->ino == ino)
+			hit->seen = true;
+		else
+			*index_add(&fresh) = index_parse(ctx, de->d_name, ino);
+	}
+	closedir(d);
+	*x = (struct index){.buf = TAKE_PTR(old->buf)};
+	for (size_t i = 0; i < old->n; i++)
+		if (old->v[i].seen)
+			*index_add(x) = old->v[i];
+	for (size_t i = 0; i < fresh.n; i++)
+		*index_add(x) = fresh.v[i];
+	free(fresh.v);
+	qsort(x->v, x->n, sizeof(*x->v), ientry_cmp);
+	digest_format(x->digest, n, sum);
+	return 0;
+}
+
 /*
- * The index, brought up to date with the results directory. When the
- * directory's stamp changed but no file is new (files were only removed),
- * the old index is used and not written again: it then holds entries of
- * files that are gone, which check_cache() ignores (it looks for the file
- * before it refuses), and keeps its old stamp, so that the next start reads
- * the names again. A start beside N entries thus reads the index and N
- * names (one lookup each) when the directory changed, and sorts and writes
- * the index only when a file came.
+ * The other runtimes' port mappings, up to date with the results
+ * directory: the held index when the directory keeps its stamp or its
+ * digest (a start beside N entries then reads N names and parses none),
+ * else both indexes brought up to date and written again.
  */
 static void index_get(cnirt_ctx *ctx, struct index *out)
 {
 	*out = (struct index){0};
 	const char *cache_dir = cnirt_ctx_cache_dir(ctx);
 	_cleanup_free_ char *results = xasprintf("%s/results", cache_dir);
-	_cleanup_free_ char *path = xasprintf("%s/cnihook-ports.index", cache_dir);
+	_cleanup_free_ char *full_path = xasprintf("%s/cnihook-ports.index", cache_dir);
+	_cleanup_free_ char *held_path = xasprintf("%s/cnihook-ports.held", cache_dir);
 	struct stat st;
 	if (stat(results, &st) < 0 || !S_ISDIR(st.st_mode))
 		return;
-	char now_stamp[128], old_stamp[128];
-	snprintf(now_stamp, sizeof(now_stamp), "%llu %llu %lld %ld", (unsigned long long)st.st_dev,
+	char stamp[128];
+	snprintf(stamp, sizeof(stamp), "%llu %llu %lld %ld", (unsigned long long)st.st_dev,
 		 (unsigned long long)st.st_ino, (long long)st.st_mtim.tv_sec,
 		 (long)st.st_mtim.tv_nsec);
-	struct index old = {0};
-	index_load(path, old_stamp, &old);
-	if (strcmp(old_stamp, now_stamp) == 0) {
-		*out = old;
-		return;
-	}
 	struct timespec now;
 	clock_gettime(CLOCK_REALTIME, &now);
-	long long age =
-	    (now.tv_sec - st.st_mtim.tv_sec) * 1000000000LL + (now.tv_nsec - st.st_mtim.tv_nsec);
-	DIR *d = opendir(results);
-	if (d == NULL) {
+	bool racy =
+	    (now.tv_sec - st.st_mtim.tv_sec) * 1000000000LL + (now.tv_nsec - st.st_mtim.tv_nsec) <
+	    STAMP_RACY_NS;
+	struct index held = {0};
+	index_load(held_path, "cnihook-ports-held 2 ", &held);
+	if (held.digest[0] && strcmp(held.stamp, stamp) == 0) {
+		*out = held;
+		return;
+	}
+	char digest[64];
+	if (held.digest[0] && dir_digest(results, digest) && strcmp(held.digest, digest) == 0) {
+		/* The same files: stamped again, so that an idle directory
+		 * is not read at the next start. */
+		if (!racy) {
+			snprintf(held.stamp, sizeof(held.stamp), "%s", stamp);
+			index_store(held_path, "cnihook-ports-held 2 ", &held, true);
+		}
+		*out = held;
+		return;
+	}
+	index_free(&held);
+	struct index old = {0};
+	index_load(full_path, "cnihook-ports-index 2 ", &old);
+	if (index_update(ctx, results, &old, out) < 0) {
 		index_free(&old);
 		return;
 	}
-	/* The names: each found in the old index (marked seen), or parsed. */
-	struct index fresh = {0};
-	struct dirent *de;
-	while ((de = readdir(d))) {
-		if (de->d_name[0] == '.' || strpbrk(de->d_name, "\t\n"))
-			continue;
-		struct ientry key = {.name = de->d_name};
-		struct ientry *hit = bsearch(&key, old.v, old.n, sizeof(*old.v), ientry_cmp);
-		if (hit && hit->ino == (unsigned long long)de->d_ino)
-			hit->seen = true;
-		else
-			*index_add(&fresh) =
-			    index_parse(ctx, de->d_name, (unsigned long long)de->d_ino);
-	}
-	closedir(d);
-	if (fresh.n == 0 && old_stamp[0]) {
-		/* Only removals: the old index serves as it is. */
-		*out = old;
-		return;
-	}
-	/* The new index: the old lines still seen (pointing into the old
-	 * buffer, which it keeps) and the new ones, sorted, stored. */
-	struct index x = {.buf = TAKE_PTR(old.buf)};
-	for (size_t i = 0; i < old.n; i++)
-		if (old.v[i].seen)
-			*index_add(&x) = old.v[i];
-	for (size_t i = 0; i < fresh.n; i++)
-		*index_add(&x) = fresh.v[i];
-	free(fresh.v);
 	free(old.v);
-	qsort(x.v, x.n, sizeof(*x.v), ientry_cmp);
-	index_store(path, age >= 0 && age < STAMP_RACY_NS ? "racy" : now_stamp, &x);
-	*out = x;
+	snprintf(out->stamp, sizeof(out->stamp), "%s", racy ? "racy" : stamp);
+	index_store(full_path, "cnihook-ports-index 2 ", out, false);
+	index_store(held_path, "cnihook-ports-held 2 ", out, true);
 }
 
 /* Does the "proto/port/ip,..." list `ports` hold one overlapping p? */
@@ -507,8 +602,8 @@ static bool ports_overlap(const char *ports, const struct port *p)
 	return false;
 }
 
-/* Whether the index entry's file is still there (the index may name files
- * removed since it was written: index_get()). */
+/* Whether the index entry's file is still there (a reading of the names
+ * may race with a removal). */
 static bool entry_present(cnirt_ctx *ctx, const struct ientry *e)
 {
 	_cleanup_free_ char *path = xasprintf("%s/results/%s", cnirt_ctx_cache_dir(ctx), e->name);

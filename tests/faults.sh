@@ -358,20 +358,23 @@ end_case
 # ---------------------------------------------------------------- cache faults
 echo "# the cache directory on a full tmpfs (ENOSPC)"
 begin_case enospc "$(annotations io.cnihook.networks chain)"
-mount -t tmpfs -o size=64k,mode=0700 "cnihook-f$uniq" "$cache"
-mkdir "$cache/results"
-dd if=/dev/zero of="$cache/fill" bs=4k 2>/dev/null
-check "(the tmpfs is full)" not eval 'echo x >"$cache/probe" 2>/dev/null'
-rm -f "$cache/probe"
+# (the results directory alone: the attachment list beside it is written
+# before any plugin runs)
+mkdir -p "$cache/results"
+mount -t tmpfs -o size=64k,mode=0700 "cnihook-f$uniq" "$cache/results"
+dd if=/dev/zero of="$cache/results/.fill" bs=4k 2>/dev/null
+check "(the tmpfs is full)" not eval 'echo x >"$cache/results/.probe" 2>/dev/null'
+rm -f "$cache/results/.probe"
 attach "$id"
 check "ENOSPC: createRuntime fails cleanly (status $rc)" test "$rc" != 0 -a "$rc" -lt 128
 check "ENOSPC: one line naming the cache and ENOSPC: $err" \
 	eval 'one_line && has "No space left on device" "$err" && has "$cache" "$err"'
 check "ENOSPC: the plugins that ran got DEL: $(calls)" \
 	test "$(calls)" = "fa-ADD fb-ADD fc-ADD fc-DEL fb-DEL fa-DEL"
-check "ENOSPC: no file (temp or entry) left in the cache" test -z "$(ls -A "$cache/results")"
+check "ENOSPC: no file (temp or entry) left in the cache" \
+	test -z "$(ls -A "$cache/results" | grep -vx .fill)"
 check_gone "ENOSPC: nothing left" "$id"
-umount "$cache"
+umount "$cache/results"
 end_case
 
 echo "# the cache directory read-only"
@@ -441,6 +444,9 @@ attach "$id"
 check "wiped: attach" test "$rc" = 0
 unmount_pin "$state/$id/netns"
 rm -rf "${state:?}"/*
+check "wiped: the attachment list beside the cache is there" \
+	eval '[ "$(wc -l <"$cache/cnihook-attachments/$id")" = 2 ] &&
+		grep -q "^chain	eth0\$" "$cache/cnihook-attachments/$id"'
 clear_rec
 poststop "$id"
 check "wiped: poststop exits 0 (status $rc)" test "$rc" = 0
@@ -450,6 +456,20 @@ check "wiped: the DEL still had the portMappings (cached)" \
 	jqe '.runtimeConfig.portMappings[0].hostPort == 18200' "$(rec fa DEL stdin)"
 check "wiped: the log says why" has "state directory was wiped" "$err"
 check_gone "wiped: nothing left" "$id"
+end_case
+# The same with the attachment list gone too (written by an older cnihook,
+# say): the cache's names are read.
+begin_case wipedall "$(annotations io.cnihook.networks chain,second)"
+attach "$id"
+check "wiped, no list: attach" test "$rc" = 0
+unmount_pin "$state/$id/netns"
+rm -rf "${state:?}"/* "$cache/cnihook-attachments"
+clear_rec
+poststop "$id"
+check "wiped, no list: poststop exits 0 (status $rc)" test "$rc" = 0
+check "wiped, no list: DEL from the cache, in reverse: $(calls)" \
+	test "$(calls)" = "fd-DEL fc-DEL fb-DEL fa-DEL"
+check_gone "wiped, no list: nothing left" "$id"
 end_case
 
 # ---------------------------------------------------------------- ETXTBSY
@@ -760,8 +780,11 @@ index_case() {
 		CAP_ARGS='{"portMappings":[{"hostPort":18130,"containerPort":80,"protocol":"tcp"}]}' \
 		"$HOOKBIN" add chain "/run/netns/$ns_o" >/dev/null 2>&1
 	case $how in
-	garbage) printf 'cnihook-ports-index 1 0 0 0 0\n\x01\x02 junk\n' >"$cache/cnihook-ports.index" ;;
-	truncated) : >"$cache/cnihook-ports.index" ;;
+	garbage)
+		printf 'cnihook-ports-index 2 0 0 0 0 1/0\n\x01\x02 junk\n' >"$cache/cnihook-ports.index"
+		printf 'cnihook-ports-held 2 0 0 0 0 1/0\n\x01\x02 junk\n' >"$cache/cnihook-ports.held"
+		;;
+	truncated) : >"$cache/cnihook-ports.index" && : >"$cache/cnihook-ports.held" ;;
 	esac
 	clear_rec
 	port_case "ix$how" 18130:80
@@ -783,9 +806,9 @@ index_case() {
 index_case garbage
 index_case truncated
 
-# The index is written again only when a file came (index_get()): after
-# files were only removed it keeps lines of files that are gone, which must
-# not refuse anything; a file that comes later is indexed and refuses.
+# The indexes follow the cache (index_get()): the hook's own starts and
+# stops leave them as they were (the names give the same digest), a file
+# that comes is indexed and refuses, a file removed is forgotten.
 foreign() { # foreign add|del NAME PORT
 	local ns_f=cnihook-f$uniq-$2
 	[ "$1" = add ] && new_netns "$ns_f"
@@ -799,13 +822,21 @@ foreign add frA 18131
 clear_rec
 port_case ixsync 18132:80
 check "ports: index: 18132 ours beside the other runtime's 18131" \
-	eval '[ "$rc" = 0 ] && grep -q "frA-$uniq" "$cache/cnihook-ports.index"'
+	eval '[ "$rc" = 0 ] && grep -q "frA-$uniq" "$cache/cnihook-ports.index" &&
+		grep -q "frA-$uniq" "$cache/cnihook-ports.held"'
+poststop "$id"
+ix_ino=$(stat -c %i "$cache/cnihook-ports.index")
+clear_rec
+port_case ixsame 18132:80
+check "ports: index: our own start and stop again: the full index is not written again" \
+	eval '[ "$rc" = 0 ] && [ "$(stat -c %i "$cache/cnihook-ports.index")" = "$ix_ino" ]'
 poststop "$id"
 foreign del frA 18131
 clear_rec
 port_case ixgone 18131:80
-check "ports: index: the other runtime's entry removed, its index line kept, 18131 is ours" \
-	eval '[ "$rc" = 0 ] && reserved tcp-18131 "$id" && grep -q "frA-$uniq" "$cache/cnihook-ports.index"'
+check "ports: index: the other runtime's entry removed: 18131 is ours, the indexes forget it" \
+	eval '[ "$rc" = 0 ] && reserved tcp-18131 "$id" &&
+		! grep -q "frA-$uniq" "$cache/cnihook-ports.index" "$cache/cnihook-ports.held"'
 poststop "$id"
 foreign add frB 18133
 clear_rec

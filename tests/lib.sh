@@ -998,7 +998,8 @@ unmount_pin() {
 }
 
 # left ID: what is left of container ID (nothing when fully detached): its
-# state directory, lock, cache entries and mounts, then what left_more ID
+# state directory, lock, cache entries, attachment list (beside the cache)
+# and mounts, then what left_more ID
 # prints (a script's own additions; nothing by default).
 # shellcheck disable=SC2154
 left() {
@@ -1006,6 +1007,7 @@ left() {
 	[ ! -e "$state/$id" ] || echo "state-dir:$state/$id"
 	[ ! -e "$state/$id.lock" ] || echo "lock:$state/$id.lock"
 	(ls -A "$cache/results" 2>/dev/null || true) | grep -F -- "-$id-" | sed 's/^/cache:/'
+	[ ! -e "$cache/cnihook-attachments/$id" ] || echo "list:$cache/cnihook-attachments/$id"
 	awk -v p="$state/$id/" 'index($5, p) == 1 {print "mount:" $5}' /proc/self/mountinfo
 	left_more "$id"
 	return 0

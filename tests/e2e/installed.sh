@@ -141,7 +141,7 @@ inst_case() {
 	# The hook's index of the cache's port mappings (docs/architecture.md,
 	# "Indexes") is written beside the cache: removed if this case made it.
 	[ -e /var/lib/cni/cnihook-ports.index ] ||
-		cleanup_push "rm -f /var/lib/cni/cnihook-ports.index /var/lib/cni/.cnihook-ports.index.tmp*"
+		cleanup_push "rm -f /var/lib/cni/cnihook-ports.index /var/lib/cni/.cnihook-ports.index.tmp* /var/lib/cni/cnihook-ports.held /var/lib/cni/.cnihook-ports.held.tmp*"
 	inst_make install >"$DIR/install.log" 2>&1 ||
 		fail "make install failed: $(tail -20 "$DIR/install.log")"
 	[ -z "$(for f in "${INST_FILES[@]}"; do [ -e "$f" ] || [ -L "$f" ] || echo "$f"; done)" ] ||

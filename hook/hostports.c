@@ -7,9 +7,14 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/inet_diag.h>
+#include <linux/netlink.h>
+#include <linux/sock_diag.h>
+#include <netinet/in.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
 #include "hostports.h"
@@ -247,14 +252,105 @@ static int read_table(const char *proc, const struct table *t, struct host_socke
 	return ret;
 }
 
+int host_sockets_parse_diag(const void *buf, size_t len, struct host_sockets *s, bool *done,
+			    char **err)
+{
+	for (const struct nlmsghdr *h = buf; NLMSG_OK(h, len); h = NLMSG_NEXT(h, len)) {
+		if (h->nlmsg_type == NLMSG_DONE) {
+			*done = true;
+			return 0;
+		}
+		if (h->nlmsg_type == NLMSG_ERROR) {
+			const struct nlmsgerr *e = NLMSG_DATA(h);
+			int errnum = h->nlmsg_len >= NLMSG_LENGTH(sizeof(*e)) ? -e->error : EBADMSG;
+			return set_error(err, "sock_diag: %s", strerror(errnum ? errnum : EBADMSG));
+		}
+		const struct inet_diag_msg *m = NLMSG_DATA(h);
+		if (h->nlmsg_type != SOCK_DIAG_BY_FAMILY ||
+		    h->nlmsg_len < NLMSG_LENGTH(sizeof(*m)) ||
+		    (m->idiag_family != AF_INET && m->idiag_family != AF_INET6))
+			return set_error(err, "sock_diag: a message that is no TCP socket");
+		if (m->idiag_state != TCP_LISTEN)
+			continue;
+		struct host_socket sock = {.proto = HOST_TCP,
+					   .family = m->idiag_family,
+					   .port = ntohs(m->id.idiag_sport),
+					   .inode = m->idiag_inode};
+		memcpy(sock.addr, m->id.idiag_src, addr_len(sock.family));
+		unmap_v4(&sock.family, sock.addr);
+		add(s, &sock);
+	}
+	*done = false;
+	return 0;
+}
+
+/* The TCP listeners of one family by a sock_diag dump that asks for
+ * listeners only (the kernel then skips its connection hash, which a
+ * reading of /proc/net/tcp walks whole). 1 when sock_diag cannot be used
+ * here (the caller reads /proc instead), 0, or -1 (*err). */
+static int read_listeners(int family, struct host_sockets *s, char **err)
+{
+	int fd = socket(AF_NETLINK, SOCK_DGRAM | SOCK_CLOEXEC, NETLINK_SOCK_DIAG);
+	if (fd < 0)
+		return 1;
+	struct {
+		struct nlmsghdr h;
+		struct inet_diag_req_v2 r;
+	} req = {
+	    .h = {.nlmsg_len = sizeof(req),
+		  .nlmsg_type = SOCK_DIAG_BY_FAMILY,
+		  .nlmsg_flags = NLM_F_REQUEST | NLM_F_DUMP,
+		  .nlmsg_seq = 1},
+	    .r = {.sdiag_family = (unsigned char)family,
+		  .sdiag_protocol = IPPROTO_TCP,
+		  .idiag_states = 1u << TCP_LISTEN},
+	};
+	struct sockaddr_nl kernel = {.nl_family = AF_NETLINK};
+	if (sendto(fd, &req, sizeof(req), 0, (struct sockaddr *)&kernel, sizeof(kernel)) < 0) {
+		close(fd);
+		return 1;
+	}
+	struct host_sockets got = {0};
+	_Alignas(struct nlmsghdr) char buf[32768];
+	bool done = false;
+	int ret = 0;
+	while (!done && ret == 0) {
+		ssize_t n = TEMP_FAILURE_RETRY(recv(fd, buf, sizeof(buf), 0));
+		if (n <= 0)
+			ret = set_error(err, "sock_diag: %s",
+					n < 0 ? strerror(errno) : "end of data");
+		else
+			ret = host_sockets_parse_diag(buf, (size_t)n, &got, &done, err);
+	}
+	close(fd);
+	if (ret < 0) {
+		/* A kernel without tcp_diag answers the dump with an error:
+		 * /proc tells the same. */
+		host_sockets_free(&got);
+		free(TAKE_PTR(*err));
+		return 1;
+	}
+	for (size_t i = 0; i < got.n; i++)
+		add(s, &got.v[i]);
+	host_sockets_free(&got);
+	return 0;
+}
+
 int host_sockets_read(const char *proc, struct host_sockets *s, char **err)
 {
 	struct host_sockets out = {.v6_takes_v4 = true};
-	for (size_t i = 0; i < ARRAY_SIZE(tables); i++)
-		if (read_table(proc, &tables[i], &out, err) < 0) {
+	/* The real /proc is this namespace's: its TCP listeners by
+	 * sock_diag when the kernel has it. */
+	bool diag = strcmp(proc, "/proc") == 0;
+	for (size_t i = 0; i < ARRAY_SIZE(tables); i++) {
+		const struct table *t = &tables[i];
+		if (diag && t->proto == HOST_TCP && read_listeners(t->family, &out, err) == 0)
+			continue;
+		if (read_table(proc, t, &out, err) < 0) {
 			host_sockets_free(&out);
 			return -1;
 		}
+	}
 	_cleanup_free_ char *path = xasprintf("%s/sys/net/ipv6/bindv6only", proc);
 	_cleanup_free_ char *v6only = NULL;
 	size_t len;

@@ -18,6 +18,10 @@
 #include <unistd.h>
 #include <cmocka.h>
 
+#include <linux/inet_diag.h>
+#include <linux/netlink.h>
+#include <linux/sock_diag.h>
+
 #include "hostports.h"
 #include "util.h"
 
@@ -519,6 +523,139 @@ static void test_real_listener(void **state)
 	close(fd);
 }
 
+/* One sock_diag message of a TCP socket, appended to buf at *off. */
+static void diag_msg(char *buf, size_t *off, int family, const char *addr, unsigned port,
+		     unsigned char st, unsigned inode)
+{
+	struct nlmsghdr *h = (struct nlmsghdr *)(buf + *off);
+	struct inet_diag_msg *m = NLMSG_DATA(h);
+	memset(h, 0, NLMSG_SPACE(sizeof(*m)));
+	h->nlmsg_len = NLMSG_LENGTH(sizeof(*m));
+	h->nlmsg_type = SOCK_DIAG_BY_FAMILY;
+	h->nlmsg_flags = NLM_F_MULTI;
+	m->idiag_family = (unsigned char)family;
+	m->idiag_state = st;
+	m->id.idiag_sport = htons((uint16_t)port);
+	assert_int_equal(inet_pton(family, addr, m->id.idiag_src), 1);
+	m->idiag_inode = inode;
+	*off += NLMSG_SPACE(sizeof(*m));
+}
+
+static void diag_done(char *buf, size_t *off, int error)
+{
+	struct nlmsghdr *h = (struct nlmsghdr *)(buf + *off);
+	memset(h, 0, NLMSG_SPACE(sizeof(struct nlmsgerr)));
+	if (error) {
+		h->nlmsg_type = NLMSG_ERROR;
+		h->nlmsg_len = NLMSG_LENGTH(sizeof(struct nlmsgerr));
+		((struct nlmsgerr *)NLMSG_DATA(h))->error = -error;
+		*off += NLMSG_SPACE(sizeof(struct nlmsgerr));
+	} else {
+		h->nlmsg_type = NLMSG_DONE;
+		h->nlmsg_len = NLMSG_LENGTH(sizeof(int));
+		*off += NLMSG_SPACE(sizeof(int));
+	}
+}
+
+/* A sock_diag dump: listeners kept (an IPv4-mapped address as IPv4), other
+ * states skipped, NLMSG_DONE ends it; a dump in two parts; errors. */
+static void test_diag(void **state)
+{
+	(void)state;
+	_Alignas(struct nlmsghdr) char buf[4096];
+	size_t off = 0;
+	diag_msg(buf, &off, AF_INET, "127.0.0.1", 8080, 10, 42);
+	diag_msg(buf, &off, AF_INET6, "::ffff:10.1.2.3", 9000, 10, 43);
+	diag_msg(buf, &off, AF_INET, "10.0.0.1", 7000, 1, 44); /* established */
+	size_t first = off;
+	diag_msg(buf, &off, AF_INET6, "::", 443, 10, 45);
+	diag_done(buf, &off, 0);
+	struct host_sockets s = {0};
+	_cleanup_free_ char *err = NULL;
+	bool done = true;
+	assert_int_equal(host_sockets_parse_diag(buf, first, &s, &done, &err), 0);
+	assert_false(done);
+	assert_int_equal(s.n, 2);
+	assert_int_equal(host_sockets_parse_diag(buf + first, off - first, &s, &done, &err), 0);
+	assert_true(done);
+	assert_null(err);
+	assert_int_equal(s.n, 3);
+	assert_int_equal(s.v[0].proto, HOST_TCP);
+	assert_int_equal(s.v[0].family, AF_INET);
+	assert_int_equal(s.v[0].port, 8080);
+	assert_int_equal(s.v[0].inode, 42);
+	assert_memory_equal(s.v[0].addr, "\x7f\0\0\x01", 4);
+	assert_int_equal(s.v[1].family, AF_INET); /* ::ffff:10.1.2.3 */
+	assert_memory_equal(s.v[1].addr, "\x0a\x01\x02\x03", 4);
+	assert_int_equal(s.v[2].family, AF_INET6);
+	assert_int_equal(s.v[2].port, 443);
+	const struct host_socket *h = NULL;
+	assert_int_equal(host_sockets_find(&s, "tcp", "10.1.2.3", 9000, &h, &err), 0);
+	assert_non_null(h);
+	assert_int_equal(h->inode, 43);
+	assert_int_equal(host_sockets_find(&s, "tcp", "10.0.0.1", 7000, &h, &err), 0);
+	assert_null(h);
+	host_sockets_free(&s);
+
+	off = 0;
+	diag_done(buf, &off, ENOENT); /* a kernel without tcp_diag */
+	assert_int_equal(host_sockets_parse_diag(buf, off, &s, &done, &err), -1);
+	assert_non_null(strstr(err, "sock_diag"));
+	assert_non_null(strstr(err, strerror(ENOENT)));
+	free(TAKE_PTR(err));
+	host_sockets_free(&s);
+
+	off = 0;
+	diag_msg(buf, &off, AF_INET, "127.0.0.1", 1, 10, 1);
+	((struct inet_diag_msg *)NLMSG_DATA((struct nlmsghdr *)buf))->idiag_family = AF_UNIX;
+	assert_int_equal(host_sockets_parse_diag(buf, off, &s, &done, &err), -1);
+	assert_non_null(strstr(err, "no TCP socket"));
+	host_sockets_free(&s);
+}
+
+/* The listeners read from the real /proc (by sock_diag) are those the
+ * kernel's text table shows, with the same inodes. */
+static void test_real_diag_matches_proc(void **state)
+{
+	(void)state;
+	int fd = socket(AF_INET6, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		skip();
+	struct sockaddr_in6 a = {.sin6_family = AF_INET6, .sin6_addr = IN6ADDR_LOOPBACK_INIT};
+	socklen_t len = sizeof(a);
+	if (bind(fd, (struct sockaddr *)&a, sizeof(a)) < 0) {
+		close(fd);
+		skip(); /* no IPv6 loopback */
+	}
+	assert_int_equal(listen(fd, 1), 0);
+	assert_int_equal(getsockname(fd, (struct sockaddr *)&a, &len), 0);
+	unsigned port = ntohs(a.sin6_port);
+	struct host_sockets live = {0}, text = {0};
+	_cleanup_free_ char *err = NULL;
+	assert_int_equal(host_sockets_read("/proc", &live, &err), 0);
+	const char *tables[] = {"tcp", "tcp6"};
+	for (size_t i = 0; i < 2; i++) {
+		_cleanup_free_ char *path = xasprintf("/proc/self/net/%s", tables[i]);
+		_cleanup_free_ char *buf = NULL;
+		size_t n;
+		assert_int_equal(read_file(path, 16u << 20, &buf, &n, NULL, &err), 0);
+		assert_int_equal(host_sockets_parse(buf, tables[i], &text, &err), 0);
+	}
+	const struct host_socket *h = NULL, *t = NULL;
+	assert_int_equal(host_sockets_find(&live, "tcp", "::1", port, &h, &err), 0);
+	assert_int_equal(host_sockets_find(&text, "tcp", "::1", port, &t, &err), 0);
+	assert_non_null(h);
+	assert_non_null(t);
+	assert_int_equal(h->inode, t->inode);
+	size_t live_tcp = 0;
+	for (size_t i = 0; i < live.n; i++)
+		live_tcp += live.v[i].proto == HOST_TCP;
+	assert_int_equal(live_tcp, text.n);
+	host_sockets_free(&live);
+	host_sockets_free(&text);
+	close(fd);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -540,6 +677,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_read, proc_setup, proc_teardown),
 		cmocka_unit_test_setup_teardown(test_check, proc_setup, proc_teardown),
 		cmocka_unit_test(test_real_listener),
+		cmocka_unit_test(test_diag),
+		cmocka_unit_test(test_real_diag_matches_proc),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

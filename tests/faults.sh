@@ -157,8 +157,8 @@ end_case() { del_netns "$ns"; reset; }
 #
 # kill_at POINT MODE. POINT is where the hook is killed:
 #   ports  blocked on the port reservation lock: <id>/ made, no record yet
-#   pin    record written, blocked on the state directory's lock in
-#          netns_pin: no pin, no plugin yet
+#   pin    record and attachment list (beside the cache) written, blocked
+#          on the state directory's lock in netns_pin: no pin, no plugin yet
 #   fb     during fb's ADD (fa done; chain not cached)
 #   fc     during fc's ADD
 #   fd     during the second network (chain cached, fd not)
@@ -197,7 +197,7 @@ kill_at() {
 		test "$(readlink "/proc/$hpid/exe")" = "$HOOKBIN"
 	case $point in
 	ports) what='<id>/ made, no record, blocked on the reservation lock' ;;
-	pin) what='record written, no pin, no plugin ran' ;;
+	pin) what='record and attachment list written, no pin, no plugin ran' ;;
 	*) what="$plugin is running its ADD" ;;
 	esac
 	case $point in
@@ -208,6 +208,7 @@ kill_at() {
 	pin)
 		check "before the kill: $what" eval 'alive $hpid &&
 			jqe ".attachments | length == 2" "$state/$id/record.json" &&
+			[ "$(wc -l <"$cache/cnihook-attachments/$id")" = 2 ] &&
 			! is_mount "$state/$id/netns" && no_plugin_ran'
 		;;
 	*)

@@ -255,6 +255,7 @@ void ports_prune(const char *state_dir, bool (*alive)(void *data, const char *id
  *
  *   cnihook-ports-index 2 <stamp> <digest>
  *   <inode> TAB <file name> TAB <container id> TAB <network> TAB <ports>
+ *   end
  *
  * (the held file's first word is cnihook-ports-held). <ports> is
  * "proto/port/ip,..." ("-" for none, and for a file that is no entry).
@@ -272,9 +273,14 @@ void ports_prune(const char *state_dir, bool (*alive)(void *data, const char *id
  * both are written again (the full one first). Each is written by rename: a
  * hook killed while writing leaves the old file or none, a held index
  * older than the full one only makes the next start read the full one, and
- * any hook rebuilds a missing or unreadable one.
+ * any hook rebuilds a missing or unreadable one. They are not synced: a
+ * crash of the host may leave one cut short or with zeros where its data
+ * did not reach the disk, and the held index would then serve without the
+ * lines it lost; an index without its last line "end", or with a NUL
+ * byte, is unreadable.
  */
 #define INDEX_MAX     (64u << 20)
+#define INDEX_END     "end\n"
 #define STAMP_RACY_NS 100000000LL
 
 /* One line of the index. Its strings point into the index's buffer, or are
@@ -345,6 +351,11 @@ static void index_load(const char *path, const char *magic, struct index *x)
 	_cleanup_free_ char *read_err = NULL;
 	if (read_file(path, INDEX_MAX, &x->buf, &len, NULL, &read_err) < 0)
 		return;
+	size_t tlen = strlen(INDEX_END);
+	if (len <= tlen || memcmp(x->buf + len - tlen, INDEX_END, tlen) != 0 ||
+	    x->buf[len - tlen - 1] != '\n' || memchr(x->buf, '\0', len) != NULL)
+		return; /* cut short, or zeros a crash left */
+	len -= tlen;
 	char *line = x->buf, *end = x->buf + len;
 	char *nl = memchr(line, '\n', len);
 	if (nl == NULL || len <= mlen || strncmp(line, magic, mlen) != 0)
@@ -444,6 +455,7 @@ static void index_store(const char *path, const char *magic, const struct index 
 		}
 		buf_put(&buf, &len, &cap, "\n", 1);
 	}
+	buf_put(&buf, &len, &cap, INDEX_END, strlen(INDEX_END));
 	write_file_atomic(path, buf, len, 0600, false);
 	free(buf);
 }

@@ -40,7 +40,9 @@ static void canonical_ip(const char *ip, char out[64])
 		else
 			inet_ntop(AF_INET6, a, out, 64);
 	} else {
-		snprintf(out, 64, "%s", ip);
+		/* No address (only another runtime's entry can hold one):
+		 * counted as every address, the careful reading. */
+		strcpy(out, "*");
 	}
 }
 
@@ -65,8 +67,16 @@ static void parse_mappings(const char *text, struct port **v, size_t *n)
 		struct port p = {.port = (unsigned)json_int_value(hp)};
 		const char *proto = json_str(json_obj_get(m, "protocol"));
 		snprintf(p.proto, sizeof(p.proto), "%s", proto && *proto ? proto : "tcp");
-		for (char *c = p.proto; *c; c++)
+		bool word = strlen(proto ? proto : "") < sizeof(p.proto);
+		for (char *c = p.proto; *c; c++) {
 			*c = (char)(*c >= 'A' && *c <= 'Z' ? *c - 'A' + 'a' : *c);
+			word &= (*c >= 'a' && *c <= 'z') || (*c >= '0' && *c <= '9');
+		}
+		/* No protocol a port can be mapped for (another runtime's
+		 * entry, written by hand): nothing to hold, and it must not
+		 * reach the index's lines and fields. */
+		if (!word)
+			continue;
 		canonical_ip(json_str(json_obj_get(m, "hostIP")), p.ip);
 		*v = xreallocarray(*v, *n + 1, sizeof(**v));
 		(*v)[(*n)++] = p;

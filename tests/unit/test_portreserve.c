@@ -410,6 +410,31 @@ static void test_foreign_refuses(void **state)
 	reserved(f, "b", "[" MAP(8080, "udp") "," MAP(8081, "tcp") "]");
 }
 
+/* Another runtime's entry with a host address that is none, or a protocol
+ * with the index's separators in it: the address counts as every address,
+ * the mapping without a protocol one can map is dropped, and the index
+ * keeps its lines (an entry after it still refuses). */
+static void test_foreign_odd_text(void **state)
+{
+	struct fx *f = *state;
+	char *problem;
+	cache_entry(f, "odd",
+		    "[{\"hostPort\":8080,\"protocol\":\"tcp\",\"hostIP\":\"a\\tb\\nc,/d\"},"
+		    "{\"hostPort\":8081,\"protocol\":\"t\\tc\\np/,\"}]");
+	cache_entry(f, "zz", "[" MAP(9090, "tcp") "]");
+	REFUSED(reserve(f, "b", "[" MAP_ON("10.0.0.1", 8080, "tcp") "]", &problem),
+		HELD_BY_CACHE("8080/tcp", "odd"));
+	reserved(f, "b", "[" MAP(8081, "tcp") "]");
+	REFUSED(reserve(f, "c", "[" MAP(9090, "tcp") "]", &problem),
+		HELD_BY_CACHE("9090/tcp", "zz"));
+	_cleanup_free_ char *path = index_path(f, "cnihook-ports.index");
+	_cleanup_free_ char *text = slurp(path);
+	size_t lines = 0;
+	for (const char *c = text; *c; c++)
+		lines += *c == '\n';
+	assert_int_equal(lines, 4); /* header, odd, zz, end */
+}
+
 /* The cache entry of a container of the hook (it has a state directory)
  * does not refuse: its reservation files speak for it. */
 static void test_own_entry_not_foreign(void **state)
@@ -637,6 +662,7 @@ int main(void)
 	    T(test_release_entry),
 	    T(test_prune),
 	    T(test_foreign_refuses),
+	    T(test_foreign_odd_text),
 	    T(test_own_entry_not_foreign),
 	    T(test_foreign_removed),
 	    T(test_foreign_added_later),

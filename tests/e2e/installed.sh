@@ -263,7 +263,8 @@ EOF
 	after=$(sum "$pmfile" "$pmentry" "$pmlease")
 	[ "$before" = "$after" ] || fail "changed: before $before; after $after"
 	[ "$(container_addr "$pmc" eth0)" = "$pmip/24" ] || fail "$pmc lost $pmip"
-	pm network ls --format '{{.Name}}' | grep -qx -- "$pmnet" || fail "podman lost $pmnet"
+	out=$(pm network ls --format '{{.Name}}' 2>&1) || fail "podman network ls failed: $out"
+	grep -qx -- "$pmnet" <<<"$out" || fail "podman lost $pmnet: podman network ls says: $out"
 	ok "the same"
 	checking "podman removes its own container and network, as before"
 	pm rm -f -t 0 "$pmc" >/dev/null || fail "podman rm $pmc"

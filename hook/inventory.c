@@ -483,8 +483,9 @@ int inventory_status(const struct hook_config *cfg, const char *id_arg, bool as_
 /* --------------------------------------------------------------- list */
 
 /* Whether the address/prefix `cidr` is written as a result's conversion
- * writes it (lib/result.c: the address as inet_ntop() writes it, but an
- * IPv6 one never with an IPv4 part; the prefix in decimal, in range). */
+ * writes it (lib/result.c): an IPv4 address as inet_pton() takes it (which
+ * glibc does in that one form only), an IPv6 one as inet_ntop() writes it
+ * but never with an IPv4 part; the prefix in decimal, in range. */
 static bool cidr_as_converted(const char *cidr)
 {
 	const char *slash = strchr(cidr, '/');
@@ -497,7 +498,8 @@ static bool cidr_as_converted(const char *cidr)
 	int family = strchr(ip, ':') ? AF_INET6 : AF_INET;
 	unsigned char a[16];
 	if ((family == AF_INET6 && strchr(ip, '.')) || inet_pton(family, ip, a) != 1 ||
-	    inet_ntop(family, a, back, sizeof(back)) == NULL || strcmp(ip, back) != 0)
+	    (family == AF_INET6 &&
+	     (inet_ntop(family, a, back, sizeof(back)) == NULL || strcmp(ip, back) != 0)))
 		return false;
 	const char *p = slash + 1;
 	unsigned prefix = 0;

@@ -376,8 +376,50 @@ static int status_resolve(const struct state_dir *sd, const char *key, const cha
 			 matches, ids);
 }
 
-/* The status of the container `key` names, appended to `all`. */
-static int status_gather_one(const struct state_dir *sd, const char *key, json *all, char **err)
+/* Where status puts the statuses it reads: JSON (`all`, container id ->
+ * status) with --json, else the rows of a table. */
+struct status_out {
+	json *all;
+	struct table t;
+	bool no_trunc;
+};
+
+/* A copy of s kept by the table (NULL for NULL). */
+static const char *table_copy(struct table *t, const char *s)
+{
+	return s ? table_keep(t, xstrdup(s)) : NULL;
+}
+
+/* The rows of one container: one per network of its status st. */
+static void status_rows(const struct state_dir *sd, struct table *t, const char *id, const json *st,
+			bool no_trunc)
+{
+	_cleanup_free_ char *name = record_name_read(sd->fd, id);
+	const char *shown_id = table_keep(t, container_shown(id, name, no_trunc));
+	for (size_t i = 0; json_is_array(st) && i < st->u.array.n; i++) {
+		const json *e = st->u.array.v[i];
+		const char *ips = table_keep(t, join_strings(json_obj_get(e, "ips"), ","));
+		table_row(t, shown_id, table_copy(t, json_str(json_obj_get(e, "name"))),
+			  table_copy(t, json_str(json_obj_get(e, "interface"))), ips,
+			  table_copy(t, json_str(json_obj_get(e, "mac"))),
+			  json_is_true(json_obj_get(e, "default")) ? "yes" : "no");
+	}
+}
+
+/* Add the status st of container `id` (taken) to out. */
+static void status_add(const struct state_dir *sd, struct status_out *out, const char *id, json *st)
+{
+	if (out->all) {
+		json_obj_append(out->all, id, st); /* ids are unique */
+		return;
+	}
+	status_rows(sd, &out->t, id, st, out->no_trunc);
+	json_free(st);
+}
+
+/* The status of the container `key` names, added to out. */
+static int status_gather_one(const struct state_dir *sd, const char *key, struct status_out *out,
+			     char **err)
 {
 	const char *id = NULL;
 	if (status_resolve(sd, key, &id, err) < 0)
@@ -392,15 +434,14 @@ static int status_gather_one(const struct state_dir *sd, const char *key, json *
 		*err = unreadable(id, errnum);
 		return -1;
 	}
-	json_obj_append(all, id, st);
+	status_add(sd, out, id, st);
 	return 0;
 }
 
-/* The status of every container of the state directory, appended to
- * `all` in the order of their ids; the files that cannot be read in
- * problems. */
-static void status_gather_all(const struct hook_config *cfg, const struct state_dir *sd, json *all,
-			      char ***problems, size_t *n_problems)
+/* The status of every container of the state directory, added to out in
+ * the order of their ids; the files that cannot be read in problems. */
+static void status_gather_all(const struct hook_config *cfg, const struct state_dir *sd,
+			      struct status_out *out, char ***problems, size_t *n_problems)
 {
 	for (size_t i = 0; i < sd->n; i++) {
 		const char *id = sd->v[i].name;
@@ -409,7 +450,7 @@ static void status_gather_all(const struct hook_config *cfg, const struct state_
 		if (!is_container(sd, &sd->v[i]))
 			continue;
 		if (status_read(sd, id, &st, &errnum) == 0) {
-			json_obj_append(all, id, st); /* ids are unique */
+			status_add(sd, out, id, st);
 		} else if (errnum != ENOENT) {
 			_cleanup_free_ char *p = status_path(cfg->state_dir, id);
 			_cleanup_free_ char *m = unreadable(p, errnum);
@@ -418,37 +459,18 @@ static void status_gather_all(const struct hook_config *cfg, const struct state_
 	}
 }
 
-/* The rows of one container: one per network of its status st. */
-static void status_rows(const struct state_dir *sd, struct table *t, const char *id, const json *st,
-			bool no_trunc)
+/* Print what status gathered: JSON (one container's status alone), or
+ * the table; and free it. */
+static void status_print(struct status_out *out, bool one)
 {
-	_cleanup_free_ char *name = record_name_read(sd->fd, id);
-	const char *shown_id = table_keep(t, container_shown(id, name, no_trunc));
-	for (size_t i = 0; json_is_array(st) && i < st->u.array.n; i++) {
-		const json *e = st->u.array.v[i];
-		const char *ips = table_keep(t, join_strings(json_obj_get(e, "ips"), ","));
-		table_row(t, shown_id, json_str(json_obj_get(e, "name")),
-			  json_str(json_obj_get(e, "interface")), ips,
-			  json_str(json_obj_get(e, "mac")),
-			  json_is_true(json_obj_get(e, "default")) ? "yes" : "no");
-	}
-}
-
-/* Print what status gathered (`all`, container id -> status): JSON (one
- * container's status alone), or a table. */
-static void status_print(const struct state_dir *sd, const json *all, bool one, bool as_json,
-			 bool no_trunc)
-{
-	if (as_json) {
+	if (out->all) {
+		json *all = out->all;
 		_cleanup_free_ char *text = json_gen(one ? all->u.object.v[0] : all, false, NULL);
 		printf("%s\n", text);
+		json_free(all);
 		return;
 	}
-	struct table t = {.cols = 6};
-	table_row(&t, "CONTAINER", "NETWORK", "INTERFACE", "IPS", "MAC", "DEFAULT");
-	for (size_t i = 0; i < all->u.object.n; i++)
-		status_rows(sd, &t, all->u.object.k[i], all->u.object.v[i], no_trunc);
-	table_print(&t);
+	table_print(&out->t);
 }
 
 int inventory_status(const struct hook_config *cfg, const char *id_arg, bool as_json, bool no_trunc)
@@ -460,23 +482,29 @@ int inventory_status(const struct hook_config *cfg, const char *id_arg, bool as_
 		return 2;
 	}
 	_cleanup_(state_dir_close) struct state_dir sd = {.fd = -1};
-	_cleanup_json_ json *all = json_new(JSON_OBJECT);
+	struct status_out out = {.t.cols = 6, .no_trunc = no_trunc};
+	if (as_json)
+		out.all = json_new(JSON_OBJECT);
+	else
+		table_row(&out.t, "CONTAINER", "NETWORK", "INTERFACE", "IPS", "MAC", "DEFAULT");
 	char **problems = NULL;
 	size_t n_problems = 0;
 	int ret = state_dir_open(cfg->state_dir, &sd, &err);
 	state_dir_sort(&sd);
 	if (ret == 0 && key)
-		ret = status_gather_one(&sd, key, all, &err);
+		ret = status_gather_one(&sd, key, &out, &err);
 	else if (ret == 0)
-		status_gather_all(cfg, &sd, all, &problems, &n_problems);
+		status_gather_all(cfg, &sd, &out, &problems, &n_problems);
 	for (size_t i = 0; i < n_problems; i++)
 		log_error("status: %s", problems[i]);
 	strv_free(problems, n_problems);
 	if (ret < 0) {
 		log_error("status: %s", err);
+		json_free(out.all);
+		table_free(&out.t);
 		return 1;
 	}
-	status_print(&sd, all, key != NULL, as_json, no_trunc);
+	status_print(&out, key != NULL);
 	return 0;
 }
 

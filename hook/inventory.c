@@ -3,10 +3,11 @@
  * What is attached: the status of containers, and the cache's attachments.
  *
  * Both commands cost a few system calls per entry and nothing that grows
- * with the others: the state directory is read once (one listing, sorted,
- * searched by bisection) and its files are opened relative to it; `list`
- * takes the addresses from each cached result as it is when the result
- * writes them as its conversion to 1.0.0 would.
+ * with the others: the state directory is read once (one listing, that
+ * status walks sorted and list looks ids up in by a hash table) and its
+ * files are read relative to it; list takes the addresses of each cached
+ * result as they are when they are written as its conversion to 1.0.0
+ * writes them.
  */
 #include "config.h"
 

@@ -171,16 +171,22 @@ void json_obj_set(json *o, const char *key, json *v)
 	json_obj_append(o, key, v);
 }
 
-void json_obj_append(json *o, const char *key, json *v)
+/* json_obj_append() of a key it takes. */
+static void obj_append_owned(json *o, char *key, json *v)
 {
 	if (o->u.object.n == o->u.object.cap) {
 		o->u.object.cap = o->u.object.cap ? o->u.object.cap * 2 : 8;
 		o->u.object.k = xreallocarray(o->u.object.k, o->u.object.cap, sizeof(char *));
 		o->u.object.v = xreallocarray(o->u.object.v, o->u.object.cap, sizeof(json *));
 	}
-	o->u.object.k[o->u.object.n] = xstrdup(key);
+	o->u.object.k[o->u.object.n] = key;
 	o->u.object.v[o->u.object.n] = v;
 	o->u.object.n++;
+}
+
+void json_obj_append(json *o, const char *key, json *v)
+{
+	obj_append_owned(o, xstrdup(key), v);
 }
 
 bool json_obj_del(json *o, const char *key)
@@ -297,6 +303,7 @@ struct parse_state {
 	json *stack[JSON_MAX_DEPTH + 1];
 	char *keys[JSON_MAX_DEPTH + 1]; /* pending key of each open object */
 	size_t depth;
+	size_t reached; /* the deepest depth, whose keys are freed at the end */
 	json *root;
 	char *problem; /* why the parse was cancelled */
 	yajl_handle h;
@@ -331,10 +338,8 @@ static int add_value(struct parse_state *st, json *v)
 		json_arr_append(top, v);
 		return 1;
 	}
-	char *key = st->keys[st->depth - 1];
-	st->keys[st->depth - 1] = NULL;
-	json_obj_set(top, key, v);
-	free(key);
+	/* cb_map_key() found no such key in top */
+	obj_append_owned(top, TAKE_PTR(st->keys[st->depth - 1]), v);
 	return 1;
 }
 
@@ -349,6 +354,8 @@ static int push(struct parse_state *st, json *v)
 	if (!add_value(st, v))
 		return 0;
 	st->stack[st->depth++] = v;
+	if (st->depth > st->reached)
+		st->reached = st->depth;
 	return 1;
 }
 
@@ -663,7 +670,7 @@ int json_parse_with(const char *buf, size_t len, const char *what, const struct 
 		}
 	}
 	yajl_free(h);
-	for (size_t i = 0; i < JSON_MAX_DEPTH + 1; i++)
+	for (size_t i = 0; i < st.reached; i++)
 		free(st.keys[i]);
 	if (r < 0) {
 		json_free(st.root);

@@ -1,11 +1,24 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* What is attached: the status of containers, and the cache's attachments. */
+/*
+ * What is attached: the status of containers, and the cache's attachments.
+ *
+ * Both commands cost a few system calls per entry and nothing that grows
+ * with the others: the state directory is read once (one listing, that
+ * status walks sorted and list looks ids up in by a hash table) and its
+ * files are read relative to it; list takes the addresses of each cached
+ * result as they are when they are written as its conversion to 1.0.0
+ * writes them.
+ */
 #include "config.h"
 
+#include <arpa/inet.h>
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
+#include <search.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
@@ -19,7 +32,8 @@
 #include "record.h"
 #include "util.h"
 
-static char *join_strings(json *arr, const char *sep)
+/* The strings of an array, joined by sep (the others left out). */
+static char *join_strings(const json *arr, const char *sep)
 {
 	size_t cap = 1, n = 0;
 	for (size_t i = 0; json_is_array(arr) && i < arr->u.array.n; i++)
@@ -36,48 +50,96 @@ static char *join_strings(json *arr, const char *sep)
 	return s;
 }
 
+/* "cannot read WHAT: PROBLEM", with " (needs root)" when a user other than
+ * root is refused. */
+static char *unreadable(const char *what, int errnum)
+{
+	bool perm = errnum == EACCES || errnum == EPERM;
+	return xasprintf("cannot read %s: %s%s", what, strerror(errnum),
+			 perm && geteuid() != 0 ? " (needs root)" : "");
+}
+
+/* ------------------------------------------------------------- tables */
+
 /* Ids in tables are cut to this length, as podman and runc users see them,
  * unless --no-trunc. */
 #define SHORT_ID_LEN 12
 
-/* A table whose columns are as wide as their widest cell. */
+/* A table whose columns are as wide as their widest cell. Cells point to
+ * strings that outlive the table, or that it keeps (table_keep()). */
 struct table {
 	size_t cols;
-	char **cells; /* rows * cols */
-	size_t n;
+	const char **cells; /* rows * cols */
+	size_t n, cap;
+	char **kept;
+	size_t n_kept, cap_kept;
 };
 
+/* Keep s (freed with the table) and return it. */
+static const char *table_keep(struct table *t, char *s)
+{
+	if (t->n_kept == t->cap_kept) {
+		t->cap_kept = t->cap_kept ? 2 * t->cap_kept : 64;
+		t->kept = xreallocarray(t->kept, t->cap_kept, sizeof(*t->kept));
+	}
+	t->kept[t->n_kept++] = s;
+	return s;
+}
+
+/* A row of t->cols cells; NULL or empty shows as "-". */
 static void table_row(struct table *t, ...)
 {
 	va_list ap;
 	va_start(ap, t);
-	t->cells = xreallocarray(t->cells, t->n + t->cols, sizeof(*t->cells));
+	if (t->n + t->cols > t->cap) {
+		t->cap = t->cap ? 2 * t->cap : 64 * t->cols;
+		t->cells = xreallocarray(t->cells, t->cap, sizeof(*t->cells));
+	}
 	for (size_t i = 0; i < t->cols; i++) {
 		const char *c = va_arg(ap, const char *);
-		t->cells[t->n++] = xstrdup(c && *c ? c : "-");
+		t->cells[t->n++] = c && *c ? c : "-";
 	}
 	va_end(ap);
+}
+
+static void table_free(struct table *t)
+{
+	for (size_t i = 0; i < t->n_kept; i++)
+		free(t->kept[i]);
+	free(t->kept);
+	free(t->cells);
+	*t = (struct table){.cols = t->cols};
+}
+
+static void pad(size_t n)
+{
+	static const char spaces[] = "                                ";
+	for (size_t k; n > 0; n -= k) {
+		k = n < sizeof(spaces) - 1 ? n : sizeof(spaces) - 1;
+		fwrite(spaces, 1, k, stdout);
+	}
 }
 
 /* Print the table (two spaces between columns, the last one not padded),
  * and free it. */
 static void table_print(struct table *t)
 {
-	_cleanup_free_ size_t *w = xzalloc(t->cols * sizeof(*w));
-	for (size_t i = 0; i < t->n; i++)
-		if (strlen(t->cells[i]) > w[i % t->cols])
-			w[i % t->cols] = strlen(t->cells[i]);
+	_cleanup_free_ size_t *w = xcalloc(t->cols, sizeof(*w));
+	for (size_t i = 0; i < t->n; i++) {
+		size_t len = strlen(t->cells[i]);
+		if (len > w[i % t->cols])
+			w[i % t->cols] = len;
+	}
 	for (size_t i = 0; i < t->n; i++) {
 		size_t col = i % t->cols;
-		if (col + 1 < t->cols)
-			printf("%-*s  ", (int)w[col], t->cells[i]);
-		else
-			printf("%s\n", t->cells[i]);
-		free(t->cells[i]);
+		fputs(t->cells[i], stdout);
+		if (col + 1 == t->cols) {
+			putchar('\n');
+			continue;
+		}
+		pad(w[col] + 2 - strlen(t->cells[i]));
 	}
-	free(t->cells);
-	t->cells = NULL;
-	t->n = 0;
+	table_free(t);
 }
 
 static char *id_shown(const char *id, bool no_trunc)
@@ -85,234 +147,468 @@ static char *id_shown(const char *id, bool no_trunc)
 	return no_trunc ? xstrdup(id) : xstrndup(id, SHORT_ID_LEN);
 }
 
-/* Container `id` (a CNI_CONTAINERID) as users name it: a containerd
- * container as "<namespace>/<id>" (its id cut, not its namespace), others
- * by their id. */
-static char *container_shown(const struct hook_config *cfg, const char *id, bool no_trunc)
+/* Container `id` (a CNI_CONTAINERID) as users name it, from its name
+ * (record_name_read(), or NULL): a containerd container as
+ * "<namespace>/<id>" (its id cut, not its namespace), others by their id. */
+static char *container_shown(const char *id, const char *name, bool no_trunc)
 {
-	_cleanup_free_ char *name = record_name_read(cfg->state_dir, id);
-	char *slash = name ? strchr(name, '/') : NULL;
+	const char *slash = name ? strchr(name, '/') : NULL;
 	if (slash == NULL)
 		return id_shown(id, no_trunc);
 	_cleanup_free_ char *short_id = id_shown(slash + 1, no_trunc);
-	*slash = '\0';
-	return xasprintf("%s/%s", name, short_id);
+	return xasprintf("%.*s/%s", (int)(slash - name), name, short_id);
 }
 
-/* Log that `what` cannot be read; as a user other than root, say that the
- * command needs root. */
-static void log_unreadable(const char *verb, const char *what, int errnum)
+/* ---------------------------------------------------- the state directory */
+
+/* One name of the state directory, and its type from readdir (DT_*). */
+struct state_name {
+	char *name;
+	unsigned char type;
+};
+
+/* The state directory read once: its names (sorted by state_dir_sort(),
+ * or found by a hash table from state_dir_index()), and a descriptor of it
+ * that its files are read relative to (-1 when there is none). listed: v
+ * holds every name (the directory was read, or is missing). */
+struct state_dir {
+	int fd;
+	bool listed;
+	struct state_name *v;
+	size_t n;
+	struct hsearch_data *index;
+};
+
+static int compare_names(const void *a, const void *b)
 {
-	bool perm = errnum == EACCES || errnum == EPERM;
-	log_error("%s: cannot read %s: %s%s", verb, what, strerror(errnum),
-		  perm && geteuid() != 0 ? " (needs root)" : "");
+	return strcmp(((const struct state_name *)a)->name, ((const struct state_name *)b)->name);
 }
 
-/* The status file of one container, parsed; NULL when there is none. */
-static json *read_status(const struct hook_config *cfg, const char *id, int *errnum)
+static void state_dir_close(struct state_dir *sd)
 {
-	_cleanup_free_ char *path = status_path(cfg->state_dir, id);
+	for (size_t i = 0; i < sd->n; i++)
+		free(sd->v[i].name);
+	free(sd->v);
+	if (sd->index)
+		hdestroy_r(sd->index);
+	free(sd->index);
+	if (sd->fd >= 0)
+		close(sd->fd);
+	*sd = (struct state_dir){.fd = -1};
+}
+
+/* The names of the directory open as fd (which it keeps); errno set on
+ * failure. */
+static int state_dir_list(int fd, struct state_dir *sd)
+{
+	DIR *d = fdopendir(fd);
+	if (d == NULL) {
+		int e = errno;
+		close(fd);
+		errno = e;
+		return -1;
+	}
+	size_t cap = 0;
+	struct dirent *de;
+	errno = 0;
+	while ((de = readdir(d)) != NULL) {
+		if (sd->n == cap) {
+			cap = cap ? 2 * cap : 256;
+			sd->v = xreallocarray(sd->v, cap, sizeof(*sd->v));
+		}
+		sd->v[sd->n++] = (struct state_name){xstrdup(de->d_name), de->d_type};
+	}
+	int e = errno;
+	sd->fd = TEMP_FAILURE_RETRY(fcntl(dirfd(d), F_DUPFD_CLOEXEC, 3));
+	closedir(d);
+	if (e == 0 && sd->fd < 0)
+		e = errno;
+	errno = e;
+	return e == 0 ? 0 : -1;
+}
+
+/* Read the state directory `path` into sd. A missing one holds nothing.
+ * One that cannot be listed is an error, and sd is then still open for
+ * reading by name (O_PATH) when it can be. */
+static int state_dir_open(const char *path, struct state_dir *sd, char **err)
+{
+	*sd = (struct state_dir){.fd = -1};
+	int fd = TEMP_FAILURE_RETRY(open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+	if (fd < 0 && errno == ENOENT) {
+		sd->listed = true;
+		return 0;
+	}
+	if (fd >= 0 && state_dir_list(fd, sd) == 0) {
+		sd->listed = true;
+		return 0;
+	}
+	int e = errno;
+	state_dir_close(sd);
+	sd->fd = TEMP_FAILURE_RETRY(open(path, O_PATH | O_DIRECTORY | O_CLOEXEC));
+	_cleanup_free_ char *what = xasprintf("the state directory %s", path);
+	*err = unreadable(what, e);
+	return -1;
+}
+
+/* The names in order, as `status` shows containers. */
+static void state_dir_sort(struct state_dir *sd)
+{
+	if (sd->n > 1)
+		qsort(sd->v, sd->n, sizeof(*sd->v), compare_names);
+}
+
+/* A hash table of the names, for state_dir_find(). */
+static void state_dir_index(struct state_dir *sd)
+{
+	sd->index = xzalloc(sizeof(*sd->index));
+	if (hcreate_r(2 * sd->n + 1, sd->index) == 0)
+		abort(); /* out of memory */
+	for (size_t i = 0; i < sd->n; i++) {
+		ENTRY e = {.key = sd->v[i].name, .data = &sd->v[i]}, *found;
+		if (hsearch_r(e, ENTER, &found, sd->index) == 0)
+			abort();
+	}
+}
+
+/* The name of the state directory, after state_dir_index(); NULL when
+ * there is none. */
+static const struct state_name *state_dir_find(const struct state_dir *sd, const char *name)
+{
+	ENTRY e = {.key = (char *)name}, *found = NULL;
+	return hsearch_r(e, FIND, &found, sd->index) ? found->data : NULL;
+}
+
+/* Whether `name` of the state directory is a directory (symbolic links
+ * followed), as stat() says. */
+static bool state_dir_is_dir(const struct state_dir *sd, const char *name)
+{
+	const struct state_name *f = sd->listed ? state_dir_find(sd, name) : NULL;
+	if (sd->listed && (f == NULL || (f->type != DT_LNK && f->type != DT_UNKNOWN)))
+		return f && f->type == DT_DIR;
+	struct stat st;
+	return sd->fd >= 0 && fstatat(sd->fd, name, &st, 0) == 0 && S_ISDIR(st.st_mode);
+}
+
+/* Whether the name f is a container's (a directory, not a symbolic link,
+ * named like a container id). */
+static bool is_container(const struct state_dir *sd, const struct state_name *f)
+{
+	struct stat st;
+	bool dir = f->type == DT_DIR ||
+		   (f->type == DT_UNKNOWN &&
+		    fstatat(sd->fd, f->name, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISDIR(st.st_mode));
+	cnirt_error *e = NULL;
+	bool ok = dir && f->name[0] != '.' && strcmp(f->name, "ports") != 0 &&
+		  cnirt_check_container_id(f->name, &e) == 0;
+	cnirt_error_free(e);
+	return ok;
+}
+
+/* ------------------------------------------------------------- status */
+
+/* The status file of container `id`, parsed; -1 with *errnum (ENOENT:
+ * there is none; EBADMSG: it is not JSON). */
+static int status_read(const struct state_dir *sd, const char *id, json **out, int *errnum)
+{
+	char path[NAME_MAX + sizeof("/network-status.json")];
+	snprintf(path, sizeof(path), "%s/network-status.json", id);
 	_cleanup_free_ char *buf = NULL;
 	_cleanup_free_ char *err = NULL;
 	size_t len;
-	json *v = NULL;
-	if (read_file(path, 16u << 20, &buf, &len, errnum, &err) < 0)
-		return NULL;
-	if (json_parse_with(buf, len, path, &hook_json, &v, &err) < 0) {
+	if (read_file_at(sd->fd, path, 16u << 20, &buf, &len, errnum, &err) < 0)
+		return -1;
+	if (json_parse_with(buf, len, path, &hook_json, out, &err) < 0) {
 		*errnum = EBADMSG;
-		return NULL;
-	}
-	return v;
-}
-
-static void status_rows(const struct hook_config *cfg, struct table *t, const char *id, json *st,
-			bool no_trunc)
-{
-	_cleanup_free_ char *shown_id = container_shown(cfg, id, no_trunc);
-	for (size_t i = 0; json_is_array(st) && i < st->u.array.n; i++) {
-		json *e = st->u.array.v[i];
-		_cleanup_free_ char *ips = join_strings(json_obj_get(e, "ips"), ",");
-		table_row(t, shown_id, json_str(json_obj_get(e, "name")),
-			  json_str(json_obj_get(e, "interface")), ips,
-			  json_str(json_obj_get(e, "mac")),
-			  json_is_true(json_obj_get(e, "default")) ? "yes" : "no");
-	}
-}
-
-#define STATUS_HEADER "CONTAINER", "NETWORK", "INTERFACE", "IPS", "MAC", "DEFAULT"
-
-/* The containers of the state directory (its subdirectories named like
- * container ids), sorted; -1 when it cannot be read (logged). A missing
- * state directory holds none. */
-static int state_ids(const struct hook_config *cfg, const char *verb, char ***out, size_t *n)
-{
-	struct dirent **names = NULL;
-	int k = scandir(cfg->state_dir, &names, NULL, alphasort);
-	if (k < 0 && errno != ENOENT) {
-		_cleanup_free_ char *p = xasprintf("the state directory %s", cfg->state_dir);
-		log_unreadable(verb, p, errno);
 		return -1;
 	}
-	for (int i = 0; i < k; i++) {
-		cnirt_error *e = NULL;
-		const char *name = names[i]->d_name;
-		_cleanup_free_ char *path = xasprintf("%s/%s", cfg->state_dir, name);
-		struct stat st;
-		bool dir =
-		    names[i]->d_type == DT_DIR || (names[i]->d_type == DT_UNKNOWN &&
-						   lstat(path, &st) == 0 && S_ISDIR(st.st_mode));
-		if (dir && name[0] != '.' && cnirt_check_container_id(name, &e) == 0 &&
-		    strcmp(name, "ports") != 0)
-			strv_append(out, n, name);
-		cnirt_error_free(e);
-		free(names[i]);
-	}
-	free(names);
 	return 0;
-}
-
-/* The container that `id` names: itself, or the one container of the state
- * directory whose id starts with it. NULL when none or several (logged). */
-static char *resolve_id(const struct hook_config *cfg, const char *id)
-{
-	char **ids = NULL;
-	size_t n = 0;
-	if (state_ids(cfg, "status", &ids, &n) < 0)
-		return NULL;
-	char *found = NULL;
-	size_t matches = 0, len = strlen(id);
-	_cleanup_free_ char *list = NULL;
-	for (size_t i = 0; i < n; i++) {
-		if (strcmp(ids[i], id) == 0) {
-			free(found);
-			found = xstrdup(ids[i]);
-			matches = 1;
-			break;
-		}
-		if (strncmp(ids[i], id, len) != 0)
-			continue;
-		char *l = list ? xasprintf("%s, %s", list, ids[i]) : xstrdup(ids[i]);
-		free(list);
-		list = l;
-		if (matches++ == 0)
-			found = xstrdup(ids[i]);
-	}
-	strv_free(ids, n);
-	if (matches == 1)
-		return found;
-	free(found);
-	if (matches == 0)
-		log_error("status: container \"%s\": no network status (not attached by cnihook)",
-			  id);
-	else
-		log_error("status: \"%s\" is the start of %zu container ids: %s; give more of it",
-			  id, matches, list);
-	return NULL;
 }
 
 /* A container named "<namespace>/<id>" (containerd's, as `status` and
  * `list` show it) is "<namespace>-<id>" in the state directory and the
- * cache; any other name is its id. */
-static char *id_key(const char *arg)
+ * cache; any other name is its id. Checked as a container id. */
+static int status_key(const char *arg, char **out, char **err)
 {
 	const char *slash = strchr(arg, '/');
+	_cleanup_free_ char *key = NULL;
 	if (slash == NULL || slash == arg || slash[1] == '\0' || strchr(slash + 1, '/'))
-		return xstrdup(arg);
-	return xasprintf("%.*s-%s", (int)(slash - arg), arg, slash + 1);
+		key = xstrdup(arg);
+	else
+		key = xasprintf("%.*s-%s", (int)(slash - arg), arg, slash + 1);
+	cnirt_error *e = NULL;
+	if (cnirt_check_container_id(key, &e) < 0) {
+		set_error(err, "%s", cnirt_error_msg(e));
+		cnirt_error_free(e);
+		return -1;
+	}
+	*out = TAKE_PTR(key);
+	return 0;
+}
+
+/* The container that `key` names: itself, or the one container of the
+ * state directory whose id starts with it. */
+static int status_resolve(const struct state_dir *sd, const char *key, const char **out, char **err)
+{
+	const char *found = NULL;
+	size_t matches = 0, len = strlen(key);
+	struct buf list = {0};
+	for (size_t i = 0; i < sd->n; i++) {
+		const char *id = sd->v[i].name;
+		if (strncmp(id, key, len) != 0 || !is_container(sd, &sd->v[i]))
+			continue;
+		if (id[len] == '\0') {
+			found = id;
+			matches = 1;
+			break;
+		}
+		buf_printf(&list, "%s%s", matches ? ", " : "", id);
+		if (matches++ == 0)
+			found = id;
+	}
+	_cleanup_free_ char *ids = buf_steal(&list, NULL);
+	if (matches == 1) {
+		*out = found;
+		return 0;
+	}
+	if (matches == 0)
+		return set_error(
+		    err, "container \"%s\": no network status (not attached by cnihook)", key);
+	return set_error(err, "\"%s\" is the start of %zu container ids: %s; give more of it", key,
+			 matches, ids);
+}
+
+/* Where status puts the statuses it reads: JSON (`all`, container id ->
+ * status) with --json, else the rows of a table. */
+struct status_out {
+	json *all;
+	struct table t;
+	bool no_trunc;
+};
+
+/* A copy of s kept by the table (NULL for NULL). */
+static const char *table_copy(struct table *t, const char *s)
+{
+	return s ? table_keep(t, xstrdup(s)) : NULL;
+}
+
+/* The rows of one container: one per network of its status st. */
+static void status_rows(const struct state_dir *sd, struct table *t, const char *id, const json *st,
+			bool no_trunc)
+{
+	_cleanup_free_ char *name = record_name_read(sd->fd, id);
+	const char *shown_id = table_keep(t, container_shown(id, name, no_trunc));
+	for (size_t i = 0; json_is_array(st) && i < st->u.array.n; i++) {
+		const json *e = st->u.array.v[i];
+		const char *ips = table_keep(t, join_strings(json_obj_get(e, "ips"), ","));
+		table_row(t, shown_id, table_copy(t, json_str(json_obj_get(e, "name"))),
+			  table_copy(t, json_str(json_obj_get(e, "interface"))), ips,
+			  table_copy(t, json_str(json_obj_get(e, "mac"))),
+			  json_is_true(json_obj_get(e, "default")) ? "yes" : "no");
+	}
+}
+
+/* Add the status st of container `id` (taken) to out. */
+static void status_add(const struct state_dir *sd, struct status_out *out, const char *id, json *st)
+{
+	if (out->all) {
+		json_obj_append(out->all, id, st); /* ids are unique */
+		return;
+	}
+	status_rows(sd, &out->t, id, st, out->no_trunc);
+	json_free(st);
+}
+
+/* The status of the container `key` names, added to out. */
+static int status_gather_one(const struct state_dir *sd, const char *key, struct status_out *out,
+			     char **err)
+{
+	const char *id = NULL;
+	if (status_resolve(sd, key, &id, err) < 0)
+		return -1;
+	json *st = NULL;
+	int errnum;
+	if (status_read(sd, id, &st, &errnum) < 0) {
+		if (errnum == ENOENT)
+			return set_error(
+			    err, "container \"%s\": no network status (not attached by cnihook)",
+			    id);
+		*err = unreadable(id, errnum);
+		return -1;
+	}
+	status_add(sd, out, id, st);
+	return 0;
+}
+
+/* The status of every container of the state directory, added to out in
+ * the order of their ids; the files that cannot be read in problems. */
+static void status_gather_all(const struct hook_config *cfg, const struct state_dir *sd,
+			      struct status_out *out, char ***problems, size_t *n_problems)
+{
+	for (size_t i = 0; i < sd->n; i++) {
+		const char *id = sd->v[i].name;
+		json *st = NULL;
+		int errnum;
+		if (!is_container(sd, &sd->v[i]))
+			continue;
+		if (status_read(sd, id, &st, &errnum) == 0) {
+			status_add(sd, out, id, st);
+		} else if (errnum != ENOENT) {
+			_cleanup_free_ char *p = status_path(cfg->state_dir, id);
+			_cleanup_free_ char *m = unreadable(p, errnum);
+			strv_append(problems, n_problems, m);
+		}
+	}
+}
+
+/* Print what status gathered: JSON (one container's status alone), or
+ * the table; and free it. */
+static void status_print(struct status_out *out, bool one)
+{
+	if (out->all) {
+		json *all = out->all;
+		_cleanup_free_ char *text = json_gen(one ? all->u.object.v[0] : all, false, NULL);
+		printf("%s\n", text);
+		json_free(all);
+		return;
+	}
+	table_print(&out->t);
 }
 
 int inventory_status(const struct hook_config *cfg, const char *id_arg, bool as_json, bool no_trunc)
 {
-	int errnum = 0;
-	struct table t = {.cols = 6};
-	if (!as_json)
-		table_row(&t, STATUS_HEADER);
-	if (id_arg) {
-		cnirt_error *e = NULL;
-		_cleanup_free_ char *key = id_key(id_arg);
-		if (cnirt_check_container_id(key, &e) < 0) {
-			log_error("status: %s", cnirt_error_msg(e));
-			cnirt_error_free(e);
-			return 2;
-		}
-		_cleanup_free_ char *id = resolve_id(cfg, key);
-		if (id == NULL)
-			return 1;
-		json *st = read_status(cfg, id, &errnum);
-		if (st == NULL) {
-			if (errnum == ENOENT)
-				log_error("status: container \"%s\": no network status (not "
-					  "attached by cnihook)",
-					  id);
-			else
-				log_unreadable("status", id, errnum);
-			return 1;
-		}
-		if (as_json) {
-			_cleanup_free_ char *text = json_gen(st, false, NULL);
-			printf("%s\n", text);
-		} else {
-			status_rows(cfg, &t, id, st, no_trunc);
-			table_print(&t);
-		}
-		json_free(st);
-		return 0;
+	_cleanup_free_ char *err = NULL;
+	_cleanup_free_ char *key = NULL;
+	if (id_arg && status_key(id_arg, &key, &err) < 0) {
+		log_error("status: %s", err);
+		return 2;
 	}
-
-	char **ids = NULL;
-	size_t n = 0;
-	if (state_ids(cfg, "status", &ids, &n) < 0)
+	_cleanup_(state_dir_close) struct state_dir sd = {.fd = -1};
+	struct status_out out = {.t.cols = 6, .no_trunc = no_trunc};
+	if (as_json)
+		out.all = json_new(JSON_OBJECT);
+	else
+		table_row(&out.t, "CONTAINER", "NETWORK", "INTERFACE", "IPS", "MAC", "DEFAULT");
+	char **problems = NULL;
+	size_t n_problems = 0;
+	int ret = state_dir_open(cfg->state_dir, &sd, &err);
+	state_dir_sort(&sd);
+	if (ret == 0 && key)
+		ret = status_gather_one(&sd, key, &out, &err);
+	else if (ret == 0)
+		status_gather_all(cfg, &sd, &out, &problems, &n_problems);
+	for (size_t i = 0; i < n_problems; i++)
+		log_error("status: %s", problems[i]);
+	strv_free(problems, n_problems);
+	if (ret < 0) {
+		log_error("status: %s", err);
+		json_free(out.all);
+		table_free(&out.t);
 		return 1;
-	/* The ids are the state directory's names: unique, so appended. */
-	_cleanup_json_ json *all = json_new(JSON_OBJECT);
-	for (size_t i = 0; i < n; i++) {
-		json *st = read_status(cfg, ids[i], &errnum);
-		if (st == NULL && errnum != ENOENT) {
-			_cleanup_free_ char *p = status_path(cfg->state_dir, ids[i]);
-			log_unreadable("status", p, errnum);
-		}
-		if (st && as_json) {
-			json_obj_append(all, ids[i], st);
-			continue;
-		}
-		if (st)
-			status_rows(cfg, &t, ids[i], st, no_trunc);
-		json_free(st);
 	}
-	strv_free(ids, n);
-	if (as_json) {
-		_cleanup_free_ char *text = json_gen(all, false, NULL);
-		printf("%s\n", text);
-	} else {
-		table_print(&t);
-	}
+	status_print(&out, key != NULL);
 	return 0;
 }
 
-/* The addresses of a cached result, comma separated. */
-static char *result_ips(const char *result)
+/* --------------------------------------------------------------- list */
+
+/* Whether the address/prefix `cidr` is written as a result's conversion
+ * writes it (lib/result.c): an IPv4 address as inet_pton() takes it (which
+ * glibc does in that one form only), an IPv6 one as inet_ntop() writes it
+ * but never with an IPv4 part; the prefix in decimal, in range. */
+static bool cidr_as_converted(const char *cidr)
+{
+	const char *slash = strchr(cidr, '/');
+	char ip[INET6_ADDRSTRLEN], back[INET6_ADDRSTRLEN];
+	size_t n = slash ? (size_t)(slash - cidr) : 0;
+	if (n == 0 || n >= sizeof(ip))
+		return false;
+	memcpy(ip, cidr, n);
+	ip[n] = '\0';
+	int family = strchr(ip, ':') ? AF_INET6 : AF_INET;
+	unsigned char a[16];
+	if ((family == AF_INET6 && strchr(ip, '.')) || inet_pton(family, ip, a) != 1 ||
+	    (family == AF_INET6 &&
+	     (inet_ntop(family, a, back, sizeof(back)) == NULL || strcmp(ip, back) != 0)))
+		return false;
+	const char *p = slash + 1;
+	unsigned prefix = 0;
+	if (*p == '\0' || (p[0] == '0' && p[1] != '\0'))
+		return false;
+	for (; *p; p++) {
+		if (*p < '0' || *p > '9' || (prefix = prefix * 10 + (unsigned)(*p - '0')) > 128)
+			return false;
+	}
+	return prefix <= (family == AF_INET ? 32u : 128u);
+}
+
+/* The addresses of the valid result r, comma separated as its conversion
+ * to 1.0.0 writes them: "ips"[].address, or for 0.1.0 and 0.2.0 "ip4" then
+ * "ip6" .ip. -1 when one is written otherwise. */
+static int ips_as_is(const json *r, char **out)
+{
+	const char *v = json_str(json_obj_get(r, "cniVersion"));
+	bool old = strcmp(v, "0.1.0") == 0 || strcmp(v, "0.2.0") == 0;
+	const json *ips = json_obj_get(r, "ips");
+	const char *addr[2] = {json_str(json_obj_get(json_obj_get(r, "ip4"), "ip")),
+			       json_str(json_obj_get(json_obj_get(r, "ip6"), "ip"))};
+	size_t n = old ? 2 : json_is_array(ips) ? ips->u.array.n : 0;
+	struct buf b = {0};
+	for (size_t i = 0; i < n; i++) {
+		const char *a =
+		    old ? addr[i] : json_str(json_obj_get(ips->u.array.v[i], "address"));
+		if (a == NULL && old)
+			continue;
+		if (a == NULL || !cidr_as_converted(a)) {
+			buf_free(&b);
+			return -1;
+		}
+		if (b.len)
+			buf_appends(&b, ",");
+		buf_appends(&b, a);
+	}
+	*out = buf_steal(&b, NULL);
+	return 0;
+}
+
+/* The addresses of a result converted to 1.0.0, comma separated. */
+static char *ips_converted(const char *result)
 {
 	cnirt_error *e = NULL;
 	_cleanup_free_ char *conv = NULL;
-	if (result == NULL ||
-	    cnirt_result_convert(result, strlen(result), "1.0.0", &conv, &e) < 0) {
+	_cleanup_json_ json *v = NULL;
+	_cleanup_free_ char *err = NULL;
+	if (cnirt_result_convert(result, strlen(result), "1.0.0", &conv, &e) < 0 ||
+	    json_parse_with(conv, strlen(conv), "result", &hook_json, &v, &err) < 0) {
 		cnirt_error_free(e);
 		return xstrdup("");
 	}
-	json *v = NULL;
-	_cleanup_free_ char *err = NULL;
-	if (json_parse_with(conv, strlen(conv), "result", &hook_json, &v, &err) < 0)
-		return xstrdup("");
-	json *ips = json_obj_get(v, "ips");
+	const json *ips = json_obj_get(v, "ips");
 	_cleanup_json_ json *a = json_new(JSON_ARRAY);
 	for (size_t i = 0; json_is_array(ips) && i < ips->u.array.n; i++) {
 		const char *addr = json_str(json_obj_get(ips->u.array.v[i], "address"));
 		if (addr)
 			json_arr_append(a, json_new_string(addr));
 	}
-	char *s = join_strings(a, ",");
-	json_free(v);
-	return s;
+	return join_strings(a, ",");
+}
+
+/* The addresses of a cached result, comma separated, as its conversion to
+ * 1.0.0 gives them (none when it is not a valid result): taken as they are
+ * when they are written so, else converted. */
+static char *result_ips(const char *result)
+{
+	cnirt_error *e = NULL;
+	if (result == NULL || cnirt_result_validate(result, strlen(result), &e) < 0) {
+		cnirt_error_free(e);
+		return xstrdup("");
+	}
+	_cleanup_json_ json *v = NULL;
+	_cleanup_free_ char *err = NULL;
+	char *ips = NULL;
+	if (json_parse_with(result, strlen(result), "result", &hook_json, &v, &err) == 0 &&
+	    ips_as_is(v, &ips) == 0)
+		return ips;
+	return ips_converted(result);
 }
 
 static char *age(long long seconds)
@@ -332,97 +628,153 @@ char *inventory_cache_file_shown(const cnirt_ctx *ctx, const char *name)
 	return shown_whole(path);
 }
 
+/* One attachment of the cache, as `list` shows it. */
+struct list_row {
+	const cnirt_cache_entry *c;
+	char *name; /* record_name_read(), or NULL */
+	char *ips;  /* comma separated */
+	const char *netns;
+	long long age; /* seconds */
+	const char *gc;
+};
+
+/* What `list` shows: the cache's entries, its damaged files, a row for
+ * each entry. */
+struct list {
+	cnirt_cache_entry **v;
+	size_t n;
+	cnirt_cache_damage *damaged;
+	size_t n_damaged;
+	struct list_row *rows;
+};
+
+static void list_free(struct list *l)
+{
+	for (size_t i = 0; l->rows && i < l->n; i++) {
+		free(l->rows[i].name);
+		free(l->rows[i].ips);
+	}
+	free(l->rows);
+	cnirt_cache_damage_free(l->damaged, l->n_damaged);
+	cnirt_cache_entries_free(l->v, l->n);
+	*l = (struct list){0};
+}
+
 /* What gc makes of an entry (cnihook(8), "gc"), by its kind: "own" (the
  * hook's: its pin decides), "netns" (another program's: goes with the
  * namespace it names), "kept:no-netns" (another program's naming no
  * namespace: gc never collects it by default). */
-static const char *gc_rule(const struct hook_config *cfg, const cnirt_cache_entry *c)
+static const char *gc_rule(bool own, const char *netns)
 {
-	_cleanup_free_ char *dir =
-	    xasprintf("%s/%s", cfg->state_dir, cnirt_cache_entry_container_id(c));
-	struct stat st;
-	if (stat(dir, &st) == 0 && S_ISDIR(st.st_mode))
+	if (own)
 		return "own";
-	const char *netns = cnirt_cache_entry_netns(c);
-	return netns && *netns ? "netns" : "kept:no-netns";
+	return *netns ? "netns" : "kept:no-netns";
 }
 
-/* One entry of `list --json`; ips is the comma separated list (consumed). */
-static json *list_entry(const struct hook_config *cfg, const cnirt_cache_entry *c, char *ips,
-			const char *netns, long long secs)
+/* The row of entry c; sd is the state directory. */
+static void list_row(const struct state_dir *sd, const cnirt_cache_entry *c, long long now,
+		     struct list_row *r)
+{
+	const char *id = cnirt_cache_entry_container_id(c);
+	const char *netns = cnirt_cache_entry_netns(c);
+	bool own = state_dir_is_dir(sd, id);
+	*r = (struct list_row){
+	    .c = c,
+	    .name = own || !sd->listed ? record_name_read(sd->fd, id) : NULL,
+	    .ips = result_ips(cnirt_cache_entry_result(c)),
+	    .netns = netns ? netns : "",
+	    .age = now - cnirt_cache_entry_mtime(c),
+	    .gc = gc_rule(own, netns ? netns : ""),
+	};
+	if (r->age < 0)
+		r->age = 0;
+}
+
+/* Read the cache, and the state directory for what the cache does not say
+ * (which entries are the hook's, the names of their containers). */
+static int list_read(const struct hook_config *cfg, const cnirt_ctx *ctx, struct list *l,
+		     char **err)
+{
+	cnirt_error *e = NULL;
+	if (cnirt_cache_scan(ctx, &l->v, &l->n, &l->damaged, &l->n_damaged, &e) < 0) {
+		int errnum = cnirt_error_errno(e);
+		bool perm = errnum == EACCES || errnum == EPERM;
+		set_error(err, "%s%s", cnirt_error_msg(e),
+			  perm && geteuid() != 0 ? " (needs root)" : "");
+		cnirt_error_free(e);
+		return -1;
+	}
+	/* Unreadable: each entry is looked up by name instead. */
+	_cleanup_(state_dir_close) struct state_dir sd = {.fd = -1};
+	_cleanup_free_ char *ignored = NULL;
+	state_dir_open(cfg->state_dir, &sd, &ignored);
+	state_dir_index(&sd);
+	long long now = (long long)time(NULL);
+	l->rows = xcalloc(l->n ? l->n : 1, sizeof(*l->rows));
+	for (size_t i = 0; i < l->n; i++)
+		list_row(&sd, l->v[i], now, &l->rows[i]);
+	return 0;
+}
+
+/* One entry of `list --json`. */
+static json *list_entry(const struct list_row *r)
 {
 	json *o = json_new(JSON_OBJECT);
-	const char *id = cnirt_cache_entry_container_id(c);
-	json_obj_append(o, "containerId", json_new_string(id));
-	_cleanup_free_ char *name = record_name_read(cfg->state_dir, id);
-	if (name)
-		json_obj_append(o, "name", json_new_string(name));
-	json_obj_append(o, "network", json_new_string(cnirt_cache_entry_network(c)));
-	json_obj_append(o, "ifname", json_new_string(cnirt_cache_entry_ifname(c)));
+	json_obj_append(o, "containerId", json_new_string(cnirt_cache_entry_container_id(r->c)));
+	if (r->name)
+		json_obj_append(o, "name", json_new_string(r->name));
+	json_obj_append(o, "network", json_new_string(cnirt_cache_entry_network(r->c)));
+	json_obj_append(o, "ifname", json_new_string(cnirt_cache_entry_ifname(r->c)));
 	json *a = json_new(JSON_ARRAY);
 	char *save = NULL;
-	for (char *ip = strtok_r(ips, ",", &save); ip; ip = strtok_r(NULL, ",", &save))
+	for (char *ip = strtok_r(r->ips, ",", &save); ip; ip = strtok_r(NULL, ",", &save))
 		json_arr_append(a, json_new_string(ip));
 	json_obj_append(o, "ips", a);
-	json_obj_append(o, "netns", json_new_string(netns));
-	json_obj_append(o, "ageSeconds", json_new_int(secs));
-	json_obj_append(o, "gc", json_new_string(gc_rule(cfg, c)));
+	json_obj_append(o, "netns", json_new_string(r->netns));
+	json_obj_append(o, "ageSeconds", json_new_int(r->age));
+	json_obj_append(o, "gc", json_new_string(r->gc));
 	return o;
+}
+
+static void list_print(const struct list *l, bool as_json, bool no_trunc)
+{
+	if (as_json) {
+		_cleanup_json_ json *all = json_new(JSON_ARRAY);
+		for (size_t i = 0; i < l->n; i++)
+			json_arr_append(all, list_entry(&l->rows[i]));
+		_cleanup_free_ char *text = json_gen(all, false, NULL);
+		printf("%s\n", text);
+		return;
+	}
+	struct table t = {.cols = 7};
+	table_row(&t, "CONTAINER", "NETWORK", "INTERFACE", "IPS", "NETNS", "AGE", "GC");
+	for (size_t i = 0; i < l->n; i++) {
+		const struct list_row *r = &l->rows[i];
+		const char *id = cnirt_cache_entry_container_id(r->c);
+		table_row(&t, table_keep(&t, container_shown(id, r->name, no_trunc)),
+			  cnirt_cache_entry_network(r->c), cnirt_cache_entry_ifname(r->c), r->ips,
+			  r->netns, table_keep(&t, age(r->age)), r->gc);
+	}
+	table_print(&t);
 }
 
 int inventory_list(const struct hook_config *cfg, bool as_json, bool no_trunc)
 {
 	cnirt_ctx *ctx = config_ctx(cfg);
-	cnirt_cache_entry **v = NULL;
-	size_t n = 0;
-	cnirt_cache_damage *damaged = NULL;
-	size_t n_damaged = 0;
-	cnirt_error *e = NULL;
-	if (cnirt_cache_scan(ctx, &v, &n, &damaged, &n_damaged, &e) < 0) {
-		int errnum = cnirt_error_errno(e);
-		log_error("list: %s%s", cnirt_error_msg(e),
-			  (errnum == EACCES || errnum == EPERM) && geteuid() != 0 ? " (needs root)"
-										  : "");
-		cnirt_error_free(e);
+	_cleanup_(list_free) struct list l = {0};
+	_cleanup_free_ char *err = NULL;
+	if (list_read(cfg, ctx, &l, &err) < 0) {
+		log_error("list: %s", err);
 		cnirt_ctx_free(ctx);
 		return 1;
 	}
-	long long now = (long long)time(NULL);
-	_cleanup_json_ json *all = json_new(JSON_ARRAY);
-	struct table t = {.cols = 7};
-	if (!as_json)
-		table_row(&t, "CONTAINER", "NETWORK", "INTERFACE", "IPS", "NETNS", "AGE", "GC");
-	for (size_t i = 0; i < n; i++) {
-		const cnirt_cache_entry *c = v[i];
-		_cleanup_free_ char *ips = result_ips(cnirt_cache_entry_result(c));
-		const char *netns = cnirt_cache_entry_netns(c) ? cnirt_cache_entry_netns(c) : "";
-		long long secs = now - cnirt_cache_entry_mtime(c);
-		if (secs < 0)
-			secs = 0;
-		if (as_json) {
-			json_arr_append(all, list_entry(cfg, c, ips, netns, secs));
-		} else {
-			_cleanup_free_ char *a = age(secs);
-			_cleanup_free_ char *id =
-			    container_shown(cfg, cnirt_cache_entry_container_id(c), no_trunc);
-			table_row(&t, id, cnirt_cache_entry_network(c), cnirt_cache_entry_ifname(c),
-				  ips, netns, a, gc_rule(cfg, c));
-		}
-	}
-	if (as_json) {
-		_cleanup_free_ char *text = json_gen(all, false, NULL);
-		printf("%s\n", text);
-	} else {
-		table_print(&t);
-	}
+	list_print(&l, as_json, no_trunc);
 	/* What the table cannot show: files that are not readable entries. */
 	fflush(stdout);
-	for (size_t i = 0; i < n_damaged; i++) {
-		_cleanup_free_ char *p = inventory_cache_file_shown(ctx, damaged[i].name);
-		log_warn("list: damaged cache entry \"%s\": %s", p, damaged[i].problem);
+	for (size_t i = 0; i < l.n_damaged; i++) {
+		_cleanup_free_ char *p = inventory_cache_file_shown(ctx, l.damaged[i].name);
+		log_warn("list: damaged cache entry \"%s\": %s", p, l.damaged[i].problem);
 	}
-	cnirt_cache_damage_free(damaged, n_damaged);
-	cnirt_cache_entries_free(v, n);
 	cnirt_ctx_free(ctx);
 	return 0;
 }

@@ -4,6 +4,7 @@
 
 #include <errno.h>
 #include <limits.h>
+#include <stdio.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -218,11 +219,16 @@ int record_name_write(const char *state_dir, const char *id, const char *name, c
 	return 0;
 }
 
-char *record_name_read(const char *state_dir, const char *id)
+char *record_name_read(int state_fd, const char *id)
 {
-	_cleanup_free_ char *path = record_name_path(state_dir, id);
+	/* The name's '/' is a '-' of the id: an id without one has none. */
+	if (strchr(id, '-') == NULL)
+		return NULL;
+	char path[NAME_MAX + sizeof("/name")];
+	if (snprintf(path, sizeof(path), "%s/name", id) >= (int)sizeof(path))
+		return NULL;
 	char buf[PATH_MAX];
-	ssize_t n = readlink(path, buf, sizeof(buf) - 1);
+	ssize_t n = readlinkat(state_fd, path, buf, sizeof(buf) - 1);
 	if (n <= 0 || (size_t)n != strlen(id))
 		return NULL;
 	buf[n] = '\0';

@@ -53,8 +53,10 @@ void record_free(struct record *r);
  * is what counts). */
 char *record_name_path(const char *state_dir, const char *id);
 int record_name_write(const char *state_dir, const char *id, const char *name, char **err);
-/* The name of container `id`, or NULL when it has none (or one that does
- * not name it: the name with its '/' made '-' must be the id). */
-char *record_name_read(const char *state_dir, const char *id);
+/* The name of container `id` of the state directory open as state_fd, or
+ * NULL when it has none (or one that does not name it: the name with its
+ * '/' made '-' must be the id). One readlinkat(), none for an id without
+ * '-'. */
+char *record_name_read(int state_fd, const char *id);
 
 #endif

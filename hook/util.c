@@ -115,12 +115,14 @@ void strv_free(char **v, size_t n)
 	free(v);
 }
 
-int read_file(const char *path, size_t limit, char **out, size_t *len, int *errnum, char **err)
+int read_file_at(int dirfd, const char *path, size_t limit, char **out, size_t *len, int *errnum,
+		 char **err)
 {
 	int ignored;
 	if (errnum == NULL)
 		errnum = &ignored;
-	_cleanup_close_ int fd = TEMP_FAILURE_RETRY(open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY));
+	_cleanup_close_ int fd =
+	    TEMP_FAILURE_RETRY(openat(dirfd, path, O_RDONLY | O_CLOEXEC | O_NOCTTY));
 	if (fd < 0) {
 		*errnum = errno;
 		return set_error(err, "%s: %s", path, strerror(errno));
@@ -129,6 +131,11 @@ int read_file(const char *path, size_t limit, char **out, size_t *len, int *errn
 	if (read_fd(fd, limit, out, len, errnum, &e) < 0)
 		return set_error(err, "%s: %s", path, e);
 	return 0;
+}
+
+int read_file(const char *path, size_t limit, char **out, size_t *len, int *errnum, char **err)
+{
+	return read_file_at(AT_FDCWD, path, limit, out, len, errnum, err);
 }
 
 int mkdir_p(const char *path, int mode, char **err)

@@ -54,6 +54,9 @@ int read_all_fd(int fd, size_t limit, char **out, size_t *len, char **err);
  * and, when errnum is not NULL, *errnum the errno of the cause (EFBIG over
  * the limit): ENOENT is "absent" for some callers. */
 int read_file(const char *path, size_t limit, char **out, size_t *len, int *errnum, char **err);
+/* The same for a path relative to the directory open as dirfd. */
+int read_file_at(int dirfd, const char *path, size_t limit, char **out, size_t *len, int *errnum,
+		 char **err);
 /* Files of the state directory are written with write_file_atomic()
  * (common.h) without fsync: the directory is on /run, whose content means
  * nothing after a crash (the pins are gone; gc cleans up from the cache,

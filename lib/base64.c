@@ -32,10 +32,17 @@ char *base64_encode(const void *data, size_t len)
 	return out;
 }
 
+/* The value of an alphabet character, -1 for any other byte (a cache
+ * listing decodes every entry's configuration: no search per byte). */
 static int value_of(char c)
 {
-	const char *p = c ? strchr(alphabet, c) : NULL;
-	return p ? (int)(p - alphabet) : -1;
+	if (c >= 'A' && c <= 'Z')
+		return c - 'A';
+	if (c >= 'a' && c <= 'z')
+		return c - 'a' + 26;
+	if (c >= '0' && c <= '9')
+		return c - '0' + 52;
+	return c == '+' ? 62 : c == '/' ? 63 : -1;
 }
 
 int base64_decode(const char *s, size_t slen, char **out, size_t *out_len)

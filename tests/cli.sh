@@ -351,6 +351,35 @@ check "list: the id cut to 12 characters" eval 'grep -q "^f3e99e1ae839 " "$tmp/o
 CNI_CONTAINERID=$a "$CNIHOOK" del two /run/netns/clitest
 rm -rf "${state:?}/$a" "${state:?}/$b" "${state:?}/$c" "$state/0123456789ab-other.lock"
 
+# list's IPS: each cached result's addresses as its conversion to 1.0.0
+# writes them (list takes those already written so as they are, converts
+# the others), none for an invalid result; a containerd container by its
+# name. A cache and state directory of their own.
+ipd=$tmp/ips ipcfg=$tmp/ips/cnihook.json
+mkdir -p "$ipd/cache/results" "$ipd/state/k8s.io-c1"
+printf '{"confDir":"%s","binDirs":["%s"],"cacheDir":"%s","stateDir":"%s","log":{"syslog":false},"sandbox":{"enabled":false}}\n' \
+	"$conf" "$bin" "$ipd/cache" "$ipd/state" >"$ipcfg"
+ln -s k8s.io/c1 "$ipd/state/k8s.io-c1/name"
+cached() { # cached ID RESULT: an entry of network n, eth0
+	printf '{"kind":"cniCacheV1","containerId":"%s","ifName":"eth0","networkName":"n","netns":"/x","result":%s}\n' \
+		"$1" "$2" >"$ipd/cache/results/n-$1-eth0"
+}
+cached k8s.io-c1 '{"cniVersion":"1.1.0","ips":[{"address":"10.0.0.2/24"},{"address":"fd00::2/64"}]}'
+cached old '{"cniVersion":"0.2.0","ip6":{"ip":"FD00:0:0:0::5/64"},"ip4":{"ip":"10.1.0.2/16"}}'
+cached mapped '{"cniVersion":"0.4.0","ips":[{"version":"4","address":"::ffff:10.9.8.7/120"}]}'
+cached zeros '{"cniVersion":"1.0.0","ips":[{"address":"10.0.0.5/024"}]}'
+cached badroute '{"cniVersion":"1.0.0","ips":[{"address":"10.0.0.6/24"}],"routes":[{"dst":"x"}]}'
+cached badversion '{"cniVersion":"0.4.0","ips":[{"version":"6","address":"10.0.0.7/24"}]}'
+"$CNIHOOK" --config "$ipcfg" list --json >"$tmp/out" 2>"$tmp/err"
+check "list IPS: as converted to 1.0.0, none for an invalid result" \
+	eval '[ "$(jq -c "map({(.containerId): .ips}) | add" "$tmp/out")" = \
+	      '"'"'{"badroute":[],"badversion":[],"k8s.io-c1":["10.0.0.2/24","fd00::2/64"],"mapped":["10.9.8.7/24"],"old":["10.1.0.2/16","fd00::5/64"],"zeros":["10.0.0.5/24"]}'"'"' ] &&
+	      [ ! -s "$tmp/err" ]'
+"$CNIHOOK" --config "$ipcfg" list >"$tmp/out"
+check "list: a containerd container by its name, its own (GC column)" \
+	grep -qE '^k8s.io/c1 +n +eth0 +10\.0\.0\.2/24,fd00::2/64 +/x +[0-9]+[smhd] +own$' "$tmp/out"
+check "list: another program's entry naming a namespace" grep -qE '^old +n +eth0 .* netns$' "$tmp/out"
+
 # A command that needs root says so and fails, as another user; version
 # and --help work for anyone. (The configuration is readable, the state and
 # cache directories are not, as on a host: mode 0700.)

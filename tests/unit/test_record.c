@@ -9,6 +9,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -205,11 +206,14 @@ static void test_name(void **state)
 	assert_int_equal(mkdir(cdir, 0700), 0);
 	_cleanup_free_ char *err = NULL;
 	assert_int_equal(record_name_write(dir, "k8s.io-c1", "k8s.io/c1", &err), 0);
-	_cleanup_free_ char *name = record_name_read(dir, "k8s.io-c1");
+	_cleanup_close_ int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	assert_true(fd >= 0);
+	_cleanup_free_ char *name = record_name_read(fd, "k8s.io-c1");
 	assert_string_equal(name, "k8s.io/c1");
 	assert_int_equal(record_name_write(dir, "k8s.io-c1", "other/c1", &err), 0);
-	assert_null(record_name_read(dir, "k8s.io-c1"));
-	assert_null(record_name_read(dir, "absent"));
+	assert_null(record_name_read(fd, "k8s.io-c1"));
+	assert_null(record_name_read(fd, "absent"));
+	assert_null(record_name_read(fd, "absent-1"));
 	_cleanup_free_ char *err2 = NULL;
 	assert_int_equal(record_name_write(dir, "absent", "a/b", &err2), -1);
 	assert_non_null(strstr(err2, strerror(ENOENT)));

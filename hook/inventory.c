@@ -3,9 +3,9 @@
  * What is attached: the status of containers, and the cache's attachments.
  *
  * Both commands cost a few system calls per entry and nothing that grows
- * with the others: the state directory is read once (one listing, that
- * status walks sorted and list looks ids up in by a hash table) and its
- * files are read relative to it; list takes the addresses of each cached
+ * with the others: the state directory is read once (one listing, sorted,
+ * that both walk and look ids up in: statedir.h) and its files are read
+ * relative to it; list takes the addresses of each cached
  * result as they are when they are written as its conversion to 1.0.0
  * writes them.
  */
@@ -15,7 +15,6 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <search.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -30,6 +29,8 @@
 #include "log.h"
 #include "netstatus.h"
 #include "record.h"
+#include "statedir.h"
+#include "table.h"
 #include "util.h"
 
 /* The strings of an array, joined by sep (the others left out). */
@@ -59,88 +60,9 @@ static char *unreadable(const char *what, int errnum)
 			 perm && geteuid() != 0 ? " (needs root)" : "");
 }
 
-/* ------------------------------------------------------------- tables */
-
 /* Ids in tables are cut to this length, as podman and runc users see them,
  * unless --no-trunc. */
 #define SHORT_ID_LEN 12
-
-/* A table whose columns are as wide as their widest cell. Cells point to
- * strings that outlive the table, or that it keeps (table_keep()). */
-struct table {
-	size_t cols;
-	const char **cells; /* rows * cols */
-	size_t n, cap;
-	char **kept;
-	size_t n_kept, cap_kept;
-};
-
-/* Keep s (freed with the table) and return it. */
-static const char *table_keep(struct table *t, char *s)
-{
-	if (t->n_kept == t->cap_kept) {
-		t->cap_kept = t->cap_kept ? 2 * t->cap_kept : 64;
-		t->kept = xreallocarray(t->kept, t->cap_kept, sizeof(*t->kept));
-	}
-	t->kept[t->n_kept++] = s;
-	return s;
-}
-
-/* A row of t->cols cells; NULL or empty shows as "-". */
-static void table_row(struct table *t, ...)
-{
-	va_list ap;
-	va_start(ap, t);
-	if (t->n + t->cols > t->cap) {
-		t->cap = t->cap ? 2 * t->cap : 64 * t->cols;
-		t->cells = xreallocarray(t->cells, t->cap, sizeof(*t->cells));
-	}
-	for (size_t i = 0; i < t->cols; i++) {
-		const char *c = va_arg(ap, const char *);
-		t->cells[t->n++] = c && *c ? c : "-";
-	}
-	va_end(ap);
-}
-
-static void table_free(struct table *t)
-{
-	for (size_t i = 0; i < t->n_kept; i++)
-		free(t->kept[i]);
-	free(t->kept);
-	free(t->cells);
-	*t = (struct table){.cols = t->cols};
-}
-
-static void pad(size_t n)
-{
-	static const char spaces[] = "                                ";
-	for (size_t k; n > 0; n -= k) {
-		k = n < sizeof(spaces) - 1 ? n : sizeof(spaces) - 1;
-		fwrite(spaces, 1, k, stdout);
-	}
-}
-
-/* Print the table (two spaces between columns, the last one not padded),
- * and free it. */
-static void table_print(struct table *t)
-{
-	_cleanup_free_ size_t *w = xcalloc(t->cols, sizeof(*w));
-	for (size_t i = 0; i < t->n; i++) {
-		size_t len = strlen(t->cells[i]);
-		if (len > w[i % t->cols])
-			w[i % t->cols] = len;
-	}
-	for (size_t i = 0; i < t->n; i++) {
-		size_t col = i % t->cols;
-		fputs(t->cells[i], stdout);
-		if (col + 1 == t->cols) {
-			putchar('\n');
-			continue;
-		}
-		pad(w[col] + 2 - strlen(t->cells[i]));
-	}
-	table_free(t);
-}
 
 static char *id_shown(const char *id, bool no_trunc)
 {
@@ -157,151 +79,6 @@ static char *container_shown(const char *id, const char *name, bool no_trunc)
 		return id_shown(id, no_trunc);
 	_cleanup_free_ char *short_id = id_shown(slash + 1, no_trunc);
 	return xasprintf("%.*s/%s", (int)(slash - name), name, short_id);
-}
-
-/* ---------------------------------------------------- the state directory */
-
-/* One name of the state directory, and its type from readdir (DT_*). */
-struct state_name {
-	char *name;
-	unsigned char type;
-};
-
-/* The state directory read once: its names (sorted by state_dir_sort(),
- * or found by a hash table from state_dir_index()), and a descriptor of it
- * that its files are read relative to (-1 when there is none). listed: v
- * holds every name (the directory was read, or is missing). */
-struct state_dir {
-	int fd;
-	bool listed;
-	struct state_name *v;
-	size_t n;
-	struct hsearch_data *index;
-};
-
-static int compare_names(const void *a, const void *b)
-{
-	return strcmp(((const struct state_name *)a)->name, ((const struct state_name *)b)->name);
-}
-
-static void state_dir_close(struct state_dir *sd)
-{
-	for (size_t i = 0; i < sd->n; i++)
-		free(sd->v[i].name);
-	free(sd->v);
-	if (sd->index)
-		hdestroy_r(sd->index);
-	free(sd->index);
-	if (sd->fd >= 0)
-		close(sd->fd);
-	*sd = (struct state_dir){.fd = -1};
-}
-
-/* The names of the directory open as fd (which it keeps); errno set on
- * failure. */
-static int state_dir_list(int fd, struct state_dir *sd)
-{
-	DIR *d = fdopendir(fd);
-	if (d == NULL) {
-		int e = errno;
-		close(fd);
-		errno = e;
-		return -1;
-	}
-	size_t cap = 0;
-	struct dirent *de;
-	errno = 0;
-	while ((de = readdir(d)) != NULL) {
-		if (sd->n == cap) {
-			cap = cap ? 2 * cap : 256;
-			sd->v = xreallocarray(sd->v, cap, sizeof(*sd->v));
-		}
-		sd->v[sd->n++] = (struct state_name){xstrdup(de->d_name), de->d_type};
-	}
-	int e = errno;
-	sd->fd = TEMP_FAILURE_RETRY(fcntl(dirfd(d), F_DUPFD_CLOEXEC, 3));
-	closedir(d);
-	if (e == 0 && sd->fd < 0)
-		e = errno;
-	errno = e;
-	return e == 0 ? 0 : -1;
-}
-
-/* Read the state directory `path` into sd. A missing one holds nothing.
- * One that cannot be listed is an error, and sd is then still open for
- * reading by name (O_PATH) when it can be. */
-static int state_dir_open(const char *path, struct state_dir *sd, char **err)
-{
-	*sd = (struct state_dir){.fd = -1};
-	int fd = TEMP_FAILURE_RETRY(open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC));
-	if (fd < 0 && errno == ENOENT) {
-		sd->listed = true;
-		return 0;
-	}
-	if (fd >= 0 && state_dir_list(fd, sd) == 0) {
-		sd->listed = true;
-		return 0;
-	}
-	int e = errno;
-	state_dir_close(sd);
-	sd->fd = TEMP_FAILURE_RETRY(open(path, O_PATH | O_DIRECTORY | O_CLOEXEC));
-	_cleanup_free_ char *what = xasprintf("the state directory %s", path);
-	*err = unreadable(what, e);
-	return -1;
-}
-
-/* The names in order, as `status` shows containers. */
-static void state_dir_sort(struct state_dir *sd)
-{
-	if (sd->n > 1)
-		qsort(sd->v, sd->n, sizeof(*sd->v), compare_names);
-}
-
-/* A hash table of the names, for state_dir_find(). */
-static void state_dir_index(struct state_dir *sd)
-{
-	sd->index = xzalloc(sizeof(*sd->index));
-	if (hcreate_r(2 * sd->n + 1, sd->index) == 0)
-		abort(); /* out of memory */
-	for (size_t i = 0; i < sd->n; i++) {
-		ENTRY e = {.key = sd->v[i].name, .data = &sd->v[i]}, *found;
-		if (hsearch_r(e, ENTER, &found, sd->index) == 0)
-			abort();
-	}
-}
-
-/* The name of the state directory, after state_dir_index(); NULL when
- * there is none. */
-static const struct state_name *state_dir_find(const struct state_dir *sd, const char *name)
-{
-	ENTRY e = {.key = (char *)name}, *found = NULL;
-	return hsearch_r(e, FIND, &found, sd->index) ? found->data : NULL;
-}
-
-/* Whether `name` of the state directory is a directory (symbolic links
- * followed), as stat() says. */
-static bool state_dir_is_dir(const struct state_dir *sd, const char *name)
-{
-	const struct state_name *f = sd->listed ? state_dir_find(sd, name) : NULL;
-	if (sd->listed && (f == NULL || (f->type != DT_LNK && f->type != DT_UNKNOWN)))
-		return f && f->type == DT_DIR;
-	struct stat st;
-	return sd->fd >= 0 && fstatat(sd->fd, name, &st, 0) == 0 && S_ISDIR(st.st_mode);
-}
-
-/* Whether the name f is a container's (a directory, not a symbolic link,
- * named like a container id). */
-static bool is_container(const struct state_dir *sd, const struct state_name *f)
-{
-	struct stat st;
-	bool dir = f->type == DT_DIR ||
-		   (f->type == DT_UNKNOWN &&
-		    fstatat(sd->fd, f->name, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISDIR(st.st_mode));
-	cnirt_error *e = NULL;
-	bool ok = dir && f->name[0] != '.' && strcmp(f->name, "ports") != 0 &&
-		  cnirt_check_container_id(f->name, &e) == 0;
-	cnirt_error_free(e);
-	return ok;
 }
 
 /* ------------------------------------------------------------- status */
@@ -354,7 +131,7 @@ static int status_resolve(const struct state_dir *sd, const char *key, const cha
 	struct buf list = {0};
 	for (size_t i = 0; i < sd->n; i++) {
 		const char *id = sd->v[i].name;
-		if (strncmp(id, key, len) != 0 || !is_container(sd, &sd->v[i]))
+		if (strncmp(id, key, len) != 0 || !state_dir_is_container(sd, &sd->v[i]))
 			continue;
 		if (id[len] == '\0') {
 			found = id;
@@ -448,7 +225,7 @@ static void status_gather_all(const struct hook_config *cfg, const struct state_
 		const char *id = sd->v[i].name;
 		json *st = NULL;
 		int errnum;
-		if (!is_container(sd, &sd->v[i]))
+		if (!state_dir_is_container(sd, &sd->v[i]))
 			continue;
 		if (status_read(sd, id, &st, &errnum) == 0) {
 			status_add(sd, out, id, st);
@@ -471,7 +248,7 @@ static void status_print(struct status_out *out, bool one)
 		json_free(all);
 		return;
 	}
-	table_print(&out->t);
+	table_print(&out->t, stdout);
 }
 
 int inventory_status(const struct hook_config *cfg, const char *id_arg, bool as_json, bool no_trunc)
@@ -490,8 +267,12 @@ int inventory_status(const struct hook_config *cfg, const char *id_arg, bool as_
 		table_row(&out.t, "CONTAINER", "NETWORK", "INTERFACE", "IPS", "MAC", "DEFAULT");
 	char **problems = NULL;
 	size_t n_problems = 0;
-	int ret = state_dir_open(cfg->state_dir, &sd, &err);
-	state_dir_sort(&sd);
+	int errnum = 0;
+	int ret = state_dir_open(cfg->state_dir, &sd, &errnum);
+	if (ret < 0) {
+		_cleanup_free_ char *what = xasprintf("the state directory %s", cfg->state_dir);
+		err = unreadable(what, errnum);
+	}
 	if (ret == 0 && key)
 		ret = status_gather_one(&sd, key, &out, &err);
 	else if (ret == 0)
@@ -706,9 +487,8 @@ static int list_read(const struct hook_config *cfg, const cnirt_ctx *ctx, struct
 	}
 	/* Unreadable: each entry is looked up by name instead. */
 	_cleanup_(state_dir_close) struct state_dir sd = {.fd = -1};
-	_cleanup_free_ char *ignored = NULL;
+	int ignored;
 	state_dir_open(cfg->state_dir, &sd, &ignored);
-	state_dir_index(&sd);
 	long long now = (long long)time(NULL);
 	l->rows = xcalloc(l->n ? l->n : 1, sizeof(*l->rows));
 	for (size_t i = 0; i < l->n; i++)
@@ -755,7 +535,7 @@ static void list_print(const struct list *l, bool as_json, bool no_trunc)
 			  cnirt_cache_entry_network(r->c), cnirt_cache_entry_ifname(r->c), r->ips,
 			  r->netns, table_keep(&t, age(r->age)), r->gc);
 	}
-	table_print(&t);
+	table_print(&t, stdout);
 }
 
 int inventory_list(const struct hook_config *cfg, bool as_json, bool no_trunc)

@@ -338,7 +338,7 @@ static bool container_gone(const struct hook_config *cfg, const struct gc_option
 	if (c->own)
 		return own_gone(cfg, w, c, evidence);
 	if (c->n == 0) {
-		add_evidence(evidence, "nothing of it but its lock file");
+		add_evidence(evidence, "nothing of it but its lock file or name link");
 		return true;
 	}
 	return foreign_gone(o, c, evidence);
@@ -380,19 +380,26 @@ static void collect(const struct hook_config *cfg, cnirt_cache_entry **cache, si
 		cnirt_error *e = NULL;
 		_cleanup_free_ char *name = xstrdup(de->d_name);
 		size_t len = strlen(name);
+		/* A lock or a name link (record.h) beside the directory
+		 * stands for its container. */
+		size_t sfx = strlen(RECORD_NAME_SUFFIX);
 		bool lock = len > 5 && strcmp(name + len - 5, ".lock") == 0;
+		bool link = len > sfx && strcmp(name + len - sfx, RECORD_NAME_SUFFIX) == 0;
 		if (lock)
 			name[len - 5] = '\0';
+		else if (link)
+			name[len - sfx] = '\0';
 		if (name[0] == '.' || strcmp(name, "ports") == 0 || log_is_own_file(name) ||
 		    cnirt_check_container_id(name, &e) < 0) {
 			cnirt_error_free(e);
 			continue;
 		}
 		struct stat st;
-		bool own = !lock && (de->d_type == DT_DIR || (de->d_type == DT_UNKNOWN &&
-							      fstatat(dirfd(d), de->d_name, &st,
-								      AT_SYMLINK_NOFOLLOW) == 0 &&
-							      S_ISDIR(st.st_mode)));
+		bool own = !lock && !link &&
+			   (de->d_type == DT_DIR ||
+			    (de->d_type == DT_UNKNOWN &&
+			     fstatat(dirfd(d), de->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+			     S_ISDIR(st.st_mode)));
 		strv_append(&names, &n_names, name);
 		all = xreallocarray(all, n_all + 1, sizeof(*all));
 		all[n_all++] = (struct seen){names[n_names - 1], NULL, own};

@@ -162,6 +162,18 @@ struct status_out {
 	bool no_trunc;
 };
 
+/* The name of container `id` (record.h), when the state directory's
+ * listing shows it has one (or could not be listed). */
+static char *container_name(const struct state_dir *sd, const char *id)
+{
+	char link[NAME_MAX + sizeof(RECORD_NAME_SUFFIX)];
+	if (snprintf(link, sizeof(link), "%s" RECORD_NAME_SUFFIX, id) >= (int)sizeof(link))
+		return NULL;
+	if (sd->listed && state_dir_find(sd, link) == NULL)
+		return NULL;
+	return record_name_read(sd->fd, id);
+}
+
 /* A copy of s kept by the table (NULL for NULL). */
 static const char *table_copy(struct table *t, const char *s)
 {
@@ -172,7 +184,7 @@ static const char *table_copy(struct table *t, const char *s)
 static void status_rows(const struct state_dir *sd, struct table *t, const char *id, const json *st,
 			bool no_trunc)
 {
-	_cleanup_free_ char *name = record_name_read(sd->fd, id);
+	_cleanup_free_ char *name = container_name(sd, id);
 	const char *shown_id = table_keep(t, container_shown(id, name, no_trunc));
 	for (size_t i = 0; json_is_array(st) && i < st->u.array.n; i++) {
 		const json *e = st->u.array.v[i];
@@ -461,7 +473,7 @@ static void list_row(const struct state_dir *sd, const cnirt_cache_entry *c, lon
 	bool own = state_dir_is_dir(sd, id);
 	*r = (struct list_row){
 	    .c = c,
-	    .name = own || !sd->listed ? record_name_read(sd->fd, id) : NULL,
+	    .name = own ? container_name(sd, id) : NULL,
 	    .ips = result_ips(cnirt_cache_entry_result(c)),
 	    .netns = netns ? netns : "",
 	    .age = now - cnirt_cache_entry_mtime(c),

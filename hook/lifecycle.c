@@ -273,8 +273,10 @@ static void remove_state(const struct run *r, const char *pin)
 	_cleanup_free_ char *record = record_path(r->cfg->state_dir, r->id);
 	_cleanup_free_ char *dir = xasprintf("%s/%s", r->cfg->state_dir, r->id);
 	_cleanup_free_ char *name = record_name_path(r->cfg->state_dir, r->id);
+	_cleanup_free_ char *old_name = xasprintf("%s/" RECORD_NAME_OLD, dir);
 	unlink(status);
 	unlink(name);
+	unlink(old_name);
 	cachelist_remove(cnirt_ctx_cache_dir(r->ctx), r->id);
 	unlink(record);
 	if (rmdir(dir) < 0 && errno != ENOENT)

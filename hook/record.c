@@ -206,7 +206,7 @@ int record_read(const char *path, struct record **out, char **err)
 
 char *record_name_path(const char *state_dir, const char *id)
 {
-	return xasprintf("%s/%s/name", state_dir, id);
+	return xasprintf("%s/%s" RECORD_NAME_SUFFIX, state_dir, id);
 }
 
 int record_name_write(const char *state_dir, const char *id, const char *name, char **err)
@@ -224,8 +224,8 @@ char *record_name_read(int state_fd, const char *id)
 	/* The name's '/' is a '-' of the id: an id without one has none. */
 	if (strchr(id, '-') == NULL)
 		return NULL;
-	char path[NAME_MAX + sizeof("/name")];
-	if (snprintf(path, sizeof(path), "%s/name", id) >= (int)sizeof(path))
+	char path[NAME_MAX + sizeof(RECORD_NAME_SUFFIX)];
+	if (snprintf(path, sizeof(path), "%s" RECORD_NAME_SUFFIX, id) >= (int)sizeof(path))
 		return NULL;
 	char buf[PATH_MAX];
 	ssize_t n = readlinkat(state_fd, path, buf, sizeof(buf) - 1);

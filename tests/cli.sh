@@ -359,7 +359,7 @@ ipd=$tmp/ips ipcfg=$tmp/ips/cnihook.json
 mkdir -p "$ipd/cache/results" "$ipd/state/k8s.io-c1"
 printf '{"confDir":"%s","binDirs":["%s"],"cacheDir":"%s","stateDir":"%s","log":{"syslog":false},"sandbox":{"enabled":false}}\n' \
 	"$conf" "$bin" "$ipd/cache" "$ipd/state" >"$ipcfg"
-ln -s k8s.io/c1 "$ipd/state/k8s.io-c1/name"
+ln -s k8s.io/c1 "$ipd/state/k8s.io-c1.name"
 cached() { # cached ID RESULT: an entry of network n, eth0
 	printf '{"kind":"cniCacheV1","containerId":"%s","ifName":"eth0","networkName":"n","netns":"/x","result":%s}\n' \
 		"$1" "$2" >"$ipd/cache/results/n-$1-eth0"

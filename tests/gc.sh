@@ -13,7 +13,8 @@
 #   cli      `cnihook add` to a named namespace that exists (cnitool's id)
 #   clioff   `cnihook add` to a network with disableGC, same namespace
 #   cligone  `cnihook add` to a named namespace since deleted
-#   stale    only a lock file <stateDir>/<id>.lock
+#   stale    only a lock file <stateDir>/<id>.lock and a name link
+#            <stateDir>/<id>.name (a directory wiped by hand)
 #   running  `cnihook add` to a named namespace since deleted, but runc has
 #            state for it (/run/runc/<id>, made by the test): a container of
 #            another engine whose cache entry names no namespace gc can see
@@ -126,6 +127,7 @@ check "clioff: cnihook add g11off" eval '[ "$rc" = 0 ] && [ -f "$cache/results/g
 cnihook_cli CNI_CONTAINERID="$cligone" add g11 "/run/netns/$ns_cligone"
 check "cligone: cnihook add g11" eval '[ "$rc" = 0 ] && [ -f "$cache/results/g11-$cligone-eth0" ]'
 : >"$state/$stale.lock"
+ln -s "stale/$uniq" "$state/$stale.name"
 running=running-$uniq
 cnihook_cli CNI_CONTAINERID="$running" add g11 "/run/netns/$ns_cligone"
 check "running: cnihook add g11" eval '[ "$rc" = 0 ] && [ -f "$cache/results/g11-$running-eth0" ]'
@@ -235,7 +237,7 @@ check "gc --dry-run says why wiped and cligone are gone: the namespace their ent
 	eval 'has "\"$wiped\": gone: would detach 1 attachment(s) and remove its state (no state of runc, crun or containerd; $state/$wiped/netns does not exist (named by its cache entry of network \"g11\"))" "$out" &&
 	      has "\"$cligone\": gone: would detach 1 attachment(s) and remove its state (no state of runc, crun or containerd; /run/netns/$ns_cligone does not exist (named by its cache entry of network \"g11\"))" "$out"'
 check "gc --dry-run says why stale is gone" \
-	has "\"$stale\": gone: would detach 0 attachment(s) and remove its state (no state of runc, crun or containerd; nothing of it but its lock file)" "$out"
+	has "\"$stale\": gone: would detach 0 attachment(s) and remove its state (no state of runc, crun or containerd; nothing of it but its lock file or name link)" "$out"
 check "gc --dry-run says, at the default log level, why live, cli, clioff, running are kept" \
 	eval 'grep -Eq "^gc: container \"$live\": kept: process [0-9]+ lives in its pinned network namespace $state/$live/netns\$" <<<"$out" &&
 	      has "\"$cli_id\": kept: /run/netns/$ns_cli is a network namespace (named by its cache entry of network \"g11\")" "$out" &&
@@ -274,7 +276,7 @@ check "gc says what it checked for the gone ones" \
 check_gone "gc removed gone: state dir, pin, cache, port reservation" "$gone"
 check_gone "gc removed wiped (cache only)" "$wiped"
 check_gone "gc removed cligone (CLI entry, namespace deleted)" "$cligone"
-check_gone "gc removed the stale lock" "$stale"
+check_gone "gc removed the stale lock and name link" "$stale"
 check "gone's DELs: ga on eth0, gb and gc on eth1: $(dels "$gone")" \
 	test "$(dels "$gone")" = "ga:eth0 gb:eth1 gc:eth1"
 check "gone's DELs ran in its pin" \

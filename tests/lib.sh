@@ -1006,6 +1006,7 @@ left() {
 	local id=$1
 	[ ! -e "$state/$id" ] || echo "state-dir:$state/$id"
 	[ ! -e "$state/$id.lock" ] || echo "lock:$state/$id.lock"
+	[ ! -L "$state/$id.name" ] || echo "name:$state/$id.name"
 	(ls -A "$cache/results" 2>/dev/null || true) | grep -F -- "-$id-" | sed 's/^/cache:/'
 	[ ! -e "$cache/cnihook-attachments/$id" ] || echo "list:$cache/cnihook-attachments/$id"
 	awk -v p="$state/$id/" 'index($5, p) == 1 {print "mount:" $5}' /proc/self/mountinfo

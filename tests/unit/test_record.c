@@ -19,7 +19,6 @@
 #include "tmpdir.h"
 #include "util.h"
 
-
 static char *put(const char *name, const char *text)
 {
 	char *path = xasprintf("%s/%s", dir, name);
@@ -47,7 +46,8 @@ static const char sample_text[] =
     "{\"version\":1,\"id\":\"c1\",\"netns\":\"/run/cnihook/c1/netns\","
     "\"bundle\":\"/b\",\"pid\":42,\"name\":\"k8s.io/c1\",\"attachments\":[{"
     "\"network\":\"net1\",\"namespace\":\"default\",\"ifname\":\"eth0\",\"default\":true,"
-    "\"config\":\"{\\\"cniVersion\\\":\\\"1.0.0\\\",\\\"name\\\":\\\"net1\\\",\\\"plugins\\\":[]}\","
+    "\"config\":\"{\\\"cniVersion\\\":\\\"1.0.0\\\",\\\"name\\\":\\\"net1\\\",\\\"plugins\\\":[]}"
+    "\","
     "\"capabilityArgs\":{\"portMappings\":[{\"hostPort\":8080}]},\"configArgs\":{\"x\":1.50},"
     "\"cniArgs\":[[\"K8S_POD_NAME\",\"p\\\"q\"]]}]}";
 
@@ -192,8 +192,7 @@ static void test_write_error(void **state)
 	_cleanup_free_ char *path = xasprintf("%s/none/record.json", dir);
 	_cleanup_free_ char *err = NULL;
 	assert_int_equal(record_write(path, &r, &err), -1);
-	_cleanup_free_ char *want =
-	    xasprintf("attachment record %s: %s", path, strerror(ENOENT));
+	_cleanup_free_ char *want = xasprintf("attachment record %s: %s", path, strerror(ENOENT));
 	assert_string_equal(err, want);
 }
 
@@ -214,16 +213,22 @@ static void test_name(void **state)
 	assert_null(record_name_read(fd, "k8s.io-c1"));
 	assert_null(record_name_read(fd, "absent"));
 	assert_null(record_name_read(fd, "absent-1"));
+	/* Beside the container's directory, not in it. */
+	_cleanup_free_ char *link = xasprintf("%s/k8s.io-c1.name", dir);
+	struct stat st;
+	assert_int_equal(lstat(link, &st), 0);
+	assert_true(S_ISLNK(st.st_mode));
 	_cleanup_free_ char *err2 = NULL;
-	assert_int_equal(record_name_write(dir, "absent", "a/b", &err2), -1);
+	_cleanup_free_ char *gone = xasprintf("%s/no-such-dir", dir);
+	assert_int_equal(record_name_write(gone, "absent", "a/b", &err2), -1);
 	assert_non_null(strstr(err2, strerror(ENOENT)));
 }
 
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_round_trip),	 cmocka_unit_test(test_old_records),
-	    cmocka_unit_test(test_missing),	 cmocka_unit_test(test_damaged),
+	    cmocka_unit_test(test_round_trip),	cmocka_unit_test(test_old_records),
+	    cmocka_unit_test(test_missing),	cmocka_unit_test(test_damaged),
 	    cmocka_unit_test(test_write_error), cmocka_unit_test(test_name),
 	};
 	return cmocka_run_group_tests(tests, tmpdir_make, tmpdir_remove);

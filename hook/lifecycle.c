@@ -366,7 +366,8 @@ static int detach_from_cache(struct run *r, size_t *found)
 		else
 			cnirt_cache_entry_free(v[i]);
 	}
-	qsort(v, mine, sizeof(*v), newest_first);
+	if (mine > 1)
+		qsort(v, mine, sizeof(*v), newest_first);
 	*found = mine;
 	_cleanup_free_ char *pin = xasprintf("%s/%s/netns", r->cfg->state_dir, r->id);
 	const char *netns = given_netns(r) ? given_netns(r) : netns_is_netns(pin) ? pin : "";

@@ -535,7 +535,8 @@ static int index_update(cnirt_ctx *ctx, const char *results, struct index *old, 
 		sum += file_hash(de->d_name, ino);
 		n++;
 		struct ientry key = {.name = de->d_name};
-		struct ientry *hit = bsearch(&key, old->v, old->n, sizeof(*old->v), ientry_cmp);
+		struct ientry *hit =
+		    old->n ? bsearch(&key, old->v, old->n, sizeof(*old->v), ientry_cmp) : NULL;
 		if (hit && hit->ino == ino)
 			hit->seen = true;
 		else
@@ -549,7 +550,8 @@ static int index_update(cnirt_ctx *ctx, const char *results, struct index *old, 
 	for (size_t i = 0; i < fresh.n; i++)
 		*index_add(x) = fresh.v[i];
 	free(fresh.v);
-	qsort(x->v, x->n, sizeof(*x->v), ientry_cmp);
+	if (x->n > 1)
+		qsort(x->v, x->n, sizeof(*x->v), ientry_cmp);
 	digest_format(x->digest, n, sum);
 	return 0;
 }

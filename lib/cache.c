@@ -94,9 +94,14 @@ char *args_join(const cnirt_kv *args, size_t n)
 
 /* --------------------------------------------------------------- write */
 
-/* mkdir -p with mode 0700 for every directory created. */
+/* mkdir -p with mode 0700 for every directory created. A directory that
+ * is there already costs one stat (every ADD asks, and it nearly always
+ * is). */
 static int mkdir_parents(const char *dir, cnirt_error **err)
 {
+	struct stat there;
+	if (stat(dir, &there) == 0 && S_ISDIR(there.st_mode))
+		return 0;
 	_cleanup_free_ char *p = xstrdup(dir);
 	size_t len = strlen(p);
 	for (size_t i = 1; i <= len; i++) {

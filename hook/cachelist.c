@@ -26,9 +26,6 @@ static char *list_path(const char *cache_dir, const char *id)
 int cachelist_write(const char *cache_dir, const char *id, const struct record *rec, char **err)
 {
 	_cleanup_free_ char *dir = xasprintf("%s/" CACHELIST_DIR, cache_dir);
-	_cleanup_free_ char *e = NULL;
-	if (mkdir_p(dir, 0700, &e) < 0)
-		return set_error(err, "attachment list %s", e);
 	size_t len = 0, cap = 1;
 	for (size_t i = 0; i < rec->n; i++)
 		cap += strlen(rec->v[i].network) + strlen(rec->v[i].ifname) + 2;
@@ -37,9 +34,18 @@ int cachelist_write(const char *cache_dir, const char *id, const struct record *
 		len += (size_t)snprintf(buf + len, cap - len, "%s\t%s\n", rec->v[i].network,
 					rec->v[i].ifname);
 	_cleanup_free_ char *path = list_path(cache_dir, id);
-	int r = write_file_atomic(path, buf, len, 0600, false);
+	/* Another container's cachelist_remove() may take the directory away
+	 * (when it was empty) between the two calls: made again. */
+	int r = -ENOENT;
+	for (int i = 0; i < 8 && r == -ENOENT; i++) {
+		_cleanup_free_ char *e = NULL;
+		if (mkdir_p(dir, 0700, &e) < 0)
+			return set_error(err, "attachment list %s", e);
+		r = write_file_atomic(path, buf, len, 0600, false);
+	}
 	if (r < 0)
-		return set_error(err, "attachment list %s: %s", path, strerror(-r));
+		return set_error(err, "attachment list %s: %s", path,
+				 r == -ENOENT ? "the directory keeps disappearing" : strerror(-r));
 	return 0;
 }
 

@@ -317,7 +317,9 @@ static int newest_first(const void *a, const void *b)
 
 /* The container's cache entries: by the names of its attachment list
  * (cachelist.h) when it has one, else those of the files whose name holds
- * the id (the cache's names are read). */
+ * the id (the cache's names are read). A damaged entry is left out, as the
+ * reading by names leaves it (gc reports it); a file that cannot be read
+ * fails. */
 static int cached_attachments(const struct run *r, cnirt_cache_entry ***out, size_t *n,
 			      cnirt_error **e)
 {
@@ -332,7 +334,12 @@ static int cached_attachments(const struct run *r, cnirt_cache_entry ***out, siz
 	*n = 0;
 	for (size_t i = 0; i < l.n; i++) {
 		cnirt_cache_entry *c = NULL;
-		if (cnirt_cache_get(r->ctx, l.v[i].network, r->id, l.v[i].ifname, &c, e) < 0) {
+		if (cnirt_cache_get(r->ctx, l.v[i].network, r->id, l.v[i].ifname, &c, e) < 0 &&
+		    cnirt_error_kind(*e) != CNIRT_KIND_IO) {
+			_cleanup_free_ char *m = log_format_error(l.v[i].network, *e);
+			log_warn("%s %s: %s; left to gc", r->id, r->stage, m);
+			cnirt_error_free(TAKE_PTR(*e));
+		} else if (*e) {
 			cachelist_free(&l);
 			cnirt_cache_entries_free(*out, *n);
 			*out = NULL;

@@ -472,6 +472,26 @@ check "wiped, no list: DEL from the cache, in reverse: $(calls)" \
 	test "$(calls)" = "fd-DEL fc-DEL fb-DEL fa-DEL"
 check_gone "wiped, no list: nothing left" "$id"
 end_case
+# The list names an entry that is damaged: the others are deleted, the
+# damaged one is left (gc reports it), poststop says so and succeeds.
+begin_case wipeddmg "$(annotations io.cnihook.networks chain,second)"
+attach "$id"
+check "wiped, a damaged entry: attach" test "$rc" = 0
+unmount_pin "$state/$id/netns"
+rm -rf "${state:?}"/*
+dmg=$(ls "$cache/results" | grep -e "^second-$id-")
+printf 'garbage' >"$cache/results/$dmg"
+clear_rec
+poststop "$id"
+check "wiped, a damaged entry: poststop exits 0 (status $rc) and names it: $err" \
+	eval '[ "$rc" = 0 ] && has "left to gc" "$err" && has "$dmg" "$err"'
+check "wiped, a damaged entry: the chain got its DELs: $(calls)" \
+	test "$(calls)" = "fc-DEL fb-DEL fa-DEL"
+check "wiped, a damaged entry: it is left, the list is gone" \
+	eval '[ -e "$cache/results/$dmg" ] && [ ! -e "$cache/cnihook-attachments/$id" ]'
+rm -f "$cache/results/$dmg"
+check_gone "wiped, a damaged entry: nothing else left" "$id"
+end_case
 
 # ---------------------------------------------------------------- ETXTBSY
 # hold FILE MS: open FILE for writing for MS ms in the background; returns

@@ -717,7 +717,8 @@ static void test_plugin_folder(void **state)
 	mkdir_in(dir, "pf");
 	mkdir_in(dir, "pf/sub.conf");
 	free(write_file(dir, "pf/20-b.conf", "{\"type\":\"tuning\",\"sysctl\":{}}"));
-	free(write_file(dir, "pf/10-a.conf", "{\"type\":\"portmap\",\"capabilities\":{\"portMappings\":true}}"));
+	free(write_file(dir, "pf/10-a.conf",
+			"{\"type\":\"portmap\",\"capabilities\":{\"portMappings\":true}}"));
 	free(write_file(dir, "pf/30-c.json", "{\"type\":\"ignored\"}"));
 	free(write_file(dir, "pf/40-d.conflist", "{\"type\":\"ignored\"}"));
 	cnirt_netlist *l = NULL;
@@ -744,6 +745,49 @@ static void test_plugin_folder(void **state)
 	assert_int_equal(cnirt_confdir_find(dir, "pf", &found, &err), 0);
 	assert_int_equal(cnirt_netlist_plugin_count(found), 3);
 	cnirt_netlist_free(found);
+}
+
+static char *write_one_plugin_list(const char *dir, const char *file, const char *name)
+{
+	_cleanup_free_ char *text = xasprintf(
+	    "{\"cniVersion\":\"1.0.0\",\"name\":\"%s\",\"plugins\":[{\"type\":\"bridge\"}]}", name);
+	return write_file(dir, file, text);
+}
+
+/* A directory scan knows which names its directory holds: a list whose
+ * folder is not there loads without looking for it, a folder reached by a
+ * symbolic link is used, and a file of the folder's name fails the list as
+ * cnirt_netlist_load_file() fails it (libcni's ReadDir error). */
+static void test_plugin_folder_scan(void **state)
+{
+	const char *dir = *state;
+	free(write_one_plugin_list(dir, "10-plain.conflist", "plain"));
+	free(write_one_plugin_list(dir, "20-linked.conflist", "linked"));
+	_cleanup_free_ char *filed = write_one_plugin_list(dir, "30-filed.conflist", "filed");
+	mkdir_in(dir, "real");
+	free(write_file(dir, "real/a.conf", "{\"type\":\"tuning\"}"));
+	_cleanup_free_ char *link = xasprintf("%s/linked", dir);
+	assert_int_equal(symlink("real", link), 0);
+	free(write_file(dir, "filed", "not a folder"));
+
+	cnirt_netlist *l = NULL;
+	_cleanup_error_ cnirt_error *err = NULL;
+	assert_int_equal(cnirt_confdir_find(dir, "plain", &l, &err), 0);
+	assert_int_equal(cnirt_netlist_plugin_count(l), 1);
+	cnirt_netlist_free(l);
+	assert_int_equal(cnirt_confdir_find(dir, "linked", &l, &err), 0);
+	assert_int_equal(cnirt_netlist_plugin_count(l), 2);
+	assert_string_equal(cnirt_netlist_plugin_type(l, 1), "tuning");
+	cnirt_netlist_free(l);
+
+	assert_int_equal(cnirt_netlist_load_file(filed, &l, &err), -1);
+	_cleanup_free_ char *want = xasprintf("plugin folder %s/filed", dir);
+	if (strstr(cnirt_error_msg(err), want) == NULL)
+		fail_msg("load_file: %s", cnirt_error_msg(err));
+	cnirt_error_free(TAKE_PTR(err));
+	assert_int_equal(cnirt_confdir_find(dir, "filed", &l, &err), -1);
+	if (strstr(cnirt_error_msg(err), want) == NULL)
+		fail_msg("confdir_find: %s", cnirt_error_msg(err));
 }
 
 /* loadOnlyInlinedPlugins: true turns the folder off; without `plugins` a
@@ -812,11 +856,12 @@ static void test_plugin_folder_rules(void **state)
 static void test_capability_union(void **state)
 {
 	(void)state;
-	cnirt_netlist *l = parse_ok(
-	    "{\"cniVersion\":\"1.0.0\",\"name\":\"caps\",\"plugins\":["
-	    "{\"type\":\"a\",\"capabilities\":{\"ips\":true,\"mac\":false}},"
-	    "{\"type\":\"b\"},"
-	    "{\"type\":\"c\",\"capabilities\":{\"portMappings\":true,\"ips\":true,\"mac\":true}}]}");
+	cnirt_netlist *l =
+	    parse_ok("{\"cniVersion\":\"1.0.0\",\"name\":\"caps\",\"plugins\":["
+		     "{\"type\":\"a\",\"capabilities\":{\"ips\":true,\"mac\":false}},"
+		     "{\"type\":\"b\"},"
+		     "{\"type\":\"c\",\"capabilities\":{\"portMappings\":true,\"ips\":true,\"mac\":"
+		     "true}}]}");
 	assert_int_equal(cnirt_netlist_capability_count(l), 3);
 	assert_string_equal(cnirt_netlist_capability(l, 0), "ips");
 	assert_string_equal(cnirt_netlist_capability(l, 1), "portMappings");
@@ -876,8 +921,8 @@ static void test_inject_and_from_conf(void **state)
 	cnirt_netlist_free(n);
 	cnirt_error_free(err); /* each call sets it anew */
 	err = NULL;
-	assert_int_equal(cnirt_netlist_from_conf(EXAMPLE_LIST, strlen(EXAMPLE_LIST), NULL, &n, &err),
-			 -1);
+	assert_int_equal(
+	    cnirt_netlist_from_conf(EXAMPLE_LIST, strlen(EXAMPLE_LIST), NULL, &n, &err), -1);
 	assert_non_null(strstr(cnirt_error_msg(err), "not a single plugin configuration"));
 }
 
@@ -906,6 +951,7 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_get, tmpdir_setup, tmpdir_teardown),
 	    cmocka_unit_test_setup_teardown(test_missing_dir, tmpdir_setup, tmpdir_teardown),
 	    cmocka_unit_test_setup_teardown(test_plugin_folder, tmpdir_setup, tmpdir_teardown),
+	    cmocka_unit_test_setup_teardown(test_plugin_folder_scan, tmpdir_setup, tmpdir_teardown),
 	    cmocka_unit_test_setup_teardown(test_plugin_folder_rules, tmpdir_setup,
 					    tmpdir_teardown),
 	    cmocka_unit_test(test_capability_union),

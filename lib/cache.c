@@ -61,6 +61,7 @@ enum owner {
 };
 static enum owner entry_owner(const char *path, const char *network, const char *container_id,
 			      const char *ifname, char **other);
+static bool same_file(const char *path, const struct cache_seen *seen);
 
 static char *results_dir(const cnirt_ctx *ctx)
 {
@@ -239,14 +240,16 @@ int cache_write(const cnirt_ctx *ctx, const cnirt_netlist *l, const cnirt_attach
 }
 
 int cache_remove(const cnirt_ctx *ctx, const char *network, const char *container_id,
-		 const char *ifname, cnirt_error **err)
+		 const char *ifname, const struct cache_seen *seen, cnirt_error **err)
 {
 	_cleanup_free_ char *path = NULL;
 	if (cache_path(ctx, network, container_id, ifname, &path, err) < 0)
 		return -1;
 	/* The file may hold another attachment whose names join to the same
-	 * file name: that entry is not ours to remove. */
-	if (entry_owner(path, network, container_id, ifname, NULL) == OWNER_OTHER)
+	 * file name: that entry is not ours to remove. The file read as ours
+	 * before the DEL, and unchanged since, need not be read again. */
+	if (!(seen && seen->ours && same_file(path, seen)) &&
+	    entry_owner(path, network, container_id, ifname, NULL) == OWNER_OTHER)
 		return 0;
 	if (unlink(path) < 0 && errno != ENOENT)
 		return error_set_errno(err, CNIRT_ERR_IO, errno, "cache entry \"%s\": remove",
@@ -282,7 +285,7 @@ static const char *file_type(mode_t mode)
  * Missing: 0 with *data NULL. Errors name the problem, not the file
  * ("open: Permission denied", "not a regular file (a directory)", ...).
  */
-static int read_entry_file(int dirfd, const char *name, char **data, size_t *len, long long *mtime,
+static int read_entry_file(int dirfd, const char *name, char **data, size_t *len, struct stat *stp,
 			   cnirt_error **err)
 {
 	struct stat st;
@@ -328,8 +331,8 @@ static int read_entry_file(int dirfd, const char *name, char **data, size_t *len
 		buf_append(&b, chunk, (size_t)r);
 	}
 	*data = buf_steal(&b, len);
-	if (mtime)
-		*mtime = (long long)st.st_mtim.tv_sec;
+	if (stp)
+		*stp = st;
 	return 0;
 }
 
@@ -493,13 +496,13 @@ static int entry_load(int dirfd, const char *name, const char *path, const char 
 {
 	_cleanup_free_ char *data = NULL;
 	size_t len;
-	long long mtime = 0;
+	struct stat st;
 	struct cnirt_cache_entry *e = NULL;
-	if (read_entry_file(dirfd, name, &data, &len, &mtime, err) < 0 ||
+	if (read_entry_file(dirfd, name, &data, &len, &st, err) < 0 ||
 	    (data && entry_parse(data, len, legacy, &e, err) < 0))
 		return error_prefix(err, "cache entry \"%s\"", path);
 	if (e)
-		e->mtime = mtime;
+		e->mtime = (long long)st.st_mtim.tv_sec;
 	*out = e;
 	return 0;
 }
@@ -519,13 +522,13 @@ static bool names_match(const json *j, const char *network, const char *containe
 
 /* The JSON object the file at `path` holds, or NULL (missing, unreadable,
  * not JSON, not an object). */
-static json *read_object(const char *path)
+static json *read_object(const char *path, struct stat *st)
 {
 	_cleanup_error_ cnirt_error *ignored = NULL;
 	_cleanup_free_ char *data = NULL;
 	size_t len;
 	json *j = NULL;
-	if (read_entry_file(AT_FDCWD, path, &data, &len, NULL, &ignored) < 0 || data == NULL ||
+	if (read_entry_file(AT_FDCWD, path, &data, &len, st, &ignored) < 0 || data == NULL ||
 	    json_parse(data, len, "cache entry", &j, &ignored) < 0)
 		return NULL;
 	if (j->type != JSON_OBJECT) {
@@ -535,8 +538,24 @@ static json *read_object(const char *path)
 	return j;
 }
 
+/* Whether the file at `path` is still the one `seen` describes: a file
+ * replaced (rename) or rewritten since differs in one of these. Not seen:
+ * a rewrite in place to the same size within the clock tick (a few ms) of
+ * the last write, as a write between the check and the unlink never was. */
+static bool same_file(const char *path, const struct cache_seen *seen)
+{
+	struct stat st;
+	if (fstatat(AT_FDCWD, path, &st, AT_SYMLINK_NOFOLLOW) < 0)
+		return false;
+	return st.st_dev == seen->st.st_dev && st.st_ino == seen->st.st_ino &&
+	       st.st_size == seen->st.st_size && st.st_mtim.tv_sec == seen->st.st_mtim.tv_sec &&
+	       st.st_mtim.tv_nsec == seen->st.st_mtim.tv_nsec &&
+	       st.st_ctim.tv_sec == seen->st.st_ctim.tv_sec &&
+	       st.st_ctim.tv_nsec == seen->st.st_ctim.tv_nsec;
+}
+
 int cache_read_result(const cnirt_ctx *ctx, const char *network, const char *container_id,
-		      const char *ifname, json **out, cnirt_error **err)
+		      const char *ifname, json **out, struct cache_seen *seen, cnirt_error **err)
 {
 	_cleanup_free_ char *path = NULL;
 	if (cache_path(ctx, network, container_id, ifname, &path, err) < 0)
@@ -544,12 +563,17 @@ int cache_read_result(const cnirt_ctx *ctx, const char *network, const char *con
 
 	/* From here on nothing is an error: a missing, unreadable or corrupt
 	 * entry gives no prevResult rather than a DEL that cannot proceed. */
-	_cleanup_json_ json *j = read_object(path);
+	struct stat st;
+	_cleanup_json_ json *j = read_object(path, &st);
 	*out = NULL;
+	if (seen)
+		seen->ours = false;
 	if (j == NULL)
 		return 0;
 	if (is_legacy_result(j)) {
 		*out = TAKE_PTR(j);
+		if (seen)
+			*seen = (struct cache_seen){.ours = true, .st = st};
 		return 0;
 	}
 	const json *kind = json_obj_get(j, "kind");
@@ -558,13 +582,15 @@ int cache_read_result(const cnirt_ctx *ctx, const char *network, const char *con
 	    r == NULL || r->type != JSON_OBJECT || !names_match(j, network, container_id, ifname))
 		return 0;
 	*out = json_dup(r);
+	if (seen)
+		*seen = (struct cache_seen){.ours = true, .st = st};
 	return 0;
 }
 
 static enum owner entry_owner(const char *path, const char *network, const char *container_id,
 			      const char *ifname, char **other)
 {
-	_cleanup_json_ json *j = read_object(path);
+	_cleanup_json_ json *j = read_object(path, NULL);
 	if (j == NULL)
 		return OWNER_NONE;
 	if (is_legacy_result(j))
@@ -591,10 +617,17 @@ int cache_prepare(const cnirt_ctx *ctx, const char *network, const char *contain
 	if (entry_name(network, container_id, ifname, &name, err) < 0)
 		return -1;
 	_cleanup_free_ char *dir = results_dir(ctx);
-	if (mkdir_parents(dir, err) < 0)
-		return -1;
-	if (access(dir, W_OK | X_OK) < 0)
-		return error_set_errno(err, CNIRT_ERR_IO, errno, "cache directory \"%s\"", dir);
+	/* An existing, writable directory costs one access() (of "<dir>/.",
+	 * which fails on anything but a directory); anything else is made,
+	 * or reported, by the long way. */
+	_cleanup_free_ char *dot = xasprintf("%s/.", dir);
+	if (access(dot, W_OK | X_OK) < 0) {
+		if (mkdir_parents(dir, err) < 0)
+			return -1;
+		if (access(dir, W_OK | X_OK) < 0)
+			return error_set_errno(err, CNIRT_ERR_IO, errno, "cache directory \"%s\"",
+					       dir);
+	}
 	_cleanup_free_ char *path = xasprintf("%s/%s", dir, name);
 	_cleanup_free_ char *other = NULL;
 	if (entry_owner(path, network, container_id, ifname, &other) == OWNER_OTHER)
@@ -731,9 +764,9 @@ static void scan_file(int dirfd, const struct dir_name *f, struct scan *s)
 
 	_cleanup_free_ char *data = NULL;
 	size_t len;
-	long long mtime = 0;
+	struct stat fst;
 	struct cnirt_cache_entry *e = NULL;
-	if (read_entry_file(dirfd, f->name, &data, &len, &mtime, &err) < 0 ||
+	if (read_entry_file(dirfd, f->name, &data, &len, &fst, &err) < 0 ||
 	    (data && entry_parse(data, len, NULL, &e, &err) < 0)) {
 		add_damage(s, f->name, cnirt_error_msg(err));
 		return;
@@ -746,7 +779,7 @@ static void scan_file(int dirfd, const struct dir_name *f, struct scan *s)
 		cnirt_cache_entry_free(e);
 		return;
 	}
-	e->mtime = mtime;
+	e->mtime = (long long)fst.st_mtim.tv_sec;
 	s->v = xreallocarray(s->v, s->n + 1, sizeof(*s->v));
 	s->v[s->n++] = e;
 }

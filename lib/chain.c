@@ -311,11 +311,11 @@ CNIRT_EXPORT int cnirt_add_with_flags(cnirt_ctx *ctx, const cnirt_netlist *l,
 
 /* The cached result of an attachment, in the list's version, or NULL. */
 static int cached_result(cnirt_ctx *ctx, const cnirt_netlist *l, const cnirt_attachment *a,
-			 json **out, cnirt_error **err)
+			 json **out, struct cache_seen *seen, cnirt_error **err)
 {
 	_cleanup_json_ json *raw = NULL;
 	*out = NULL;
-	if (cache_read_result(ctx, l->name, a->container_id, a->ifname, &raw, err) < 0)
+	if (cache_read_result(ctx, l->name, a->container_id, a->ifname, &raw, seen, err) < 0)
 		return -1;
 	if (raw == NULL)
 		return 0;
@@ -343,7 +343,7 @@ CNIRT_EXPORT int cnirt_check(cnirt_ctx *ctx, const cnirt_netlist *l, const cnirt
 	}
 	if (l->disable_check)
 		return 0;
-	if (cached_result(ctx, l, a, &prev, err) < 0)
+	if (cached_result(ctx, l, a, &prev, NULL, err) < 0)
 		return error_set_network(*err, l->name);
 	if (prev == NULL) {
 		error_set(err, CNIRT_ERR_NONE,
@@ -372,11 +372,12 @@ static int del_until(cnirt_ctx *ctx, const cnirt_netlist *l, const cnirt_attachm
 	if (need(ctx, "ctx", err) < 0 || call_init(&c, ctx, l, "DEL", a, false, err) < 0)
 		return -1;
 	c.deadline = deadline;
-	if (uses_prev_result_on_del(l) && cached_result(ctx, l, a, &prev, err) < 0)
+	struct cache_seen seen = {0};
+	if (uses_prev_result_on_del(l) && cached_result(ctx, l, a, &prev, &seen, err) < 0)
 		return error_set_network(*err, l->name);
 	if (del_chain(&c, prev, NULL, err) < 0)
 		return -1;
-	if (cache_remove(ctx, l->name, a->container_id, a->ifname, err) < 0)
+	if (cache_remove(ctx, l->name, a->container_id, a->ifname, &seen, err) < 0)
 		return error_set_network(*err, l->name);
 	return 0;
 }

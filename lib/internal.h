@@ -10,6 +10,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <unistd.h>
+#include <sys/stat.h>
 
 #include "cnirt.h"
 #include "common.h"
@@ -209,13 +210,22 @@ int cache_write(const cnirt_ctx *ctx, const cnirt_netlist *l, const cnirt_attach
  * not another attachment's entry (names that join to the same file name). */
 int cache_prepare(const cnirt_ctx *ctx, const char *network, const char *container_id,
 		  const char *ifname, cnirt_error **err);
-/* Remove the entry; a missing one, or another attachment's, is not an error. */
+/* A cache file as cache_read_result() read it: whether it held this
+ * attachment's entry, and its identity and times then. */
+struct cache_seen {
+	bool ours;
+	struct stat st;
+};
+/* Remove the entry; a missing one, or another attachment's, is not an error.
+ * `seen` (or NULL): the file as read before, which is not read again if it
+ * was ours and is unchanged. */
 int cache_remove(const cnirt_ctx *ctx, const char *network, const char *container_id,
-		 const char *ifname, cnirt_error **err);
+		 const char *ifname, const struct cache_seen *seen, cnirt_error **err);
 /* Read the cached result only, for prevResult. Missing or corrupt: 0 with
- * *out NULL (a corrupt entry never blocks a DEL). */
+ * *out NULL (a corrupt entry never blocks a DEL). `seen` (or NULL) tells
+ * cache_remove() what was read. */
 int cache_read_result(const cnirt_ctx *ctx, const char *network, const char *container_id,
-		      const char *ifname, json **out, cnirt_error **err);
+		      const char *ifname, json **out, struct cache_seen *seen, cnirt_error **err);
 /* Join CNI_ARGS pairs "K=V;K=V" (NULL when there are none). */
 char *args_join(const cnirt_kv *args, size_t n);
 

@@ -355,7 +355,7 @@ static void test_round_trip(void **state)
 	cnirt_cache_entry_free(e);
 
 	_cleanup_json_ json *prev = NULL;
-	assert_int_equal(cache_read_result(f->ctx, "net1", "ctr1", "eth0", &prev, &err), 0);
+	assert_int_equal(cache_read_result(f->ctx, "net1", "ctr1", "eth0", &prev, NULL, &err), 0);
 	assert_non_null(prev);
 	assert_true(json_equal(prev, res_want));
 }
@@ -541,7 +541,7 @@ static void test_rewrite_replaces(void **state)
 
 	cnirt_error *err = NULL;
 	_cleanup_json_ json *got = NULL;
-	assert_int_equal(cache_read_result(f->ctx, "net1", "ctr1", "eth0", &got, &err), 0);
+	assert_int_equal(cache_read_result(f->ctx, "net1", "ctr1", "eth0", &got, NULL, &err), 0);
 	_cleanup_json_ json *want = parse(second);
 	assert_non_null(got);
 	assert_true(json_equal(got, want));
@@ -612,11 +612,12 @@ static void test_bad_names(void **state)
 		free_list(l);
 
 		r = NULL;
-		if (cache_read_result(f->ctx, bad[i].net, bad[i].id, bad[i].ifname, &r, &err) == 0)
+		if (cache_read_result(f->ctx, bad[i].net, bad[i].id, bad[i].ifname, &r, NULL,
+				      &err) == 0)
 			fail_msg("case %zu: cache_read_result accepted the names", i);
 		cnirt_error_free(err);
 		err = NULL;
-		if (cache_remove(f->ctx, bad[i].net, bad[i].id, bad[i].ifname, &err) == 0)
+		if (cache_remove(f->ctx, bad[i].net, bad[i].id, bad[i].ifname, NULL, &err) == 0)
 			fail_msg("case %zu: cache_remove accepted the names", i);
 		cnirt_error_free(err);
 		err = NULL;
@@ -692,7 +693,7 @@ static void test_corrupt(void **state)
 
 		cnirt_error *err = NULL;
 		json *r = NULL;
-		if (cache_read_result(f->ctx, "net1", "ctr1", "eth0", &r, &err) != 0)
+		if (cache_read_result(f->ctx, "net1", "ctr1", "eth0", &r, NULL, &err) != 0)
 			fail_msg("case %zu: cache_read_result failed: %s", i, cnirt_error_msg(err));
 		if (r != NULL && !cases[i].result_usable)
 			fail_msg("case %zu: cache_read_result gave a result", i);
@@ -721,7 +722,7 @@ static void test_no_result(void **state)
 		       "\"networkName\":\"net1\",\"config\":\"e30=\"}");
 	cnirt_error *err = NULL;
 	json *r = NULL;
-	assert_int_equal(cache_read_result(f->ctx, "net1", "ctr1", "eth0", &r, &err), 0);
+	assert_int_equal(cache_read_result(f->ctx, "net1", "ctr1", "eth0", &r, NULL, &err), 0);
 	assert_null(r);
 	cnirt_cache_entry *e = NULL;
 	assert_int_equal(cnirt_cache_get(f->ctx, "net1", "ctr1", "eth0", &e, &err), 0);
@@ -747,7 +748,7 @@ static void test_legacy(void **state)
 
 	cnirt_error *err = NULL;
 	_cleanup_json_ json *r = NULL;
-	assert_int_equal(cache_read_result(f->ctx, "net1", "ctr1", "eth0", &r, &err), 0);
+	assert_int_equal(cache_read_result(f->ctx, "net1", "ctr1", "eth0", &r, NULL, &err), 0);
 	_cleanup_json_ json *want = parse(legacy);
 	assert_non_null(r);
 	assert_true(json_equal(r, want));
@@ -769,7 +770,7 @@ static void test_missing(void **state)
 	struct fx *f = *state;
 	cnirt_error *err = NULL;
 	json *r = (json *)&r;
-	assert_int_equal(cache_read_result(f->ctx, "net1", "ctr1", "eth0", &r, &err), 0);
+	assert_int_equal(cache_read_result(f->ctx, "net1", "ctr1", "eth0", &r, NULL, &err), 0);
 	assert_null(r);
 	cnirt_cache_entry *e = (cnirt_cache_entry *)&e;
 	assert_int_equal(cnirt_cache_get(f->ctx, "net1", "ctr1", "eth0", &e, &err), 0);
@@ -788,7 +789,7 @@ static void test_symlink_not_followed(void **state)
 
 	cnirt_error *err = NULL;
 	json *r = NULL;
-	assert_int_equal(cache_read_result(f->ctx, "net1", "ctr1", "eth0", &r, &err), 0);
+	assert_int_equal(cache_read_result(f->ctx, "net1", "ctr1", "eth0", &r, NULL, &err), 0);
 	assert_null(r);
 	cnirt_cache_entry *e = NULL;
 	assert_int_equal(cnirt_cache_get(f->ctx, "net1", "ctr1", "eth0", &e, &err), -1);
@@ -820,7 +821,7 @@ static void test_too_big(void **state)
 	cnirt_error_free(err);
 	err = NULL;
 	json *r = NULL;
-	assert_int_equal(cache_read_result(f->ctx, "net1", "ctr1", "eth0", &r, &err), 0);
+	assert_int_equal(cache_read_result(f->ctx, "net1", "ctr1", "eth0", &r, NULL, &err), 0);
 	assert_null(r);
 }
 
@@ -1105,16 +1106,76 @@ static void test_remove(void **state)
 	struct fx *f = *state;
 	cnirt_error *err = NULL;
 	/* neither the entry nor the directory exists */
-	assert_int_equal(cache_remove(f->ctx, "net1", "ctr1", "eth0", &err), 0);
+	assert_int_equal(cache_remove(f->ctx, "net1", "ctr1", "eth0", NULL, &err), 0);
 	write_entry(f, "net1", "eth0", RESULT1);
 	write_entry(f, "net1", "eth1", RESULT1);
-	assert_int_equal(cache_remove(f->ctx, "net1", "ctr1", "eth0", &err), 0);
+	assert_int_equal(cache_remove(f->ctx, "net1", "ctr1", "eth0", NULL, &err), 0);
 	_cleanup_free_ char *names = results_listing(f);
 	assert_string_equal(names, "net1-ctr1-eth1");
-	assert_int_equal(cache_remove(f->ctx, "net1", "ctr1", "eth0", &err), 0);
+	assert_int_equal(cache_remove(f->ctx, "net1", "ctr1", "eth0", NULL, &err), 0);
 	cnirt_cache_entry *e = NULL;
 	assert_int_equal(cnirt_cache_get(f->ctx, "net1", "ctr1", "eth0", &e, &err), 0);
 	assert_null(e);
+	assert_null(err);
+}
+
+/*
+ * DEL reads the entry for prevResult, runs the plugins, then removes it:
+ * the file read as this attachment's and unchanged since is removed
+ * without a second reading; one replaced meanwhile by another attachment's
+ * entry under the same file name is read again, and kept.
+ */
+static void test_remove_seen(void **state)
+{
+	struct fx *f = *state;
+	cnirt_error *err = NULL;
+	struct cache_seen seen = {0};
+	_cleanup_json_ json *r = NULL;
+	_cleanup_free_ char *path = xasprintf("%s/results/net1-ctr1-eth0", f->cache);
+
+	write_entry(f, "net1", "eth0", RESULT1);
+	assert_int_equal(cache_read_result(f->ctx, "net1", "ctr1", "eth0", &r, &seen, &err), 0);
+	assert_non_null(r);
+	assert_true(seen.ours);
+	assert_int_equal(cache_remove(f->ctx, "net1", "ctr1", "eth0", &seen, &err), 0);
+	assert_int_equal(access(path, F_OK), -1);
+
+	/* replaced by another attachment's entry (renamed over it) */
+	write_entry(f, "net1", "eth0", RESULT1);
+	json_free(TAKE_PTR(r));
+	assert_int_equal(cache_read_result(f->ctx, "net1", "ctr1", "eth0", &r, &seen, &err), 0);
+	assert_true(seen.ours);
+	write_entry(f, "net1", "eth9", RESULT1);
+	_cleanup_free_ char *other = xasprintf("%s/results/net1-ctr1-eth9", f->cache);
+	assert_int_equal(rename(other, path), 0);
+	assert_int_equal(cache_remove(f->ctx, "net1", "ctr1", "eth0", &seen, &err), 0);
+	assert_int_equal(access(path, F_OK), 0);
+
+	/* rewritten in place (as libcni writes) with another attachment's
+	 * entry: a size of its own, or the clock tick after */
+	_cleanup_free_ char *text = NULL;
+	_cleanup_free_ char *longer = xasprintf("%s/results/net1-ctr1-eth10", f->cache);
+	size_t tlen;
+	json_free(TAKE_PTR(r));
+	assert_int_equal(unlink(path), 0);
+	write_entry(f, "net1", "eth0", RESULT1);
+	assert_int_equal(cache_read_result(f->ctx, "net1", "ctr1", "eth0", &r, &seen, &err), 0);
+	assert_true(seen.ours);
+	write_entry(f, "net1", "eth10", RESULT1);
+	text = slurp(longer, &tlen);
+	FILE *fp = fopen(path, "r+e");
+	assert_non_null(fp);
+	assert_int_equal(fwrite(text, 1, strlen(text), fp), strlen(text));
+	assert_int_equal(ftruncate(fileno(fp), (off_t)strlen(text)), 0);
+	assert_int_equal(fclose(fp), 0);
+	assert_int_equal(cache_remove(f->ctx, "net1", "ctr1", "eth0", &seen, &err), 0);
+	assert_int_equal(access(path, F_OK), 0);
+
+	/* nothing read: nothing is taken as ours */
+	json_free(TAKE_PTR(r));
+	assert_int_equal(cache_read_result(f->ctx, "net1", "ctr1", "eth7", &r, &seen, &err), 0);
+	assert_null(r);
+	assert_false(seen.ours);
 	assert_null(err);
 }
 
@@ -1217,7 +1278,7 @@ static void test_read_only(void **state)
 	assert_int_equal(cnirt_cache_get(f->ctx, "net1", "ctr1", "eth0", &e, &err), 0);
 	assert_non_null(e);
 	cnirt_cache_entry_free(e);
-	assert_int_equal(cache_remove(f->ctx, "net1", "ctr1", "eth0", &err), -1);
+	assert_int_equal(cache_remove(f->ctx, "net1", "ctr1", "eth0", NULL, &err), -1);
 	assert_int_equal(cnirt_error_errno(err), EROFS);
 	cnirt_error_free(err);
 }
@@ -1253,6 +1314,7 @@ int main(void)
 	    T(test_damaged_unreadable),
 	    T(test_damaged_no_dir),
 	    T(test_remove),
+	    T(test_remove_seen),
 	    T(test_bad_capability_args),
 	    T(test_enospc),
 	    T(test_read_only),

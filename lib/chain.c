@@ -22,10 +22,15 @@ struct call {
 	json *config_args;	     /* args.cni */
 	long long deadline;	     /* the operation's (now_ms() clock; 0: none) */
 	bool rollback;		     /* the DEL after a failed ADD */
+	char **paths;		     /* owned: the plugins add_preflight() found, or NULL */
 };
 
 static void call_done(struct call *c)
 {
+	if (c->paths)
+		for (size_t i = 0; i < c->list->n_plugins; i++)
+			free(c->paths[i]);
+	free(c->paths);
 	json_free(c->cap_args);
 	json_free(c->config_args);
 	free(c->args);
@@ -92,7 +97,7 @@ static int run_stdin(const struct call *c, size_t i, const char *stdin_data, siz
 		     char **out, size_t *out_len, cnirt_error **err)
 {
 	const char *type = c->list->plugins[i].type;
-	_cleanup_free_ char *path = NULL;
+	_cleanup_free_ char *found = NULL;
 	struct exec_request req = {
 	    .command = c->command,
 	    .container_id = c->att ? c->att->container_id : NULL,
@@ -104,7 +109,10 @@ static int run_stdin(const struct call *c, size_t i, const char *stdin_data, siz
 	    .deadline = c->deadline,
 	};
 	long long start = now_usec();
-	int r = exec_find_plugin(c->ctx, type, &path, err);
+	const char *path = c->paths ? c->paths[i] : NULL;
+	int r = 0;
+	if (path == NULL && (r = exec_find_plugin(c->ctx, type, &found, err)) == 0)
+		path = found;
 	if (r == 0)
 		r = exec_plugin(c->ctx, path, &req, out, out_len, err);
 	if (r < 0)
@@ -199,7 +207,7 @@ static int check_attachment(const cnirt_attachment *a, bool need_netns, cnirt_er
 static int call_init(struct call *c, cnirt_ctx *ctx, const cnirt_netlist *l, const char *command,
 		     const cnirt_attachment *a, bool need_netns, cnirt_error **err)
 {
-	*c = (struct call){ctx, l, command, a, NULL, NULL, NULL, 0, false};
+	*c = (struct call){.ctx = ctx, .list = l, .command = command, .att = a};
 	if (l == NULL)
 		return error_set(err, CNIRT_ERR_INVALID_CONFIG, "no network configuration given");
 	if (check_attachment(a, need_netns, err) < 0)
@@ -223,16 +231,17 @@ static int call_init(struct call *c, cnirt_ctx *ctx, const cnirt_netlist *l, con
 /* What an ADD can check before the first plugin runs, so that a failure
  * there costs no plugin execution and no roll-back: the cache entry (name
  * length, directory, another attachment under the same file name) and that
- * every plugin of the list is found. */
-static int add_preflight(const struct call *c, cnirt_error **err)
+ * every plugin of the list is found. The paths found are kept for the
+ * executions, which then need not look again. */
+static int add_preflight(struct call *c, cnirt_error **err)
 {
 	const cnirt_netlist *l = c->list;
 	if (cache_prepare(c->ctx, l->name, c->att->container_id, c->att->ifname, err) < 0)
 		return error_set_network(*err, l->name);
+	c->paths = xcalloc(l->n_plugins ? l->n_plugins : 1, sizeof(*c->paths));
 	for (size_t i = 0; i < l->n_plugins; i++) {
-		_cleanup_free_ char *path = NULL;
 		long long start = now_usec();
-		if (exec_find_plugin(c->ctx, l->plugins[i].type, &path, err) == 0)
+		if (exec_find_plugin(c->ctx, l->plugins[i].type, &c->paths[i], err) == 0)
 			continue;
 		tag(*err, l, l->plugins[i].type);
 		if (c->ctx->observer)
@@ -444,7 +453,7 @@ CNIRT_EXPORT int cnirt_status(cnirt_ctx *ctx, const cnirt_netlist *l, cnirt_erro
 		return -1;
 	if (!version_ge(l->effective_version, "1.1.0"))
 		return 0; /* STATUS is a 1.1.0 verb: older lists have nothing to ask */
-	struct call c = {ctx, l, "STATUS", NULL, NULL, NULL, NULL, op_deadline(ctx), false};
+	struct call c = {.ctx = ctx, .list = l, .command = "STATUS", .deadline = op_deadline(ctx)};
 	for (size_t i = 0; i < l->n_plugins; i++) {
 		_cleanup_free_ char *out = NULL;
 		size_t len;
@@ -570,7 +579,7 @@ static int gc_entries(cnirt_ctx *ctx, const cnirt_netlist *l, const cnirt_attach
 	 * past failures and returning the first. */
 	if (!version_ge(l->effective_version, "1.1.0"))
 		return r;
-	struct call c = {ctx, l, "GC", NULL, NULL, NULL, NULL, deadline, false};
+	struct call c = {.ctx = ctx, .list = l, .command = "GC", .deadline = deadline};
 	for (size_t i = 0; i < l->n_plugins; i++) {
 		size_t len, out_len;
 		_cleanup_free_ char *conf = gc_config(l, i, valid, n, &len);

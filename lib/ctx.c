@@ -3,7 +3,9 @@
 #include "config.h"
 
 #include <fcntl.h>
+#include <stdint.h>
 #include <string.h>
+#include <sys/eventfd.h>
 
 #include "internal.h"
 
@@ -18,8 +20,10 @@ CNIRT_EXPORT cnirt_ctx *cnirt_ctx_new(void)
 	ctx->cni_path = xstrdup("");
 	ctx->timeout_ms = DEFAULT_TIMEOUT_MS;
 	ctx->output_limit = DEFAULT_OUTPUT_LIMIT;
-	if (pipe2(ctx->cancel_fd, O_CLOEXEC | O_NONBLOCK) < 0)
-		ctx->cancel_fd[0] = ctx->cancel_fd[1] = -1; /* cancel then acts between plugins */
+	/* One descriptor, where a pipe took two and its buffers: a counter
+	 * that poll() sees readable once it is not zero. */
+	ctx->cancel_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	/* -1: cancel then acts between plugins */
 	return ctx;
 }
 
@@ -44,10 +48,8 @@ CNIRT_EXPORT void cnirt_ctx_free(cnirt_ctx *ctx)
 	for (size_t i = 0; i < ctx->n_env; i++)
 		free(ctx->env[i]);
 	free(ctx->env);
-	if (ctx->cancel_fd[0] >= 0)
-		close(ctx->cancel_fd[0]);
-	if (ctx->cancel_fd[1] >= 0)
-		close(ctx->cancel_fd[1]);
+	if (ctx->cancel_fd >= 0)
+		close(ctx->cancel_fd);
 	free(ctx);
 }
 
@@ -137,8 +139,10 @@ CNIRT_EXPORT void cnirt_ctx_cancel(cnirt_ctx *ctx)
 	if (ctx == NULL)
 		return;
 	__atomic_store_n(&ctx->cancelled, 1, __ATOMIC_RELEASE);
-	/* Wake whoever polls; a full pipe is readable already. */
-	if (ctx->cancel_fd[1] >= 0 && write(ctx->cancel_fd[1], "x", 1) < 0) {
+	/* Wake whoever polls; a counter that would overflow is readable
+	 * already. */
+	uint64_t one = 1;
+	if (ctx->cancel_fd >= 0 && write(ctx->cancel_fd, &one, sizeof(one)) < 0) {
 		/* EAGAIN: it is readable. */
 	}
 	errno = saved;
@@ -146,14 +150,15 @@ CNIRT_EXPORT void cnirt_ctx_cancel(cnirt_ctx *ctx)
 
 CNIRT_EXPORT void cnirt_ctx_reset_cancel(cnirt_ctx *ctx)
 {
-	char drain[64];
+	uint64_t count;
 
 	if (ctx == NULL)
 		return;
 	__atomic_store_n(&ctx->cancelled, 0, __ATOMIC_RELEASE);
-	if (ctx->cancel_fd[0] >= 0)
-		while (read(ctx->cancel_fd[0], drain, sizeof(drain)) > 0)
-			;
+	/* One read takes the counter back to zero. */
+	if (ctx->cancel_fd >= 0 && read(ctx->cancel_fd, &count, sizeof(count)) < 0) {
+		/* EAGAIN: it was zero. */
+	}
 }
 
 CNIRT_EXPORT int cnirt_ctx_set_env(cnirt_ctx *ctx, const char *name, const char *value,

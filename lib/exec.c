@@ -586,6 +586,8 @@ struct run {
 	struct buf out, errb;
 	int status;	  /* wait status, once known */
 	bool have_status; /* the helper reported it (or the exec function did) */
+	bool exited;	  /* direct: the pidfd said the plugin exited; release() reaps it
+			     with its status */
 	int fail_stage;	  /* STAGE_NONE, or where the child failed before the plugin ran */
 	int fail_errno;	  /* and why */
 	bool timed_out;	  /* the deadline passed */
@@ -608,10 +610,17 @@ static void run_init(struct run *r)
 /* Release the plugin and reap the helper (direct: reap the plugin). */
 static void release(struct run *r)
 {
+	int status;
+
 	close_fd(&r->rel_fd);
 	close_fd(&r->rep_fd);
-	if (r->direct && r->pid > 0)
-		TEMP_FAILURE_RETRY(waitpid(r->pid, NULL, 0));
+	if (r->direct && r->pid > 0 && TEMP_FAILURE_RETRY(waitpid(r->pid, &status, 0)) == r->pid &&
+	    r->exited) {
+		/* It had exited before the kill of its group: the status is its
+		 * own. */
+		r->status = status;
+		r->have_status = true;
+	}
 	if (r->helper > 0) {
 #ifdef CNIRT_SPAWN_FORK
 		TEMP_FAILURE_RETRY(waitpid(r->helper, NULL, 0));
@@ -728,7 +737,10 @@ static int start_helper(struct helper_args *h, struct run *r)
 }
 
 /* Whether pidfd_open(2) works here (Linux 5.3; not under valgrind 3.19 nor
- * some seccomp profiles): probed once, 1 yes, -1 no, 0 not yet known. */
+ * some seccomp profiles): probed once, 1 yes, -1 no, 0 not yet known. The
+ * probe passes flags no kernel knows: a kernel that has the call refuses
+ * them with EINVAL before it makes a descriptor (one less to make and
+ * close); a missing or filtered call fails otherwise. */
 static int pidfd_works;
 
 static bool have_pidfd(void)
@@ -736,11 +748,11 @@ static bool have_pidfd(void)
 	int known = __atomic_load_n(&pidfd_works, __ATOMIC_RELAXED);
 
 	if (known == 0) {
-		int fd = (int)syscall(SYS_pidfd_open, getpid(), 0U);
+		int fd = (int)syscall(SYS_pidfd_open, getpid(), ~0U);
 
-		known = fd >= 0 ? 1 : -1;
 		if (fd >= 0)
 			close(fd);
+		known = fd < 0 && errno == EINVAL ? 1 : -1;
 		__atomic_store_n(&pidfd_works, known, __ATOMIC_RELAXED);
 	}
 	return known > 0;
@@ -979,8 +991,8 @@ static int pump(const cnirt_ctx *ctx, const struct exec_request *req, struct run
 			p[np++] = (struct pollfd){.fd = r->err_fd, .events = POLLIN};
 		if (exited_at < 0 && r->rep_fd >= 0)
 			p[np++] = (struct pollfd){.fd = r->rep_fd, .events = POLLIN};
-		if (ctx->cancel_fd[0] >= 0)
-			p[np++] = (struct pollfd){.fd = ctx->cancel_fd[0], .events = POLLIN};
+		if (ctx->cancel_fd >= 0)
+			p[np++] = (struct pollfd){.fd = ctx->cancel_fd, .events = POLLIN};
 
 		if (poll(p, (nfds_t)np, timeout) < 0) {
 			if (errno == EINTR)
@@ -1002,11 +1014,11 @@ static int pump(const cnirt_ctx *ctx, const struct exec_request *req, struct run
 				struct helper_msg m;
 
 				/* The plugin exited (or, at EOF, the helper
-				 * died: the status is lost). */
-				if (r->direct && wait_exited(r->pid, &r->status) == 0)
-					r->have_status = true;
-				else if (!r->direct && read_report(r->rep_fd, &m) &&
-					 m.type == MSG_EXITED) {
+				 * died: the status is lost). Our own child's
+				 * status is taken when release() reaps it. */
+				if (r->direct)
+					r->exited = true;
+				else if (read_report(r->rep_fd, &m) && m.type == MSG_EXITED) {
 					r->status = m.a;
 					r->have_status = true;
 				}
@@ -1168,7 +1180,7 @@ static int run_external(const cnirt_ctx *ctx, const char *path, char *const argv
 	    .stdin_len = req->stdin_len,
 	    .timeout_ms = deadline > 0 ? (left > 0 ? left : 1) : 0,
 	    .output_limit = ctx->output_limit,
-	    .cancel_fd = ctx->cancel_fd[0],
+	    .cancel_fd = ctx->cancel_fd,
 	};
 	cnirt_exec_outcome o = {0};
 	int e;

@@ -101,7 +101,7 @@ struct cnirt_ctx {
 	void *exec_data;
 	bool spawn_direct;    /* cnirt_ctx_set_spawn_direct() */
 	unsigned deadline_ms; /* the operation's budget (0: none) */
-	int cancel_fd[2];     /* readable once cancelled (non-blocking pipe) */
+	int cancel_fd;	      /* readable once cancelled (non-blocking eventfd) */
 	int cancelled;	      /* atomic */
 	char **env;	      /* extra "NAME=value" for plugins */
 	size_t n_env;

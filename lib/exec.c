@@ -9,7 +9,7 @@
  * default disposition.
  *
  * The child is started with clone(CLONE_VM | CLONE_VFORK): it runs in our
- * memory on a stack of its own until it calls execve(), so there is no copy
+ * memory, on the unused part of our stack, until it calls execve(), so there is no copy
  * of our page tables as with fork() and no copy-on-write faults after it,
  * and yet there is a place for the caller's preexec function (the plugin
  * sandbox), which posix_spawn() would not give. Failures before the plugin
@@ -51,6 +51,7 @@
  */
 #include "config.h"
 
+#include <alloca.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <poll.h>
@@ -77,6 +78,9 @@
 #ifdef EXEC_ASAN
 #include <sanitizer/asan_interface.h>
 #endif
+#ifdef HAVE_VALGRIND_VALGRIND_H
+#include <valgrind/valgrind.h>
+#endif
 
 #define DEFAULT_PATH "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
 /* How much is read from one output per wake-up. */
@@ -89,8 +93,12 @@
 #define ETXTBSY_BACKOFF_MS 10
 /* The exit status of a child that failed before the plugin ran. */
 #define CHILD_FAILED_STATUS 127
-/* The child's stack, until it calls execve(): the setup, the preexec
- * function. */
+/* How far below our stack pointer the child's stack starts: room for the
+ * clone() call's own frame and the red zone. */
+#define CHILD_STACK_GAP 4096
+/* The part of our stack below it that ASan's shadow is cleaned of after
+ * the child: the child's frames (the setup, the preexec function) fit in
+ * it many times. */
 #define CHILD_STACK_SIZE (256 * 1024)
 
 /* ------------------------------------------------------------ finding */
@@ -287,8 +295,8 @@ enum child_stage {
 	STAGE_EXEC,
 };
 
-/* What a child that failed before the plugin ran writes on the status
- * pipe. */
+/* What a child that failed before the plugin ran reports: into our
+ * memory, which it shares, or on the status pipe. */
 struct child_report {
 	int stage;
 	int err;
@@ -300,7 +308,9 @@ struct child_args {
 	const char *path;
 	char *const *argv;
 	char *const *envp;
-	int in_r, out_w, err_w, st_w;
+	int in_r, out_w, err_w;
+	int st_w;			      /* the status pipe, or -1: report into `shared` */
+	volatile struct child_report *shared; /* the parent's, when it shares our memory */
 };
 
 /*
@@ -309,11 +319,18 @@ struct child_args {
  * calls, no allocation, no lock, nothing that writes our memory but its
  * own stack and errno.
  */
-static _Noreturn void child_fail(int fd, int stage, int errnum)
+static _Noreturn void child_fail(const struct child_args *a, int fd, int stage, int errnum)
 {
 	struct child_report rep = {.stage = stage, .err = errnum};
 	ssize_t n;
 
+	if (fd < 0) {
+		/* Our parent sleeps until we exit (CLONE_VFORK) and then reads
+		 * this. */
+		a->shared->err = errnum;
+		a->shared->stage = stage;
+		_exit(CHILD_FAILED_STATUS);
+	}
 	do
 		n = write(fd, &rep, sizeof(rep));
 	while (n < 0 && errno == EINTR);
@@ -337,26 +354,31 @@ static void close_from(int first)
 static int child_main(void *arg)
 {
 	const struct child_args *a = arg;
+	bool piped = a->st_w >= 0;
 	int fds[4] = {a->in_r, a->out_w, a->err_w, a->st_w};
+	size_t n = piped ? 4 : 3;
 	sigset_t none;
 
 	if (setpgid(0, 0) < 0)
-		child_fail(a->st_w, STAGE_SETUP, errno);
+		child_fail(a, a->st_w, STAGE_SETUP, errno);
 
-	/* Lift the four descriptors above 3 first, so that none of them can be
-	 * clobbered by the dup2()s below whatever numbers they had (a caller
-	 * with 0, 1 or 2 closed gets those from pipe2()). */
-	for (size_t i = 0; i < ARRAY_SIZE(fds); i++) {
+	/* The descriptors below 4 are lifted above 3 first, so that none can
+	 * be clobbered by the dup2()s below (a caller with 0, 1 or 2 closed
+	 * gets those from pipe2()). */
+	for (size_t i = 0; i < n; i++) {
+		if (fds[i] >= 4)
+			continue;
 		int fd = fcntl(fds[i], F_DUPFD_CLOEXEC, 4);
 
 		if (fd < 0)
-			child_fail(a->st_w, STAGE_SETUP, errno);
+			child_fail(a, a->st_w, STAGE_SETUP, errno);
 		fds[i] = fd;
 	}
 	if (dup2(fds[0], STDIN_FILENO) < 0 || dup2(fds[1], STDOUT_FILENO) < 0 ||
-	    dup2(fds[2], STDERR_FILENO) < 0 || dup3(fds[3], 3, O_CLOEXEC) < 0)
-		child_fail(fds[3], STAGE_SETUP, errno);
-	close_from(4);
+	    dup2(fds[2], STDERR_FILENO) < 0 || (piped && dup3(fds[3], 3, O_CLOEXEC) < 0))
+		child_fail(a, piped ? fds[3] : -1, STAGE_SETUP, errno);
+	close_from(piped ? 4 : 3);
+	int st = piped ? 3 : -1;
 
 	/* A clean signal state: default dispositions, nothing blocked. Every
 	 * disposition, not only the ignored ones that would survive execve:
@@ -375,11 +397,11 @@ static int child_main(void *arg)
 		int r = a->ctx->preexec(a->ctx->preexec_data);
 
 		if (r != 0)
-			child_fail(3, STAGE_PREEXEC, r < 0 ? -r : r);
+			child_fail(a, st, STAGE_PREEXEC, r < 0 ? -r : r);
 	}
 
 	execve(a->path, a->argv, a->envp);
-	child_fail(3, STAGE_EXEC, errno);
+	child_fail(a, st, STAGE_EXEC, errno);
 }
 
 /* The wait status of the exited child `pid`, which stays unreaped. */
@@ -432,28 +454,81 @@ static void helper_send(int fd, int type, int a, int b)
 	while (n < 0 && errno == EINTR);
 }
 
+#ifndef CNIRT_SPAWN_FORK
 /*
- * Start the plugin from the helper: clone(CLONE_VM | CLONE_VFORK) in the
- * helper's own memory (unlike fork() no copy of the page tables, unlike
- * posix_spawn() room for the preexec function), or fork() for
- * ThreadSanitizer. The helper sleeps until the child has called execve() or
- * exited; then the status pipe holds the child's report, or is at EOF (its
+ * clone() with the child's stack in the unused part of ours, below this
+ * function's frame: the child runs while we wait (CLONE_VFORK), or in a
+ * copy of our memory (no CLONE_VM), so nothing of ours lives there, and
+ * the stack's own guard stops a child that would run past its end. An
+ * mmap()ed stack with a guard page, set up and torn down for every child,
+ * cost three system calls and about 8 us. (PA-RISC's stack grows up: there
+ * the child's starts above our stack pointer.)
+ */
+static __attribute__((noinline)) pid_t clone_below(int (*fn)(void *), int flags, void *arg)
+{
+	/* alloca() moves the stack pointer: its block is the lowest thing
+	 * of this frame (a local's address might be ASan's fake stack). */
+	char *sp = alloca(16);
+	__asm__ volatile("" : : "r"(sp) : "memory");
+#if defined(__hppa__)
+	char *top = (char *)(((uintptr_t)sp + 16 + CHILD_STACK_GAP + 63) & ~(uintptr_t)63);
+#else
+	char *top = (char *)(((uintptr_t)sp - CHILD_STACK_GAP) & ~(uintptr_t)63);
+#endif
+	pid_t pid = clone(fn, top, flags, arg);
+#ifdef EXEC_ASAN
+	/* The child's frames poisoned the shadow of stack we will use again. */
+	__asan_unpoison_memory_region(top - CHILD_STACK_SIZE, CHILD_STACK_SIZE);
+#endif
+	return pid;
+}
+#endif
+
+/*
+ * Whether a child that fails before the plugin runs can report into our
+ * memory: it shares it (CLONE_VM) and we sleep until it has called
+ * execve() or exited (CLONE_VFORK), so its report is there when we wake.
+ * A status pipe cost a pipe and three system calls more per plugin. Not
+ * with fork() (ThreadSanitizer's build), nor under valgrind, which runs
+ * such a clone as a fork; nor in a build without valgrind's header, which
+ * could not tell.
+ */
+static bool report_in_memory(void)
+{
+#if defined(CNIRT_SPAWN_FORK)
+	return false;
+#elif defined(HAVE_VALGRIND_VALGRIND_H)
+	return !RUNNING_ON_VALGRIND;
+#else
+	return false;
+#endif
+}
+
+/*
+ * Start the plugin (from the helper, or as our own child):
+ * clone(CLONE_VM | CLONE_VFORK) (unlike fork() no copy of the page tables,
+ * unlike posix_spawn() room for the preexec function), or fork() for
+ * ThreadSanitizer. We sleep until the child has called execve() or
+ * exited; then its report of a failure is in our memory
+ * (report_in_memory()), or the status pipe holds it, or is at EOF (its
  * close-on-exec write end went with the exec). Under valgrind, which runs
- * such a clone as a fork, the read waits for the same two events.
+ * such a clone as a fork, the read of the pipe waits for the same two
+ * events.
  *
  * Returns the plugin's pid, or -1 with *stage and *errnum saying why it
  * could not be executed (the child, if any, reaped). `a` names the child's
- * ends of its pipes; st_w is made here.
+ * ends of its pipes; the report's place is made here.
  */
 static pid_t start_child(struct child_args a, int *stage, int *errnum)
 {
+	volatile struct child_report shared = {.stage = STAGE_NONE};
 	struct child_report rep;
-	int st[2];
-	ssize_t n;
+	int st[2] = {-1, -1};
 	pid_t pid;
 
 	*stage = STAGE_SETUP;
-	if (pipe2(st, O_CLOEXEC) < 0) {
+	a.shared = &shared;
+	if (!report_in_memory() && pipe2(st, O_CLOEXEC) < 0) {
 		*errnum = errno;
 		return -1;
 	}
@@ -464,40 +539,31 @@ static pid_t start_child(struct child_args a, int *stage, int *errnum)
 		child_main(&a);
 	*errnum = errno;
 #else
-	size_t page = (size_t)sysconf(_SC_PAGESIZE);
-	size_t size = CHILD_STACK_SIZE + page;
-	void *stack = mmap(NULL, size, PROT_READ | PROT_WRITE,
-			   MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK, -1, 0);
-
-	/* A guard page below the stack. */
-	if (stack == MAP_FAILED || mprotect(stack, page, PROT_NONE) < 0) {
-		*errnum = errno;
-		close(st[0]);
-		close(st[1]);
-		return -1;
-	}
-	pid = clone(child_main, (char *)stack + size, CLONE_VM | CLONE_VFORK | SIGCHLD, &a);
+	pid = clone_below(child_main, CLONE_VM | CLONE_VFORK | SIGCHLD, &a);
 	*errnum = errno;
-#ifdef EXEC_ASAN
-	/* The child's frames poisoned the shadow of a stack ASan never knew. */
-	__asan_unpoison_memory_region(stack, size);
 #endif
-	munmap(stack, size);
-#endif
-	close(st[1]);
+	if (st[1] >= 0)
+		close(st[1]);
 	if (pid < 0) {
+		if (st[0] >= 0)
+			close(st[0]);
+		return -1;
+	}
+	if (st[0] >= 0) {
+		ssize_t n = TEMP_FAILURE_RETRY(read(st[0], &rep, sizeof(rep)));
 		close(st[0]);
-		return -1;
+		if (n != (ssize_t)sizeof(rep))
+			return pid;
+	} else {
+		if (shared.stage == STAGE_NONE)
+			return pid;
+		rep.stage = shared.stage;
+		rep.err = shared.err;
 	}
-	n = TEMP_FAILURE_RETRY(read(st[0], &rep, sizeof(rep)));
-	close(st[0]);
-	if (n == (ssize_t)sizeof(rep)) {
-		TEMP_FAILURE_RETRY(waitpid(pid, NULL, 0));
-		*stage = rep.stage;
-		*errnum = rep.err;
-		return -1;
-	}
-	return pid;
+	TEMP_FAILURE_RETRY(waitpid(pid, NULL, 0));
+	*stage = rep.stage;
+	*errnum = rep.err;
+	return -1;
 }
 
 /*
@@ -695,21 +761,10 @@ static int start_helper(struct helper_args *h, struct run *r)
 		_exit(helper_main(h));
 	saved = errno;
 #else
-	size_t size = CHILD_STACK_SIZE;
-	void *stack = mmap(NULL, size, PROT_READ | PROT_WRITE,
-			   MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK, -1, 0);
-
-	if (stack == MAP_FAILED) {
-		saved = errno;
-		pthread_sigmask(SIG_SETMASK, &old, NULL);
-		errno = saved;
-		return -1;
-	}
 	/* Flags 0: no CLONE_VM (a copy of our memory, where the helper runs
 	 * on its copy of this stack), and no exit signal. */
-	pid = clone(helper_main, (char *)stack + size, 0, h);
+	pid = clone_below(helper_main, 0, h);
 	saved = errno;
-	munmap(stack, size);
 #endif
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	if (pid < 0) {

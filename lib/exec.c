@@ -455,17 +455,55 @@ static void helper_send(int fd, int type, int a, int b)
 }
 
 #ifndef CNIRT_SPAWN_FORK
+/* Whether we run under valgrind, which runs clone(CLONE_VM | CLONE_VFORK)
+ * as a fork and takes the clone() call's writes below the stack pointer
+ * for errors. Always false in a build without valgrind's header. */
+static bool under_valgrind(void)
+{
+#ifdef HAVE_VALGRIND_VALGRIND_H
+	return RUNNING_ON_VALGRIND;
+#else
+	return false;
+#endif
+}
+
+/* clone() on an mmap()ed stack with a guard page, unmapped after: under
+ * valgrind. */
+static pid_t clone_mapped(int (*fn)(void *), int flags, void *arg)
+{
+	size_t page = (size_t)sysconf(_SC_PAGESIZE);
+	size_t size = CHILD_STACK_SIZE + page;
+	void *stack = mmap(NULL, size, PROT_READ | PROT_WRITE,
+			   MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK, -1, 0);
+
+	if (stack == MAP_FAILED)
+		return -1;
+	if (mprotect(stack, page, PROT_NONE) < 0) {
+		int e = errno;
+		munmap(stack, size);
+		errno = e;
+		return -1;
+	}
+	pid_t pid = clone(fn, (char *)stack + size, flags, arg);
+	int e = errno;
+	munmap(stack, size);
+	errno = e;
+	return pid;
+}
+
 /*
  * clone() with the child's stack in the unused part of ours, below this
  * function's frame: the child runs while we wait (CLONE_VFORK), or in a
  * copy of our memory (no CLONE_VM), so nothing of ours lives there, and
  * the stack's own guard stops a child that would run past its end. An
  * mmap()ed stack with a guard page, set up and torn down for every child,
- * cost three system calls and about 8 us. (PA-RISC's stack grows up: there
- * the child's starts above our stack pointer.)
+ * cost three system calls and about 8 us; valgrind keeps it. (PA-RISC's
+ * stack grows up: there the child's starts above our stack pointer.)
  */
 static __attribute__((noinline)) pid_t clone_below(int (*fn)(void *), int flags, void *arg)
 {
+	if (under_valgrind())
+		return clone_mapped(fn, flags, arg);
 	/* alloca() moves the stack pointer: its block is the lowest thing
 	 * of this frame (a local's address might be ASan's fake stack). */
 	char *sp = alloca(16);
@@ -495,12 +533,10 @@ static __attribute__((noinline)) pid_t clone_below(int (*fn)(void *), int flags,
  */
 static bool report_in_memory(void)
 {
-#if defined(CNIRT_SPAWN_FORK)
+#if defined(CNIRT_SPAWN_FORK) || !defined(HAVE_VALGRIND_VALGRIND_H)
 	return false;
-#elif defined(HAVE_VALGRIND_VALGRIND_H)
-	return !RUNNING_ON_VALGRIND;
 #else
-	return false;
+	return !under_valgrind();
 #endif
 }
 

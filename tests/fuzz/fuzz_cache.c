@@ -232,7 +232,7 @@ static void check_rewrite(const cnirt_cache_entry *e)
 		CHECK(cnirt_cache_entry_result(back) == NULL);
 	}
 	cnirt_cache_entry_free(back);
-	CHECK(cache_remove(ctx, cnirt_netlist_name(l), a.container_id, a.ifname, &err) == 0);
+	CHECK(cache_remove(ctx, cnirt_netlist_name(l), a.container_id, a.ifname, NULL, &err) == 0);
 out:
 	free(args);
 	cnirt_netlist_free(l);
@@ -278,7 +278,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	/* The prevResult of a DEL: never an error. */
 	json *prev = NULL;
-	CHECK(cache_read_result(ctx, NET, CID, IFACE, &prev, &err) == 0);
+	struct cache_seen seen;
+	CHECK(cache_read_result(ctx, NET, CID, IFACE, &prev, &seen, &err) == 0);
+	/* what DEL may remove unread is what it took as this attachment's */
+	CHECK(seen.ours == (prev != NULL));
 	if (got && e && cnirt_cache_entry_result(e)) {
 		CHECK(prev != NULL);
 		_cleanup_json_ json *r = parse_object(cnirt_cache_entry_result(e));

@@ -49,7 +49,12 @@ for s in "$CSUB" "$ASUB" "$BSUB" "$XSUB"; do
 	cleanup_push "purge_iptables '$uniq' '(^|[^0-9])${s//./\\.}\\.'"
 done
 # containerd's libcni writes its cache in /var/lib/cni (not configurable in
-# its CRI): our cluster network's entries go at the end, whatever happens.
+# its CRI): our cluster network's entries go at the end, whatever happens,
+# and the directories too when this script made them and they are empty
+# (others may use them meanwhile).
+for d in /var/lib/cni /var/lib/cni/results; do
+	[ -e "$d" ] || cleanup_push "rmdir '$d' 2>/dev/null || true"
+done
 cleanup_push "rm -f /var/lib/cni/results/$CLUSTER-*"
 PORT=$((20000 + RANDOM % 20000))
 

@@ -445,42 +445,81 @@ t_purge_ipt() {
 # ---------------------------------------------------------------- host state
 # guard_host_state: for scripts that run real plugins. The bridge plugin turns
 # net.ipv4.ip_forward on for a gateway bridge, and portmap/firewall create
-# shared CNI chains (and jumps to them) that outlive every container. The first
-# of our scripts to start on the host records both; the last one to finish puts
-# ip_forward back and removes the shared chains if they were not there before
-# and hold nothing but their scaffolding. Scripts running at the same time (make
-# -j check) hold a shared lock on the same file meanwhile.
+# shared CNI chains (and jumps to them) that outlive every container; the
+# engines and host-local make /var/lib/cni. The first of our scripts to start
+# on the host records all three; the last one to finish puts ip_forward back,
+# removes the shared chains if they were not there before and hold nothing but
+# their scaffolding, and /var/lib/cni if it was not there and is empty (each
+# script removes only what it made in it, and two at a time cannot tell which
+# of them made /var/lib/cni itself).
+#
+# Each running script is a file named by its pid in $T_GUARD_DIR; "first" and
+# "last" mean that no other live script has one. The lock is held only while a
+# script looks at the directory: a lock held for a script's whole run was
+# inherited by the daemons it started (containerd's shims, podman's conmon),
+# and one of them outliving the script for a moment made the last script
+# believe another was still running, leaving the chains behind.
 T_LOCK_DIR=/run/lock
 [ -d "$T_LOCK_DIR" ] && [ -w "$T_LOCK_DIR" ] || T_LOCK_DIR=${TMPDIR:-/tmp}
 T_LOCK=$T_LOCK_DIR/cnihook-tests.lock
-T_LOCK_FD=
+T_GUARD_DIR=$T_LOCK_DIR/cnihook-tests.d
+T_GUARDED=0
+
+# t_others_running: whether a script other than this one holds a pid file of
+# a live process (stale files of dead ones are removed).
+t_others_running() {
+	local f pid others=1
+	for f in "$T_GUARD_DIR"/*; do
+		[ -e "$f" ] || continue
+		pid=${f##*/}
+		[ "$pid" != "$$" ] || continue
+		if kill -0 "$pid" 2>/dev/null; then
+			others=0
+		else
+			rm -f "$f"
+		fi
+	done
+	return "$others"
+}
+
 guard_host_state() {
-	local chains
-	exec {T_LOCK_FD}>>"$T_LOCK"
-	if flock -xn "$T_LOCK_FD"; then
+	local chains fd
+	mkdir -p "$T_GUARD_DIR"
+	exec {fd}>>"$T_LOCK"
+	flock -x "$fd"
+	if ! t_others_running; then
 		chains=$( (iptables-save 2>/dev/null; ip6tables-save 2>/dev/null) |
 			grep -c '^:CNI-' || true)
-		printf 'ip_forward=%s\nchains=%s\n' "$(cat /proc/sys/net/ipv4/ip_forward)" \
-			"$chains" >"$T_LOCK.state"
+		printf 'ip_forward=%s\nchains=%s\nvarlibcni=%s\n' \
+			"$(cat /proc/sys/net/ipv4/ip_forward)" "$chains" \
+			"$([ -e /var/lib/cni ] && echo 1 || echo 0)" >"$T_LOCK.state"
 	fi
-	flock -s "$T_LOCK_FD"
+	: >"$T_GUARD_DIR/$$"
+	exec {fd}>&-
+	T_GUARDED=1
 	cleanup_push t_release_host_state
 }
 t_release_host_state() {
-	local fwd chains
-	[ -n "$T_LOCK_FD" ] || return 0
-	# Only the last script gets the lock exclusively.
-	if flock -xn "$T_LOCK_FD" && [ -f "$T_LOCK.state" ]; then
+	local fwd chains fd
+	[ "$T_GUARDED" = 1 ] || return 0
+	T_GUARDED=0
+	exec {fd}>>"$T_LOCK"
+	flock -x "$fd"
+	rm -f "$T_GUARD_DIR/$$"
+	if ! t_others_running && [ -f "$T_LOCK.state" ]; then
 		fwd=$(sed -n 's/^ip_forward=//p' "$T_LOCK.state")
 		chains=$(sed -n 's/^chains=//p' "$T_LOCK.state")
 		if [ -n "$fwd" ] && [ "$(cat /proc/sys/net/ipv4/ip_forward)" != "$fwd" ]; then
 			echo "$fwd" >/proc/sys/net/ipv4/ip_forward
 		fi
 		[ "$chains" != 0 ] || ipt_each t_drop_global_chains
+		if [ "$(sed -n 's/^varlibcni=//p' "$T_LOCK.state")" = 0 ]; then
+			rmdir /var/lib/cni/results /var/lib/cni/networks /var/lib/cni 2>/dev/null || true
+		fi
 		rm -f "$T_LOCK.state"
+		rmdir "$T_GUARD_DIR" 2>/dev/null || true
 	fi
-	exec {T_LOCK_FD}>&-
-	T_LOCK_FD=
+	exec {fd}>&-
 }
 
 # t_drop_global_chains IPTABLES: remove the shared CNI chains and the jumps to

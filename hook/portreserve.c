@@ -291,6 +291,8 @@ void ports_prune(const char *state_dir, bool (*alive)(void *data, const char *id
  */
 #define INDEX_MAX     (64u << 20)
 #define INDEX_END     "end\n"
+#define FULL_MAGIC    "cnihook-ports-index 2 "
+#define HELD_MAGIC    "cnihook-ports-held 2 "
 #define STAMP_RACY_NS 100000000LL
 
 /* One line of the index. Its strings point into the index's buffer, or are
@@ -495,36 +497,15 @@ static void digest_format(char out[64], size_t n, unsigned long long sum)
 	snprintf(out, 64, "%zu/%016llx", n, sum);
 }
 
-/* The digest of the directory's files as a reading of their names gives
- * it; false when it cannot be read. */
-static bool dir_digest(const char *results, char out[64])
+/* One reading of the results directory's names: the digest of its files,
+ * and each indexed name with its inode handed to `each` (when not NULL).
+ * false when the directory cannot be read. */
+static bool dir_walk(const char *results, void (*each)(void *, const char *, unsigned long long),
+		     void *data, char digest[64])
 {
 	DIR *d = opendir(results);
 	if (d == NULL)
 		return false;
-	unsigned long long sum = 0;
-	size_t n = 0;
-	struct dirent *de;
-	while ((de = readdir(d)))
-		if (indexed_name(de->d_name)) {
-			sum += file_hash(de->d_name, (unsigned long long)de->d_ino);
-			n++;
-		}
-	closedir(d);
-	digest_format(out, n, sum);
-	return true;
-}
-
-/* The full index brought up to date with the directory: its lines whose
- * file is still there (pointing into the old buffer, which it keeps) and,
- * parsed, the files whose name or inode are new; its digest from the same
- * reading. -1 when the directory cannot be read. */
-static int index_update(cnirt_ctx *ctx, const char *results, struct index *old, struct index *x)
-{
-	DIR *d = opendir(results);
-	if (d == NULL)
-		return -1;
-	struct index fresh = {0};
 	unsigned long long sum = 0;
 	size_t n = 0;
 	struct dirent *de;
@@ -534,25 +515,54 @@ static int index_update(cnirt_ctx *ctx, const char *results, struct index *old, 
 		unsigned long long ino = (unsigned long long)de->d_ino;
 		sum += file_hash(de->d_name, ino);
 		n++;
-		struct ientry key = {.name = de->d_name};
-		struct ientry *hit =
-		    old->n ? bsearch(&key, old->v, old->n, sizeof(*old->v), ientry_cmp) : NULL;
-		if (hit && hit->ino == ino)
-			hit->seen = true;
-		else
-			*index_add(&fresh) = index_parse(ctx, de->d_name, ino);
+		if (each)
+			each(data, de->d_name, ino);
 	}
 	closedir(d);
+	digest_format(digest, n, sum);
+	return true;
+}
+
+struct update {
+	cnirt_ctx *ctx;
+	struct index *old;  /* its lines still there are marked seen */
+	struct index fresh; /* the files whose name or inode are new, parsed */
+};
+
+static void update_one(void *data, const char *name, unsigned long long ino)
+{
+	struct update *u = data;
+	struct ientry key = {.name = name};
+	struct ientry *hit =
+	    u->old->n ? bsearch(&key, u->old->v, u->old->n, sizeof(*u->old->v), ientry_cmp) : NULL;
+	if (hit && hit->ino == ino)
+		hit->seen = true;
+	else
+		*index_add(&u->fresh) = index_parse(u->ctx, name, ino);
+}
+
+/* The full index brought up to date with the directory: its lines whose
+ * file is still there (pointing into the old buffer, which it keeps) and,
+ * parsed, the files whose name or inode are new; its digest from the same
+ * reading. -1 when the directory cannot be read. */
+static int index_update(cnirt_ctx *ctx, const char *results, struct index *old, struct index *x)
+{
+	struct update u = {.ctx = ctx, .old = old};
+	char digest[64];
+	if (!dir_walk(results, update_one, &u, digest)) {
+		index_free(&u.fresh);
+		return -1;
+	}
 	*x = (struct index){.buf = TAKE_PTR(old->buf)};
 	for (size_t i = 0; i < old->n; i++)
 		if (old->v[i].seen)
 			*index_add(x) = old->v[i];
-	for (size_t i = 0; i < fresh.n; i++)
-		*index_add(x) = fresh.v[i];
-	free(fresh.v);
+	for (size_t i = 0; i < u.fresh.n; i++)
+		*index_add(x) = u.fresh.v[i];
+	free(u.fresh.v);
 	if (x->n > 1)
 		qsort(x->v, x->n, sizeof(*x->v), ientry_cmp);
-	digest_format(x->digest, n, sum);
+	snprintf(x->digest, sizeof(x->digest), "%s", digest);
 	return 0;
 }
 
@@ -582,33 +592,34 @@ static void index_get(cnirt_ctx *ctx, struct index *out)
 	    (now.tv_sec - st.st_mtim.tv_sec) * 1000000000LL + (now.tv_nsec - st.st_mtim.tv_nsec) <
 	    STAMP_RACY_NS;
 	struct index held = {0};
-	index_load(held_path, "cnihook-ports-held 2 ", &held);
+	index_load(held_path, HELD_MAGIC, &held);
 	if (held.digest[0] && strcmp(held.stamp, stamp) == 0) {
 		*out = held;
 		return;
 	}
 	char digest[64];
-	if (held.digest[0] && dir_digest(results, digest) && strcmp(held.digest, digest) == 0) {
+	if (held.digest[0] && dir_walk(results, NULL, NULL, digest) &&
+	    strcmp(held.digest, digest) == 0) {
 		/* The same files: stamped again, so that an idle directory
 		 * is not read at the next start. */
 		if (!racy) {
 			snprintf(held.stamp, sizeof(held.stamp), "%s", stamp);
-			index_store(held_path, "cnihook-ports-held 2 ", &held, true);
+			index_store(held_path, HELD_MAGIC, &held, true);
 		}
 		*out = held;
 		return;
 	}
 	index_free(&held);
 	struct index old = {0};
-	index_load(full_path, "cnihook-ports-index 2 ", &old);
+	index_load(full_path, FULL_MAGIC, &old);
 	if (index_update(ctx, results, &old, out) < 0) {
 		index_free(&old);
 		return;
 	}
 	free(old.v);
 	snprintf(out->stamp, sizeof(out->stamp), "%s", racy ? "racy" : stamp);
-	index_store(full_path, "cnihook-ports-index 2 ", out, false);
-	index_store(held_path, "cnihook-ports-held 2 ", out, true);
+	index_store(full_path, FULL_MAGIC, out, false);
+	index_store(held_path, HELD_MAGIC, out, true);
 }
 
 /* Does the "proto/port/ip,..." list `ports` hold one overlapping p? */

@@ -18,6 +18,11 @@
 
 #define CACHELIST_MAX (1u << 20)
 
+static char *list_dir(const char *cache_dir)
+{
+	return xasprintf("%s/" CACHELIST_DIR, cache_dir);
+}
+
 static char *list_path(const char *cache_dir, const char *id)
 {
 	return xasprintf("%s/" CACHELIST_DIR "/%s", cache_dir, id);
@@ -25,7 +30,7 @@ static char *list_path(const char *cache_dir, const char *id)
 
 int cachelist_write(const char *cache_dir, const char *id, const struct record *rec, char **err)
 {
-	_cleanup_free_ char *dir = xasprintf("%s/" CACHELIST_DIR, cache_dir);
+	_cleanup_free_ char *dir = list_dir(cache_dir);
 	size_t len = 0, cap = 1;
 	for (size_t i = 0; i < rec->n; i++)
 		cap += strlen(rec->v[i].network) + strlen(rec->v[i].ifname) + 2;
@@ -95,14 +100,14 @@ void cachelist_free(struct cachelist *l)
 void cachelist_remove(const char *cache_dir, const char *id)
 {
 	_cleanup_free_ char *path = list_path(cache_dir, id);
-	_cleanup_free_ char *dir = xasprintf("%s/" CACHELIST_DIR, cache_dir);
+	_cleanup_free_ char *dir = list_dir(cache_dir);
 	unlink(path);
 	rmdir(dir); /* when empty */
 }
 
 void cachelist_sweep(const char *cache_dir, bool (*alive)(void *data, const char *id), void *data)
 {
-	_cleanup_free_ char *dir = xasprintf("%s/" CACHELIST_DIR, cache_dir);
+	_cleanup_free_ char *dir = list_dir(cache_dir);
 	DIR *d = opendir(dir);
 	if (d == NULL)
 		return;

@@ -286,13 +286,14 @@ int host_sockets_parse_diag(const void *buf, size_t len, struct host_sockets *s,
 
 /* The TCP listeners of one family by a sock_diag dump that asks for
  * listeners only (the kernel then skips its connection hash, which a
- * reading of /proc/net/tcp walks whole). 1 when sock_diag cannot be used
- * here (the caller reads /proc instead), 0, or -1 (*err). */
-static int read_listeners(int family, struct host_sockets *s, char **err)
+ * reading of /proc/net/tcp walks whole). false when sock_diag cannot be
+ * used here or fails: the caller reads /proc instead, which tells the
+ * same. */
+static bool read_listeners(int family, struct host_sockets *s)
 {
 	int fd = socket(AF_NETLINK, SOCK_DGRAM | SOCK_CLOEXEC, NETLINK_SOCK_DIAG);
 	if (fd < 0)
-		return 1;
+		return false;
 	struct {
 		struct nlmsghdr h;
 		struct inet_diag_req_v2 r;
@@ -308,8 +309,9 @@ static int read_listeners(int family, struct host_sockets *s, char **err)
 	struct sockaddr_nl kernel = {.nl_family = AF_NETLINK};
 	if (sendto(fd, &req, sizeof(req), 0, (struct sockaddr *)&kernel, sizeof(kernel)) < 0) {
 		close(fd);
-		return 1;
+		return false;
 	}
+	_cleanup_free_ char *err = NULL;
 	struct host_sockets got = {0};
 	_Alignas(struct nlmsghdr) char buf[32768];
 	bool done = false;
@@ -317,23 +319,21 @@ static int read_listeners(int family, struct host_sockets *s, char **err)
 	while (!done && ret == 0) {
 		ssize_t n = TEMP_FAILURE_RETRY(recv(fd, buf, sizeof(buf), 0));
 		if (n <= 0)
-			ret = set_error(err, "sock_diag: %s",
+			ret = set_error(&err, "sock_diag: %s",
 					n < 0 ? strerror(errno) : "end of data");
 		else
-			ret = host_sockets_parse_diag(buf, (size_t)n, &got, &done, err);
+			ret = host_sockets_parse_diag(buf, (size_t)n, &got, &done, &err);
 	}
 	close(fd);
 	if (ret < 0) {
-		/* A kernel without tcp_diag answers the dump with an error:
-		 * /proc tells the same. */
+		/* A kernel without tcp_diag answers the dump with an error. */
 		host_sockets_free(&got);
-		free(TAKE_PTR(*err));
-		return 1;
+		return false;
 	}
 	for (size_t i = 0; i < got.n; i++)
 		add(s, &got.v[i]);
 	host_sockets_free(&got);
-	return 0;
+	return true;
 }
 
 int host_sockets_read(const char *proc, struct host_sockets *s, char **err)
@@ -344,7 +344,7 @@ int host_sockets_read(const char *proc, struct host_sockets *s, char **err)
 	bool diag = strcmp(proc, "/proc") == 0;
 	for (size_t i = 0; i < ARRAY_SIZE(tables); i++) {
 		const struct table *t = &tables[i];
-		if (diag && t->proto == HOST_TCP && read_listeners(t->family, &out, err) == 0)
+		if (diag && t->proto == HOST_TCP && read_listeners(t->family, &out))
 			continue;
 		if (read_table(proc, t, &out, err) < 0) {
 			host_sockets_free(&out);

@@ -550,7 +550,7 @@ bool annotations_select(const struct kv *ann, size_t n)
 {
 	for (size_t i = 0; i < n; i++)
 		if (strcmp(ann[i].key, ANN_NPWG_NETWORKS) == 0 ||
-		    strncmp(ann[i].key, ANN_PREFIX, strlen(ANN_PREFIX)) == 0)
+		    strncasecmp(ann[i].key, ANN_PREFIX, strlen(ANN_PREFIX)) == 0)
 			return true;
 	return false;
 }

@@ -72,7 +72,8 @@ int annotations_parse(const struct kv *ann, size_t n, char *const *default_netwo
 int annotations_parse_pod(const struct kv *ann, size_t n, const struct kv *pod, size_t n_pod,
 			  struct selection *out, char **err);
 /* Does any annotation concern cnihook (the NPWG selection or an
- * io.cnihook.* key)? Without one a pod is left alone. */
+ * io.cnihook.* key, the prefix in any case, as the hook refuses a key
+ * it does not know in any case)? Without one a pod is left alone. */
 bool annotations_select(const struct kv *ann, size_t n);
 /* The annotation that selected the networks (the NPWG key or
  * io.cnihook.networks), for messages; NULL when none did. */

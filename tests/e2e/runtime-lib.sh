@@ -1483,7 +1483,8 @@ rt_case_exits() {
 # entry, both stages run and eth0 is attached; so does one with only
 # io.cnihook.ports (a single-purpose key: the first default network gets
 # the mapping); one with only a misspelt key (io.cnihook.port) reaches the
-# hook too, which decides. (k8s.v1.cni.cncf.io/networks selects in case 2.)
+# hook too, which decides, and so does one with the prefix in another case,
+# which the hook refuses. (k8s.v1.cni.cncf.io/networks selects in case 2.)
 rt_case_pm_selection() {
 	local n cid k ann seen cfg port
 	rt_setup_case l
@@ -1550,19 +1551,33 @@ rt_case_pm_selection() {
 
 	# A misspelt key: podman runs the hook, which refuses it or ignores it
 	# (then NET, the default network, is attached); either way nothing is
-	# left once the container is gone.
-	n=$(rt_id typo)
-	seen=$(wc -l <"$HOOKLOG")
-	checking "start $n with only io.cnihook.port (misspelt)"
-	rt_start "$n" "$(annotations io.cnihook.port "$((20000 + RANDOM % 10001)):80")" "" \
-		"sleep 1000" || true
-	ok "podman says: $(tr '\n' ' ' <"$DIR/$n.out" | cut -c1-300)"
-	rt_pm_assert_hooked "$n" "$RT_CID" "$seen" '[0-9]+'
-	if [ "$(rt_status "$n")" = running ]; then
-		rt_stop "$n"
-	else
-		rt_force_remove "$n"
-	fi
+	# left once the container is gone. The prefix in another case
+	# (IO.CNIHOOK.Networks) reaches the hook too, and is refused by name.
+	for k in typo case; do
+		n=$(rt_id "$k")
+		case $k in
+		typo) ann=$(annotations io.cnihook.port "$((20000 + RANDOM % 10001)):80") ;;
+		case) ann=$(annotations IO.CNIHOOK.Networks "$NET") ;;
+		esac
+		seen=$(wc -l <"$HOOKLOG")
+		checking "start $n with only $(jq -c . <<<"$ann")"
+		rt_start "$n" "$ann" "" "sleep 1000" || true
+		ok "podman says: $(tr '\n' ' ' <"$DIR/$n.out" | cut -c1-300)"
+		if [ "$k" = typo ]; then
+			rt_pm_assert_hooked "$n" "$RT_CID" "$seen" '[0-9]+'
+		else
+			rt_pm_assert_hooked "$n" "$RT_CID" "$seen" '[1-9][0-9]*'
+			checking "$n refused, the key named"
+			grep -qF -- 'annotation "IO.CNIHOOK.Networks": unknown key' "$DIR/$n.out" "$HOOKLOG" ||
+				fail "no refusal naming IO.CNIHOOK.Networks (podman's output above)"
+			ok "refused"
+		fi
+		if [ "$(rt_status "$n")" = running ]; then
+			rt_stop "$n"
+		else
+			rt_force_remove "$n"
+		fi
+	done
 	rt_teardown_and_check
 }
 

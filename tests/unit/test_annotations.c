@@ -1003,7 +1003,12 @@ static void test_annotations_select(void **state)
 	const struct kv none[] = {KV("app", "web"), KV("io.cnihookx", "1")};
 	const struct kv npwg[] = {KV("app", "web"), KV(ANN_NPWG_NETWORKS, "a")};
 	const struct kv ports[] = {KV(ANN_PORTS, "8080:80")};
+	/* Selected, so that the refusal of the unknown key reaches the pod. */
+	const struct kv upper[] = {KV("IO.CNIHOOK.Networks", "a")};
+	const struct kv npwg_upper[] = {KV("K8S.v1.cni.cncf.io/networks", "a")};
 	assert_false(annotations_select(none, COUNT(none)));
+	assert_true(annotations_select(upper, COUNT(upper)));
+	assert_false(annotations_select(npwg_upper, COUNT(npwg_upper)));
 	assert_false(annotations_select(NULL, 0));
 	assert_true(annotations_select(npwg, COUNT(npwg)));
 	assert_true(annotations_select(ports, COUNT(ports)));

@@ -89,31 +89,43 @@ static int answer_version(const struct call *c)
 	return 0;
 }
 
-/* ADD's answer: the prevResult, in the list's version. */
-static int answer_prev_result(const struct call *c)
+/* ADD's answer: the prevResult, in the list's version; NULL after a
+ * refusal, whose exit status is in *ret. */
+static char *prev_result_text(const struct call *c, int *ret)
 {
 	json *prev = json_obj_get(c->conf, "prevResult");
-	if (!json_is_object(prev))
-		return refuse(c, CNIRT_ERR_INVALID_CONFIG,
+	if (!json_is_object(prev)) {
+		*ret = refuse(c, CNIRT_ERR_INVALID_CONFIG,
 			      "network configuration: field \"prevResult\": missing: cnihook is "
 			      "chained after the plugins that make the pod's interface");
-	_cleanup_free_ char *text = json_gen(prev, false, NULL);
-	const char *from = json_str(json_obj_get(prev, "cniVersion"));
-	if (from && strcmp(from, c->version) == 0) {
-		printf("%s\n", text); /* as it came */
-		return 0;
+		return NULL;
 	}
-	_cleanup_free_ char *conv = NULL;
+	char *text = json_gen(prev, false, NULL);
+	const char *from = json_str(json_obj_get(prev, "cniVersion"));
+	if (from && strcmp(from, c->version) == 0)
+		return text; /* as it came */
+	char *conv = NULL;
 	cnirt_error *e = NULL;
-	if (cnirt_result_convert(text, strlen(text), c->version, &conv, &e) < 0) {
+	int r = cnirt_result_convert(text, strlen(text), c->version, &conv, &e);
+	free(text);
+	if (r < 0) {
 		_cleanup_free_ char *msg = xasprintf(
 		    "network configuration: field \"prevResult\": %s", cnirt_error_msg(e));
 		int code = cnirt_error_code(e) ? cnirt_error_code(e) : CNIRT_ERR_DECODE;
 		cnirt_error_free(e);
-		return refuse(c, code, msg);
+		*ret = refuse(c, code, msg);
+		return NULL;
 	}
-	printf("%s\n", conv);
-	return 0;
+	return conv;
+}
+
+static int answer_prev_result(const struct call *c)
+{
+	int ret = 0;
+	_cleanup_free_ char *text = prev_result_text(c, &ret);
+	if (text)
+		printf("%s\n", text);
+	return ret;
 }
 
 /* runtimeConfig["io.kubernetes.cri.pod-annotations"]: string values only. */
@@ -213,6 +225,14 @@ static int cmd_add(struct call *c)
 		return refuse(c, CNIRT_ERR_INVALID_ENV,
 			      err ? err : "CNI_NETNS: empty: no namespace to attach to");
 	}
+	/* The answer is made before anything is attached: a prevResult that
+	 * cannot be answered refuses the ADD with nothing to undo. */
+	int ret = 0;
+	_cleanup_free_ char *answer = prev_result_text(c, &ret);
+	if (answer == NULL) {
+		selection_free(&sel);
+		return ret;
+	}
 	_cleanup_free_ char *prev = json_gen(json_obj_get(c->conf, "prevResult"), false, NULL);
 	struct status_entry primary = cluster(c, prev);
 	struct lifecycle_failure why = {0};
@@ -224,14 +244,15 @@ static int cmd_add(struct call *c)
 	    .primary = &primary,
 	    .why = &why,
 	};
-	int ret = lifecycle_attach(c->cfg, &t, &sel);
+	ret = lifecycle_attach(c->cfg, &t, &sel);
 	selection_free(&sel);
 	if (ret < 0) {
 		ret = answer_error(c, why.code, why.msg ? why.msg : "attach failed");
 		free(why.msg);
 		return ret;
 	}
-	return answer_prev_result(c);
+	printf("%s\n", answer);
+	return 0;
 }
 
 static int cmd_del(struct call *c)
@@ -318,11 +339,27 @@ static bool is_valid(json *valid, const char *id)
  * sandbox is not among the valid attachments. */
 static int cmd_gc(struct call *c)
 {
-	json *valid = json_obj_get(c->conf, "cni.dev/valid-attachments");
-	if (valid && !json_is_array(valid))
-		return refuse(c, CNIRT_ERR_INVALID_CONFIG,
-			      "network configuration: field \"cni.dev/valid-attachments\": an "
-			      "array expected");
+	/* cni.dev/attachments: the name spec 1.1.0 first gave the field (the
+	 * spec's issue 1101), which a runtime may still send alone. */
+	const char *key = "cni.dev/valid-attachments";
+	json *valid = json_obj_get(c->conf, key);
+	if (valid == NULL && json_obj_get(c->conf, "cni.dev/attachments")) {
+		key = "cni.dev/attachments";
+		valid = json_obj_get(c->conf, key);
+	}
+	if (valid && !json_is_array(valid)) {
+		_cleanup_free_ char *msg =
+		    xasprintf("network configuration: field \"%s\": an array expected", key);
+		return refuse(c, CNIRT_ERR_INVALID_CONFIG, msg);
+	}
+	/* Without the list nothing says which pods are gone: none is taken
+	 * for gone (libcni sends none when its caller gave none, after it
+	 * deleted every cached attachment, and with it cnihook's). */
+	if (valid == NULL) {
+		log_warn("%s GC: network \"%s\": no cni.dev/valid-attachments: nothing detached",
+			 c->id && *c->id ? c->id : "-", c->name);
+		return 0;
+	}
 	DIR *d = opendir(c->cfg->state_dir);
 	if (d == NULL)
 		return 0;
@@ -426,6 +463,29 @@ static int load_config(struct call *c)
 	return 0;
 }
 
+/* A call whose stdin was read: its command carried out. */
+static int dispatch(struct call *c)
+{
+	const char *command = c->command;
+	if (strcmp(command, "VERSION") == 0)
+		return answer_version(c);
+	if (strcmp(command, "STATUS") == 0)
+		return 0;
+	if (strcmp(command, "ADD") == 0 && !annotations_select(c->ann, c->n_ann))
+		return answer_prev_result(c); /* the fast path: no configuration read */
+	int ret;
+	if ((strcmp(command, "GC") != 0 && (ret = check_env(c)) != 0) ||
+	    (ret = load_config(c)) != 0)
+		return ret;
+	if (strcmp(command, "ADD") == 0)
+		return cmd_add(c);
+	if (strcmp(command, "DEL") == 0)
+		return cmd_del(c);
+	if (strcmp(command, "CHECK") == 0)
+		return cmd_check(c);
+	return cmd_gc(c);
+}
+
 int cniplugin_run(const char *command, int fd)
 {
 	struct call c = {
@@ -434,28 +494,17 @@ int cniplugin_run(const char *command, int fd)
 	    .netns = env("CNI_NETNS"),
 	    .ifname = env("CNI_IFNAME"),
 	};
-	int ret = read_call(&c, fd);
-	if (ret == 0 && strcmp(command, "VERSION") == 0)
-		ret = answer_version(&c);
-	else if (ret == 0 && strcmp(command, "STATUS") == 0)
-		ret = 0;
-	else if (ret == 0 && strcmp(command, "ADD") == 0 && !annotations_select(c.ann, c.n_ann))
-		ret = answer_prev_result(&c); /* the fast path: no configuration read */
-	else if (ret == 0 && strcmp(command, "ADD") != 0 && strcmp(command, "DEL") != 0 &&
-		 strcmp(command, "CHECK") != 0 && strcmp(command, "GC") != 0) {
+	static const char *const known[] = {"ADD", "DEL", "CHECK", "GC", "STATUS", "VERSION"};
+	bool is_known = false;
+	for (size_t i = 0; i < ARRAY_SIZE(known) && !is_known; i++)
+		is_known = strcmp(command, known[i]) == 0;
+	int ret;
+	if (!is_known) { /* refused before stdin is read: the command is what is wrong */
 		_cleanup_free_ char *msg =
 		    xasprintf("CNI_COMMAND: unknown command \"%s\"", command);
 		ret = refuse(&c, CNIRT_ERR_INVALID_ENV, msg);
-	} else if (ret == 0 && (strcmp(command, "GC") == 0 || (ret = check_env(&c)) == 0) &&
-		   (ret = load_config(&c)) == 0) {
-		if (strcmp(command, "ADD") == 0)
-			ret = cmd_add(&c);
-		else if (strcmp(command, "DEL") == 0)
-			ret = cmd_del(&c);
-		else if (strcmp(command, "CHECK") == 0)
-			ret = cmd_check(&c);
-		else
-			ret = cmd_gc(&c);
+	} else if ((ret = read_call(&c, fd)) == 0) {
+		ret = dispatch(&c);
 	}
 	fflush(stdout);
 	kv_free(c.ann, c.n_ann);

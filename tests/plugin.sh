@@ -88,6 +88,9 @@ check "STATUS exits 0 with nothing on stdout" test "$rc" = 0 -a -z "$out"
 cni FROB x "$(conf '{}')"
 check "an unknown CNI_COMMAND is a CNI error 4 naming it" \
 	eval '[ "$rc" = 1 ] && cni_error 4 && has FROB "$out"'
+cni FROB x '{"cniVersion":'
+check "an unknown CNI_COMMAND with undecodable stdin: still error 4, the command named" \
+	eval '[ "$rc" = 1 ] && cni_error 4 && has FROB "$out"'
 
 # ---------------------------------------------------------------- no annotation
 echo "# a pod without cnihook's annotations: the prevResult, nothing else"
@@ -284,6 +287,20 @@ check "a CNI_CONTAINERID that would leave the state directory: CNI error 4" \
 	eval '[ "$rc" = 1 ] && cni_error 4 && [ ! -e "$tmp/x" ]'
 cni ADD "bad-$uniq" '{"cniVersion":"1.0.0",'
 check "invalid JSON on stdin: CNI error 6" eval '[ "$rc" = 1 ] && cni_error 6'
+# The answer is made before anything is attached: without a prevResult, or
+# with one that cannot be converted, nothing is attached to undo.
+for k in missing empty; do
+	clear_rec
+	case $k in
+	missing) f='del(.prevResult)' ;;
+	empty) f='.prevResult = {}' ;;
+	esac
+	cni ADD "prev$k-$uniq" "$(jq -c "$f" <<<"$(conf '{"k8s.v1.cni.cncf.io/networks":"n1"}')")"
+	check "a selection with the prevResult $k: refused, naming prevResult" \
+		eval '[ "$rc" = 1 ] && jq -e ".code > 0" <<<"$out" >/dev/null && has prevResult "$out"'
+	check "the prevResult $k: no plugin ran" no_plugin_ran
+	check_gone "the prevResult $k: nothing is left" "prev$k-$uniq"
+done
 cni ADD "bad-$uniq" "$(conf '{"k8s.v1.cni.cncf.io/networks":"n1"}' relative.json)"
 check "a relative \"config\": CNI error 7 naming the field" \
 	eval '[ "$rc" = 1 ] && cni_error 7 && has "field \\\"config" "$out"'
@@ -298,6 +315,21 @@ clear_rec
 gc_conf=$(jq -c --arg a "gca-$uniq" '. + {cniVersion: "1.1.0",
 	"cni.dev/valid-attachments": [{containerID: $a, ifname: "eth0"}]} | del(.prevResult)' \
 	<<<"$(conf '{}')")
+cni GC "" "$(jq -c 'del(."cni.dev/valid-attachments")' <<<"$gc_conf")"
+check "GC without cni.dev/valid-attachments: exit 0, no pod taken for gone" \
+	eval '[ "$rc" = 0 ] && no_plugin_ran && [ -e "$state/gca-$uniq/record.json" ] &&
+		[ -e "$state/gcb-$uniq/record.json" ]'
+check "GC without the list: a warning says so" has "no cni.dev/valid-attachments" "$err"
+# cni.dev/attachments, the field's first name in spec 1.1.0, sent alone.
+cni ADD "gcd-$uniq" "$(conf '{"k8s.v1.cni.cncf.io/networks":"n1"}')"
+clear_rec
+cni GC "" "$(jq -c --arg a "gca-$uniq" --arg b "gcb-$uniq" 'del(."cni.dev/valid-attachments") |
+	."cni.dev/attachments" = [{containerID: $a, ifname: "eth0"}, {containerID: $b, ifname: "eth0"}]' \
+	<<<"$gc_conf")"
+check "GC with cni.dev/attachments alone: the pod not in it is detached" \
+	eval '[ "$rc" = 0 ] && [ "$(calls)" = "fa-DEL" ] && [ -e "$state/gcb-$uniq/record.json" ]'
+check_gone "nothing is left of that pod" "gcd-$uniq"
+clear_rec
 cni GC "" "$gc_conf"
 check "GC exits 0" test "$rc" = 0
 check "GC deleted the invalid pod's secondary only" test "$(calls)" = "fc-DEL"

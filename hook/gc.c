@@ -597,6 +597,10 @@ static int sweep_one(const struct hook_config *cfg, const struct gc_options *o, 
 		printf("gc: container \"%s\": gone: detached %zu attachment(s), state removed "
 		       "(%s)\n",
 		       c->id, c->n, why);
+	else
+		printf("gc: container \"%s\": gone: teardown failed (the log says why), left "
+		       "for the next run (%s)\n",
+		       c->id, why);
 	return r < 0 ? -1 : 0;
 }
 
@@ -639,6 +643,22 @@ static void prune_indexes(const struct hook_config *cfg, const cnirt_ctx *ctx,
 	netns_index_sweep(cfg->state_dir);
 }
 
+/* The cache entries the GC verb is told are valid. A dry run tears
+ * nothing down, so it leaves out those of the containers it would detach,
+ * as a real run sends them. The entries stay the cache's. */
+static cnirt_cache_entry **verb_valid(const struct gc_options *o, struct strset *gone,
+				      cnirt_cache_entry **cache, size_t *n)
+{
+	cnirt_cache_entry **v = xreallocarray(NULL, *n + 1, sizeof(*v));
+	strset_sort(gone);
+	size_t k = 0;
+	for (size_t i = 0; i < *n; i++)
+		if (!o->dry_run || !strset_find(gone, cnirt_cache_entry_container_id(cache[i])))
+			v[k++] = cache[i];
+	*n = k;
+	return v;
+}
+
 int gc_run(const struct hook_config *cfg, const struct gc_options *o)
 {
 	if (geteuid() != 0) {
@@ -671,7 +691,9 @@ int gc_run(const struct hook_config *cfg, const struct gc_options *o)
 		prune_indexes(cfg, ctx, cache, n_cache);
 	fflush(stdout);
 	report_damaged(cfg, ctx, o->dry_run, gone.v, gone.n, damaged, n_damaged);
-	if (gc_verb(cfg, ctx, o->dry_run, cache, n_cache) < 0)
+	size_t n_valid = n_cache;
+	_cleanup_free_ cnirt_cache_entry **valid = verb_valid(o, &gone, cache, &n_valid);
+	if (gc_verb(cfg, ctx, o->dry_run, valid, n_valid) < 0)
 		failed = 1;
 	cnirt_cache_entries_free(cache, n_cache);
 	cnirt_cache_damage_free(damaged, n_damaged);

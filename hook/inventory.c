@@ -83,18 +83,25 @@ static char *container_shown(const char *id, const char *name, bool no_trunc)
 
 /* ------------------------------------------------------------- status */
 
-/* The status file of container `id`, parsed; -1 with *errnum (ENOENT:
- * there is none; EBADMSG: it is not JSON). */
-static int status_read(const struct state_dir *sd, const char *id, json **out, int *errnum)
+/* The status file of container `id` in the state directory `dir`,
+ * parsed; -1 with *errnum (ENOENT: there is none) and *err, which names
+ * the file (and, when it is not JSON, the line, column and problem). */
+static int status_read(const char *dir, const struct state_dir *sd, const char *id, json **out,
+		       int *errnum, char **err)
 {
 	char path[NAME_MAX + sizeof("/network-status.json")];
 	snprintf(path, sizeof(path), "%s/network-status.json", id);
+	_cleanup_free_ char *full = status_path(dir, id);
 	_cleanup_free_ char *buf = NULL;
-	_cleanup_free_ char *err = NULL;
+	_cleanup_free_ char *e = NULL;
 	size_t len;
-	if (read_file_at(sd->fd, path, 16u << 20, &buf, &len, errnum, &err) < 0)
+	if (read_file_at(sd->fd, path, 16u << 20, &buf, &len, errnum, &e) < 0) {
+		*err = unreadable(full, *errnum);
 		return -1;
-	if (json_parse_with(buf, len, path, &hook_json, out, &err) < 0) {
+	}
+	struct json_limits lim = hook_json;
+	lim.file = true;
+	if (json_parse_with(buf, len, full, &lim, out, err) < 0) {
 		*errnum = EBADMSG;
 		return -1;
 	}
@@ -208,21 +215,20 @@ static void status_add(const struct state_dir *sd, struct status_out *out, const
 }
 
 /* The status of the container `key` names, added to out. */
-static int status_gather_one(const struct state_dir *sd, const char *key, struct status_out *out,
-			     char **err)
+static int status_gather_one(const char *dir, const struct state_dir *sd, const char *key,
+			     struct status_out *out, char **err)
 {
 	const char *id = NULL;
 	if (status_resolve(sd, key, &id, err) < 0)
 		return -1;
 	json *st = NULL;
 	int errnum;
-	if (status_read(sd, id, &st, &errnum) < 0) {
-		if (errnum == ENOENT)
-			return set_error(
-			    err, "container \"%s\": no network status (not attached by cnihook)",
-			    id);
-		*err = unreadable(id, errnum);
-		return -1;
+	if (status_read(dir, sd, id, &st, &errnum, err) < 0) {
+		if (errnum != ENOENT)
+			return -1;
+		free(*err);
+		return set_error(
+		    err, "container \"%s\": no network status (not attached by cnihook)", id);
 	}
 	status_add(sd, out, id, st);
 	return 0;
@@ -239,13 +245,11 @@ static void status_gather_all(const struct hook_config *cfg, const struct state_
 		int errnum;
 		if (!state_dir_is_container(sd, &sd->v[i]))
 			continue;
-		if (status_read(sd, id, &st, &errnum) == 0) {
+		_cleanup_free_ char *m = NULL;
+		if (status_read(cfg->state_dir, sd, id, &st, &errnum, &m) == 0)
 			status_add(sd, out, id, st);
-		} else if (errnum != ENOENT) {
-			_cleanup_free_ char *p = status_path(cfg->state_dir, id);
-			_cleanup_free_ char *m = unreadable(p, errnum);
+		else if (errnum != ENOENT)
 			strv_append(problems, n_problems, m);
-		}
 	}
 }
 
@@ -286,7 +290,7 @@ int inventory_status(const struct hook_config *cfg, const char *id_arg, bool as_
 		err = unreadable(what, errnum);
 	}
 	if (ret == 0 && key)
-		ret = status_gather_one(&sd, key, &out, &err);
+		ret = status_gather_one(cfg->state_dir, &sd, key, &out, &err);
 	else if (ret == 0)
 		status_gather_all(cfg, &sd, &out, &problems, &n_problems);
 	for (size_t i = 0; i < n_problems; i++)

@@ -208,6 +208,17 @@ check "status --json (all): an object of live, gone, wiped, each its network-sta
 		<<<"$out" >/dev/null'
 check "status --json (all): the same bytes as the files" \
 	eval '[ "$(jq -c --arg l "$live" ".[\$l]" <<<"$out")" = "$(jq -c . "$state/$live/network-status.json")" ]'
+# A status file that is not JSON: named, with the place and the problem.
+sf=$state/$gone/network-status.json
+cp -p "$sf" "$tmp/status.saved"
+printf '{' >"$sf"
+runhook "" status "$gone"
+check "status of a damaged status file: exit 1, the file, line and column named" \
+	eval '[ "$rc" = 1 ] && has "$sf:1:" "$err"'
+runhook "" status
+check "status (all) with a damaged status file: the file, line and column named" \
+	has "$sf:1:" "$err"
+cp -p "$tmp/status.saved" "$sf"
 
 # Make the gone ones gone.
 for n in "$ns_gone" "$ns_cligone"; do ip netns delete "$n"; done
@@ -252,6 +263,8 @@ check "gc --dry-run: one line per container, nothing on stderr" \
 	eval '[ "$(grep -c "^gc: container " <<<"$out")" = 10 ] && [ -z "$err" ]'
 check "gc --dry-run: would send GC to g11 only (not g10: 1.0.0, not g11off: disableGC)" \
 	eval 'has "gc: network \"g11\": would send GC" "$out" && ! has "gc: network \"g10\"" "$out" && ! has "gc: network \"g11off\"" "$out"'
+check "gc --dry-run: the GC it would send leaves out the gone, as gc's does (5 valid)" \
+	has "gc: network \"g11\": would send GC with 5 valid attachment(s)" "$out"
 check "gc --dry-run runs no plugin" no_plugin_ran
 after=$(snapshot)
 check "gc --dry-run changes nothing (files, mounts, ports)" test "$before" = "$after"
@@ -339,6 +352,15 @@ check "... the GC's valid attachments are the CLI's, running's, nons' and nonsgo
 # runc's state of the running container goes: the next gc takes it.
 echo "# the running container's runtime state goes"
 rm -rf "/run/runc/$running"
+# A teardown that fails: the container's line says so, gc exits 1, and the
+# next run takes it.
+printf 'exit=1\nstdout={"cniVersion":"1.1.0","code":11,"msg":"try later"}\n' >"$bin/gb.DEL"
+clear_rec
+runhook "" gc
+check "gc with gb's DEL failing: exit 1, running's line says its teardown failed" \
+	eval '[ "$rc" = 1 ] && has "gc: container \"$running\": gone: teardown failed" "$out" &&
+	      has "try later" "$err"'
+rm -f "$bin/gb.DEL"
 clear_rec
 runhook "" gc
 check "gc after its runtime state went: running is gone and detached" \

@@ -308,7 +308,12 @@ int cli_main(int argc, char **argv, const char *config)
 	const char *verb = argv[0];
 	if (strcmp(verb, "add") == 0 || strcmp(verb, "check") == 0 || strcmp(verb, "del") == 0) {
 		if (argc != 3) {
-			log_error("%s: expected NETWORK NETNS", verb);
+			if (argc > 3)
+				log_error("%s: expected NETWORK NETNS, then nothing: unexpected "
+					  "argument \"%s\"",
+					  verb, argv[3]);
+			else
+				log_error("%s: expected NETWORK NETNS", verb);
 			return 2;
 		}
 		if (refused_without_root(verb))
@@ -317,15 +322,22 @@ int cli_main(int argc, char **argv, const char *config)
 	}
 	if (strcmp(verb, "validate") == 0) {
 		if (argc > 2) {
-			log_error("validate: expected at most one NETWORK");
+			log_error("validate: expected at most one NETWORK: unexpected argument "
+				  "\"%s\"",
+				  argv[2]);
 			return 2;
 		}
 		if (refused_without_root(verb))
 			return 1;
 		return do_validate(argc == 2 ? argv[1] : NULL);
 	}
-	if (strcmp(verb, "version") == 0)
+	if (strcmp(verb, "version") == 0) {
+		if (argc > 1) {
+			log_error("version: unexpected argument \"%s\"", argv[1]);
+			return 2;
+		}
 		return do_version();
+	}
 	log_error("unknown command \"%s\" (see cnihook --help)", verb);
 	return 2;
 }

@@ -937,8 +937,12 @@ static int read_state(struct run *r, int fd, enum stage *stage, struct oci_state
 		free(TAKE_PTR(*err));
 	}
 	if (*stage == STAGE_ATTACH && !st->has_config) {
-		*err = xasprintf("OCI state: field \"bundle\": no readable config.json in \"%s\"",
-				 st->bundle ? st->bundle : "");
+		*err = st->bundle
+			   ? xasprintf("OCI state: field \"bundle\": no readable config.json "
+				       "in \"%s\"",
+				       st->bundle)
+			   : xstrdup("OCI state: field \"bundle\": missing, config.json "
+				     "cannot be read");
 		return -1;
 	}
 	return 0;

@@ -64,7 +64,7 @@ static int run_stage(struct hook_config *cfg, enum log_level level, int argc, ch
 	if (verb && stage_parse(verb, &stage) < 0)
 		return usage_error("unknown command", verb);
 	if (argc > 1)
-		return usage_error("expected no argument after the stage", verb);
+		return usage_error("unexpected argument after the stage", argv[1]);
 	log_init(level, cfg->log_syslog, cfg->state_dir);
 	config_enter_sandbox(cfg);
 	return lifecycle_run(cfg, stage, verb, STDIN_FILENO);
@@ -114,6 +114,8 @@ int main(int argc, char **argv)
 			cli_usage(stdout);
 			return 0;
 		} else if (strcmp(argv[i], "--version") == 0) {
+			if (i + 1 < argc)
+				return usage_error("unexpected argument", argv[i + 1]);
 			return cli_main(1, (char *[]){"version", NULL}, NULL);
 		} else if (strncmp(argv[i], "--log-level=", 12) == 0) {
 			level_arg = argv[i] + 12;
@@ -121,10 +123,11 @@ int main(int argc, char **argv)
 				return usage_error(
 				    "--log-level: expected error, warn, info or debug, not",
 				    level_arg);
-		} else if (strcmp(argv[i], "--config") == 0 && i + 1 < argc) {
-			config = argv[++i];
-		} else if (strncmp(argv[i], "--config=", 9) == 0) {
-			config = argv[i] + 9;
+		} else if (strcmp(argv[i], "--config") == 0 ||
+			   strncmp(argv[i], "--config=", 9) == 0) {
+			config = argv[i][8] == '=' ? argv[i] + 9 : i + 1 < argc ? argv[++i] : "";
+			if (*config == '\0')
+				return usage_error("--config: expected a FILE", argv[i]);
 		} else {
 			return usage_error("unknown option", argv[i]);
 		}

@@ -174,6 +174,21 @@ check "CAP_ARGS that is not an object is refused" grep -q 'capability arguments'
 check "missing argument exits 2" test $? = 2
 "$CNIHOOK" frobnicate 2>/dev/null
 check "unknown command exits 2" test $? = 2
+# A usage error names the argument at fault.
+usage_names() { # usage_names NAME NEEDLE ARGS...: exit 2, NEEDLE on stderr
+	local name=$1 needle=$2
+	shift 2
+	"$CNIHOOK" "$@" >/dev/null 2>"$tmp/err"
+	u_rc=$?
+	check "$name: exit 2, naming $needle" eval '[ "$u_rc" = 2 ] && grep -qF -- "$needle" "$tmp/err"'
+}
+usage_names "an extra argument to add" '"extra"' add two /run/netns/clitest extra
+usage_names "two networks to validate" '"b"' validate a b
+usage_names "an argument to version" '"x"' version x
+usage_names "an argument after --version" '"x"' --version x
+usage_names "--config without its FILE" '--config: expected a FILE' --config
+usage_names "--config= empty" '--config: expected a FILE' --config= list
+usage_names "an argument after a stage" '"extra"' createRuntime extra
 check "no attachment left behind by the failures" test -z "$(ls "$tmp/cache/results" 2>/dev/null)"
 
 # CHECK needs 0.4.0 (a 0.3.1 single-plugin .conf wrapped into a list).

@@ -282,6 +282,9 @@ bad() {
 clear_rec
 hookin '{"ociVersion":"1.0.2","id":' --config "$cfg" createRuntime
 bad "malformed state JSON" x "OCI state"
+hookin "$(jq -cn --arg i "$id" '{ociVersion: "1.0.2", id: $i, status: "creating", pid: 1}')" \
+	--config "$cfg" createRuntime
+bad "a createRuntime state without bundle" x 'OCI state: field "bundle": missing'
 bundle "$id" "$(annotations io.cnihook.networks net1)"
 hook "$id" creating frobnicate
 bad "unknown stage argument exits 2" 2 "frobnicate"

@@ -82,8 +82,10 @@ static cnirt_ctx *ctx_from_env(void)
 	const char *t = getenv("CNIHOOK_PLUGIN_TIMEOUT");
 	if (t && *t) {
 		char *end;
+		errno = 0;
 		unsigned long s = strtoul(t, &end, 10);
-		if (*end == '\0' && s < 86400)
+		/* strtoul takes white space, a sign and wraps a negative value */
+		if (*t >= '0' && *t <= '9' && *end == '\0' && errno == 0 && s < 86400)
 			cnirt_ctx_set_timeout_ms(ctx, (unsigned)s * 1000);
 		else
 			log_warn("CNIHOOK_PLUGIN_TIMEOUT=\"%s\" is not a number of seconds; "

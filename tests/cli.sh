@@ -102,11 +102,14 @@ check "CNIHOOK_PLUGIN_TIMEOUT=1: the hanging plugin is killed, add fails (${ms} 
 check "... and names the timeout" grep -q "timed out after 1000 ms" "$tmp/err"
 check "... nothing cached" test -z "$(ls "$tmp/cache/results" 2>/dev/null)"
 rm -f "$bin/beta.ADD"
-CNIHOOK_PLUGIN_TIMEOUT=soon "$CNIHOOK" add two /run/netns/clitest >/dev/null 2>"$tmp/err"
-rc=$?
-check "CNIHOOK_PLUGIN_TIMEOUT=soon: a warning naming it, and the add goes on" \
-	eval '[ $rc = 0 ] && grep -q "CNIHOOK_PLUGIN_TIMEOUT=\"soon\" is not a number of seconds" "$tmp/err"'
-"$CNIHOOK" del two /run/netns/clitest
+# strtoul would take white space, a sign, and wrap a negative value
+for v in soon -0 +60 ' 60' -18446744073709551615 86400; do
+	CNIHOOK_PLUGIN_TIMEOUT=$v "$CNIHOOK" add two /run/netns/clitest >/dev/null 2>"$tmp/err"
+	rc=$?
+	check "CNIHOOK_PLUGIN_TIMEOUT='$v': a warning naming it, and the add goes on" \
+		eval '[ $rc = 0 ] && grep -qF "CNIHOOK_PLUGIN_TIMEOUT=\"$v\" is not a number of seconds" "$tmp/err"'
+	"$CNIHOOK" del two /run/netns/clitest
+done
 
 # Without a PATH (or with an empty one) the plugins get a system default.
 for how in "env -u PATH" "env PATH="; do

@@ -37,9 +37,10 @@ config "$state" >"$tmp/cnihook.json"
 new_netns "$NS"
 
 # no_syslog CMD...: run CMD where no syslog socket takes a line; with
-# PRIVATE_RUN=1, on a tmpfs over /run/cnihook (or /run when the host has no
-# /run/cnihook), whose cnihook.log is copied to $tmp/run-cnihook.log (and
-# whose listing to $tmp/run-cnihook.ls) before the namespace goes.
+# PRIVATE_RUN=1, on a tmpfs over /run (so that the hook makes /run/cnihook
+# itself, even while another suite's hook uses the host's), whose
+# cnihook.log is copied to $tmp/run-cnihook.log (and whose listing to
+# $tmp/run-cnihook.ls) before the namespace goes.
 PRIVATE_RUN=0
 no_syslog() {
 	# shellcheck disable=SC2016
@@ -52,12 +53,7 @@ no_syslog() {
 			fi
 		done
 		if [ "$private" = 1 ]; then
-			if [ -d /run/cnihook ]; then
-				mount -t tmpfs tmpfs /run/cnihook || exit 125
-				rmdir /run/cnihook 2>/dev/null
-			else
-				mount -t tmpfs tmpfs /run || exit 125
-			fi
+			mount -t tmpfs tmpfs /run || exit 125
 			rm -f "$tmp/run-cnihook.log" "$tmp/run-cnihook.ls"
 		fi
 		"$@"

@@ -587,16 +587,19 @@ static int sweep_one(const struct hook_config *cfg, const struct gc_options *o, 
 		       c->id, c->n, why);
 		return 0;
 	}
-	int r = lifecycle_detach(cfg, c->id, "gc");
+	size_t done = 0;
+	int r = lifecycle_detach(cfg, c->id, "gc", &done);
 	strv_append(&detached->v, &detached->n, c->id);
 	if (r == 1)
 		printf("gc: container \"%s\": kept: busy (a stage holds its lock), left for "
 		       "later\n",
 		       c->id);
 	else if (r == 0)
-		printf("gc: container \"%s\": gone: detached %zu attachment(s), state removed "
+		printf("gc: container \"%s\": gone: detached %zu attachment(s)%s, state removed "
 		       "(%s)\n",
-		       c->id, c->n, why);
+		       c->id, done,
+		       done < c->n ? " (the others name a live namespace by now: left alone)" : "",
+		       why);
 	else
 		printf("gc: container \"%s\": gone: teardown failed (the log says why), left "
 		       "for the next run (%s)\n",

@@ -53,6 +53,7 @@ struct run {
 	const char *bundle;
 	const char *name;
 	pid_t pid;
+	size_t detached; /* attachments a detach tore down */
 };
 
 static long long now_usec(void)
@@ -321,13 +322,14 @@ static int newest_first(const void *a, const void *b)
  * reading by names leaves it (gc reports it); a file that cannot be read
  * fails. */
 static int cached_attachments(const struct run *r, cnirt_cache_entry ***out, size_t *n,
-			      cnirt_error **e)
+			      bool *listed, cnirt_error **e)
 {
 	struct cachelist l;
 	_cleanup_free_ char *err = NULL;
 	int got = cachelist_read(cnirt_ctx_cache_dir(r->ctx), r->id, &l, &err);
 	if (got < 0)
 		log_warn("%s %s: %s; looking for the container in the cache", r->id, r->stage, err);
+	*listed = got > 0;
 	if (got <= 0)
 		return cnirt_cache_list_container(r->ctx, r->id, out, n, e);
 	*out = NULL;
@@ -355,20 +357,49 @@ static int cached_attachments(const struct run *r, cnirt_cache_entry ***out, siz
 	return 0;
 }
 
+/* May a cache entry of this container's id, which neither its record nor
+ * its attachment list names, be detached? At poststop, when it is
+ * provably cnihook's: its namespace is the container's pin, a path no
+ * other program uses. In plugin mode the namespace is the engine's,
+ * shared with the pod's other networks: nothing proves it. gc judged the
+ * container gone on its own evidence (gc.c) and takes what the cache
+ * holds of it, but for an entry that names a namespace alive now: one
+ * written since (the id used again, another engine's restart). */
+static bool may_detach(const struct run *r, const cnirt_cache_entry *e, const char *pin)
+{
+	const char *netns = cnirt_cache_entry_netns(e);
+	bool pinned = netns && strcmp(netns, pin) == 0;
+	if (strcmp(r->stage, "gc") == 0)
+		return pinned || netns == NULL || *netns == '\0' || !netns_is_netns(netns);
+	return r->t == NULL && pinned;
+}
+
 /* No record (the state directory was wiped): find the container's
- * attachments in the cache. *n gets how many were found. */
+ * attachments in the cache, by its attachment list, else those of its
+ * entries that are provably cnihook's; another program's entry of the
+ * same id (podman's own network, containerd's other networks of the pod)
+ * is left to it. *found gets how many were found. */
 static int detach_from_cache(struct run *r, size_t *found)
 {
 	cnirt_cache_entry **v = NULL;
 	size_t n = 0;
+	bool listed = false;
 	cnirt_error *e = NULL;
-	if (cached_attachments(r, &v, &n, &e) < 0) {
+	if (cached_attachments(r, &v, &n, &listed, &e) < 0) {
 		fail_cni(r, NULL, e);
 		return -1;
 	}
+	_cleanup_free_ char *pin = xasprintf("%s/%s/netns", r->cfg->state_dir, r->id);
 	size_t mine = 0;
 	for (size_t i = 0; i < n; i++) {
-		if (!is_cluster_entry(r, v[i]))
+		bool ours = !is_cluster_entry(r, v[i]) && (listed || may_detach(r, v[i], pin));
+		if (!ours && !is_cluster_entry(r, v[i]))
+			log_info("%s %s: the cache entry of network \"%s\" interface %s is not "
+				 "provably cnihook's or gone (no record or attachment list names "
+				 "it): left alone",
+				 r->id, r->stage, cnirt_cache_entry_network(v[i]),
+				 cnirt_cache_entry_ifname(v[i]));
+		if (ours)
 			v[mine++] = v[i];
 		else
 			cnirt_cache_entry_free(v[i]);
@@ -376,7 +407,6 @@ static int detach_from_cache(struct run *r, size_t *found)
 	if (mine > 1)
 		qsort(v, mine, sizeof(*v), newest_first);
 	*found = mine;
-	_cleanup_free_ char *pin = xasprintf("%s/%s/netns", r->cfg->state_dir, r->id);
 	const char *netns = given_netns(r) ? given_netns(r) : netns_is_netns(pin) ? pin : "";
 	/* At poststop a missing record means the state directory was wiped;
 	 * gc also meets attachments made by others, which never had one. */
@@ -431,6 +461,7 @@ static int detach(struct run *r)
 	}
 	size_t n = rec ? rec->n : 0;
 	int ret = rec ? detach_record(r, rec) : detach_from_cache(r, &n);
+	r->detached = n;
 	if (ret == 0) {
 		_cleanup_free_ char *pin = xasprintf("%s/%s/netns", r->cfg->state_dir, r->id);
 		/* A record and no pin: a hook killed between the pin index
@@ -610,24 +641,38 @@ static int state_begin(struct run *r, const struct selection *sel, const struct 
 	return ret;
 }
 
-/* A cache entry for this attachment left by an earlier ADD: DEL it first
- * (best effort). */
-static void delete_stale(struct run *r, const struct attach_req *a)
+/* A cache entry for this attachment left by an earlier ADD of cnihook's
+ * (a container id used again after a reboot wiped the state directory):
+ * DEL it first (best effort). Its namespace is the one this ADD uses (the
+ * pin, or the engine's in plugin mode). Another program's entry of the
+ * same names (a confDir shared with podman) is not deleted: 0, or -1 with
+ * *err naming it. */
+static int delete_stale(struct run *r, const struct attach_req *a, const char *netns, char **err)
 {
 	cnirt_error *e = NULL;
 	cnirt_cache_entry *stale = NULL;
 	if (cnirt_cache_get(r->ctx, a->network, r->id, a->ifname, &stale, &e) < 0)
 		cnirt_error_free(TAKE_PTR(e));
 	if (stale == NULL)
-		return;
+		return 0;
+	const char *theirs = cnirt_cache_entry_netns(stale);
+	bool ours = theirs && strcmp(theirs, netns) == 0;
+	_cleanup_free_ char *shown = xstrdup(theirs ? theirs : "none");
+	cnirt_cache_entry_free(stale);
+	if (!ours)
+		return set_error(err,
+				 "network \"%s\" interface %s: the cache holds another program's "
+				 "attachment of this container with these names (its namespace: "
+				 "%s); not replaced (is the network also the engine's own?)",
+				 a->network, a->ifname, shown);
 	log_info("%s %s: network \"%s\" interface %s is in the cache already: deleting it first",
 		 r->id, r->stage, a->network, a->ifname);
-	cnirt_cache_entry_free(stale);
 	if (cnirt_del_cached(r->ctx, a->network, r->id, a->ifname, NULL, &e) < 0) {
 		_cleanup_free_ char *m = log_format_error(a->network, e);
 		log_warn("%s %s: %s", r->id, r->stage, m);
 		cnirt_error_free(e);
 	}
+	return 0;
 }
 
 /* ADD the networks in order; *done gets how many were attached (their
@@ -638,7 +683,11 @@ static int add_all(struct run *r, const struct selection *sel, const struct prep
 	for (*done = 0; *done < sel->n; (*done)++) {
 		const struct attach_req *a = &sel->v[*done];
 		const struct prepared *pi = &p[*done];
-		delete_stale(r, a);
+		_cleanup_free_ char *err = NULL;
+		if (delete_stale(r, a, netns, &err) < 0) {
+			fail(r, err);
+			return -1;
+		}
 		cnirt_attachment att = {
 		    .container_id = r->id,
 		    .netns = netns,
@@ -850,7 +899,8 @@ static cnirt_ctx *make_ctx(const struct hook_config *cfg, struct run *r)
 
 /* Detach container `id` under its lock (poststop, gc). */
 static int detach_locked(const struct hook_config *cfg, const char *id, const char *stage,
-			 bool wait, const struct lifecycle_target *t, const char *bundle)
+			 bool wait, const struct lifecycle_target *t, const char *bundle,
+			 size_t *detached)
 {
 	struct run r = {.cfg = cfg,
 			.stage = stage,
@@ -868,14 +918,18 @@ static int detach_locked(const struct hook_config *cfg, const char *id, const ch
 		return ret;
 	r.ctx = make_ctx(cfg, &r);
 	ret = detach(&r);
+	if (detached)
+		*detached = r.detached;
 	lock_release(cfg->state_dir, id, lfd, true);
 	cnirt_ctx_free(r.ctx);
 	return ret;
 }
 
-int lifecycle_detach(const struct hook_config *cfg, const char *id, const char *stage)
+int lifecycle_detach(const struct hook_config *cfg, const char *id, const char *stage,
+		     size_t *detached)
 {
-	return detach_locked(cfg, id, stage, false, NULL, NULL);
+	*detached = 0;
+	return detach_locked(cfg, id, stage, false, NULL, NULL, detached);
 }
 
 int lifecycle_attach(const struct hook_config *cfg, const struct lifecycle_target *t,
@@ -891,7 +945,7 @@ int lifecycle_attach(const struct hook_config *cfg, const struct lifecycle_targe
 
 int lifecycle_detach_target(const struct hook_config *cfg, const struct lifecycle_target *t)
 {
-	return detach_locked(cfg, t->id, t->stage, true, t, NULL);
+	return detach_locked(cfg, t->id, t->stage, true, t, NULL, NULL);
 }
 
 /* The OCI state on `fd`, with config.json loaded when the stage needs it
@@ -968,7 +1022,7 @@ int lifecycle_run(const struct hook_config *cfg, enum stage stage, const char *s
 		ret = attach(&r, st);
 		cnirt_ctx_free(r.ctx);
 	} else {
-		ret = detach_locked(cfg, r.id, r.stage, true, NULL, r.bundle);
+		ret = detach_locked(cfg, r.id, r.stage, true, NULL, r.bundle, NULL);
 	}
 	state_free(st);
 	return ret < 0 ? 1 : 0;

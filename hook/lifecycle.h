@@ -19,8 +19,9 @@ int stage_parse(const char *s, enum stage *out);
 int lifecycle_run(const struct hook_config *cfg, enum stage stage, const char *stage_name, int fd);
 /* Detach container `id` as poststop does (record, else cache), for gc:
  * without waiting for its lock. 0 done, 1 busy (its lock is held), -1
- * failed (logged). */
-int lifecycle_detach(const struct hook_config *cfg, const char *id, const char *stage);
+ * failed (logged); *detached gets how many attachments were torn down. */
+int lifecycle_detach(const struct hook_config *cfg, const char *id, const char *stage,
+		     size_t *detached);
 
 /* The code of a failure of cnihook's own (not a plugin's), in the CNI
  * plugin's error result. */

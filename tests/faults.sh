@@ -472,6 +472,34 @@ check "wiped, no list: DEL from the cache, in reverse: $(calls)" \
 	test "$(calls)" = "fd-DEL fc-DEL fb-DEL fa-DEL"
 check_gone "wiped, no list: nothing left" "$id"
 end_case
+# Another program's entry of the same container id (as podman's own
+# network's, here the CLI's): with no record and no attachment list,
+# poststop takes only the entries whose namespace is the container's pin,
+# and a new attach does not replace the other program's entry.
+begin_case foreign "$(annotations io.cnihook.networks chain)"
+run_in "" env NETCONFPATH="$conf" CNI_PATH="$bin" CNI_CACHE_DIR="$cache" CNI_CONTAINERID="$id" \
+	"$HOOKBIN" add second "/run/netns/$ns"
+check "foreign: another program's attachment of the id (network second)" \
+	eval '[ "$rc" = 0 ] && [ -f "$cache/results/second-$id-eth0" ]'
+attach "$id"
+check "foreign: attach (network chain)" test "$rc" = 0
+unmount_pin "$state/$id/netns"
+rm -rf "${state:?}"/* "$cache/cnihook-attachments"
+clear_rec
+poststop "$id"
+check "foreign: poststop exits 0, DELs its own chain only: $(calls)" \
+	eval '[ "$rc" = 0 ] && [ "$(calls)" = "fc-DEL fb-DEL fa-DEL" ] &&
+		[ ! -e "$cache/results/chain-$id-eth0" ] && [ -f "$cache/results/second-$id-eth0" ]'
+bundle "$id" "$(annotations io.cnihook.networks second)" "/run/netns/$ns"
+clear_rec
+attach "$id"
+check "foreign: an attach with the other program's names fails, naming it, runs nothing" \
+	eval '[ "$rc" = 1 ] && has "another program'"'"'s attachment" "$err" && no_plugin_ran &&
+		[ -f "$cache/results/second-$id-eth0" ]'
+run_in "" env NETCONFPATH="$conf" CNI_PATH="$bin" CNI_CACHE_DIR="$cache" CNI_CONTAINERID="$id" \
+	"$HOOKBIN" del second "/run/netns/$ns"
+check_gone "foreign: nothing left once its owner deleted it" "$id"
+end_case
 # The list names an entry that is damaged: the others are deleted, the
 # damaged one is left (gc reports it), poststop says so and succeeds.
 begin_case wipeddmg "$(annotations io.cnihook.networks chain,second)"

@@ -415,6 +415,45 @@ check "... DELs gb and gc on eth0 for nonsgone, none for nons: $(dels "$nonsgone
 	eval '[ "$(dels "$nonsgone")" = "gb:eth0 gc:eth0" ] && [ -z "$(dels "$nons")" ]'
 check_gone "... nothing left of nonsgone" "$nonsgone"
 
+# ---------------------------------------------------------------- judged, then used again
+# gc judges every container, then detaches those gone one after the other.
+# While it detaches one (a DEL that takes a while), another one it judged
+# gone is started again under its id (an engine restarting it) and its
+# cache entry now names a live namespace: gc leaves that entry alone.
+echo "# a container judged gone is started again before gc reaches it"
+ra=ra-$uniq rb=rb-$uniq
+ns_ra=cnihook-gc$uniq-ra ns_rb=cnihook-gc$uniq-rb ns_rb2=cnihook-gc$uniq-rb2
+new_netns "$ns_ra"
+new_netns "$ns_rb"
+cnihook_cli CNI_CONTAINERID="$ra" add g10 "/run/netns/$ns_ra"
+cnihook_cli CNI_CONTAINERID="$rb" add g10 "/run/netns/$ns_rb"
+check "ra and rb attached by the CLI" \
+	eval '[ -f "$cache/results/g10-$ra-eth0" ] && [ -f "$cache/results/g10-$rb-eth0" ]'
+ip netns delete "$ns_ra"
+ip netns delete "$ns_rb"
+new_netns "$ns_rb2"
+printf 'sleep-ms=1500\n' >"$bin/ga.DEL"
+clear_rec
+"$HOOKBIN" --config "$cfg" gc >"$tmp/race.out" 2>"$tmp/race.err" &
+gc_pid=$!
+SLEEPERS+=("$gc_pid")
+wait_for 100 eval '[ -n "$(dels "$ra")" ]'
+jq -c --arg n "/run/netns/$ns_rb2" '.netns = $n' "$cache/results/g10-$rb-eth0" >"$tmp/rb.new"
+mv "$tmp/rb.new" "$cache/results/g10-$rb-eth0"
+wait "$gc_pid"
+rc=$?
+rm -f "$bin/ga.DEL"
+show "$(cat "$tmp/race.out")" "$(cat "$tmp/race.err")"
+check "gc detached ra; rb, whose entry names a live namespace by then, is left alone" \
+	eval '[ "$rc" = 0 ] && [ "$(dels "$ra")" = "ga:eth0" ] && [ -z "$(dels "$rb")" ] &&
+	      [ ! -e "$cache/results/g10-$ra-eth0" ] && [ -f "$cache/results/g10-$rb-eth0" ]'
+check "gc says so on rb's line" \
+	grep -qF "gc: container \"$rb\": gone: detached 0 attachment(s) (the others name a live namespace by now: left alone)" "$tmp/race.out"
+cnihook_cli CNI_CONTAINERID="$rb" del g10 "/run/netns/$ns_rb2"
+check_gone "rb: nothing left once its owner deleted it" "$rb"
+check_gone "ra: nothing left" "$ra"
+ip netns delete "$ns_rb2"
+
 # ---------------------------------------------------------------- the end
 cnihook_cli CNI_CONTAINERID="$nons" del g11 "/run/netns/$ns_cli"
 cnihook_cli del g11 "/run/netns/$ns_cli"

@@ -218,6 +218,21 @@ rm -f "$cache/results/cluster-$id-eth0"
 check_gone "nothing is left" "$id"
 reset
 
+echo "# DEL with neither record nor attachment list: nothing proves an entry is cnihook's"
+id=nolist-$uniq
+cni ADD "$id" "$(conf '{"k8s.v1.cni.cncf.io/networks":"n1"}')"
+check "ADD exits 0" test "$rc" = 0
+cluster_entry "$id"
+rm -rf "${state:?}/$id" "$cache/cnihook-attachments/$id"
+clear_rec
+cni DEL "$id" "$(conf '{}')"
+check "DEL exits 0, runs no plugin, leaves the entries of the pod's id to their owners" \
+	eval '[ "$rc" = 0 ] && no_plugin_ran && [ -f "$cache/results/n1-$id-net1" ] &&
+		[ -f "$cache/results/cluster-$id-eth0" ]'
+rm -f "$cache/results/cluster-$id-eth0" "$cache/results/n1-$id-net1"
+check_gone "nothing else is left" "$id"
+reset
+
 echo "# default-route asked by a secondary"
 id=dr-$uniq
 cni ADD "$id" "$(conf '{"k8s.v1.cni.cncf.io/networks":"[{\"name\":\"n1\",\"default-route\":[\"10.99.0.1\"]}]"}')"

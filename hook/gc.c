@@ -17,6 +17,7 @@
 #include "gc.h"
 #include "inventory.h"
 #include "lifecycle.h"
+#include "lock.h"
 #include "log.h"
 #include "netns.h"
 #include "portreserve.h"
@@ -424,10 +425,60 @@ static void collect(const struct hook_config *cfg, cnirt_cache_entry **cache, si
 	strv_free(names, n_names);
 }
 
+/* The cache as the GC verb is told it: the entries of the scan (a dry
+ * run leaves out those of the containers it would detach), then, once the
+ * result cache's lock is held, those written since. */
+struct verb_cache {
+	cnirt_cache_entry **v;
+	size_t n;
+	size_t n_scanned; /* v[n_scanned..n) were read under the lock: ours */
+	int lock_fd;
+};
+
+/* Take the result cache's lock, so that no attach ADDs while the GC verb
+ * goes out (an attach in progress finishes first), and add the entries
+ * written since the scan: the files of results/ whose names it did not
+ * see. */
+static int verb_lock(cnirt_ctx *ctx, struct verb_cache *vc)
+{
+	_cleanup_free_ char *err = NULL;
+	if (lock_results(cnirt_ctx_cache_dir(ctx), true, &vc->lock_fd, &err) < 0) {
+		log_error("gc: %s: no GC verb sent", err);
+		return -1;
+	}
+	struct strset seen = {0};
+	for (size_t i = 0; i < vc->n; i++) {
+		_cleanup_free_ char *name = xasprintf(
+		    "%s-%s-%s", cnirt_cache_entry_network(vc->v[i]),
+		    cnirt_cache_entry_container_id(vc->v[i]), cnirt_cache_entry_ifname(vc->v[i]));
+		strv_append(&seen.v, &seen.n, name);
+	}
+	strset_sort(&seen);
+	_cleanup_free_ char *dir = xasprintf("%s/results", cnirt_ctx_cache_dir(ctx));
+	DIR *d = opendir(dir);
+	struct dirent *de;
+	while (d && (de = readdir(d))) {
+		cnirt_cache_entry *c = NULL;
+		cnirt_error *e = NULL;
+		if (de->d_name[0] == '.' || strset_find(&seen, de->d_name))
+			continue;
+		if (cnirt_cache_get_file(ctx, de->d_name, &c, &e) < 0)
+			cnirt_error_free(e); /* damaged: the scan's report names it */
+		if (c) {
+			vc->v = xreallocarray(vc->v, vc->n + 1, sizeof(*vc->v));
+			vc->v[vc->n++] = c;
+		}
+	}
+	if (d)
+		closedir(d);
+	strv_free(seen.v, seen.n);
+	return 0;
+}
+
 /* The spec 1.1.0 GC verb for every network that speaks it, with the
- * attachments the cache still holds as the valid ones. */
+ * attachments the cache holds as the valid ones. */
 static int gc_verb(const struct hook_config *cfg, cnirt_ctx *ctx, bool dry_run,
-		   cnirt_cache_entry **cache, size_t n_cache)
+		   struct verb_cache *vc)
 {
 	cnirt_confdir *dir = NULL;
 	cnirt_error *e = NULL;
@@ -442,17 +493,21 @@ static int gc_verb(const struct hook_config *cfg, cnirt_ctx *ctx, bool dry_run,
 		if (l == NULL || cnirt_version_compare(cnirt_netlist_version(l), "1.1.0") < 0 ||
 		    cnirt_netlist_disable_gc(l))
 			continue;
-		cnirt_attachment_id *valid = xreallocarray(NULL, n_cache + 1, sizeof(*valid));
+		if (!dry_run && vc->lock_fd < 0 && verb_lock(ctx, vc) < 0) {
+			ret = -1;
+			break;
+		}
+		cnirt_attachment_id *valid = xreallocarray(NULL, vc->n + 1, sizeof(*valid));
 		size_t n = 0;
-		for (size_t k = 0; k < n_cache; k++)
-			if (strcmp(cnirt_cache_entry_network(cache[k]), cnirt_netlist_name(l)) == 0)
+		for (size_t k = 0; k < vc->n; k++)
+			if (strcmp(cnirt_cache_entry_network(vc->v[k]), cnirt_netlist_name(l)) == 0)
 				valid[n++] =
-				    (cnirt_attachment_id){cnirt_cache_entry_container_id(cache[k]),
-							  cnirt_cache_entry_ifname(cache[k])};
+				    (cnirt_attachment_id){cnirt_cache_entry_container_id(vc->v[k]),
+							  cnirt_cache_entry_ifname(vc->v[k])};
 		if (dry_run) {
 			printf("gc: network \"%s\": would send GC with %zu valid attachment(s)\n",
 			       cnirt_netlist_name(l), n);
-		} else if (cnirt_gc_cached(ctx, l, valid, n, cache, n_cache, &e) < 0) {
+		} else if (cnirt_gc_cached(ctx, l, valid, n, vc->v, vc->n, &e) < 0) {
 			_cleanup_free_ char *m = log_format_error(cnirt_netlist_name(l), e);
 			log_error("gc: %s", m);
 			cnirt_error_free(TAKE_PTR(e));
@@ -463,6 +518,8 @@ static int gc_verb(const struct hook_config *cfg, cnirt_ctx *ctx, bool dry_run,
 		}
 		free(valid);
 	}
+	if (vc->lock_fd >= 0)
+		close(vc->lock_fd);
 	cnirt_confdir_free(dir);
 	return ret;
 }
@@ -694,10 +751,14 @@ int gc_run(const struct hook_config *cfg, const struct gc_options *o)
 		prune_indexes(cfg, ctx, cache, n_cache);
 	fflush(stdout);
 	report_damaged(cfg, ctx, o->dry_run, gone.v, gone.n, damaged, n_damaged);
-	size_t n_valid = n_cache;
-	_cleanup_free_ cnirt_cache_entry **valid = verb_valid(o, &gone, cache, &n_valid);
-	if (gc_verb(cfg, ctx, o->dry_run, valid, n_valid) < 0)
+	struct verb_cache vc = {.n = n_cache, .lock_fd = -1};
+	vc.v = verb_valid(o, &gone, cache, &vc.n);
+	vc.n_scanned = vc.n;
+	if (gc_verb(cfg, ctx, o->dry_run, &vc) < 0)
 		failed = 1;
+	for (size_t i = vc.n_scanned; i < vc.n; i++)
+		cnirt_cache_entry_free(vc.v[i]);
+	free(vc.v);
 	cnirt_cache_entries_free(cache, n_cache);
 	cnirt_cache_damage_free(damaged, n_damaged);
 	strv_free(gone.v, gone.n);

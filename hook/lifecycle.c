@@ -745,9 +745,18 @@ static int attach_locked(struct run *r, const struct selection *sel, struct prep
 		free(rec.v);
 		return -1;
 	}
+	/* gc sends the GC verb only once these ADDs are in the cache. */
+	int rfd = -1;
+	if (lock_results(cnirt_ctx_cache_dir(r->ctx), false, &rfd, &err) < 0) {
+		fail(r, err);
+		roll_back(r, &rec, 0, pin);
+		free(rec.v);
+		return -1;
+	}
 	char **results = xreallocarray(NULL, sel->n, sizeof(char *));
 	size_t done = 0;
 	int ret = add_all(r, sel, p, netns, results, &done);
+	close(rfd);
 	if (ret < 0)
 		roll_back(r, &rec, done, pin);
 	else

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* The per-container lock. */
+/* The per-container lock and the result cache's. */
 #include "config.h"
 
 #include <errno.h>
@@ -84,4 +84,24 @@ void lock_release(const char *state_dir, const char *id, int fd, bool remove)
 		unlink(path);
 	}
 	close(fd);
+}
+
+int lock_results(const char *cache_dir, bool exclusive, int *fd_out, char **err)
+{
+	_cleanup_free_ char *dir = xasprintf("%s/results", cache_dir);
+	_cleanup_free_ char *e = NULL;
+	if (mkdir_p(dir, 0700, &e) < 0)
+		return set_error(err, "cache directory %s", e);
+	int r, fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
+	if (fd < 0)
+		return set_error(err, "lock %s: %s", dir, strerror(errno));
+	while ((r = flock(fd, exclusive ? LOCK_EX : LOCK_SH)) < 0 && errno == EINTR)
+		;
+	if (r < 0) {
+		int saved = errno;
+		close(fd);
+		return set_error(err, "lock %s: %s", dir, strerror(saved));
+	}
+	*fd_out = fd;
+	return 0;
 }

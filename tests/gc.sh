@@ -454,6 +454,37 @@ check_gone "rb: nothing left once its owner deleted it" "$rb"
 check_gone "ra: nothing left" "$ra"
 ip netns delete "$ns_rb2"
 
+# ---------------------------------------------------------------- GC while an attach runs
+# SPEC 1.1.0, GC: what is not among the valid attachments a plugin may
+# free. An attach whose plugins are still ADDing when gc is about to send
+# the GC verb: gc waits for it (the result cache's lock) and counts it.
+echo "# the GC verb waits for an attach in progress and counts it"
+late=late-$uniq ns_late=cnihook-gc$uniq-late
+new_netns "$ns_late"
+bundle "$late" "$(annotations io.cnihook.networks g11)" "/run/netns/$ns_late"
+printf 'sleep-ms=1500\n' >"$bin/gc.ADD"
+clear_rec
+"$HOOKBIN" --config "$cfg" createRuntime <<<"$(state "$late" creating)" \
+	>"$tmp/late.out" 2>"$tmp/late.err" &
+late_pid=$!
+SLEEPERS+=("$late_pid")
+wait_for 100 eval '[ -n "$(rec gc ADD)" ]'
+runhook "" gc
+gc_rc=$rc
+wait "$late_pid"
+late_rc=$?
+rm -f "$bin/gc.ADD"
+show "$out"
+check "the attach and gc both succeed (gc: late is busy)" \
+	eval '[ "$late_rc" = 0 ] && [ "$gc_rc" = 0 ] && has "gc: container \"$late\": kept: busy" "$out"'
+check "the GC went out after the attach's ADDs, late among its valid attachments" \
+	eval '[ -n "$(rec gb GC)" ] && [ "$(rec gb GC)" \> "$(rec gc ADD)" ] &&
+	      jqe --arg l "$late" "[.[\"cni.dev/valid-attachments\"][] | select(.containerID == \$l)] | length == 1" \
+		"$(rec gb GC stdin)"'
+poststop "$late"
+check_gone "late: poststop leaves nothing" "$late"
+ip netns delete "$ns_late"
+
 # ---------------------------------------------------------------- the end
 cnihook_cli CNI_CONTAINERID="$nons" del g11 "/run/netns/$ns_cli"
 cnihook_cli del g11 "/run/netns/$ns_cli"

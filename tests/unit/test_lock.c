@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* Tests of hook/lock.c: the per-container lock. */
+/* Tests of hook/lock.c: the per-container lock and the result cache's. */
 #include "config.h"
 
 #include <setjmp.h>
@@ -109,15 +109,51 @@ static void test_errors(void **state)
 	unlink(file);
 }
 
+/* The result cache's lock: <cacheDir>/results made 0700 and locked on
+ * itself; shared holders together, an exclusive one only alone. */
+static void test_results(void **state)
+{
+	(void)state;
+	_cleanup_free_ char *cd = xasprintf("%s/cache", dir);
+	_cleanup_free_ char *err = NULL;
+	int a = -1, b = -1;
+	assert_int_equal(lock_results(cd, false, &a, &err), 0);
+	assert_int_equal(lock_results(cd, false, &b, &err), 0);
+	_cleanup_free_ char *results = xasprintf("%s/results", cd);
+	struct stat st;
+	assert_int_equal(stat(results, &st), 0);
+	assert_true(S_ISDIR(st.st_mode));
+	assert_int_equal(st.st_mode & 07777, 0700);
+	int probe = open(results, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	assert_true(probe >= 0);
+	assert_int_equal(flock(probe, LOCK_EX | LOCK_NB), -1); /* held shared */
+	close(a);
+	assert_int_equal(flock(probe, LOCK_EX | LOCK_NB), -1);
+	close(b);
+	assert_int_equal(flock(probe, LOCK_EX | LOCK_NB), 0); /* free */
+	close(probe);
+	assert_int_equal(lock_results(cd, true, &a, &err), 0);
+	probe = open(results, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	assert_int_equal(flock(probe, LOCK_SH | LOCK_NB), -1); /* held exclusive */
+	close(probe);
+	close(a);
+	/* A cache directory that is a file: the error names it. */
+	_cleanup_free_ char *file = xasprintf("%s/plainc", dir);
+	int f = open(file, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+	close(f);
+	assert_int_equal(lock_results(file, false, &a, &err), -1);
+	assert_non_null(strstr(err, "cache directory"));
+	unlink(file);
+}
+
 int main(void)
 {
 	if (mkdtemp(dir) == NULL)
 		return 1;
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_take_creates),
-	    cmocka_unit_test(test_try_held),
-	    cmocka_unit_test(test_removed_under_us),
-	    cmocka_unit_test(test_errors),
+	    cmocka_unit_test(test_take_creates),     cmocka_unit_test(test_try_held),
+	    cmocka_unit_test(test_removed_under_us), cmocka_unit_test(test_errors),
+	    cmocka_unit_test(test_results),
 	};
 	int r = cmocka_run_group_tests(tests, NULL, NULL);
 	char cmd[64];

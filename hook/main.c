@@ -56,15 +56,14 @@ static int run_operator(struct hook_config *cfg, enum log_level level, int argc,
 	return gc_run(cfg, &gc);
 }
 
-/* A hook stage: the verb, or none (the state says), and nothing after. */
+/* A hook stage: the verb, or none (the state says); nothing after it
+ * (run_with_config checks that before the configuration is read). */
 static int run_stage(struct hook_config *cfg, enum log_level level, int argc, char **argv)
 {
 	const char *verb = argc ? argv[0] : NULL;
 	enum stage stage = STAGE_NONE;
 	if (verb && stage_parse(verb, &stage) < 0)
 		return usage_error("unknown command", verb);
-	if (argc > 1)
-		return usage_error("unexpected argument after the stage", argv[1]);
 	log_init(level, cfg->log_syslog, cfg->state_dir);
 	config_enter_sandbox(cfg);
 	return lifecycle_run(cfg, stage, verb, STDIN_FILENO);
@@ -80,6 +79,10 @@ static int run_with_config(const char *config, const char *level_arg, int argc, 
 		path = NULL;
 	const char *verb = argc ? argv[0] : NULL;
 	bool inventory = verb && (strcmp(verb, "status") == 0 || strcmp(verb, "list") == 0);
+	enum stage stage;
+	/* What is wrong with the command line is told before the file is read. */
+	if (argc > 1 && stage_parse(verb, &stage) == 0)
+		return usage_error("unexpected argument after the stage", argv[1]);
 	if (config_load(path, &cfg, &err) < 0) {
 		/* Logged where the stage's failures go (status and list
 		 * answer on the terminal): the defaults of cnihook.json(5). */

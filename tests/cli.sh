@@ -192,6 +192,9 @@ usage_names "an argument after --version" '"x"' --version x
 usage_names "--config without its FILE" '--config: expected a FILE' --config
 usage_names "--config= empty" '--config: expected a FILE' --config= list
 usage_names "an argument after a stage" '"extra"' createRuntime extra
+printf '{,}' >"$tmp/broken.json"
+usage_names "an argument after a stage, the configuration broken" '"extra"' \
+	--config "$tmp/broken.json" poststop extra
 check "no attachment left behind by the failures" test -z "$(ls "$tmp/cache/results" 2>/dev/null)"
 
 # CHECK needs 0.4.0 (a 0.3.1 single-plugin .conf wrapped into a list).

@@ -484,9 +484,10 @@ t_others_running() {
 
 guard_host_state() {
 	local chains fd
-	mkdir -p "$T_GUARD_DIR"
 	exec {fd}>>"$T_LOCK"
 	flock -x "$fd"
+	# Under the lock: the last script to finish removes the directory.
+	mkdir -p "$T_GUARD_DIR"
 	if ! t_others_running; then
 		chains=$( (iptables-save 2>/dev/null; ip6tables-save 2>/dev/null) |
 			grep -c '^:CNI-' || true)

@@ -425,6 +425,14 @@ static void collect(const struct hook_config *cfg, cnirt_cache_entry **cache, si
 	strv_free(names, n_names);
 }
 
+/* The file name of a cache entry in <cacheDir>/results, as the reference
+ * library names it (the entry's fields were checked against it). */
+static char *entry_file_name(const cnirt_cache_entry *c)
+{
+	return xasprintf("%s-%s-%s", cnirt_cache_entry_network(c),
+			 cnirt_cache_entry_container_id(c), cnirt_cache_entry_ifname(c));
+}
+
 /* The cache as the GC verb is told it: the entries of the scan (a dry
  * run leaves out those of the containers it would detach), then, once the
  * result cache's lock is held, those written since. */
@@ -448,9 +456,7 @@ static int verb_lock(cnirt_ctx *ctx, struct verb_cache *vc)
 	}
 	struct strset seen = {0};
 	for (size_t i = 0; i < vc->n; i++) {
-		_cleanup_free_ char *name = xasprintf(
-		    "%s-%s-%s", cnirt_cache_entry_network(vc->v[i]),
-		    cnirt_cache_entry_container_id(vc->v[i]), cnirt_cache_entry_ifname(vc->v[i]));
+		_cleanup_free_ char *name = entry_file_name(vc->v[i]);
 		strv_append(&seen.v, &seen.n, name);
 	}
 	strset_sort(&seen);
@@ -597,9 +603,7 @@ static void cache_after(cnirt_ctx *ctx, const struct strset *detached, cnirt_cac
 	for (size_t i = 0; i < *n_cache; i++) {
 		cnirt_cache_entry *c = (*cache)[i];
 		if (strset_find(detached, cnirt_cache_entry_container_id(c))) {
-			_cleanup_free_ char *name = xasprintf(
-			    "%s-%s-%s", cnirt_cache_entry_network(c),
-			    cnirt_cache_entry_container_id(c), cnirt_cache_entry_ifname(c));
+			_cleanup_free_ char *name = entry_file_name(c);
 			cnirt_cache_entry *now = NULL;
 			cnirt_error *e = NULL;
 			if (cnirt_cache_get_file(ctx, name, &now, &e) < 0)

@@ -11,13 +11,13 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "cli.h"
-#include "cniplugin.h"
-#include "gc.h"
-#include "inventory.h"
-#include "hookconf.h"
-#include "lifecycle.h"
-#include "log.h"
+#include "base/hookconf.h"
+#include "base/log.h"
+#include "cmd/cli.h"
+#include "cmd/cni-plugin.h"
+#include "cmd/gc.h"
+#include "cmd/report.h"
+#include "cmd/stage.h"
 
 static int usage_error(const char *what, const char *arg)
 {
@@ -49,10 +49,10 @@ static int run_operator(struct hook_config *cfg, enum log_level level, int argc,
 	}
 	log_init(level, is_gc && cfg->log_syslog, cfg->state_dir);
 	if (strcmp(verb, "status") == 0)
-		return inventory_status(cfg, operand, as_json, no_trunc);
+		return report_status(cfg, operand, as_json, no_trunc);
 	if (strcmp(verb, "list") == 0)
-		return inventory_list(cfg, as_json, no_trunc);
-	config_enter_sandbox(cfg);
+		return report_list(cfg, as_json, no_trunc);
+	hookconf_enter_sandbox(cfg);
 	return gc_run(cfg, &gc);
 }
 
@@ -65,8 +65,8 @@ static int run_stage(struct hook_config *cfg, enum log_level level, int argc, ch
 	if (verb && stage_parse(verb, &stage) < 0)
 		return usage_error("unknown command", verb);
 	log_init(level, cfg->log_syslog, cfg->state_dir);
-	config_enter_sandbox(cfg);
-	return lifecycle_run(cfg, stage, verb, STDIN_FILENO);
+	hookconf_enter_sandbox(cfg);
+	return stage_run(cfg, stage, verb, STDIN_FILENO);
 }
 
 /* The hook and the commands that read cnihook.json. */
@@ -83,7 +83,7 @@ static int run_with_config(const char *config, const char *level_arg, int argc, 
 	/* What is wrong with the command line is told before the file is read. */
 	if (argc > 1 && stage_parse(verb, &stage) == 0)
 		return usage_error("unexpected argument after the stage", argv[1]);
-	if (config_load(path, &cfg, &err) < 0) {
+	if (hookconf_load(path, &cfg, &err) < 0) {
 		/* Logged where the stage's failures go (status and list
 		 * answer on the terminal): the defaults of cnihook.json(5). */
 		log_init(LOG_LEVEL_ERROR, !inventory, CNIHOOK_STATE_DIR);
@@ -97,7 +97,7 @@ static int run_with_config(const char *config, const char *level_arg, int argc, 
 	int ret = inventory || (verb && strcmp(verb, "gc") == 0)
 		      ? run_operator(cfg, level, argc, argv)
 		      : run_stage(cfg, level, argc, argv);
-	config_free(cfg);
+	hookconf_free(cfg);
 	return ret;
 }
 

@@ -62,7 +62,7 @@
 #                new directory under these (default: the temp dir, with the
 #                host-local dataDir). The hook syncs its files: its own time
 #                depends mostly on these file systems (docs/benchmarks.md)
-#   CNI_PLUGIN_DIR, CNIHOOK_BUSYBOX, TMPDIR   as for tests/e2e/runtime-lib.sh
+#   CNI_PLUGIN_DIR, CNIHOOK_BUSYBOX, TMPDIR   as for tests/harness/runtime-lib.sh
 set -euo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -85,7 +85,7 @@ T_NETPREFIX=hb
 # shipped hook files (runtime-lib.sh's rt_shipped) are BUILD_DIR's.
 CNIHOOK=${CNIHOOK_BIN:-/bin/true}
 export abs_top_builddir=$builddir
-. "$srcdir/tests/e2e/runtime-lib.sh"
+. "$srcdir/tests/harness/runtime-lib.sh"
 
 # A benchmark: whatever happened (a skip, a failed check), clean up and exit 0.
 t_on_exit() {

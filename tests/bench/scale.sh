@@ -54,7 +54,7 @@
 #     cacheDir copied by tar (the pins excluded; the pin paths in records
 #     and cache entries rewritten by sed), the pins bind-mounted again from
 #     the tmpfs ones (scalehelp bind), and N port reservation files
-#     written as hook/portreserve.c writes them (<stateDir>/ports/tcp-<port>, one
+#     written as hook/state/port-reservations.c writes them (<stateDir>/ports/tcp-<port>, one
 #     line "<holder> *", holders the N attachments, ports 20000 + i) rather
 #     than by N createRuntimes with a port each, which cost O(N) each today.
 #   - GC_OTHERS other processes (scalehelp procs ... plain, in the host's

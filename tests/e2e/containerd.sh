@@ -14,7 +14,7 @@
 # stays (case 2).
 set -euo pipefail
 srcdir=${abs_top_srcdir:-$(cd "$(dirname "$0")/../.." && pwd)}
-. "$srcdir/tests/e2e/runtime-lib.sh"
+. "$srcdir/tests/harness/runtime-lib.sh"
 
 # ctd_hook_ran N M: the hook ran createRuntime N times and poststop M times
 # so far (the shim's log lines; without the shim, CNIHOOK_E2E_SHIM=0, nothing

@@ -14,6 +14,6 @@ if [ "${CNIHOOK_IN_CRUN_NS:-}" != 1 ] && [ "$(id -u)" = 0 ] &&
 	export CNIHOOK_IN_CRUN_NS=1
 	exec unshare -m --propagation unchanged "$BASH" "$0" "$@"
 fi
-. "$srcdir/tests/e2e/runtime-lib.sh"
+. "$srcdir/tests/harness/runtime-lib.sh"
 rt_init crun
 rt_run_all

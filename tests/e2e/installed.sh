@@ -27,7 +27,7 @@
 set -euo pipefail
 srcdir=${abs_top_srcdir:-$(cd "$(dirname "$0")/../.." && pwd)}
 T_NETPREFIX=inst
-. "$srcdir/tests/e2e/runtime-lib.sh"
+. "$srcdir/tests/harness/runtime-lib.sh"
 
 # podman as a user runs it: no --hooks-dir (rt_exec, rt_stop and
 # rt_status use pm).

@@ -16,7 +16,7 @@ set -uo pipefail
 : "${CNIHOOK:?}"
 
 srcdir=${abs_top_srcdir:-$(cd "$(dirname "$0")/../.." && pwd)}
-. "$srcdir/tests/lib.sh"
+. "$srcdir/tests/harness/lib.sh"
 PY=/usr/bin/python3
 PLUGINDIR=${PLUGINDIR:-/usr/lib/cni}
 tap_init "containerd, network namespaces, iptables" containerd ctr runc jq ip nsenter "$PY"

@@ -21,7 +21,7 @@
 set -euo pipefail
 srcdir=${abs_top_srcdir:-$(cd "$(dirname "$0")/../.." && pwd)}
 T_NETPREFIX=gcn
-. "$srcdir/tests/e2e/runtime-lib.sh"
+. "$srcdir/tests/harness/runtime-lib.sh"
 
 require_root
 require_cmd ip jq iptables-save sha256sum sha512sum podman runc tar

@@ -22,7 +22,7 @@
 # Prints the figures: containers, wall time to start all, wall time to tear
 # down all, leaks found (must be 0).
 #
-# Environment: as for tests/e2e/runtime-lib.sh (CNIHOOK, CNI_PLUGIN_DIR,
+# Environment: as for tests/harness/runtime-lib.sh (CNIHOOK, CNI_PLUGIN_DIR,
 # CNIHOOK_BUSYBOX, CNIHOOK_NO_SKIP), and
 #   CNIHOOK_PARALLEL_N   number of containers of case 1 (default 50)
 #   CNIHOOK_E2E_SHIM     default 0 here: the hook entry is $CNIHOOK itself
@@ -33,7 +33,7 @@ set -euo pipefail
 srcdir=${abs_top_srcdir:-$(cd "$(dirname "$0")/../.." && pwd)}
 CNIHOOK_E2E_SHIM=${CNIHOOK_E2E_SHIM:-0}
 T_NETPREFIX=par
-. "$srcdir/tests/e2e/runtime-lib.sh"
+. "$srcdir/tests/harness/runtime-lib.sh"
 
 PAR_N=${CNIHOOK_PARALLEL_N:-50}
 rt_init runc

@@ -9,6 +9,6 @@
 # dir); the image is the busybox rootfs, imported.
 set -euo pipefail
 srcdir=${abs_top_srcdir:-$(cd "$(dirname "$0")/../.." && pwd)}
-. "$srcdir/tests/e2e/runtime-lib.sh"
+. "$srcdir/tests/harness/runtime-lib.sh"
 rt_init podman
 rt_run_all

@@ -5,7 +5,7 @@
 # runtime-lib.sh; each one checks that nothing is left after the container.
 set -euo pipefail
 srcdir=${abs_top_srcdir:-$(cd "$(dirname "$0")/../.." && pwd)}
-. "$srcdir/tests/e2e/runtime-lib.sh"
+. "$srcdir/tests/harness/runtime-lib.sh"
 
 # 9. One id under two runc roots (issue 10): nothing the hook is given shows
 # runc's --root, only the bundle. NAME runs attached; NAME under another

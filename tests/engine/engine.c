@@ -39,7 +39,7 @@
 
 #include "cnirt.h"
 
-/* ENGINE_RUNS in the environment lowers it (tests/tsan.sh). */
+/* ENGINE_RUNS in the environment lowers it (tests/tools/tsan.sh). */
 static int RUNS = 20;
 /* What starting and killing processes may add to a deadline (ENGINE_SLACK_MS:
  * a sanitizer's fork is slow). */
@@ -402,8 +402,8 @@ static void check_cancel(void)
 
 int main(int argc, char **argv)
 {
-	const char *all[] = {"handler", "ignore", "nocldwait", "reaper",
-			     "exec",	"errors", "deadline",  "gc-deadline", "cancel"};
+	const char *all[] = {"handler", "ignore",   "nocldwait",   "reaper", "exec",
+			     "errors",	"deadline", "gc-deadline", "cancel"};
 	size_t n = argc > 1 ? (size_t)argc - 1 : sizeof(all) / sizeof(all[0]);
 	const char **which = argc > 1 ? (const char **)argv + 1 : all;
 

@@ -9,7 +9,7 @@
 # Needs no root: the fake plugin touches no network.
 set -euo pipefail
 srcdir=${abs_top_srcdir:-$(cd "$(dirname "$0")/../.." && pwd)}
-. "$srcdir/tests/lib.sh"
+. "$srcdir/tests/harness/lib.sh"
 : "${FAKEPLUGIN:?}"
 build=${abs_top_builddir:-$(cd "$(dirname "$FAKEPLUGIN")/../.." && pwd)}
 require_cmd pkg-config "${CC:-cc}"

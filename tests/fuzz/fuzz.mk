@@ -28,7 +28,7 @@ COMMON_OBJS = $(COMMON_FILES:%=$(OBJ)/common/%.o)
 LIB_FILES = base64 cache chain conf ctx derive error exec names result version
 # libcnirt as it is built: its own files and the common layer.
 LIB_OBJS = $(LIB_FILES:%=$(OBJ)/lib/%.o) $(COMMON_OBJS)
-HOOK_OBJS = $(OBJ)/hook/util.o $(OBJ)/hook/suggest.o $(COMMON_OBJS)
+HOOK_OBJS = $(OBJ)/hook/base/util.o $(OBJ)/hook/base/suggest.o $(COMMON_OBJS)
 
 TARGETS = fuzz_state fuzz_annotations fuzz_netlist fuzz_result fuzz_cache
 BINS = $(TARGETS:%=$(OUT)/%)
@@ -43,7 +43,7 @@ $(OBJ)/common/%.o: $(top_srcdir)/common/%.c $(wildcard $(top_srcdir)/common/*.h)
 	@mkdir -p $(@D)
 	$(CC) $(FUZZ_CPPFLAGS) $(FUZZ_CFLAGS) -c -o $@ $<
 
-$(OBJ)/hook/%.o: $(top_srcdir)/hook/%.c $(wildcard $(top_srcdir)/hook/*.h)
+$(OBJ)/hook/%.o: $(top_srcdir)/hook/%.c $(wildcard $(top_srcdir)/hook/*/*.h)
 	@mkdir -p $(@D)
 	$(CC) $(FUZZ_CPPFLAGS) $(FUZZ_CFLAGS) -c -o $@ $<
 
@@ -69,12 +69,12 @@ $(OUT)/fuzz_cache: $(OBJ)/fuzz_cache.o $(LIB_OBJS)
 	$(CC) $(FUZZ_LDFLAGS) -o $@ $^ $(YAJL_LIBS)
 
 # The hook targets: its files plus the library's public API.
-# fuzz_state: every open() of hook/ocistate.c goes through __wrap_open (the
+# fuzz_state: every open() of hook/request/oci-state.c goes through __wrap_open (the
 # bundle's config.json comes from the input, never from the disk).
-$(OUT)/fuzz_state: $(OBJ)/fuzz_state.o $(OBJ)/hook/ocistate.o $(HOOK_OBJS) $(OBJ)/libcnirt-public.o
+$(OUT)/fuzz_state: $(OBJ)/fuzz_state.o $(OBJ)/hook/request/oci-state.o $(HOOK_OBJS) $(OBJ)/libcnirt-public.o
 	$(CC) $(FUZZ_LDFLAGS) -Wl,--wrap=open -o $@ $^ $(YAJL_LIBS)
-ANNOTATIONS_OBJS = $(patsubst %,$(OBJ)/hook/%.o,annotations annvalue addresses portmap \
-	bandwidth cniargs podkeys capargs)
+ANNOTATIONS_OBJS = $(patsubst %,$(OBJ)/hook/request/%.o,annotations annotation-value addresses \
+	port-mappings bandwidth cni-args kube-pod plugin-args)
 $(OUT)/fuzz_annotations: $(OBJ)/fuzz_annotations.o $(ANNOTATIONS_OBJS) $(HOOK_OBJS) \
 		$(OBJ)/libcnirt-public.o
 	$(CC) $(FUZZ_LDFLAGS) -o $@ $^ $(YAJL_LIBS)

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * Fuzz target: the container's annotations (hook/annotations.c and the
- * files it reads them with, annotations_parse; hook/capargs.c,
- * attachment_args).
+ * Fuzz target: the container's annotations (hook/request/annotations.c and the
+ * files it reads them with, annotations_parse; hook/request/plugin-args.c,
+ * plugin_args_build).
  *
  * Input: one flags byte, then annotations as NUL-separated fields
  * KEY\0VALUE\0KEY\0VALUE... (a last key without a value gets "").
@@ -17,10 +17,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "annotations.h"
-#include "capargs.h"
+#include "request/annotations.h"
+#include "request/plugin-args.h"
 #include "cnirt.h"
-#include "util.h"
+#include "base/util.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -138,7 +138,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		char *cap_args = NULL;
 		struct kv *args = NULL;
 		size_t n_args = 0;
-		if (attachment_args(&s, i, has_cap, &capflags, &cap_args, &args, &n_args, &err) <
+		if (plugin_args_build(&s, i, has_cap, &capflags, &cap_args, &args, &n_args, &err) <
 		    0) {
 			CHECK(err && err[0]);
 			free(err);

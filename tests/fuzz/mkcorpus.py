@@ -199,7 +199,7 @@ def state_seeds():
 
 def annotation_seeds():
     # The annotations' own tests, then the twin tests of the files that
-    # read their values (hook/portmap.c...) and of capargs.c.
+    # read their values (hook/request/port-mappings.c...) and of plugin-args.c.
     strings = []
     for name in ("annotations", "capargs", "portmap", "addresses", "bandwidth", "cniargs"):
         strings += c_strings(os.path.join(TESTS, "unit", "test_%s.c" % name))

@@ -6,7 +6,7 @@
 set -euo pipefail
 
 srcdir=${abs_top_srcdir:-$(cd "$(dirname "$0")/../.." && pwd)}
-. "$srcdir/tests/lib.sh"
+. "$srcdir/tests/harness/lib.sh"
 
 require_root
 require_cmd ip jq iptables-save ip6tables-save sha512sum base64 cmp flock

@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "util.h"
+#include "base/util.h"
 
 static inline void problem_is(int rc, char *problem, const char *want, const char *what)
 {

@@ -1,0 +1,57 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* The hook configuration file, cnihook.json(5). */
+#ifndef CNIHOOK_HOOKCONF_H
+#define CNIHOOK_HOOKCONF_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "base/log.h"
+#include "host/sandbox.h"
+#include "request/policy.h"
+
+#define CNIHOOK_CONFIG_PATH SYSCONFDIR "/cnihook/cnihook.json"
+/* The default stateDir: runtime state belongs on the tmpfs /run whatever
+ * the prefix. Also where the log file goes when cnihook.json fails. */
+#define CNIHOOK_STATE_DIR "/run/cnihook"
+/* confDir's default: a directory of cnihook's own, not another engine's. */
+#define CNIHOOK_CONF_DIR SYSCONFDIR "/cnihook/net.d"
+
+struct hook_config {
+	char *conf_dir;	 /* confDir: CNIHOOK_CONF_DIR */
+	char **bin_dirs; /* binDirs: /opt/cni/bin, /usr/libexec/cni, /usr/lib/cni */
+	size_t n_bin_dirs;
+	char *cache_dir;	 /* cacheDir: /var/lib/cni */
+	char *state_dir;	 /* stateDir: /run/cnihook */
+	char **default_networks; /* defaultNetworks: [] */
+	size_t n_default_networks;
+	unsigned plugin_timeout_ms;    /* pluginTimeout (seconds in the file): 60 */
+	enum log_level log_level;      /* log.level: "warn" */
+	bool log_syslog;	       /* log.syslog: true */
+	struct policy policy;	       /* policy: what annotations may ask */
+	struct sandbox_config sandbox; /* sandbox: around the plugins */
+	struct sandbox *sb;	       /* the sandbox prepared, when enabled */
+};
+
+/* Load `path`; NULL means CNIHOOK_CONFIG_PATH, which may be absent (then the
+ * built-in defaults apply). An explicit path must exist. Unknown fields and
+ * wrong types are errors naming the field. */
+int hookconf_load(const char *path, struct hook_config **out, char **err);
+/* The built-in defaults. */
+struct hook_config *hookconf_defaults(void);
+void hookconf_free(struct hook_config *c);
+/* Reduce the process's own capability sets to the sandbox's, for what it
+ * runs (the hook and gc, before their first plugin). */
+void hookconf_enter_sandbox(struct hook_config *c);
+/* The whole sandbox on the process itself, inherited by every plugin (see
+ * sandbox_confine()): for a process that mounts nothing. */
+int hookconf_confine(struct hook_config *c, char **err);
+/* A libcnirt runtime set up from the configuration (plugin directories,
+ * cache directory, plugin timeout, the sandbox). */
+struct cnirt_ctx;
+struct cnirt_ctx *hookconf_ctx(const struct hook_config *c);
+/* The plugins of ctx get the caller's PATH (cnihook's own), unless it has
+ * none or an empty one. */
+void hookconf_pass_path(struct cnirt_ctx *ctx);
+
+#endif

@@ -1,0 +1,159 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* Small helpers of the hook: JSON limits, messages, reading a file. */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "base/util.h"
+
+const struct json_limits hook_json = {
+    .max_depth = HOOK_JSON_DEPTH, .no_nul = true, .utf8_unchecked = true};
+
+char *shown_n(const char *s, size_t len)
+{
+	return text_shown(s, len, 80, true);
+}
+
+char *shown_whole(const char *s)
+{
+	return text_shown(s, strlen(s), 0, true);
+}
+
+char *shown(const char *s)
+{
+	return shown_n(s, strlen(s));
+}
+
+int set_error(char **err, const char *fmt, ...)
+{
+	va_list ap;
+	char *s;
+	va_start(ap, fmt);
+	if (vasprintf(&s, fmt, ap) < 0)
+		abort();
+	va_end(ap);
+	*err = s;
+	return -1;
+}
+
+/* "larger than 16 MiB", "larger than 64 bytes" */
+static int too_large(size_t limit, char **err)
+{
+	if (limit >= (1u << 20) && limit % (1u << 20) == 0)
+		return set_error(err, "larger than %zu MiB", limit >> 20);
+	return set_error(err, "larger than %zu bytes", limit);
+}
+
+/* read_all_fd(), and the errno of a failure in *errnum (EFBIG: the limit). */
+static int read_fd(int fd, size_t limit, char **out, size_t *len, int *errnum, char **err)
+{
+	size_t cap = 4096, n = 0;
+	_cleanup_free_ char *buf = xmalloc(cap);
+	for (;;) {
+		if (n + 1 >= cap) {
+			cap *= 2;
+			buf = xreallocarray(buf, cap, 1);
+		}
+		ssize_t r = TEMP_FAILURE_RETRY(read(fd, buf + n, cap - n - 1));
+		if (r < 0) {
+			*errnum = errno;
+			return set_error(err, "%s", strerror(errno));
+		}
+		if (r == 0)
+			break;
+		n += (size_t)r;
+		if (n > limit) {
+			*errnum = EFBIG;
+			return too_large(limit, err);
+		}
+	}
+	buf[n] = '\0';
+	*out = TAKE_PTR(buf);
+	*len = n;
+	return 0;
+}
+
+int read_all_fd(int fd, size_t limit, char **out, size_t *len, char **err)
+{
+	int errnum;
+	return read_fd(fd, limit, out, len, &errnum, err);
+}
+
+void kv_append(struct kv **v, size_t *n, const char *key, const char *value)
+{
+	*v = xreallocarray(*v, *n + 1, sizeof(**v));
+	(*v)[*n].key = xstrdup(key);
+	(*v)[*n].value = xstrdup(value);
+	(*n)++;
+}
+
+void kv_free(struct kv *v, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		free(v[i].key);
+		free(v[i].value);
+	}
+	free(v);
+}
+
+void strv_append(char ***v, size_t *n, const char *s)
+{
+	*v = xreallocarray(*v, *n + 2, sizeof(char *));
+	(*v)[(*n)++] = xstrdup(s);
+	(*v)[*n] = NULL;
+}
+
+void strv_free(char **v, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		free(v[i]);
+	free(v);
+}
+
+int read_file_at(int dirfd, const char *path, size_t limit, char **out, size_t *len, int *errnum,
+		 char **err)
+{
+	int ignored;
+	if (errnum == NULL)
+		errnum = &ignored;
+	_cleanup_close_ int fd =
+	    TEMP_FAILURE_RETRY(openat(dirfd, path, O_RDONLY | O_CLOEXEC | O_NOCTTY));
+	if (fd < 0) {
+		*errnum = errno;
+		return set_error(err, "%s: %s", path, strerror(errno));
+	}
+	_cleanup_free_ char *e = NULL;
+	if (read_fd(fd, limit, out, len, errnum, &e) < 0)
+		return set_error(err, "%s: %s", path, e);
+	return 0;
+}
+
+int read_file(const char *path, size_t limit, char **out, size_t *len, int *errnum, char **err)
+{
+	return read_file_at(AT_FDCWD, path, limit, out, len, errnum, err);
+}
+
+int mkdir_p(const char *path, int mode, char **err)
+{
+	struct stat there;
+	if (stat(path, &there) == 0 && S_ISDIR(there.st_mode))
+		return 0; /* the common case: one system call */
+	_cleanup_free_ char *p = xstrdup(path);
+	for (char *s = p + 1;; s++) {
+		if (*s != '/' && *s != '\0')
+			continue;
+		char c = *s;
+		*s = '\0';
+		if (mkdir(p, (mode_t)mode) < 0 && errno != EEXIST)
+			return set_error(err, "%s: %s", path, strerror(errno));
+		*s = c;
+		if (c == '\0')
+			break;
+	}
+	return 0;
+}

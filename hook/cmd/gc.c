@@ -1,0 +1,771 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* Collecting the attachments of containers that are gone. */
+#include "config.h"
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <glob.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cnirt.h>
+
+#include "base/log.h"
+#include "base/util.h"
+#include "cmd/gc.h"
+#include "cmd/report.h"
+#include "engine/engine.h"
+#include "state/attachment-list.h"
+#include "state/lock.h"
+#include "state/netns-pin.h"
+#include "state/port-reservations.h"
+#include "state/record.h"
+
+/* Where runtimes keep a container's state while it exists: the directory
+ * <prefix><id> (glob patterns for the prefix; read once per gc). containerd's
+ * runc keeps a namespace's containers in <root>/<namespace>/<id>, which the
+ * hook knows as "<namespace>-<id>" (oci-state.c) and other programs (the CRI's
+ * own CNI calls) as "<id>": `by_namespace` keys each such directory by both. */
+static const struct {
+	const char *glob;
+	bool by_namespace;
+} runtime_state[] = {
+    {"/run/runc/", false},
+    {"/run/crun/", false},
+    {"/run/containerd/runc/*/", true},
+};
+
+/* A set of strings: sorted, searched by bisection. */
+struct strset {
+	char **v;
+	size_t n;
+};
+
+static int strp_cmp(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static void strset_sort(struct strset *s)
+{
+	if (s->n > 1)
+		qsort(s->v, s->n, sizeof(*s->v), strp_cmp);
+}
+
+static const char *strset_find(const struct strset *s, const char *key)
+{
+	char *const *hit = s->n ? bsearch(&key, s->v, s->n, sizeof(*s->v), strp_cmp) : NULL;
+	return hit ? *hit : NULL;
+}
+
+/* Add "<key>\0<path>" to the set of runtime states. */
+static void runtime_state_add(struct strset *out, const char *key, const char *path)
+{
+	out->v = xreallocarray(out->v, out->n + 1, sizeof(*out->v));
+	out->v[out->n++] = xasprintf("%s%c%s", key, 0, path);
+}
+
+/* The containers of one runtime state directory `dir`; with `by_namespace`,
+ * dir is <root>/<namespace> and each is also keyed "<namespace>-<id>". */
+static void runtime_states_in(struct strset *out, const char *dir, bool by_namespace)
+{
+	_cleanup_free_ char *base = xstrdup(dir);
+	for (size_t len = strlen(base); len > 1 && base[len - 1] == '/'; len--)
+		base[len - 1] = '\0';
+	DIR *d = opendir(base);
+	if (d == NULL)
+		return;
+	const char *ns = by_namespace ? strrchr(base, '/') + 1 : NULL;
+	struct dirent *de;
+	while ((de = readdir(d))) {
+		if (de->d_name[0] == '.')
+			continue;
+		_cleanup_free_ char *path = xasprintf("%s/%s", base, de->d_name);
+		runtime_state_add(out, de->d_name, path);
+		if (ns && *ns) {
+			_cleanup_free_ char *key = xasprintf("%s-%s", ns, de->d_name);
+			runtime_state_add(out, key, path);
+		}
+	}
+	closedir(d);
+}
+
+/* Every runtime state directory, as "<id>\0<path>" strings (sorted by id):
+ * one reading of each runtime's directory for all candidates. */
+static void runtime_states(struct strset *out)
+{
+	*out = (struct strset){0};
+	for (size_t i = 0; i < ARRAY_SIZE(runtime_state); i++) {
+		glob_t g;
+		if (glob(runtime_state[i].glob, GLOB_NOSORT | GLOB_ONLYDIR, NULL, &g) != 0)
+			continue;
+		for (size_t k = 0; k < g.gl_pathc; k++)
+			runtime_states_in(out, g.gl_pathv[k], runtime_state[i].by_namespace);
+		globfree(&g);
+	}
+	strset_sort(out);
+}
+
+/* The state directory a runtime keeps for the container, or NULL. */
+static const char *runtime_state_of(const struct strset *rt, const char *id)
+{
+	const char *hit = strset_find(rt, id);
+	return hit ? hit + strlen(hit) + 1 : NULL;
+}
+
+/* The network namespaces of every process, as (dev, ino, pid) sorted: one
+ * walk of /proc for all candidates. */
+struct nsproc {
+	dev_t dev;
+	ino_t ino;
+	long pid;
+};
+
+struct nsprocs {
+	struct nsproc *v;
+	size_t n;
+	bool read, failed;
+};
+
+static int nsproc_cmp(const void *a, const void *b)
+{
+	const struct nsproc *x = a, *y = b;
+	if (x->dev != y->dev)
+		return x->dev < y->dev ? -1 : 1;
+	if (x->ino != y->ino)
+		return x->ino < y->ino ? -1 : 1;
+	return 0;
+}
+
+static void nsprocs_read(struct nsprocs *p)
+{
+	p->read = true;
+	DIR *d = opendir("/proc");
+	if (d == NULL) {
+		p->failed = true;
+		return;
+	}
+	struct dirent *de;
+	char path[64];
+	while ((de = readdir(d))) {
+		if (de->d_name[0] < '1' || de->d_name[0] > '9')
+			continue;
+		snprintf(path, sizeof(path), "%.20s/ns/net", de->d_name);
+		struct stat st;
+		if (fstatat(dirfd(d), path, &st, 0) < 0)
+			continue;
+		p->v = xreallocarray(p->v, p->n + 1, sizeof(*p->v));
+		p->v[p->n++] = (struct nsproc){st.st_dev, st.st_ino, strtol(de->d_name, NULL, 10)};
+	}
+	closedir(d);
+	if (p->n > 1)
+		qsort(p->v, p->n, sizeof(*p->v), nsproc_cmp);
+}
+
+/* A process that lives in the network namespace at `path` (its pid), or 0. */
+static long netns_process(struct nsprocs *p, const char *path)
+{
+	struct stat ns;
+	if (stat(path, &ns) < 0)
+		return 0;
+	if (!p->read)
+		nsprocs_read(p);
+	if (p->failed)
+		return 1; /* cannot tell: keep it (pid 1 stands for "some") */
+	struct nsproc key = {ns.st_dev, ns.st_ino, 0};
+	struct nsproc *hit = p->n ? bsearch(&key, p->v, p->n, sizeof(*p->v), nsproc_cmp) : NULL;
+	return hit ? hit->pid : 0;
+}
+
+/* What gc's pruning of port reservations knows. */
+struct gc_alive {
+	const struct hook_config *cfg;
+	struct strset cache_ids;
+};
+
+/* What gc reads once and every verdict uses. */
+struct gc_world {
+	struct strset runtimes;
+	struct nsprocs procs;
+};
+
+struct candidate {
+	char *id;
+	bool own;		     /* <stateDir>/<id>/ exists: the hook attached it */
+	const cnirt_cache_entry **v; /* its cache entries */
+	size_t n;
+};
+
+/* Append "; " and the formatted text to *s. */
+static void PRINTF_LIKE(2, 3) add_evidence(char **s, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	_cleanup_free_ char *part = NULL;
+	if (vasprintf(&part, fmt, ap) < 0)
+		abort();
+	va_end(ap);
+	char *joined = *s ? xasprintf("%s; %s", *s, part) : TAKE_PTR(part);
+	free(*s);
+	*s = joined;
+}
+
+/* The network namespaces the cached result's interfaces name as their
+ * sandbox (--netns-from-result), distinct, in order. */
+static void result_sandboxes(const cnirt_cache_entry *c, char ***out, size_t *n)
+{
+	const char *result = cnirt_cache_entry_result(c);
+	cnirt_error *e = NULL;
+	_cleanup_free_ char *conv = NULL;
+	_cleanup_free_ char *err = NULL;
+	_cleanup_json_ json *v = NULL;
+	if (result == NULL ||
+	    cnirt_result_convert(result, strlen(result), "1.0.0", &conv, &e) < 0 ||
+	    json_parse_with(conv, strlen(conv), "result", &hook_json, &v, &err) < 0) {
+		cnirt_error_free(e);
+		return;
+	}
+	json *ifs = json_obj_get(v, "interfaces");
+	for (size_t i = 0; json_is_array(ifs) && i < ifs->u.array.n; i++) {
+		const char *sb = json_str(json_obj_get(ifs->u.array.v[i], "sandbox"));
+		bool seen = sb == NULL || *sb == '\0';
+		for (size_t k = 0; k < *n && !seen; k++)
+			seen = strcmp((*out)[k], sb) == 0;
+		if (!seen)
+			strv_append(out, n, sb);
+	}
+}
+
+/*
+ * An attachment of another program (no record of the hook): gone only when
+ * every entry names network namespaces and each provably is none any more.
+ * Returns true when gone; *evidence says what was checked or seen.
+ */
+static bool foreign_gone(const struct gc_options *o, const struct candidate *c, char **evidence)
+{
+	for (size_t i = 0; i < c->n; i++) {
+		const cnirt_cache_entry *e = c->v[i];
+		const char *netns = cnirt_cache_entry_netns(e);
+		_cleanup_free_ char *net = shown(cnirt_cache_entry_network(e));
+		_cleanup_free_ char *ifname = shown(cnirt_cache_entry_ifname(e));
+		char **paths = NULL;
+		size_t n_paths = 0;
+		const char *from = "its cache entry";
+		if (netns && *netns) {
+			strv_append(&paths, &n_paths, netns);
+		} else if (o->netns_from_result) {
+			result_sandboxes(e, &paths, &n_paths);
+			from = "the sandbox of its cached result";
+		}
+		if (n_paths == 0) {
+			free(*evidence);
+			*evidence = xasprintf(
+			    "the cache entry of network \"%s\", interface \"%s\" names no network "
+			    "namespace%s and cnihook has no record of it: nothing proves it gone",
+			    net, ifname,
+			    o->netns_from_result ? " (nor does its cached result)" : "");
+			strv_free(paths, n_paths);
+			return false;
+		}
+		for (size_t k = 0; k < n_paths; k++) {
+			_cleanup_free_ char *seen = NULL;
+			int r = netns_probe(paths[k], &seen);
+			if (r != 0) {
+				free(*evidence);
+				*evidence = r > 0 ? xasprintf("%s (named by %s of network \"%s\")",
+							      seen, from, net)
+						  : TAKE_PTR(seen);
+				strv_free(paths, n_paths);
+				return false;
+			}
+			add_evidence(evidence, "%s (named by %s of network \"%s\")", seen, from,
+				     net);
+		}
+		strv_free(paths, n_paths);
+	}
+	return true;
+}
+
+/* The hook's own attachment: gone when no process lives in its pinned
+ * namespace and no namespace its cache entries name exists. */
+static bool own_gone(const struct hook_config *cfg, struct gc_world *w, const struct candidate *c,
+		     char **evidence)
+{
+	_cleanup_free_ char *pin = xasprintf("%s/%s/netns", cfg->state_dir, c->id);
+	_cleanup_free_ char *pin_shown = shown_whole(pin);
+	if (netns_is_netns(pin)) {
+		long pid = netns_process(&w->procs, pin);
+		if (pid) {
+			free(*evidence);
+			*evidence = xasprintf(
+			    "process %ld lives in its pinned network namespace %s", pid, pin_shown);
+			return false;
+		}
+		add_evidence(evidence, "no process lives in its pinned network namespace %s",
+			     pin_shown);
+	} else {
+		add_evidence(evidence, "its pin %s is no network namespace", pin_shown);
+	}
+	for (size_t i = 0; i < c->n; i++) {
+		const char *p = cnirt_cache_entry_netns(c->v[i]);
+		if (p == NULL || *p == '\0' || strcmp(p, pin) == 0)
+			continue;
+		_cleanup_free_ char *seen = NULL;
+		if (netns_probe(p, &seen) != 0) {
+			free(*evidence);
+			*evidence = TAKE_PTR(seen);
+			return false;
+		}
+		add_evidence(evidence, "%s", seen);
+	}
+	return true;
+}
+
+/* Is the container gone? *evidence (a new string) says why or why not. */
+static bool container_gone(const struct hook_config *cfg, const struct gc_options *o,
+			   struct gc_world *w, const struct candidate *c, char **evidence)
+{
+	*evidence = NULL;
+	const char *rt = runtime_state_of(&w->runtimes, c->id);
+	if (rt) {
+		_cleanup_free_ char *p = shown_whole(rt);
+		*evidence = xasprintf("its runtime has state for it (%s)", p);
+		return false;
+	}
+	add_evidence(evidence, "no state of runc, crun or containerd");
+	if (c->own)
+		return own_gone(cfg, w, c, evidence);
+	if (c->n == 0) {
+		add_evidence(evidence, "nothing of it but its lock file or name link");
+		return true;
+	}
+	return foreign_gone(o, c, evidence);
+}
+
+/* The candidates, sorted by id: every container id of the cache and of the
+ * state directory, with its cache entries (sorted together, then grouped:
+ * no search per entry). */
+struct seen {
+	const char *id;
+	const cnirt_cache_entry *entry; /* NULL: a name in the state directory */
+	bool own;
+};
+
+static int seen_cmp(const void *a, const void *b)
+{
+	const struct seen *x = a, *y = b;
+	int c = strcmp(x->id, y->id);
+	if (c)
+		return c;
+	/* Stable for the entries of one id: the cache's (file name) order. */
+	return x->entry && y->entry ? (x->entry < y->entry ? -1 : x->entry > y->entry)
+				    : (x->entry != NULL) - (y->entry != NULL);
+}
+
+static void collect(const struct hook_config *cfg, cnirt_cache_entry **cache, size_t n_cache,
+		    struct candidate **v, size_t *n)
+{
+	struct seen *all = xreallocarray(NULL, n_cache + 1, sizeof(*all));
+	size_t n_all = 0;
+	char **names = NULL;
+	size_t n_names = 0;
+	for (size_t i = 0; i < n_cache; i++)
+		all[n_all++] =
+		    (struct seen){cnirt_cache_entry_container_id(cache[i]), cache[i], false};
+	DIR *d = opendir(cfg->state_dir);
+	struct dirent *de;
+	while (d && (de = readdir(d))) {
+		cnirt_error *e = NULL;
+		_cleanup_free_ char *name = xstrdup(de->d_name);
+		size_t len = strlen(name);
+		/* A lock or a name link (record.h) beside the directory
+		 * stands for its container. */
+		size_t sfx = strlen(RECORD_NAME_SUFFIX);
+		bool lock = len > 5 && strcmp(name + len - 5, ".lock") == 0;
+		bool link = len > sfx && strcmp(name + len - sfx, RECORD_NAME_SUFFIX) == 0;
+		if (lock)
+			name[len - 5] = '\0';
+		else if (link)
+			name[len - sfx] = '\0';
+		if (name[0] == '.' || strcmp(name, "ports") == 0 || log_is_own_file(name) ||
+		    cnirt_check_container_id(name, &e) < 0) {
+			cnirt_error_free(e);
+			continue;
+		}
+		struct stat st;
+		bool own = !lock && !link &&
+			   (de->d_type == DT_DIR ||
+			    (de->d_type == DT_UNKNOWN &&
+			     fstatat(dirfd(d), de->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+			     S_ISDIR(st.st_mode)));
+		strv_append(&names, &n_names, name);
+		all = xreallocarray(all, n_all + 1, sizeof(*all));
+		all[n_all++] = (struct seen){names[n_names - 1], NULL, own};
+	}
+	if (d)
+		closedir(d);
+	if (n_all > 1)
+		qsort(all, n_all, sizeof(*all), seen_cmp);
+	for (size_t i = 0; i < n_all; i++) {
+		if (i == 0 || strcmp(all[i].id, all[i - 1].id) != 0) {
+			*v = xreallocarray(*v, *n + 1, sizeof(**v));
+			(*v)[(*n)++] = (struct candidate){.id = xstrdup(all[i].id)};
+		}
+		struct candidate *c = &(*v)[*n - 1];
+		c->own |= all[i].own;
+		if (all[i].entry) {
+			c->v = xreallocarray(c->v, c->n + 1, sizeof(*c->v));
+			c->v[c->n++] = all[i].entry;
+		}
+	}
+	free(all);
+	strv_free(names, n_names);
+}
+
+/* The file name of a cache entry in <cacheDir>/results, as the reference
+ * library names it (the entry's fields were checked against it). */
+static char *entry_file_name(const cnirt_cache_entry *c)
+{
+	return xasprintf("%s-%s-%s", cnirt_cache_entry_network(c),
+			 cnirt_cache_entry_container_id(c), cnirt_cache_entry_ifname(c));
+}
+
+/* The cache as the GC verb is told it: the entries of the scan (a dry
+ * run leaves out those of the containers it would detach), then, once the
+ * result cache's lock is held, those written since. */
+struct verb_cache {
+	cnirt_cache_entry **v;
+	size_t n;
+	size_t n_scanned; /* v[n_scanned..n) were read under the lock: ours */
+	int lock_fd;
+};
+
+/* Take the result cache's lock, so that no attach ADDs while the GC verb
+ * goes out (an attach in progress finishes first), and add the entries
+ * written since the scan: the files of results/ whose names it did not
+ * see. */
+static int verb_lock(cnirt_ctx *ctx, struct verb_cache *vc)
+{
+	_cleanup_free_ char *err = NULL;
+	if (lock_results(cnirt_ctx_cache_dir(ctx), true, &vc->lock_fd, &err) < 0) {
+		log_error("gc: %s: no GC verb sent", err);
+		return -1;
+	}
+	struct strset seen = {0};
+	for (size_t i = 0; i < vc->n; i++) {
+		_cleanup_free_ char *name = entry_file_name(vc->v[i]);
+		strv_append(&seen.v, &seen.n, name);
+	}
+	strset_sort(&seen);
+	_cleanup_free_ char *dir = xasprintf("%s/results", cnirt_ctx_cache_dir(ctx));
+	DIR *d = opendir(dir);
+	struct dirent *de;
+	while (d && (de = readdir(d))) {
+		cnirt_cache_entry *c = NULL;
+		cnirt_error *e = NULL;
+		if (de->d_name[0] == '.' || strset_find(&seen, de->d_name))
+			continue;
+		if (cnirt_cache_get_file(ctx, de->d_name, &c, &e) < 0)
+			cnirt_error_free(e); /* damaged: the scan's report names it */
+		if (c) {
+			vc->v = xreallocarray(vc->v, vc->n + 1, sizeof(*vc->v));
+			vc->v[vc->n++] = c;
+		}
+	}
+	if (d)
+		closedir(d);
+	strv_free(seen.v, seen.n);
+	return 0;
+}
+
+/* The spec 1.1.0 GC verb for every network that speaks it, with the
+ * attachments the cache holds as the valid ones. */
+static int gc_verb(const struct hook_config *cfg, cnirt_ctx *ctx, bool dry_run,
+		   struct verb_cache *vc)
+{
+	cnirt_confdir *dir = NULL;
+	cnirt_error *e = NULL;
+	if (cnirt_confdir_scan(cfg->conf_dir, &dir, &e) < 0) {
+		log_warn("gc: %s", cnirt_error_msg(e));
+		cnirt_error_free(e);
+		return 0;
+	}
+	int ret = 0;
+	for (size_t i = 0; i < cnirt_confdir_count(dir); i++) {
+		const cnirt_netlist *l = cnirt_confdir_list(dir, i);
+		if (l == NULL || cnirt_version_compare(cnirt_netlist_version(l), "1.1.0") < 0 ||
+		    cnirt_netlist_disable_gc(l))
+			continue;
+		if (!dry_run && vc->lock_fd < 0 && verb_lock(ctx, vc) < 0) {
+			ret = -1;
+			break;
+		}
+		cnirt_attachment_id *valid = xreallocarray(NULL, vc->n + 1, sizeof(*valid));
+		size_t n = 0;
+		for (size_t k = 0; k < vc->n; k++)
+			if (strcmp(cnirt_cache_entry_network(vc->v[k]), cnirt_netlist_name(l)) == 0)
+				valid[n++] =
+				    (cnirt_attachment_id){cnirt_cache_entry_container_id(vc->v[k]),
+							  cnirt_cache_entry_ifname(vc->v[k])};
+		if (dry_run) {
+			printf("gc: network \"%s\": would send GC with %zu valid attachment(s)\n",
+			       cnirt_netlist_name(l), n);
+		} else if (cnirt_gc_cached(ctx, l, valid, n, vc->v, vc->n, &e) < 0) {
+			_cleanup_free_ char *m = cni_error_text(cnirt_netlist_name(l), e);
+			log_error("gc: %s", m);
+			cnirt_error_free(TAKE_PTR(e));
+			ret = -1;
+		} else {
+			printf("gc: network \"%s\": GC sent with %zu valid attachment(s)\n",
+			       cnirt_netlist_name(l), n);
+		}
+		free(valid);
+	}
+	if (vc->lock_fd >= 0)
+		close(vc->lock_fd);
+	cnirt_confdir_free(dir);
+	return ret;
+}
+
+/* The gone container whose attachment record names the cache file `name`
+ * (<network>-<id>-<ifname>), or NULL: its teardown removes the file. */
+static const char *torn_down_with(const struct hook_config *cfg, char **gone, size_t n_gone,
+				  const char *name)
+{
+	for (size_t i = 0; i < n_gone; i++) {
+		size_t len = strlen(gone[i]);
+		const char *at = strstr(name, gone[i]);
+		if (at == NULL || at == name || at[-1] != '-' || at[len] != '-')
+			continue;
+		_cleanup_free_ char *path = record_path(cfg->state_dir, gone[i]);
+		_cleanup_free_ char *err = NULL;
+		struct record *rec = NULL;
+		if (record_read(path, &rec, &err) < 0 || rec == NULL)
+			continue;
+		bool found = false;
+		for (size_t k = 0; k < rec->n && !found; k++) {
+			_cleanup_free_ char *want =
+			    xasprintf("%s-%s-%s", rec->v[k].network, gone[i], rec->v[k].ifname);
+			found = strcmp(want, name) == 0;
+		}
+		record_free(rec);
+		if (found)
+			return gone[i];
+	}
+	return NULL;
+}
+
+/*
+ * The files of the cache that are not readable entries: nothing in them
+ * says which network configuration and container they belong to, so gc
+ * cannot tear them down and leaves them. Run after the teardowns, whose DEL
+ * from the container's record removes the damaged files it names; in a dry
+ * run, `gone` (the containers that would be torn down) says which those are.
+ */
+static void report_damaged(const struct hook_config *cfg, cnirt_ctx *ctx, bool dry_run, char **gone,
+			   size_t n_gone, const cnirt_cache_damage *d, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		_cleanup_free_ char *p = report_cache_file_shown(ctx, d[i].name);
+		const char *id = dry_run ? torn_down_with(cfg, gone, n_gone, d[i].name) : NULL;
+		if (id)
+			log_info("gc: damaged cache entry \"%s\": %s; would be removed by the "
+				 "teardown of container \"%s\" (its record names it)",
+				 p, d[i].problem, id);
+		else
+			log_warn("gc: damaged cache entry \"%s\": %s; left in place, as its "
+				 "network configuration and container cannot be read from it: "
+				 "remove it by hand once its container is gone",
+				 p, d[i].problem);
+	}
+}
+
+/* Is the port reservation holder `id` still attached: its state directory,
+ * or an entry in what is left of the cache (data: a struct strset). */
+static bool holder_alive(void *data, const char *id)
+{
+	const struct gc_alive *a = data;
+	_cleanup_free_ char *dir = xasprintf("%s/%s", a->cfg->state_dir, id);
+	struct stat st;
+	return strset_find(&a->cache_ids, id) || (stat(dir, &st) == 0 && S_ISDIR(st.st_mode));
+}
+
+/* The cache after the teardowns, without reading it again: the entries of
+ * the containers torn down (`detached`) are looked up by file name, the
+ * others kept as they were read. */
+static void cache_after(cnirt_ctx *ctx, const struct strset *detached, cnirt_cache_entry ***cache,
+			size_t *n_cache, cnirt_cache_damage **damaged, size_t *n_damaged)
+{
+	size_t k = 0;
+	for (size_t i = 0; i < *n_cache; i++) {
+		cnirt_cache_entry *c = (*cache)[i];
+		if (strset_find(detached, cnirt_cache_entry_container_id(c))) {
+			_cleanup_free_ char *name = entry_file_name(c);
+			cnirt_cache_entry *now = NULL;
+			cnirt_error *e = NULL;
+			if (cnirt_cache_get_file(ctx, name, &now, &e) < 0)
+				cnirt_error_free(e);
+			cnirt_cache_entry_free(c);
+			c = now;
+		}
+		if (c)
+			(*cache)[k++] = c;
+	}
+	*n_cache = k;
+	_cleanup_free_ char *results = xasprintf("%s/results", cnirt_ctx_cache_dir(ctx));
+	k = 0;
+	for (size_t i = 0; i < *n_damaged; i++) {
+		_cleanup_free_ char *path = xasprintf("%s/%s", results, (*damaged)[i].name);
+		struct stat st;
+		if (lstat(path, &st) == 0)
+			(*damaged)[k++] = (*damaged)[i];
+		else {
+			free((*damaged)[i].name);
+			free((*damaged)[i].problem);
+		}
+	}
+	*n_damaged = k;
+}
+
+/* One container candidate: kept, gone (a dry run says what it would do),
+ * or detached; the ids of those detached (or tried) are added to
+ * `detached`. -1 when a teardown failed. */
+static int sweep_one(const struct hook_config *cfg, const struct gc_options *o, struct gc_world *w,
+		     const struct candidate *c, struct strset *gone, struct strset *detached)
+{
+	_cleanup_free_ char *why = NULL;
+	if (!container_gone(cfg, o, w, c, &why)) {
+		printf("gc: container \"%s\": kept: %s\n", c->id, why);
+		return 0;
+	}
+	if (o->dry_run) {
+		strv_append(&gone->v, &gone->n, c->id);
+		printf("gc: container \"%s\": gone: would detach %zu attachment(s) and remove its "
+		       "state (%s)\n",
+		       c->id, c->n, why);
+		return 0;
+	}
+	size_t done = 0;
+	int r = engine_detach(cfg, c->id, "gc", &done);
+	strv_append(&detached->v, &detached->n, c->id);
+	if (r == 1)
+		printf("gc: container \"%s\": kept: busy (a stage holds its lock), left for "
+		       "later\n",
+		       c->id);
+	else if (r == 0)
+		printf("gc: container \"%s\": gone: detached %zu attachment(s)%s, state removed "
+		       "(%s)\n",
+		       c->id, done,
+		       done < c->n ? " (the others name a live namespace by now: left alone)" : "",
+		       why);
+	else
+		printf("gc: container \"%s\": gone: teardown failed (the log says why), left "
+		       "for the next run (%s)\n",
+		       c->id, why);
+	return r < 0 ? -1 : 0;
+}
+
+/* Every container of the cache and the state directory, judged against
+ * one reading of /proc and the runtimes' state directories. */
+static int sweep(const struct hook_config *cfg, const struct gc_options *o,
+		 cnirt_cache_entry **cache, size_t n_cache, struct strset *gone,
+		 struct strset *detached)
+{
+	struct candidate *v = NULL;
+	size_t n = 0;
+	collect(cfg, cache, n_cache, &v, &n);
+	struct gc_world w = {0};
+	runtime_states(&w.runtimes);
+	int failed = 0;
+	for (size_t i = 0; i < n; i++) {
+		failed |= sweep_one(cfg, o, &w, &v[i], gone, detached) < 0;
+		free(v[i].id);
+		free(v[i].v);
+	}
+	free(v);
+	strv_free(w.runtimes.v, w.runtimes.n);
+	free(w.procs.v);
+	return failed ? -1 : 0;
+}
+
+/* Reservations, pin index entries and attachment lists of containers gone
+ * without a teardown (a state directory wiped, a hook killed). */
+static void prune_indexes(const struct hook_config *cfg, const cnirt_ctx *ctx,
+			  cnirt_cache_entry **cache, size_t n_cache)
+{
+	struct gc_alive a = {.cfg = cfg};
+	for (size_t i = 0; i < n_cache; i++)
+		strv_append(&a.cache_ids.v, &a.cache_ids.n,
+			    cnirt_cache_entry_container_id(cache[i]));
+	strset_sort(&a.cache_ids);
+	ports_prune(cfg->state_dir, holder_alive, &a);
+	attlist_sweep(cnirt_ctx_cache_dir(ctx), holder_alive, &a);
+	strv_free(a.cache_ids.v, a.cache_ids.n);
+	netns_index_sweep(cfg->state_dir);
+}
+
+/* The cache entries the GC verb is told are valid. A dry run tears
+ * nothing down, so it leaves out those of the containers it would detach,
+ * as a real run sends them. The entries stay the cache's. */
+static cnirt_cache_entry **verb_valid(const struct gc_options *o, struct strset *gone,
+				      cnirt_cache_entry **cache, size_t *n)
+{
+	cnirt_cache_entry **v = xreallocarray(NULL, *n + 1, sizeof(*v));
+	strset_sort(gone);
+	size_t k = 0;
+	for (size_t i = 0; i < *n; i++)
+		if (!o->dry_run || !strset_find(gone, cnirt_cache_entry_container_id(cache[i])))
+			v[k++] = cache[i];
+	*n = k;
+	return v;
+}
+
+int gc_run(const struct hook_config *cfg, const struct gc_options *o)
+{
+	if (geteuid() != 0) {
+		log_error("gc needs root (it reads the state directory and the cache, and runs "
+			  "the plugins)");
+		return 1;
+	}
+	cnirt_ctx *ctx = hookconf_ctx(cfg);
+	cnirt_cache_entry **cache = NULL;
+	size_t n_cache = 0;
+	cnirt_cache_damage *damaged = NULL;
+	size_t n_damaged = 0;
+	cnirt_error *e = NULL;
+	if (cnirt_cache_scan(ctx, &cache, &n_cache, &damaged, &n_damaged, &e) < 0) {
+		log_error("gc: %s", cnirt_error_msg(e));
+		cnirt_error_free(e);
+		cnirt_ctx_free(ctx);
+		return 1;
+	}
+	struct strset gone = {0}; /* in a dry run, what would be gone */
+	struct strset detached = {0};
+	int failed = sweep(cfg, o, cache, n_cache, &gone, &detached) < 0;
+	/* The teardowns changed the cache: what is left of it now. */
+	if (detached.n) {
+		strset_sort(&detached);
+		cache_after(ctx, &detached, &cache, &n_cache, &damaged, &n_damaged);
+	}
+	strv_free(detached.v, detached.n);
+	if (!o->dry_run)
+		prune_indexes(cfg, ctx, cache, n_cache);
+	fflush(stdout);
+	report_damaged(cfg, ctx, o->dry_run, gone.v, gone.n, damaged, n_damaged);
+	struct verb_cache vc = {.n = n_cache, .lock_fd = -1};
+	vc.v = verb_valid(o, &gone, cache, &vc.n);
+	vc.n_scanned = vc.n;
+	if (gc_verb(cfg, ctx, o->dry_run, &vc) < 0)
+		failed = 1;
+	for (size_t i = vc.n_scanned; i < vc.n; i++)
+		cnirt_cache_entry_free(vc.v[i]);
+	free(vc.v);
+	cnirt_cache_entries_free(cache, n_cache);
+	cnirt_cache_damage_free(damaged, n_damaged);
+	strv_free(gone.v, gone.n);
+	cnirt_ctx_free(ctx);
+	return failed ? 1 : 0;
+}

@@ -1,0 +1,23 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* What is attached: `cnihook status [ID]` and `cnihook list`. */
+#ifndef CNIHOOK_INVENTORY_H
+#define CNIHOOK_INVENTORY_H
+
+#include <stdbool.h>
+
+#include "base/hookconf.h"
+
+/* The network status of one container (id, or a prefix of one id) or of
+ * every container the hook attached (id NULL): a table, or JSON. Tables
+ * show ids cut to 12 characters unless no_trunc. Returns the exit status. */
+int report_status(const struct hook_config *cfg, const char *id, bool as_json, bool no_trunc);
+/* Every attachment in the cache, whoever made it, and what gc makes of it:
+ * a table, or JSON. */
+int report_list(const struct hook_config *cfg, bool as_json, bool no_trunc);
+
+struct cnirt_ctx;
+/* The full path of the cache file `name` (of cnirt_cache_list_damaged()),
+ * escaped for a message but never cut, so that it can be removed by hand. */
+char *report_cache_file_shown(const struct cnirt_ctx *ctx, const char *name);
+
+#endif

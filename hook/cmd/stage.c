@@ -1,0 +1,219 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * The OCI hook's stages: createRuntime (or prestart) attaches, poststop
+ * detaches (stage.h). The state on stdin and the bundle's config.json say
+ * which container, its annotations and policy what to attach; the engine
+ * (engine.h) carries it out. This file reports what fails before the
+ * engine runs; the engine reports its own failures.
+ */
+#include "config.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "base/log.h"
+#include "cmd/stage.h"
+#include "engine/engine.h"
+#include "request/oci-state.h"
+#include "request/policy.h"
+#include "state/netns-pin.h"
+
+#define STATE_MAX_SIZE (1u << 20)
+
+/* What the stage knows of its run before the engine starts. */
+struct hook_call {
+	const struct hook_config *cfg;
+	const char *stage;
+	const char *id;	    /* the key in its engine scope (oci-state.h) */
+	const char *oci_id; /* the OCI id, as the state gives it */
+};
+
+int stage_parse(const char *s, enum stage *out)
+{
+	if (strcmp(s, "createRuntime") == 0 || strcmp(s, "prestart") == 0)
+		*out = STAGE_ATTACH;
+	else if (strcmp(s, "poststop") == 0)
+		*out = STAGE_DETACH;
+	else
+		return -1;
+	return 0;
+}
+
+/* The network namespace to attach (*source), as the selection, config.json
+ * or the state give it: 1 when the container is left alone (it shares the
+ * host's namespace, or joins one attached already), -1 when it cannot be
+ * attached (*err). */
+static int namespace_source(const struct hook_call *r, const struct oci_state *st,
+			    const struct selection *sel, const char *by, char **source, char **err)
+{
+	if (!st->netns_in_config) {
+		if (by) {
+			*err =
+			    xasprintf("annotation \"%s\": the container has no network namespace "
+				      "of its own (it shares the host's): refusing to attach "
+				      "networks to the host",
+				      by);
+			return -1;
+		}
+		log_info("%s %s: left alone: the container shares the host's network namespace",
+			 r->id, r->stage);
+		return 1;
+	}
+	if (sel->netns) {
+		/* Allowed by the policy (a VM runtime's namespace, say). */
+		*source = xstrdup(sel->netns);
+	} else if (st->netns_path) {
+		if (netns_index_find(r->cfg->state_dir, st->netns_path, r->id)) {
+			log_info("%s %s: left alone: it joins the network namespace of another "
+				 "attached container (%s)",
+				 r->id, r->stage, st->netns_path);
+			return 1;
+		}
+		*source = xstrdup(st->netns_path);
+	} else if (st->pid > 0) {
+		*source = xasprintf("/proc/%d/ns/net", (int)st->pid);
+	} else {
+		*err = xstrdup("OCI state: field \"pid\": needed to find the network namespace, "
+			       "but absent or 0");
+		return -1;
+	}
+	/* Never the host's own namespace, whatever config.json or the state
+	 * says (a path to /proc/1/ns/net, the pid of a host process...). */
+	if (netns_refuse_host(*source, err) < 0) {
+		free(TAKE_PTR(*source));
+		return -1;
+	}
+	return 0;
+}
+
+static int parse_container(void *data, const struct kv *ann, size_t n, struct selection *sel,
+			   char **err)
+{
+	const struct hook_call *r = data;
+	return annotations_parse(ann, n, r->cfg->default_networks, r->cfg->n_default_networks,
+				 r->oci_id, sel, err);
+}
+
+/* The selection of the container's annotations, as the policy allows it;
+ * sel->n is 0 when there is nothing to attach. */
+static int select_networks(struct hook_call *r, const struct oci_state *st, struct selection *sel,
+			   char **err)
+{
+	r->oci_id = st->id;
+	if (policy_select(&r->cfg->policy, st->annotations, st->n_annotations, parse_container, r,
+			  sel, err) < 0)
+		return -1;
+	if (sel->skip_reason)
+		log_info("%s %s: left alone: %s", r->id, r->stage, sel->skip_reason);
+	return 0;
+}
+
+/* A failure before the engine runs: the stage's one line. */
+static void stage_fail(const struct hook_call *r, const char *msg)
+{
+	log_error("%s %s: %s", r->id ? r->id : "-", r->stage, msg);
+}
+
+static int attach(struct hook_call *r, const struct oci_state *st)
+{
+	struct selection sel = {0};
+	_cleanup_free_ char *err = NULL;
+	_cleanup_free_ char *source = NULL;
+	const char *by = annotations_selected_by(st->annotations, st->n_annotations);
+	int ret = select_networks(r, st, &sel, &err);
+	if (ret == 0 && sel.n > 0 && !sel.skip_reason) {
+		ret = namespace_source(r, st, &sel, by, &source, &err);
+		if (ret == 0) {
+			struct engine_container c = {
+			    .id = r->id,
+			    .stage = r->stage,
+			    .bundle = st->bundle,
+			    .name = strcmp(st->name, st->key) != 0 ? st->name : NULL,
+			    .pid = st->pid,
+			};
+			ret = engine_attach_container(r->cfg, &c, &sel, by, source);
+		} else if (ret > 0) {
+			ret = 0;
+		}
+	}
+	if (ret < 0 && err)
+		stage_fail(r, err);
+	selection_free(&sel);
+	return ret;
+}
+
+/* The OCI state on `fd`, with config.json loaded when the stage needs it
+ * (poststop needs nothing of it: the record and the cache say what to tear
+ * down, and a bundle damaged since the container started must not keep
+ * its networks attached). The stage is inferred from the status when
+ * *stage is STAGE_NONE. */
+static int read_state(struct hook_call *r, int fd, enum stage *stage, struct oci_state **out,
+		      char **err)
+{
+	_cleanup_free_ char *buf = NULL;
+	_cleanup_free_ char *e = NULL;
+	size_t len;
+	if (read_all_fd(fd, STATE_MAX_SIZE, &buf, &len, &e) < 0) {
+		*err = xasprintf("OCI state on stdin: %s", e);
+		return -1;
+	}
+	struct oci_state *st = NULL;
+	if (ocistate_parse_state(buf, len, &st, err) < 0)
+		return -1;
+	*out = st; /* the caller's, also on failure: r->id is its key */
+	/* The id in the container's engine scope (CNI_CONTAINERID, the state
+	 * directory's name); the bundle tells containers of one id apart. */
+	r->id = st->key;
+	if (*stage == STAGE_NONE) {
+		if (strcmp(st->status, "creating") == 0 || strcmp(st->status, "created") == 0) {
+			*stage = STAGE_ATTACH;
+			r->stage = "createRuntime";
+		} else if (strcmp(st->status, "stopped") == 0) {
+			*stage = STAGE_DETACH;
+			r->stage = "poststop";
+		} else {
+			*err = xasprintf("OCI state: field \"status\": \"%s\" names no stage (give "
+					 "createRuntime or poststop)",
+					 st->status);
+			return -1;
+		}
+	}
+	if (ocistate_load_config(st, false, err) < 0) {
+		if (*stage == STAGE_ATTACH) {
+			return -1;
+		}
+		log_warn("%s %s: %s; not needed to detach, going on", r->id, r->stage, *err);
+		free(TAKE_PTR(*err));
+	}
+	if (*stage == STAGE_ATTACH && !st->has_config) {
+		*err = st->bundle
+			   ? xasprintf("OCI state: field \"bundle\": no readable config.json "
+				       "in \"%s\"",
+				       st->bundle)
+			   : xstrdup("OCI state: field \"bundle\": missing, config.json "
+				     "cannot be read");
+		return -1;
+	}
+	return 0;
+}
+
+int stage_run(const struct hook_config *cfg, enum stage stage, const char *stage_name, int fd)
+{
+	struct hook_call r = {.cfg = cfg, .stage = stage_name ? stage_name : "hook"};
+	_cleanup_free_ char *err = NULL;
+	struct oci_state *st = NULL;
+	if (read_state(&r, fd, &stage, &st, &err) < 0) {
+		stage_fail(&r, err);
+		ocistate_free(st);
+		return 1;
+	}
+	int ret;
+	if (stage == STAGE_ATTACH) {
+		ret = attach(&r, st);
+	} else {
+		struct engine_container c = {.id = r.id, .stage = r.stage, .bundle = st->bundle};
+		ret = engine_detach_container(cfg, &c);
+	}
+	ocistate_free(st);
+	return ret < 0 ? 1 : 0;
+}

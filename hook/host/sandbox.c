@@ -1,0 +1,354 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * The sandbox around the plugins: capability bounding set, inheritable and
+ * ambient sets reduced to a configured list, no_new_privs, and a seccomp
+ * filter that fails with EPERM the system calls no CNI plugin needs. The
+ * filter is compiled by libseccomp when cnihook is built (seccomp-gen.c has
+ * its rules) and linked in as hook/seccomp-filter.c.
+ *
+ * Everything that allocates or can fail for a reason other than the kernel
+ * (capability names) happens in sandbox_prepare(), in the hook's own
+ * process. sandbox_apply() runs in the plugin's child process before its
+ * execve() (libcnirt's preexec function; the child shares the hook's
+ * memory, see lib/exec.c) and makes only system calls (prctl, capset and
+ * seccomp; libcap only names the capabilities); what the hook has already
+ * applied to itself
+ * (sandbox_enter(), sandbox_confine()) it inherits and skips.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <signal.h>
+#include <linux/capability.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
+#include <stdint.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/capability.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "base/suggest.h"
+#include "base/util.h"
+#include "host/sandbox.h"
+
+/*
+ * The default capabilities: the smallest set with which Debian's plugins
+ * (containernetworking-plugins 1.1.1: bridge, ptp, macvlan, ipvlan,
+ * host-local, static, portmap, firewall, tuning, bandwidth, loopback) all
+ * ADD, CHECK and DEL, found by removing one capability at a time from a
+ * working set (the experiment was reported when the sandbox was made). host-local's
+ * leases, iptables' lock and the sysctls plugins write are root's files
+ * with the usual modes: root's ownership is enough for them.
+ */
+static const char *const default_caps[] = {
+    /* setns(CLONE_NEWNET) into the container's namespace: without it
+     * bridge, ptp, macvlan, ipvlan, loopback, tuning and bandwidth fail
+     * with "error switching to ns ...: operation not permitted". */
+    "CAP_SYS_ADMIN",
+    /* Every netlink change: links (bridge "could not add", ptp "failed to
+     * make veth pair", macvlan "failed to create macvlan"), addresses,
+     * routes, qdiscs and ifb devices (bandwidth), nf_tables rules
+     * (portmap, firewall; iptables-nft), net.* sysctls (tuning). */
+    "CAP_NET_ADMIN",
+    /* iptables-legacy (Debian's other iptables alternative) talks to the
+     * kernel through a raw socket: without it portmap and firewall fail
+     * with "can't initialize iptables table `nat': Permission denied". */
+    "CAP_NET_RAW",
+    /* tuning keeps what it changes (mac, mtu, promisc, allmulti) in
+     * /run/cni/tuning, directories it creates with mode 0600 (no search
+     * permission even for root's own files): without it ADD fails with
+     * "failed to save file eth0.json: ... permission denied", and so does
+     * every container given a MAC through tuning's mac capability. */
+    "CAP_DAC_OVERRIDE",
+};
+
+struct sandbox {
+	bool enabled;
+	uint64_t keep; /* bit n: keep capability n */
+	int last_cap;  /* the kernel's highest capability number */
+	bool seccomp;
+	struct sock_fprog prog; /* the compiled filter, when seccomp */
+	pid_t hook;		/* the hook's pid, for the parent-death check */
+	bool entered;		/* the hook's own sets are reduced already */
+	bool confined;		/* the hook runs under no_new_privs and the filter */
+};
+
+void sandbox_defaults(struct sandbox_config *s)
+{
+	memset(s, 0, sizeof(*s));
+	s->enabled = true;
+	for (size_t i = 0; i < ARRAY_SIZE(default_caps); i++)
+		strv_append(&s->capabilities, &s->n_capabilities, default_caps[i]);
+	s->seccomp = true;
+}
+
+void sandbox_config_free(struct sandbox_config *s)
+{
+	if (s == NULL)
+		return;
+	strv_free(s->capabilities, s->n_capabilities);
+	s->capabilities = NULL;
+	s->n_capabilities = 0;
+}
+
+static int bad(char **err, const char *path, const char *field, const char *problem)
+{
+	return set_error(err, "%s: field \"sandbox.%s\": %s", path, field, problem);
+}
+
+/* A capability name as libcap knows it, "CAP_NET_ADMIN" (any case). */
+static int cap_number(const char *name, cap_value_t *out)
+{
+	cap_value_t c;
+	if (strncasecmp(name, "CAP_", 4) != 0 || cap_from_name(name, &c) < 0 || c < 0 || c > 63)
+		return -1;
+	*out = c;
+	return 0;
+}
+
+static int get_caps(json *v, const char *path, char ***out, size_t *n_out, char **err)
+{
+	if (!json_is_array(v))
+		return bad(err, path, "capabilities",
+			   "must be an array of capability names (\"CAP_NET_ADMIN\")");
+	char **caps = NULL;
+	size_t n = 0;
+	for (size_t i = 0; i < v->u.array.n; i++) {
+		_cleanup_free_ char *field = xasprintf("capabilities[%zu]", i);
+		const char *s = json_str(v->u.array.v[i]);
+		cap_value_t c;
+		int r = 0;
+		if (s == NULL)
+			r = bad(err, path, field, "must be a string");
+		else if (cap_number(s, &c) < 0) {
+			_cleanup_free_ char *p =
+			    xasprintf("\"%s\" is not a capability name (like \"CAP_NET_ADMIN\", "
+				      "see capabilities(7))",
+				      s);
+			r = bad(err, path, field, p);
+		}
+		if (r < 0) {
+			strv_free(caps, n);
+			return -1;
+		}
+		strv_append(&caps, &n, s);
+	}
+	*out = caps;
+	*n_out = n;
+	return 0;
+}
+
+int sandbox_parse(const json *v, const char *path, struct sandbox_config *out, char **err)
+{
+	struct sandbox_config c;
+	sandbox_defaults(&c);
+	if (v == NULL) {
+		*out = c;
+		return 0;
+	}
+	if (!json_is_object(v)) {
+		sandbox_config_free(&c);
+		return set_error(err, "%s: field \"sandbox\": must be an object", path);
+	}
+	for (size_t i = 0; i < v->u.object.n; i++) {
+		const char *k = v->u.object.k[i];
+		json *x = v->u.object.v[i];
+		int r = 0;
+		if (strcmp(k, "enabled") == 0) {
+			if (!json_is_true(x) && !json_is_false(x))
+				r = bad(err, path, k, "must be true or false");
+			else
+				c.enabled = json_is_true(x);
+		} else if (strcmp(k, "capabilities") == 0) {
+			char **caps = NULL;
+			size_t n = 0;
+			r = get_caps(x, path, &caps, &n, err);
+			if (r == 0) {
+				strv_free(c.capabilities, c.n_capabilities);
+				c.capabilities = caps;
+				c.n_capabilities = n;
+			}
+		} else if (strcmp(k, "seccomp") == 0) {
+			const char *s = json_str(x);
+			if (s && strcmp(s, "default") == 0)
+				c.seccomp = true;
+			else if (s && strcmp(s, "off") == 0)
+				c.seccomp = false;
+			else
+				r = bad(err, path, k, "must be \"default\" or \"off\"");
+		} else {
+			/* Those of the branches above. */
+			static const char *const fields[] = {"enabled", "capabilities", "seccomp"};
+			_cleanup_free_ char *problem = suggest_unknown(
+			    "unknown field", k, "sandbox.", fields, ARRAY_SIZE(fields));
+			r = bad(err, path, k, problem);
+		}
+		if (r < 0) {
+			sandbox_config_free(&c);
+			return -1;
+		}
+	}
+	*out = c;
+	return 0;
+}
+
+void sandbox_free(struct sandbox *s)
+{
+	if (s == NULL)
+		return;
+	free(s);
+}
+
+int sandbox_prepare(const struct sandbox_config *c, struct sandbox **out, char **err)
+{
+	struct sandbox *s = xzalloc(sizeof(*s));
+	s->hook = getpid();
+	s->enabled = c->enabled;
+	s->seccomp = c->seccomp;
+	if (!c->enabled) {
+		*out = s;
+		return 0;
+	}
+	for (size_t i = 0; i < c->n_capabilities; i++) {
+		cap_value_t v;
+		if (cap_number(c->capabilities[i], &v) < 0) {
+			sandbox_free(s);
+			return set_error(
+			    err,
+			    "field \"sandbox.capabilities\": \"%s\" is not a capability "
+			    "name",
+			    c->capabilities[i]);
+		}
+		s->keep |= UINT64_C(1) << v;
+	}
+	/* The kernel's highest capability (/proc/sys/kernel/cap_last_cap),
+	 * which may be above or below what libcap was built with. */
+	s->last_cap = (int)cap_max_bits() - 1;
+	if (s->last_cap > 63)
+		s->last_cap = 63;
+	/* The program seccomp-gen compiled when cnihook was built. The kernel
+	 * only reads it. */
+	s->prog.len = sandbox_filter_len;
+	s->prog.filter = (struct sock_filter *)sandbox_filter;
+	*out = s;
+	return 0;
+}
+
+/*
+ * The sandbox's one exception to hook/'s error convention (-1 and *err):
+ * what runs in the plugin's process between clone() and execve()
+ * (sandbox_apply() and the reduce_sets() and restrict_process() it calls)
+ * must be async-signal-safe and cannot allocate a message, so it returns 0
+ * or an errno value, as cnirt_preexec_fn asks; libcnirt turns that into
+ * the plugin's error. sandbox_confine() and sandbox_enter(), in the hook's
+ * own process, are the edge.
+ */
+
+/* The bounding and inheritable sets reduced to what the sandbox keeps, in
+ * the calling process: 0 or an errno value. No allocation. */
+static int reduce_sets(const struct sandbox *s)
+{
+	/* The bounding set first (needs CAP_SETPCAP, which it may drop).
+	 * Dropped straight away: a capability is read first only when the
+	 * drop is refused, since dropping one already gone is no error. */
+	for (int c = 0; c <= s->last_cap; c++) {
+		if (s->keep & (UINT64_C(1) << c))
+			continue;
+		if (prctl(PR_CAPBSET_DROP, (unsigned long)c, 0, 0, 0) == 0)
+			continue;
+		if (errno == EINVAL)
+			break; /* beyond the kernel's last capability */
+		int e = errno;
+		if (e == EPERM && prctl(PR_CAPBSET_READ, (unsigned long)c, 0, 0, 0) == 0)
+			continue; /* not ours to drop, and not there anyway */
+		return e;
+	}
+
+	/* The inheritable set: after execve, a root process's permitted set
+	 * is its inheritable set plus the bounding set. capget/capset
+	 * directly: libcap's cap_set_proc() allocates. */
+	struct __user_cap_header_struct hdr = {.version = _LINUX_CAPABILITY_VERSION_3, .pid = 0};
+	struct __user_cap_data_struct d[_LINUX_CAPABILITY_U32S_3];
+	memset(d, 0, sizeof(d));
+	if (syscall(SYS_capget, &hdr, d) < 0)
+		return errno;
+	d[0].inheritable &= (uint32_t)s->keep;
+	d[1].inheritable &= (uint32_t)(s->keep >> 32);
+	if (syscall(SYS_capset, &hdr, d) < 0)
+		return errno;
+	return 0;
+}
+
+void sandbox_enter(struct sandbox *s)
+{
+	/* What the hook executes inherits its bounding and inheritable sets;
+	 * its own effective capabilities stay. Reduced once here, the plugin's
+	 * own step has only a few calls left (without CAP_SETPCAP, as a
+	 * non-root user, each plugin's step does it instead). */
+	if (s && s->enabled && reduce_sets(s) == 0)
+		s->entered = true;
+}
+
+/* The part of the sandbox that is inherited by every process a process
+ * starts: no ambient capabilities, no_new_privs, the seccomp filter. */
+static int restrict_process(const struct sandbox *s)
+{
+	/* The ambient set (EINVAL: a kernel without ambient capabilities). */
+	if (prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0) < 0 && errno != EINVAL)
+		return errno;
+	/* No privileges from set-user-ID programs or file capabilities, and
+	 * what allows an unprivileged process to load the filter. */
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
+		return errno;
+	if (s->seccomp && prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &s->prog, 0, 0) < 0)
+		return errno;
+	return 0;
+}
+
+int sandbox_confine(struct sandbox *s, char **err)
+{
+	if (s == NULL || !s->enabled)
+		return 0;
+	sandbox_enter(s);
+	/* The filter is loaded into the kernel once, here, instead of once
+	 * per plugin (each load copies, checks and JIT-compiles it). The
+	 * errno of restrict_process(), shared with the plugin's process,
+	 * becomes the hook's error here. */
+	int e = restrict_process(s);
+	if (e)
+		return set_error(err, "%s", strerror(e));
+	s->confined = true;
+	return 0;
+}
+
+int sandbox_apply(void *data)
+{
+	const struct sandbox *s = data;
+	if (s == NULL || !s->enabled)
+		return 0;
+
+	/* A plugin must not outlive the hook: a hook killed in the middle of
+	 * an ADD leaves a record that poststop or gc tear down, and a plugin
+	 * that went on would add after that DEL. (Kept across the execve of a
+	 * plugin without set-user-ID bits.)
+	 * The plugin's parent is libcnirt's helper (lib/exec.c), which dies
+	 * with the hook; the hook itself in a build that forks plugins. */
+	pid_t parent = getppid();
+	if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) < 0)
+		return errno;
+	if (getppid() != parent || (parent != s->hook && kill(s->hook, 0) < 0 && errno == ESRCH))
+		return ESRCH; /* the parent or the hook died before the line above */
+
+	if (!s->entered) {
+		int e = reduce_sets(s);
+		if (e)
+			return e;
+	}
+
+	/* One thread after fork(): the filter needs no thread
+	 * synchronisation. */
+	return s->confined ? 0 : restrict_process(s);
+}

@@ -1,0 +1,53 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * What the readers of annotations (annotations.c, port-mappings.c, addresses.c,
+ * bandwidth.c, cni-args.c, kube-pod.c) share: finding a value, its text
+ * (white space, comma-separated items), its JSON, and the messages.
+ *
+ * A helper that checks part of a value reports a problem without the
+ * annotation (char **problem, set_error()); the function that knows the
+ * annotation puts it in front with ann_fail(): `annotation "KEY": problem`.
+ */
+#ifndef CNIHOOK_ANNVALUE_H
+#define CNIHOOK_ANNVALUE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "base/util.h"
+
+/* The value of annotation key, or NULL ("" for a NULL value). Repetition,
+ * size and encoding of every annotation cnihook reads are checked before
+ * (annotations.c). */
+const char *ann_get(const struct kv *ann, size_t n, const char *key);
+
+/* `annotation "key": problem` into *err; takes problem. Returns -1. */
+int ann_fail(char **err, const char *key, char *problem);
+/* Put "prefix: " in front of *problem. Returns -1. */
+int ann_prefix(char **problem, const char *prefix);
+/* `unknown field "k"` and the nearest of known[0..n) into *problem.
+ * Returns -1. */
+int ann_unknown_field(char **problem, const char *k, const char *const *known, size_t n);
+
+/* A control byte (below 0x20, or DEL). */
+bool ann_is_control(unsigned char c);
+/* s past its leading white space (space, tab, CR, LF). */
+const char *ann_skip_space(const char *s);
+/* s[0..len) without white space around it, as a new string. */
+char *ann_trimmed(const char *s, size_t len);
+/* Split `value` at `sep` into trimmed items (caller frees with strv_free).
+ * An empty value or item is a problem ("is empty", "item N is empty"). */
+int ann_split(const char *value, char sep, char ***items, size_t *n, char **problem);
+
+/* A value's JSON, with the hook's limits (hook_json); the problem without
+ * a place prefix. */
+int ann_json(const char *value, json **out, char **problem);
+/* An integer of JSON text (digits, optional '-', no fraction or exponent)
+ * in [min, max] into *out, else -1 (no message: the caller says what it
+ * expected). */
+int ann_json_int(const json *v, long long min, long long max, long long *out);
+/* The string of member `field`, or the problem
+ * `field "F": is TYPE, expected a string`. */
+int ann_json_string(const json *v, const char *field, const char **out, char **problem);
+
+#endif

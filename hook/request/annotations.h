@@ -1,0 +1,83 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * The container's annotations (cnihook-annotations(7)): which networks to
+ * attach, with which interface names and capability arguments. This is input
+ * written by whoever creates the container: every byte is validated, and a
+ * refusal names the annotation and the problem.
+ */
+#ifndef CNIHOOK_ANNOTATIONS_H
+#define CNIHOOK_ANNOTATIONS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "base/util.h"
+
+#define ANN_NPWG_NETWORKS "k8s.v1.cni.cncf.io/networks"
+/* Every key with this prefix (any case) must be one of those below: an
+ * unknown one is refused, with the nearest known key. */
+#define ANN_PREFIX    "io.cnihook."
+#define ANN_NETWORKS  ANN_PREFIX "networks"
+#define ANN_PORTS     ANN_PREFIX "ports"
+#define ANN_MAC	      ANN_PREFIX "mac"
+#define ANN_IPS	      ANN_PREFIX "ips"
+#define ANN_BANDWIDTH ANN_PREFIX "bandwidth"
+#define ANN_ARGS      ANN_PREFIX "args"
+#define ANN_NETNS     ANN_PREFIX "netns"
+
+/* One requested attachment. JSON members are normalised compact JSON text. */
+struct attach_req {
+	char *network; /* network name (a valid CNI network name) */
+	char *ns;      /* NPWG "namespace", or NULL */
+	char *ifname;  /* always set after parsing: named, or eth0, eth1, ... */
+	char **ips;    /* CIDRs ("10.1.2.3/24"), n_ips of them */
+	size_t n_ips;
+	char *mac; /* "aa:bb:cc:dd:ee:ff" (lower case), or NULL */
+	char *
+	    port_mappings; /* JSON array of {hostPort, containerPort, protocol, hostIP?}, or NULL */
+	char *bandwidth;   /* JSON object (CONVENTIONS.md bandwidth), or NULL */
+	char *ib_guid;	   /* infiniband GUID, or NULL */
+	char *cni_args;	   /* JSON object (NPWG "cni-args"), or NULL */
+	char **default_route; /* gateway IPs (NPWG "default-route"), n of them */
+	size_t n_default_route;
+	/* The annotation port_mappings came from when it is not the selection
+	 * (ANN_PORTS), or NULL; for messages. */
+	const char *ports_key;
+};
+
+struct selection {
+	struct attach_req *v; /* in order */
+	size_t n;
+	struct kv *args; /* io.cnihook.args pairs, in order */
+	size_t n_args;
+	struct kv *pod; /* K8S_POD_NAME, K8S_POD_NAMESPACE, K8S_POD_UID,
+			 * K8S_POD_INFRA_CONTAINER_ID from the engine's annotations */
+	size_t n_pod;
+	char *netns; /* io.cnihook.netns, or NULL */
+	/* Not NULL: leave this container alone, and why (not a pod sandbox). */
+	const char *skip_reason;
+};
+
+/* Parse the annotations (ann[0..n)). An unknown io.cnihook.* key is
+ * refused first, whatever else is set (`annotation "KEY": unknown key; did
+ * you mean "io.cnihook.ports"? (known: ...)`). Without a selection
+ * annotation the default networks apply (none: an empty selection).
+ * container_id is the OCI id (for K8S_POD_INFRA_CONTAINER_ID). */
+int annotations_parse(const struct kv *ann, size_t n, char *const *default_networks,
+		      size_t n_default, const char *container_id, struct selection *out,
+		      char **err);
+/* The same for a pod's annotations as a CNI plugin gets them: no default
+ * networks, the K8S_POD_* pairs given (pod[0..n_pod), from CNI_ARGS), the
+ * interfaces net1, net2, ... unless named. */
+int annotations_parse_pod(const struct kv *ann, size_t n, const struct kv *pod, size_t n_pod,
+			  struct selection *out, char **err);
+/* Does any annotation concern cnihook (the NPWG selection or an
+ * io.cnihook.* key, the prefix in any case, as the hook refuses a key
+ * it does not know in any case)? Without one a pod is left alone. */
+bool annotations_select(const struct kv *ann, size_t n);
+/* The annotation that selected the networks (the NPWG key or
+ * io.cnihook.networks), for messages; NULL when none did. */
+const char *annotations_selected_by(const struct kv *ann, size_t n);
+void selection_free(struct selection *s);
+
+#endif

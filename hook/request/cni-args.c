@@ -1,0 +1,91 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* CNI_ARGS pairs that annotations ask for (cni-args.h). */
+#include "config.h"
+
+#include <string.h>
+#include <strings.h>
+
+#include "request/annotation-value.h"
+#include "request/cni-args.h"
+
+int cniargs_check_value(const char *v, char **problem)
+{
+	/* The reference library's LoadArgs refuses a pair with two '='. */
+	for (const char *p = v; *p; p++) {
+		if (*p == ';' || *p == '=' || ann_is_control((unsigned char)*p)) {
+			_cleanup_free_ char *text = shown(v);
+			return set_error(problem,
+					 "value \"%s\" must not contain ';', '=' or control "
+					 "characters",
+					 text);
+		}
+	}
+	return 0;
+}
+
+static bool reserved_key(const char *k)
+{
+	return strcasecmp(k, "IgnoreUnknown") == 0 || strcasecmp(k, "IP") == 0 ||
+	       strcasecmp(k, "MAC") == 0 || strncasecmp(k, "K8S_POD_", 8) == 0;
+}
+
+static bool key_char(char c)
+{
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+	       c == '_' || c == '-' || c == '.';
+}
+
+/* The pair `pair` (not empty) appended to v[0..n). */
+static int add_pair(const char *pair, struct kv **v, size_t *n, char **problem)
+{
+	_cleanup_free_ char *key = xstrdup(pair);
+	_cleanup_free_ char *text = shown(pair);
+	char *eq = strchr(key, '=');
+	if (eq == NULL)
+		return set_error(problem, "\"%s\" is not a KEY=VALUE pair", text);
+	*eq = '\0';
+	if (*key == '\0')
+		return set_error(problem, "\"%s\": the key is empty", text);
+	for (const char *c = key; *c; c++)
+		if (!key_char(*c))
+			return set_error(problem,
+					 "\"%s\": the key may only contain letters, digits, '_', "
+					 "'-' and '.'",
+					 text);
+	if (reserved_key(key))
+		return set_error(problem, "\"%s\": key %s is set by cnihook itself", text, key);
+	for (size_t k = 0; k < *n; k++)
+		if (strcmp((*v)[k].key, key) == 0)
+			return set_error(problem, "key %s is given twice", key);
+	if (cniargs_check_value(eq + 1, problem) < 0) {
+		_cleanup_free_ char *where = xasprintf("\"%s\"", text);
+		return ann_prefix(problem, where);
+	}
+	kv_append(v, n, key, eq + 1);
+	return 0;
+}
+
+int cniargs_parse(const char *value, struct kv **args, size_t *n_args, char **problem)
+{
+	struct kv *v = NULL;
+	size_t n = 0;
+	if (*value == '\0')
+		return set_error(problem, "is empty");
+	const char *p = value;
+	for (size_t i = 1;; i++) {
+		const char *end = strchr(p, ';');
+		_cleanup_free_ char *pair = end ? xstrndup(p, (size_t)(end - p)) : xstrdup(p);
+		int r = *pair ? add_pair(pair, &v, &n, problem)
+			      : set_error(problem, "pair %zu is empty", i);
+		if (r < 0) {
+			kv_free(v, n);
+			return -1;
+		}
+		if (end == NULL)
+			break;
+		p = end + 1;
+	}
+	*args = v;
+	*n_args = n;
+	return 0;
+}

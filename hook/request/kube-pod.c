@@ -1,0 +1,91 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* What Kubernetes engines write in a pod's annotations (kube-pod.h). */
+#include "config.h"
+
+#include <string.h>
+
+#include "request/annotation-value.h"
+#include "request/cni-args.h"
+#include "request/kube-pod.h"
+
+struct engine {
+	const char *name, *ns, *uid, *sandbox;
+};
+
+static const struct engine engines[] = {
+    {ANN_CRIO_POD_NAME, ANN_CRIO_POD_NAMESPACE, ANN_CRIO_POD_UID, ANN_CRIO_SANDBOX_ID},
+    {ANN_CRI_POD_NAME, ANN_CRI_POD_NAMESPACE, ANN_CRI_POD_UID, ANN_CRI_SANDBOX_ID},
+};
+
+/* The pairs of engine e, whose name and namespace are set, into v[0..n). */
+static int engine_pairs(const struct kv *ann, size_t n, const struct engine *e,
+			const char *container_id, struct kv **v, size_t *nv, char **err)
+{
+	const struct {
+		const char *key, *pair, *value;
+	} pairs[] = {
+	    {e->name, "K8S_POD_NAME", ann_get(ann, n, e->name)},
+	    {e->ns, "K8S_POD_NAMESPACE", ann_get(ann, n, e->ns)},
+	    {e->uid, "K8S_POD_UID", ann_get(ann, n, e->uid)},
+	    {e->sandbox, "K8S_POD_INFRA_CONTAINER_ID", ann_get(ann, n, e->sandbox)},
+	};
+	for (size_t i = 0; i < ARRAY_SIZE(pairs); i++) {
+		char *problem = NULL;
+		if (pairs[i].value == NULL) {
+			/* No sandbox id annotation: the sandbox is this container. */
+			if (pairs[i].key == e->sandbox && container_id)
+				kv_append(v, nv, pairs[i].pair, container_id);
+			continue;
+		}
+		if (*pairs[i].value == '\0')
+			return ann_fail(err, pairs[i].key, xstrdup("is empty"));
+		if (cniargs_check_value(pairs[i].value, &problem) < 0)
+			return ann_fail(err, pairs[i].key, problem);
+		kv_append(v, nv, pairs[i].pair, pairs[i].value);
+	}
+	return 0;
+}
+
+int kubepod_parse(const struct kv *ann, size_t n, const char *container_id, struct kv **pod,
+		  size_t *n_pod, char **err)
+{
+	struct kv *v = NULL;
+	size_t nv = 0;
+	for (size_t e = 0; e < ARRAY_SIZE(engines); e++) {
+		if (ann_get(ann, n, engines[e].name) == NULL ||
+		    ann_get(ann, n, engines[e].ns) == NULL)
+			continue;
+		if (engine_pairs(ann, n, &engines[e], container_id, &v, &nv, err) < 0) {
+			kv_free(v, nv);
+			return -1;
+		}
+		break;
+	}
+	*pod = v;
+	*n_pod = nv;
+	return 0;
+}
+
+int kubepod_container_type(const struct kv *ann, size_t n, const char **skip, char **err)
+{
+	static const struct {
+		const char *key, *reason;
+	} types[] = {
+	    {ANN_CRIO_TYPE, "not a pod sandbox (" ANN_CRIO_TYPE "=container)"},
+	    {ANN_CRI_TYPE, "not a pod sandbox (" ANN_CRI_TYPE "=container)"},
+	};
+	*skip = NULL;
+	for (size_t i = 0; i < ARRAY_SIZE(types); i++) {
+		const char *v = ann_get(ann, n, types[i].key);
+		if (v == NULL || strcmp(v, "sandbox") == 0)
+			continue;
+		if (strcmp(v, "container") == 0) {
+			*skip = types[i].reason;
+			return 0;
+		}
+		_cleanup_free_ char *text = shown(v);
+		return ann_fail(err, types[i].key,
+				xasprintf("\"%s\" is neither \"sandbox\" nor \"container\"", text));
+	}
+	return 0;
+}

@@ -1,0 +1,38 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * What Kubernetes engines write in a pod's containers' annotations (CRI-O in
+ * every container's OCI config, containerd's CRI plugin likewise): whether a
+ * container is the pod's sandbox, and the pod's name, namespace, uid and
+ * sandbox id, which plugins get as CNI_ARGS K8S_POD_* pairs.
+ */
+#ifndef CNIHOOK_PODKEYS_H
+#define CNIHOOK_PODKEYS_H
+
+#include "base/util.h"
+
+/* CRI-O. */
+#define ANN_CRIO_TYPE	       "io.kubernetes.cri-o.ContainerType"
+#define ANN_CRIO_SANDBOX_ID    "io.kubernetes.cri-o.SandboxID"
+#define ANN_CRIO_POD_NAME      "io.kubernetes.pod.name"
+#define ANN_CRIO_POD_NAMESPACE "io.kubernetes.pod.namespace"
+#define ANN_CRIO_POD_UID       "io.kubernetes.pod.uid"
+/* containerd's CRI plugin. */
+#define ANN_CRI_TYPE	      "io.kubernetes.cri.container-type"
+#define ANN_CRI_SANDBOX_ID    "io.kubernetes.cri.sandbox-id"
+#define ANN_CRI_POD_NAME      "io.kubernetes.cri.sandbox-name"
+#define ANN_CRI_POD_NAMESPACE "io.kubernetes.cri.sandbox-namespace"
+#define ANN_CRI_POD_UID	      "io.kubernetes.cri.sandbox-uid"
+
+/* The K8S_POD_NAME, K8S_POD_NAMESPACE, K8S_POD_UID and
+ * K8S_POD_INFRA_CONTAINER_ID pairs of the first engine whose pod name and
+ * namespace are both set (none: no pairs); without a sandbox id the sandbox
+ * is this container (container_id, if given). An empty value, or one
+ * CNI_ARGS cannot carry, is refused naming its annotation. */
+int kubepod_parse(const struct kv *ann, size_t n, const char *container_id, struct kv **pod,
+		  size_t *n_pod, char **err);
+/* *skip: NULL, or why to leave this container alone: a container of a pod
+ * that is not its sandbox (it joins the sandbox's network namespace). A
+ * type that is neither "sandbox" nor "container" is refused. */
+int kubepod_container_type(const struct kv *ann, size_t n, const char **skip, char **err);
+
+#endif

@@ -1,0 +1,114 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* What one attachment gives its network's plugins (plugin-args.h). */
+#include "config.h"
+
+#include <string.h>
+
+#include "request/plugin-args.h"
+
+/* The capabilities the network's chain declares. */
+struct caps {
+	bool ports, mac, ips, bandwidth, guid;
+};
+
+/* A field of r that no plugin of the network can take is refused. */
+static int check_capabilities(const struct attach_req *r, const struct caps *c, char **err)
+{
+	if (r->port_mappings && !c->ports)
+		return set_error(err,
+				 "network \"%s\" has no plugin with the \"portMappings\" "
+				 "capability: cannot map ports",
+				 r->network);
+	if (r->bandwidth && !c->bandwidth)
+		return set_error(err,
+				 "network \"%s\" has no plugin with the \"bandwidth\" "
+				 "capability: cannot limit bandwidth",
+				 r->network);
+	if (r->ib_guid && !c->guid)
+		return set_error(err,
+				 "network \"%s\" has no plugin with the \"infinibandGUID\" "
+				 "capability: cannot set the InfiniBand GUID",
+				 r->network);
+	if (r->n_ips > 1 && !c->ips)
+		return set_error(err,
+				 "network \"%s\" declares no \"ips\" capability: only one "
+				 "IP can be passed, as CNI_ARGS IP=",
+				 r->network);
+	return 0;
+}
+
+/* The tree of JSON text this hook normalised itself (annotations.c). */
+static json *own_json(const char *text)
+{
+	_cleanup_free_ char *msg = NULL;
+	json *v = NULL;
+	if (json_parse_with(text, strlen(text), "own", &hook_json, &v, &msg) < 0)
+		abort(); /* written by the hook: cannot happen */
+	return v;
+}
+
+/* The capability arguments object's text, NULL when it has no member. */
+static char *cap_args_json(const struct attach_req *r, const struct caps *c)
+{
+	_cleanup_json_ json *o = json_new(JSON_OBJECT);
+	if (r->port_mappings)
+		json_obj_set(o, "portMappings", own_json(r->port_mappings));
+	if (r->mac && c->mac)
+		json_obj_set(o, "mac", json_new_string(r->mac));
+	if (r->n_ips && c->ips) {
+		json *ips = json_new(JSON_ARRAY);
+		for (size_t k = 0; k < r->n_ips; k++)
+			json_arr_append(ips, json_new_string(r->ips[k]));
+		json_obj_set(o, "ips", ips);
+	}
+	if (r->bandwidth)
+		json_obj_set(o, "bandwidth", own_json(r->bandwidth));
+	if (r->ib_guid)
+		json_obj_set(o, "infinibandGUID", json_new_string(r->ib_guid));
+	return o->u.object.n ? json_gen(o, false, NULL) : NULL;
+}
+
+/* CNI_ARGS: IgnoreUnknown=1, IP= and MAC= for a chain without the
+ * capability, the user's pairs, the K8S_POD_* pairs. */
+static void cni_args(const struct selection *s, const struct attach_req *r, const struct caps *c,
+		     struct kv **v, size_t *n)
+{
+	kv_append(v, n, "IgnoreUnknown", "1");
+	if (r->n_ips == 1 && !c->ips) {
+		/* Without the prefix, as engines pass it. */
+		_cleanup_free_ char *ip = xstrndup(r->ips[0], strcspn(r->ips[0], "/"));
+		kv_append(v, n, "IP", ip);
+	}
+	if (r->mac && !c->mac)
+		kv_append(v, n, "MAC", r->mac);
+	for (size_t k = 0; k < s->n_args; k++)
+		kv_append(v, n, s->args[k].key, s->args[k].value);
+	for (size_t k = 0; k < s->n_pod; k++)
+		kv_append(v, n, s->pod[k].key, s->pod[k].value);
+}
+
+int plugin_args_build(const struct selection *s, size_t i, has_capability_fn has_cap, void *data,
+		      char **cap_args, struct kv **args, size_t *n_args, char **err)
+{
+	if (i >= s->n) {
+		*err = xasprintf("attachment %zu: there are only %zu", i, s->n);
+		return -1;
+	}
+	const struct attach_req *r = &s->v[i];
+	const struct caps c = {
+	    .ports = has_cap(data, "portMappings"),
+	    .mac = has_cap(data, "mac"),
+	    .ips = has_cap(data, "ips"),
+	    .bandwidth = has_cap(data, "bandwidth"),
+	    .guid = has_cap(data, "infinibandGUID"),
+	};
+	if (check_capabilities(r, &c, err) < 0)
+		return -1;
+	struct kv *v = NULL;
+	size_t n = 0;
+	cni_args(s, r, &c, &v, &n);
+	*cap_args = cap_args_json(r, &c);
+	*args = v;
+	*n_args = n;
+	return 0;
+}

@@ -1,0 +1,130 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* The names of a container's cache entries, beside the cache (attachment-list.h). */
+#include "config.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <cnirt.h>
+
+#include "base/util.h"
+#include "state/attachment-list.h"
+#include "state/record.h"
+
+#define CACHELIST_MAX (1u << 20)
+
+static char *list_dir(const char *cache_dir)
+{
+	return xasprintf("%s/" CACHELIST_DIR, cache_dir);
+}
+
+static char *list_path(const char *cache_dir, const char *id)
+{
+	return xasprintf("%s/" CACHELIST_DIR "/%s", cache_dir, id);
+}
+
+int attlist_write(const char *cache_dir, const char *id, const struct record *rec, char **err)
+{
+	_cleanup_free_ char *dir = list_dir(cache_dir);
+	size_t len = 0, cap = 1;
+	for (size_t i = 0; i < rec->n; i++)
+		cap += strlen(rec->v[i].network) + strlen(rec->v[i].ifname) + 2;
+	_cleanup_free_ char *buf = xmalloc(cap);
+	for (size_t i = 0; i < rec->n; i++)
+		len += (size_t)snprintf(buf + len, cap - len, "%s\t%s\n", rec->v[i].network,
+					rec->v[i].ifname);
+	_cleanup_free_ char *path = list_path(cache_dir, id);
+	/* Another container's attlist_remove() may take the directory away
+	 * (when it was empty) between the two calls: made again. */
+	int r = -ENOENT;
+	for (int i = 0; i < 8 && r == -ENOENT; i++) {
+		_cleanup_free_ char *e = NULL;
+		if (mkdir_p(dir, 0700, &e) < 0)
+			return set_error(err, "attachment list %s", e);
+		r = write_file_atomic(path, buf, len, 0600, false);
+	}
+	if (r < 0)
+		return set_error(err, "attachment list %s: %s", path,
+				 r == -ENOENT ? "the directory keeps disappearing" : strerror(-r));
+	return 0;
+}
+
+int attlist_read(const char *cache_dir, const char *id, struct attlist *out, char **err)
+{
+	*out = (struct attlist){0};
+	_cleanup_free_ char *path = list_path(cache_dir, id);
+	_cleanup_free_ char *e = NULL;
+	size_t len;
+	int errnum = 0;
+	if (read_file(path, CACHELIST_MAX, &out->buf, &len, &errnum, &e) < 0) {
+		if (errnum == ENOENT)
+			return 0;
+		return set_error(err, "attachment list %s", e);
+	}
+	char *save = NULL;
+	for (char *line = strtok_r(out->buf, "\n", &save); line;
+	     line = strtok_r(NULL, "\n", &save)) {
+		char *tab = strchr(line, '\t');
+		cnirt_error *ce = NULL;
+		if (tab == NULL || tab == line || tab[1] == '\0') {
+			attlist_free(out);
+			return set_error(
+			    err, "attachment list %s: a line is not network TAB ifname", path);
+		}
+		*tab = '\0';
+		if (cnirt_check_network_name(line, &ce) < 0 ||
+		    cnirt_check_ifname(tab + 1, &ce) < 0) {
+			set_error(err, "attachment list %s: %s", path, cnirt_error_msg(ce));
+			cnirt_error_free(ce);
+			attlist_free(out);
+			return -1;
+		}
+		out->v = xreallocarray(out->v, out->n + 1, sizeof(*out->v));
+		out->v[out->n++] = (struct attlist_entry){line, tab + 1};
+	}
+	return 1;
+}
+
+void attlist_free(struct attlist *l)
+{
+	free(l->buf);
+	free(l->v);
+	*l = (struct attlist){0};
+}
+
+void attlist_remove(const char *cache_dir, const char *id)
+{
+	_cleanup_free_ char *path = list_path(cache_dir, id);
+	_cleanup_free_ char *dir = list_dir(cache_dir);
+	unlink(path);
+	rmdir(dir); /* when empty */
+}
+
+void attlist_sweep(const char *cache_dir, bool (*alive)(void *data, const char *id), void *data)
+{
+	_cleanup_free_ char *dir = list_dir(cache_dir);
+	DIR *d = opendir(dir);
+	if (d == NULL)
+		return;
+	struct dirent *de;
+	while ((de = readdir(d))) {
+		const char *name = de->d_name;
+		if (strcmp(name, ".") == 0 || strcmp(name, "..") == 0)
+			continue;
+		/* The list of a container gone, or a temp file (".<id>.tmp...")
+		 * of a writer killed before its rename: one older than a minute
+		 * (a writer at work renames it within milliseconds). */
+		_cleanup_free_ char *path = xasprintf("%s/%s", dir, name);
+		struct stat st;
+		if (name[0] == '.' ? lstat(path, &st) == 0 && st.st_mtime < time(NULL) - 60
+				   : !alive(data, name))
+			unlink(path);
+	}
+	closedir(d);
+	rmdir(dir);
+}

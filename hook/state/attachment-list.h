@@ -1,0 +1,42 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * The names of a container's cache entries, kept beside the cache:
+ * <cacheDir>/cnihook-attachments/<id>, one "<network> TAB <ifname>" a line.
+ * Written before the first plugin of an attach runs and removed with the
+ * rest of the container's state, so that a poststop whose state directory
+ * was wiped finds the container's entries by name (libcni's file names,
+ * "<network>-<id>-<ifname>") instead of reading every name of the cache.
+ * It names a superset of the entries: an entry is only ever looked up by
+ * it, never trusted for what it holds.
+ */
+#pragma once
+
+#include <stdbool.h>
+#include <stddef.h>
+
+struct record;
+
+struct attlist_entry {
+	const char *network;
+	const char *ifname;
+};
+
+struct attlist {
+	char *buf; /* the file, split in place */
+	struct attlist_entry *v;
+	size_t n;
+};
+
+#define CACHELIST_DIR "cnihook-attachments"
+
+/* Write the list of rec's attachments for `id` (atomically). */
+int attlist_write(const char *cache_dir, const char *id, const struct record *rec, char **err);
+/* 1 and the list when there is one, 0 when there is none, -1 when it
+ * cannot be read (*err). */
+int attlist_read(const char *cache_dir, const char *id, struct attlist *out, char **err);
+void attlist_free(struct attlist *l);
+/* Remove the list of `id` (none is no error), and its directory when it
+ * is empty. */
+void attlist_remove(const char *cache_dir, const char *id);
+/* Remove the lists of the containers `alive` says are gone. */
+void attlist_sweep(const char *cache_dir, bool (*alive)(void *data, const char *id), void *data);

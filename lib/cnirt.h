@@ -148,7 +148,7 @@ const char *const *cnirt_supported_versions(void);
  * lower than any valid one. */
 int cnirt_version_compare(const char *a, const char *b);
 
-/* ------------------------------------------- library version (issue 13) */
+/* -------------------------------------------- the library's own version */
 
 /* The version of this library, as run (not as compiled against), e.g. "0.1.0". */
 const char *cnirt_version(void);
@@ -208,7 +208,7 @@ int cnirt_confdir_get(const cnirt_confdir *d, const char *name, cnirt_netlist **
  * network; scan once and get each for several. */
 int cnirt_confdir_find(const char *dir, const char *name, cnirt_netlist **out, cnirt_error **err);
 
-/* ------------------------- building and editing lists (issue 13) */
+/* ------------------------------ for engines: building and editing lists */
 
 /* The capabilities the list declares: every name some plugin declares true
  * in its `capabilities`, once, in order of first declaration. i from 0 to
@@ -413,7 +413,7 @@ typedef struct cnirt_attachment {
  * plugin at all. */
 int cnirt_add(cnirt_ctx *ctx, const cnirt_netlist *l, const cnirt_attachment *a, char **result_json,
 	      cnirt_error **err);
-/* --------------------------------------- ADD without rollback (issue 13) */
+/* ------------------------------------ for engines: ADD without rollback */
 
 enum {
 	/* On failure, DEL nothing: the engine undoes the ADD its own way (for
@@ -514,7 +514,7 @@ long long cnirt_cache_entry_mtime(const cnirt_cache_entry *e);
 void cnirt_cache_entry_free(cnirt_cache_entry *e);
 void cnirt_cache_entries_free(cnirt_cache_entry **v, size_t n);
 
-/* ------------------------------- per container, results (issue 13) */
+/* --------------------- for engines: a container's attachments, a result */
 
 /* The cached attachments of one container (libcni's
  * GetCachedAttachments): the readable entries whose containerId is

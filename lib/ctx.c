@@ -119,7 +119,7 @@ CNIRT_EXPORT void cnirt_ctx_set_observer(cnirt_ctx *ctx, cnirt_observer_fn fn, v
 	ctx->observer_data = data;
 }
 
-/* ----------------------------------- engines: process control (issue 13) */
+/* ----------------------------------------- for engines: process control */
 
 bool ctx_cancelled(const cnirt_ctx *ctx)
 {

@@ -95,7 +95,7 @@ struct cnirt_ctx {
 	void *preexec_data;
 	cnirt_observer_fn observer;
 	void *observer_data;
-	/* Engine-facing additions (issue 13). */
+	/* For engines: events, their own exec, deadline, cancellation, env. */
 	cnirt_event_fn event_observer;
 	void *event_data;
 	cnirt_exec_fn exec_fn;

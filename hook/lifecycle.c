@@ -74,10 +74,12 @@ int stage_parse(const char *s, enum stage *out)
 	return 0;
 }
 
-static void observe(void *data, const char *network, const char *plugin, const char *command,
-		    long long usec, const cnirt_error *e)
+static void observe(void *data, const cnirt_event *ev)
 {
 	struct run *r = data;
+	const char *network = ev->network, *plugin = ev->plugin, *command = ev->command;
+	long long usec = ev->usec;
+	const cnirt_error *e = ev->err;
 	r->plugin_usec += usec;
 	if (e) {
 		_cleanup_free_ char *msg = log_format_error(network, e);
@@ -902,7 +904,7 @@ static int attach(struct run *r, const struct oci_state *st)
 static cnirt_ctx *make_ctx(const struct hook_config *cfg, struct run *r)
 {
 	cnirt_ctx *ctx = config_ctx(cfg);
-	cnirt_ctx_set_observer(ctx, observe, r);
+	cnirt_ctx_set_event_observer(ctx, observe, r);
 	return ctx;
 }
 

@@ -266,11 +266,21 @@ void cnirt_ctx_set_path_env(cnirt_ctx *ctx, const char *path);
  * returns 0, or an errno value that fails the execution. */
 typedef int (*cnirt_preexec_fn)(void *data);
 void cnirt_ctx_set_preexec(cnirt_ctx *ctx, cnirt_preexec_fn fn, void *data);
-/* Observer told of every plugin execution (for logging and timing). See
- * also cnirt_ctx_set_event_observer(), which tells rollback DELs apart. */
-typedef void (*cnirt_observer_fn)(void *data, const char *network, const char *plugin,
-				  const char *command, long long usec, const cnirt_error *err);
-void cnirt_ctx_set_observer(cnirt_ctx *ctx, cnirt_observer_fn fn, void *data);
+/* The observer, told of every plugin execution (for logging and timing),
+ * VERSION probing and a plugin that is not found included. ev and what it
+ * points to live for the call only. */
+typedef struct cnirt_event {
+	const char *network; /* NULL for cnirt_plugin_version() */
+	const char *plugin;
+	const char *command;
+	const char *container_id; /* NULL for STATUS, GC and VERSION */
+	const char *ifname;
+	long long usec;
+	const cnirt_error *err; /* NULL on success */
+	bool rollback;		/* a DEL of the rollback after a failed ADD */
+} cnirt_event;
+typedef void (*cnirt_event_fn)(void *data, const cnirt_event *ev);
+void cnirt_ctx_set_event_observer(cnirt_ctx *ctx, cnirt_event_fn fn, void *data);
 
 /* ----------------------------------- the runtime: engines' process control */
 
@@ -312,21 +322,6 @@ void cnirt_ctx_reset_cancel(cnirt_ctx *ctx);
 		"TRACEPARENT", "TRACESTATE", "BAGGAGE"                                             \
 	}
 int cnirt_ctx_set_env(cnirt_ctx *ctx, const char *name, const char *value, cnirt_error **err);
-
-/* One plugin execution, for cnirt_event_fn: the observer of
- * cnirt_ctx_set_observer() with what an engine may want besides. */
-typedef struct cnirt_event {
-	const char *network; /* NULL for cnirt_plugin_version() */
-	const char *plugin;
-	const char *command;
-	const char *container_id; /* NULL for STATUS, GC and VERSION */
-	const char *ifname;
-	long long usec;
-	const cnirt_error *err; /* NULL on success */
-	bool rollback;		/* a DEL of the rollback after a failed ADD */
-} cnirt_event;
-typedef void (*cnirt_event_fn)(void *data, const cnirt_event *ev);
-void cnirt_ctx_set_event_observer(cnirt_ctx *ctx, cnirt_event_fn fn, void *data);
 
 /*
  * The engine runs the plugins (as libcni's invoke.Exec lets a Go engine

@@ -93,11 +93,9 @@ struct cnirt_ctx {
 	char *path_env;
 	cnirt_preexec_fn preexec;
 	void *preexec_data;
-	cnirt_observer_fn observer;
-	void *observer_data;
-	/* For engines: events, their own exec, deadline, cancellation, env. */
 	cnirt_event_fn event_observer;
 	void *event_data;
+	/* For engines: their own exec, deadline, cancellation, env. */
 	cnirt_exec_fn exec_fn;
 	void *exec_data;
 	bool spawn_direct;    /* cnirt_ctx_set_spawn_direct() */

@@ -50,13 +50,11 @@ static long long op_deadline(const cnirt_ctx *ctx)
 	return ctx->deadline_ms ? now_ms() + ctx->deadline_ms : 0;
 }
 
-/* Tell both observers about one execution. */
+/* Tell the observer about one execution. */
 static void observe(const cnirt_ctx *ctx, const char *network, const char *plugin,
 		    const char *command, const cnirt_attachment *att, long long usec,
 		    const cnirt_error *err, bool rollback)
 {
-	if (ctx->observer)
-		ctx->observer(ctx->observer_data, network, plugin, command, usec, err);
 	if (ctx->event_observer) {
 		cnirt_event ev = {.network = network,
 				  .plugin = plugin,
@@ -244,9 +242,8 @@ static int add_preflight(struct call *c, cnirt_error **err)
 		if (exec_find_plugin(c->ctx, l->plugins[i].type, &c->paths[i], err) == 0)
 			continue;
 		tag(*err, l, l->plugins[i].type);
-		if (c->ctx->observer)
-			c->ctx->observer(c->ctx->observer_data, l->name, l->plugins[i].type,
-					 c->command, now_usec() - start, *err);
+		observe(c->ctx, l->name, l->plugins[i].type, c->command, c->att, now_usec() - start,
+			*err, false);
 		return -1;
 	}
 	return 0;

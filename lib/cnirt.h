@@ -148,7 +148,7 @@ const char *const *cnirt_supported_versions(void);
  * lower than any valid one. */
 int cnirt_version_compare(const char *a, const char *b);
 
-/* ------------------------------------------- library version (issue 13) */
+/* -------------------------------------------- the library's own version */
 
 /* The version of this library, as run (not as compiled against), e.g. "0.1.0". */
 const char *cnirt_version(void);
@@ -208,7 +208,7 @@ int cnirt_confdir_get(const cnirt_confdir *d, const char *name, cnirt_netlist **
  * network; scan once and get each for several. */
 int cnirt_confdir_find(const char *dir, const char *name, cnirt_netlist **out, cnirt_error **err);
 
-/* ------------------------- building and editing lists (issue 13) */
+/* ------------------------------ for engines: building and editing lists */
 
 /* The capabilities the list declares: every name some plugin declares true
  * in its `capabilities`, once, in order of first declaration. i from 0 to
@@ -266,11 +266,21 @@ void cnirt_ctx_set_path_env(cnirt_ctx *ctx, const char *path);
  * returns 0, or an errno value that fails the execution. */
 typedef int (*cnirt_preexec_fn)(void *data);
 void cnirt_ctx_set_preexec(cnirt_ctx *ctx, cnirt_preexec_fn fn, void *data);
-/* Observer told of every plugin execution (for logging and timing). See
- * also cnirt_ctx_set_event_observer(), which tells rollback DELs apart. */
-typedef void (*cnirt_observer_fn)(void *data, const char *network, const char *plugin,
-				  const char *command, long long usec, const cnirt_error *err);
-void cnirt_ctx_set_observer(cnirt_ctx *ctx, cnirt_observer_fn fn, void *data);
+/* The observer, told of every plugin execution (for logging and timing),
+ * VERSION probing and a plugin that is not found included. ev and what it
+ * points to live for the call only. */
+typedef struct cnirt_event {
+	const char *network; /* NULL for cnirt_plugin_version() */
+	const char *plugin;
+	const char *command;
+	const char *container_id; /* NULL for STATUS, GC and VERSION */
+	const char *ifname;
+	long long usec;
+	const cnirt_error *err; /* NULL on success */
+	bool rollback;		/* a DEL of the rollback after a failed ADD */
+} cnirt_event;
+typedef void (*cnirt_event_fn)(void *data, const cnirt_event *ev);
+void cnirt_ctx_set_event_observer(cnirt_ctx *ctx, cnirt_event_fn fn, void *data);
 
 /* ----------------------------------- the runtime: engines' process control */
 
@@ -312,21 +322,6 @@ void cnirt_ctx_reset_cancel(cnirt_ctx *ctx);
 		"TRACEPARENT", "TRACESTATE", "BAGGAGE"                                             \
 	}
 int cnirt_ctx_set_env(cnirt_ctx *ctx, const char *name, const char *value, cnirt_error **err);
-
-/* One plugin execution, for cnirt_event_fn: the observer of
- * cnirt_ctx_set_observer() with what an engine may want besides. */
-typedef struct cnirt_event {
-	const char *network; /* NULL for cnirt_plugin_version() */
-	const char *plugin;
-	const char *command;
-	const char *container_id; /* NULL for STATUS, GC and VERSION */
-	const char *ifname;
-	long long usec;
-	const cnirt_error *err; /* NULL on success */
-	bool rollback;		/* a DEL of the rollback after a failed ADD */
-} cnirt_event;
-typedef void (*cnirt_event_fn)(void *data, const cnirt_event *ev);
-void cnirt_ctx_set_event_observer(cnirt_ctx *ctx, cnirt_event_fn fn, void *data);
 
 /*
  * The engine runs the plugins (as libcni's invoke.Exec lets a Go engine
@@ -413,7 +408,7 @@ typedef struct cnirt_attachment {
  * plugin at all. */
 int cnirt_add(cnirt_ctx *ctx, const cnirt_netlist *l, const cnirt_attachment *a, char **result_json,
 	      cnirt_error **err);
-/* --------------------------------------- ADD without rollback (issue 13) */
+/* ------------------------------------ for engines: ADD without rollback */
 
 enum {
 	/* On failure, DEL nothing: the engine undoes the ADD its own way (for
@@ -514,7 +509,7 @@ long long cnirt_cache_entry_mtime(const cnirt_cache_entry *e);
 void cnirt_cache_entry_free(cnirt_cache_entry *e);
 void cnirt_cache_entries_free(cnirt_cache_entry **v, size_t n);
 
-/* ------------------------------- per container, results (issue 13) */
+/* --------------------- for engines: a container's attachments, a result */
 
 /* The cached attachments of one container (libcni's
  * GetCachedAttachments): the readable entries whose containerId is

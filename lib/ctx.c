@@ -113,13 +113,15 @@ CNIRT_EXPORT void cnirt_ctx_set_preexec(cnirt_ctx *ctx, cnirt_preexec_fn fn, voi
 	ctx->preexec_data = data;
 }
 
-CNIRT_EXPORT void cnirt_ctx_set_observer(cnirt_ctx *ctx, cnirt_observer_fn fn, void *data)
+CNIRT_EXPORT void cnirt_ctx_set_event_observer(cnirt_ctx *ctx, cnirt_event_fn fn, void *data)
 {
-	ctx->observer = fn;
-	ctx->observer_data = data;
+	if (ctx == NULL)
+		return;
+	ctx->event_observer = fn;
+	ctx->event_data = data;
 }
 
-/* ----------------------------------- engines: process control (issue 13) */
+/* ----------------------------------------- for engines: process control */
 
 bool ctx_cancelled(const cnirt_ctx *ctx)
 {
@@ -197,14 +199,6 @@ CNIRT_EXPORT int cnirt_ctx_set_env(cnirt_ctx *ctx, const char *name, const char 
 		ctx->env[ctx->n_env++] = xasprintf("%s=%s", name, value);
 	}
 	return 0;
-}
-
-CNIRT_EXPORT void cnirt_ctx_set_event_observer(cnirt_ctx *ctx, cnirt_event_fn fn, void *data)
-{
-	if (ctx == NULL)
-		return;
-	ctx->event_observer = fn;
-	ctx->event_data = data;
 }
 
 CNIRT_EXPORT void cnirt_ctx_set_spawn_direct(cnirt_ctx *ctx, bool direct)

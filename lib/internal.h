@@ -61,9 +61,10 @@ static inline void error_freep(cnirt_error **e)
 }
 #define _cleanup_error_ _cleanup_(error_freep)
 
-/* ------------------------------------------------ json (common/json.h) */
-/* json_parse() with the limits of CNI input (JSON_MAX_DEPTH, no comments);
- * errors carry code CNIRT_ERR_DECODE and the byte offset. */
+/* ------------------------------------------------------- json-read.c */
+/* Into the tree of common/json.h. json_parse() with the limits of CNI input
+ * (JSON_MAX_DEPTH, no comments); errors carry code CNIRT_ERR_DECODE and the
+ * byte offset. */
 int json_parse(const char *buf, size_t len, const char *what, json **out, cnirt_error **err);
 /* Typed getters for validation. Absent: 0, and json_get_string sets *out to
  * NULL while json_get_bool leaves *out (the default) alone. Wrong type, or a
@@ -92,11 +93,9 @@ struct cnirt_ctx {
 	char *path_env;
 	cnirt_preexec_fn preexec;
 	void *preexec_data;
-	cnirt_observer_fn observer;
-	void *observer_data;
-	/* Engine-facing additions (issue 13). */
 	cnirt_event_fn event_observer;
 	void *event_data;
+	/* For engines: their own exec, deadline, cancellation, env. */
 	cnirt_exec_fn exec_fn;
 	void *exec_data;
 	bool spawn_direct;    /* cnirt_ctx_set_spawn_direct() */

@@ -25,7 +25,7 @@ OBJ = $(OUT)/obj
 
 COMMON_FILES = alloc file json text
 COMMON_OBJS = $(COMMON_FILES:%=$(OBJ)/common/%.o)
-LIB_FILES = base64 cache chain conf ctx derive error exec names result version
+LIB_FILES = base64 cache chain conf ctx derive error exec json-read names result version
 # libcnirt as it is built: its own files and the common layer.
 LIB_OBJS = $(LIB_FILES:%=$(OBJ)/lib/%.o) $(COMMON_OBJS)
 HOOK_OBJS = $(OBJ)/hook/base/util.o $(OBJ)/hook/base/suggest.o $(COMMON_OBJS)

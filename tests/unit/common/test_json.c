@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* Tests of common/json.c (the JSON tree, its limits) and of common/alloc.c's
- * struct buf. */
+/* Tests of common/json.c (the JSON tree, its limits), of lib/json-read.c
+ * (json_parse, json_get_*) and of common/alloc.c's struct buf. */
 #include "config.h"
 
 #include <setjmp.h>

@@ -1538,11 +1538,13 @@ static void test_plugin_version_input(void **state)
 
 struct seen {
 	char *network, *plugin, *command;
+	char *container_id, *ifname;
 	long long usec;
 	bool failed;
 	int code;
 	char *msg;
 	char *err_plugin;
+	bool rollback;
 };
 
 struct observed {
@@ -1550,20 +1552,28 @@ struct observed {
 	size_t n;
 };
 
-static void observe(void *data, const char *network, const char *plugin, const char *command,
-		    long long usec, const cnirt_error *err)
+static char *dup_or_null(const char *s)
+{
+	return s ? xstrdup(s) : NULL;
+}
+
+static void observe(void *data, const cnirt_event *ev)
 {
 	struct observed *o = data;
+	const cnirt_error *err = ev->err;
 	o->v = xreallocarray(o->v, o->n + 1, sizeof(*o->v));
 	o->v[o->n++] = (struct seen){
-	    .network = network ? xstrdup(network) : NULL,
-	    .plugin = plugin ? xstrdup(plugin) : NULL,
-	    .command = command ? xstrdup(command) : NULL,
-	    .usec = usec,
+	    .network = dup_or_null(ev->network),
+	    .plugin = dup_or_null(ev->plugin),
+	    .command = dup_or_null(ev->command),
+	    .container_id = dup_or_null(ev->container_id),
+	    .ifname = dup_or_null(ev->ifname),
+	    .usec = ev->usec,
 	    .failed = err != NULL,
 	    .code = cnirt_error_code(err),
 	    .msg = err ? xstrdup(cnirt_error_msg(err)) : NULL,
-	    .err_plugin = cnirt_error_plugin(err) ? xstrdup(cnirt_error_plugin(err)) : NULL,
+	    .err_plugin = dup_or_null(cnirt_error_plugin(err)),
+	    .rollback = ev->rollback,
 	};
 }
 
@@ -1573,6 +1583,8 @@ static void observed_clear(struct observed *o)
 		free(o->v[i].network);
 		free(o->v[i].plugin);
 		free(o->v[i].command);
+		free(o->v[i].container_id);
+		free(o->v[i].ifname);
 		free(o->v[i].msg);
 		free(o->v[i].err_plugin);
 	}
@@ -1608,14 +1620,36 @@ static void assert_seen(const struct observed *o, size_t i, const char *network,
 	}
 }
 
+/* Observation i is of the attachment (container_id, ifname; NULL: none),
+ * and a DEL of the rollback or not. */
+static void assert_seen_att(const struct observed *o, size_t i, const char *container_id,
+			    const char *ifname, bool rollback)
+{
+	if (i >= o->n)
+		fail_msg("observer called %zu times, expected at least %zu", o->n, i + 1);
+	const struct seen *s = &o->v[i];
+	if (container_id == NULL)
+		assert_null(s->container_id);
+	else
+		assert_string_equal(s->container_id, container_id);
+	if (ifname == NULL)
+		assert_null(s->ifname);
+	else
+		assert_string_equal(s->ifname, ifname);
+	if (s->rollback != rollback)
+		fail_msg("observation %zu (%s %s): rollback %d, expected %d", i, s->plugin,
+			 s->command, s->rollback, rollback);
+}
+
 /* cnirt.h: the observer is "told of every plugin execution (for logging
  * and timing)": once per execution, with the network, the plugin, the
- * command, its duration and, for a failed one, the error. */
+ * command, the attachment, its duration, for a failed one the error, and
+ * for a DEL of the rollback after a failed ADD that it is one. */
 static void test_observer_add(void **state)
 {
 	struct fx *f = fixture(state);
 	struct observed o = {0};
-	cnirt_ctx_set_observer(f->ctx, observe, &o);
+	cnirt_ctx_set_event_observer(f->ctx, observe, &o);
 	cnirt_netlist *l = simple_list(f, "1.0.0", "obsnet", "a,b,c");
 	control(f, "b", "ADD", "sleep-ms=150\n");
 	add_ok(f, l, &plain);
@@ -1623,6 +1657,8 @@ static void test_observer_add(void **state)
 	assert_seen(&o, 0, "obsnet", "a", "ADD", -1);
 	assert_seen(&o, 1, "obsnet", "b", "ADD", -1);
 	assert_seen(&o, 2, "obsnet", "c", "ADD", -1);
+	for (size_t i = 0; i < 3; i++)
+		assert_seen_att(&o, i, CONTAINER_ID, IFNAME, false);
 	if (o.v[1].usec < 150000)
 		fail_msg("b slept 150 ms, observed %lld us", o.v[1].usec);
 	observed_clear(&o);
@@ -1641,6 +1677,10 @@ static void test_observer_add(void **state)
 	assert_seen(&o, 2, "obsnet", "c", "DEL", -1);
 	assert_seen(&o, 3, "obsnet", "b", "DEL", -1);
 	assert_seen(&o, 4, "obsnet", "a", "DEL", 11);
+	assert_seen_att(&o, 0, "ctr2", IFNAME, false);
+	assert_seen_att(&o, 1, "ctr2", IFNAME, false);
+	for (size_t i = 2; i < 5; i++)
+		assert_seen_att(&o, i, "ctr2", IFNAME, true);
 	observed_clear(&o);
 	cnirt_netlist_free(l);
 }
@@ -1650,7 +1690,7 @@ static void test_observer_plugin_missing(void **state)
 {
 	struct fx *f = fixture(state);
 	struct observed o = {0};
-	cnirt_ctx_set_observer(f->ctx, observe, &o);
+	cnirt_ctx_set_event_observer(f->ctx, observe, &o);
 	add_plugins(f, "a");
 	cnirt_netlist *l = list_text("{\"cniVersion\":\"1.0.0\",\"name\":\"obsnet\",\"plugins\":"
 				     "[{\"type\":\"a\"},{\"type\":\"gone\"}]}");
@@ -1661,6 +1701,7 @@ static void test_observer_plugin_missing(void **state)
 	 * never runs, the failed lookup is observed */
 	assert_int_equal(o.n, 1);
 	assert_seen(&o, 0, "obsnet", "gone", "ADD", cnirt_error_code(err));
+	assert_seen_att(&o, 0, CONTAINER_ID, IFNAME, false);
 	expect_no_plugin_ran(f);
 	observed_clear(&o);
 	cnirt_netlist_free(l);
@@ -1674,19 +1715,21 @@ static void test_observer_other_commands(void **state)
 	struct observed o = {0};
 	cnirt_netlist *l = simple_list(f, "1.1.0", "obsnet", "a,b");
 	add_ok(f, l, &plain);
-	cnirt_ctx_set_observer(f->ctx, observe, &o);
+	cnirt_ctx_set_event_observer(f->ctx, observe, &o);
 	_cleanup_error_ cnirt_error *err = NULL;
 
 	assert_ok(cnirt_check(f->ctx, l, &plain, &err), err);
 	assert_int_equal(o.n, 2);
 	assert_seen(&o, 0, "obsnet", "a", "CHECK", -1);
 	assert_seen(&o, 1, "obsnet", "b", "CHECK", -1);
+	assert_seen_att(&o, 1, CONTAINER_ID, IFNAME, false);
 	observed_clear(&o);
 
 	assert_ok(cnirt_status(f->ctx, l, &err), err);
 	assert_int_equal(o.n, 2);
 	assert_seen(&o, 0, "obsnet", "a", "STATUS", -1);
 	assert_seen(&o, 1, "obsnet", "b", "STATUS", -1);
+	assert_seen_att(&o, 1, NULL, NULL, false);
 	observed_clear(&o);
 
 	const cnirt_attachment_id valid[] = {{CONTAINER_ID, IFNAME}};
@@ -1696,12 +1739,14 @@ static void test_observer_other_commands(void **state)
 	assert_int_equal(o.n, 2);
 	assert_seen(&o, 0, "obsnet", "a", "GC", 5);
 	assert_seen(&o, 1, "obsnet", "b", "GC", -1);
+	assert_seen_att(&o, 1, NULL, NULL, false);
 	observed_clear(&o);
 
 	assert_ok(cnirt_del(f->ctx, l, &plain, &err), err);
 	assert_int_equal(o.n, 2);
 	assert_seen(&o, 0, "obsnet", "b", "DEL", -1);
 	assert_seen(&o, 1, "obsnet", "a", "DEL", -1);
+	assert_seen_att(&o, 1, CONTAINER_ID, IFNAME, false);
 	observed_clear(&o);
 
 	cnirt_attachment bad = plain;
@@ -1713,22 +1758,16 @@ static void test_observer_other_commands(void **state)
 
 /*
  * VERSION probing executes plugins too, and cnirt.h promises the observer
- * "every plugin execution".
- *
- * FAILS against lib/chain.c as of this writing: probe_versions() (chain.c,
- * the exec_plugin() call after `struct exec_request req = {.command =
- * "VERSION", ...}`) runs the plugin directly, not through run_stdin(), so
- * cnirt_validate() and cnirt_plugin_version() never call the observer.
- * Expected (cnirt.h, cnirt_ctx_set_observer): one observation per VERSION
- * execution, network = the list's name for cnirt_validate (NULL is
- * acceptable for cnirt_plugin_version, which has no network), plugin = the
- * type, command "VERSION".
+ * "every plugin execution": one observation per VERSION execution, network
+ * = the list's name for cnirt_validate (NULL for cnirt_plugin_version,
+ * which has no network), plugin = the type, command "VERSION", no
+ * attachment.
  */
 static void test_observer_version(void **state)
 {
 	struct fx *f = fixture(state);
 	struct observed o = {0};
-	cnirt_ctx_set_observer(f->ctx, observe, &o);
+	cnirt_ctx_set_event_observer(f->ctx, observe, &o);
 	cnirt_netlist *l = simple_list(f, "1.0.0", "obsnet", "a,b");
 	_cleanup_error_ cnirt_error *err = NULL;
 	assert_ok(cnirt_validate(f->ctx, l, &err), err);
@@ -1738,6 +1777,7 @@ static void test_observer_version(void **state)
 	if (n == 2) {
 		assert_seen(&o, 0, "obsnet", "a", "VERSION", -1);
 		assert_seen(&o, 1, "obsnet", "b", "VERSION", -1);
+		assert_seen_att(&o, 1, NULL, NULL, false);
 	}
 	observed_clear(&o);
 	cnirt_netlist_free(l);

@@ -166,7 +166,7 @@ static int parse_record(const json *root, struct record **out, char **err)
 	r->id = xstrdup(id);
 	r->netns = xstrdup(json_str(json_obj_get(root, "netns")));
 	r->cluster = xstrdup(json_str(json_obj_get(root, "clusterNetwork")));
-	/* Absent in records written before issue 10. */
+	/* Absent in records of cnihook 0.1 before engine scopes (no bundle, pid or name). */
 	r->bundle = xstrdup(json_str(json_obj_get(root, "bundle")));
 	r->name = xstrdup(json_str(json_obj_get(root, "name")));
 	long long pid;

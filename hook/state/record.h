@@ -29,7 +29,7 @@ struct record {
 	char *netns;   /* the pin (the hook), or the runtime's namespace (the plugin) */
 	char *cluster; /* the CNI plugin: the cluster network whose chain attached, or NULL */
 	/* The container it belongs to (the hook; NULL in records of the CNI
-	 * plugin and of versions before issue 10): its OCI bundle, its
+	 * plugin and of versions before engine scopes): its OCI bundle, its
 	 * process at createRuntime (0: unknown) and its name as users know it
 	 * when that is not the id ("<containerd namespace>/<id>"). */
 	char *bundle;

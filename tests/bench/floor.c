@@ -14,7 +14,7 @@
  *	CACHE. The six CNI_* variables come from the environment when set
  *	(CNI_PATH defaults to PLUGIN's directory), plus a fixed PATH.
  *	With -s, ADD writes CACHE as a runtime that must not lose it or leave
- *	it half written does (what libcnirt does, as issue 2 requires): a temp
+ *	it half written does (what libcnirt does): a temp
  *	file, fdatasync, rename.
  *
  *   floor time [-w WARMUP] R -- CMD1 ARGS... [-- CMD2 ARGS...]...

@@ -77,7 +77,7 @@ REPS=${REPS:-30}
 WARMUP=${WARMUP:-3}
 ECHOPLUGIN=${ECHOPLUGIN:-$builddir/tests/plugins/echoplugin}
 FLOOR=${FLOOR:-$builddir/tests/bench/floor}
-# The target (issue 3): the hook's own time, beyond its plugins', per stage.
+# The target: the hook's own time, beyond its plugins', per stage.
 TARGET_OWN=1.0
 
 T_NETPREFIX=hb

@@ -1,5 +1,5 @@
 #!/bin/bash
-# The cost of the hook as the host fills up (issue 12, docs/benchmarks.md
+# The cost of the hook as the host fills up (docs/benchmarks.md
 # "Scale"). Not a test, and not in `make check`: it prints figures and exits
 # 0 whatever they are (2 when it cannot run at all).
 #
@@ -8,7 +8,7 @@
 # For each N of $NS it builds N live attachments, made by the hook itself,
 # and times, with a plugin that costs nothing (tests/plugins/echoplugin, one
 # plugin in the network "scale", cniVersion 1.1.0, capability portMappings),
-# the rows of issue 12's table (medians of REPS runs, ms):
+# the rows of the table (medians of REPS runs, ms):
 #
 #   pid      createRuntime + poststop of one more container, its network
 #            namespace from the pid (config.json: a "network" entry without
@@ -425,7 +425,7 @@ if ! "${CC:-cc}" -O2 -o "$SCALEHELP" "$here/scalehelp.c" 2>"$tmp/cc.log"; then
 fi
 export HOOKBIN ECHOPLUGIN SCALEHELP REPS WARMUP PAR GC_OTHERS GC_REPS GC_BUDGET GC_TIMEOUT
 
-echo "cnihook at scale (issue 12): medians of $REPS runs (after $WARMUP untimed), ms"
+echo "cnihook at scale: medians of $REPS runs (after $WARMUP untimed), ms"
 echo "  hook: $HOOKBIN"
 echo "  machine: $(nproc) cores, $(uname -sr), $(free -g | awk '/^Mem:/ { print $2 " GB" }'), load at start $(cut -d' ' -f1-3 /proc/loadavg)"
 echo "  phase files: tmpfs in a private mount namespace under $tmp; ext4 row: $ext ($(df --output=fstype "$ext" | tail -n 1))"

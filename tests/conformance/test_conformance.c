@@ -240,7 +240,7 @@ struct env_expect {
 /*
  * Spec 1.0.0 section 2, "Parameters": the protocol parameters are CNI_COMMAND,
  * CNI_CONTAINERID, CNI_NETNS, CNI_IFNAME, CNI_ARGS and CNI_PATH. The runtime
- * passes those (DESIGN.md: "Set exactly" the six, plus a sane PATH) and
+ * passes those (cnirt.h: a plugin gets exactly the six, plus PATH) and
  * nothing else of its own environment.
  */
 static void assert_env(const struct rec_call *c, const struct env_expect *e)
@@ -1161,7 +1161,7 @@ static void test_add_plugin_missing(void **state)
 	size_t n = recorder_calls(f->rec, &c);
 	_cleanup_free_ char *got = calls_summary(c, n);
 	rec_calls_free(c, n);
-	/* Every plugin is looked for before the first runs (issue 13): no ADD
+	/* Every plugin is looked for before the first runs: no ADD
 	 * ran, so there is nothing to DEL either. */
 	if (got[0] != '\0')
 		fail_msg("plugins ran as [%s]: expected none (a plugin is missing)", got);
@@ -1230,7 +1230,8 @@ static void test_add_plugin_hangs(void **state)
 /*
  * A plugin that leaves a child behind holding its stdout and stderr (a
  * daemon it started, say): the plugin's answer counts when the plugin exits
- * (DESIGN.md: the runtime "does not wait on pipes its children still hold"),
+ * (cnirt.h, lib/exec.c: the runtime does not wait on pipes its children still
+ * hold),
  * not when the pipes close.
  */
 static void test_add_plugin_leaves_child(void **state)
@@ -1312,7 +1313,7 @@ static void test_add_plugin_floods(void **state)
 
 /*
  * Spec 1.0.0 section 3: "The runtime must store the result returned by the
- * final plugin persistently". DESIGN.md: the reference library's format,
+ * final plugin persistently". docs/architecture.md (cache.c): the reference library's format,
  * <cacheDir>/results/<network>-<containerID>-<ifname>, kind cniCacheV1,
  * `config` the base64 of the list bytes, directory 0700, file 0600.
  */
@@ -1376,8 +1377,8 @@ static void test_cache_after_add(void **state)
 
 /*
  * Spec 0.4.0, DEL: "When CNI_NETNS and/or prevResult are not provided, the
- * plugin should clean up as many resources as possible"; DESIGN.md: "an
- * unreadable cache never blocks a DEL". A corrupt entry: DEL runs every
+ * plugin should clean up as many resources as possible"; docs/architecture.md: "a
+ * missing or corrupt cache entry ... is never an obstacle". A corrupt entry: DEL runs every
  * plugin without prevResult and removes the entry.
  */
 static void test_cache_corrupt_does_not_block_del(void **state)
@@ -1434,8 +1435,9 @@ static void test_cache_kept_after_failed_del(void **state)
 }
 
 /*
- * DESIGN.md: "Detach in reverse order from the cached config, arguments and
- * result (not from today's files: the config may have changed since)";
+ * cnihook(8) and docs/architecture.md: detach in reverse order from the cached
+ * config, arguments and result (not from today's files: the config may have
+ * changed since);
  * cnirt.h: cnirt_del_cached uses only what the cache holds. After the ADD the
  * plugin directory changes (a plugin the list does not name appears, the
  * control files of the ADD go away): the DEL still carries the appendix's

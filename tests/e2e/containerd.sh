@@ -105,7 +105,7 @@ ctd_case_detach_at_delete() {
 	rt_teardown_and_check
 }
 
-# 4. One id in two containerd namespaces (issue 10): NAME in $CTD_NS and
+# 4. One id in two containerd namespaces: NAME in $CTD_NS and
 # NAME in a second namespace run side by side on one network, each with its
 # own eth0, address and host port (CNI_CONTAINERID <namespace>-NAME);
 # deleting the first leaves the second's network working; then nothing is

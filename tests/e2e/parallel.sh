@@ -1,5 +1,5 @@
 #!/bin/bash
-# cnihook under runc, many containers at once (issue 4): the hook takes a lock
+# cnihook under runc, many containers at once: the hook takes a lock
 # per container, never a global one.
 #
 #  1. N containers (default 50) started in parallel (`runc run -d`, each

@@ -7,7 +7,7 @@ set -euo pipefail
 srcdir=${abs_top_srcdir:-$(cd "$(dirname "$0")/../.." && pwd)}
 . "$srcdir/tests/harness/runtime-lib.sh"
 
-# 9. One id under two runc roots (issue 10): nothing the hook is given shows
+# 9. One id under two runc roots: nothing the hook is given shows
 # runc's --root, only the bundle. NAME runs attached; NAME under another
 # root, from another bundle, is refused at createRuntime with a message
 # naming both bundles, and its poststop (runc runs it after the failed

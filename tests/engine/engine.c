@@ -9,7 +9,7 @@
  *   reaper    a thread blocked in waitpid(-1) the whole time.
  * In each, 20 ADDs that succeed must succeed (the plugin's exit status 0
  * must reach the library) and 20 ADDs of a plugin exiting with its own
- * error code 7 must come back with code 7 (issue 13, item 1). Then: an
+ * error code 7 must come back with code 7. Then: an
  * engine-supplied exec function, an operation deadline with a plugin that
  * hangs in ADD and DEL, cancellation from another thread, and the error
  * kinds, rollback errors and rollback events.

@@ -1,5 +1,5 @@
 #!/bin/bash
-# libcnirt as an engine links it (issue 13, item 7): this build's library,
+# libcnirt as an engine links it: this build's library,
 # header and libcnirt.pc installed into a staging directory (DESTDIR), then
 # tests/engine/mini-engine.c built from the installed .pc alone (pkg-config
 # sees no other .pc file, so not yajl.pc either), once dynamically and once

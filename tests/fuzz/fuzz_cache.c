@@ -258,7 +258,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	cnirt_error *err = NULL;
 	bool got = cnirt_cache_get(ctx, NET, CID, IFACE, &e, &err) == 0;
 	/* A file holding another attachment's entry (its own names differ from
-	 * the file name's) reads as no entry (issue 13, item 2). */
+	 * the file name's) reads as no entry. */
 	if (got && e == NULL)
 		CHECK(err == NULL && !legacy);
 	else if (got) {

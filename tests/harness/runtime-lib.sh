@@ -1201,7 +1201,7 @@ rt_case_bad_annotation() {
 	rt_teardown_and_check
 }
 
-# 3c. A host port that a service of the host listens on (issue 9's finding:
+# 3c. A host port that a service of the host listens on (the finding:
 # python3 -m http.server PORT --bind 127.0.0.1, then a container with
 # io.cnihook.ports=PORT:80 took its traffic) is refused before any plugin
 # runs, naming the port and the process; the service keeps answering. The
@@ -1603,7 +1603,7 @@ rt_pm_assert_ran() {
 		fail "the shim logged no $stage run (exit $rc) for $n"
 }
 
-# 8. cnihook.json broken while a container runs (issue 9: a trailing comma,
+# 8. cnihook.json broken while a container runs (a trailing comma,
 # then stop): the runtime's poststop fails, and the hook's message, naming
 # the file, line and column, is in the log a host without syslog has, the
 # default /run/cnihook/cnihook.log (the built-in stateDir, as the file's own

@@ -439,7 +439,7 @@ else
 fi
 # libcni 1.3's plugin folders: <confDir>/<network>/ .conf files are appended
 # to the .conflist's chain (and to the list the cache holds), unless
-# loadOnlyInlinedPlugins is true (issue 13).
+# loadOnlyInlinedPlugins is true.
 pf=$tmp/pf.d
 mkdir -p "$pf/pfnet" "$pf/inl"
 echo '{"cniVersion":"1.0.0","name":"pfnet","plugins":[{"type":"alpha"}]}' >"$pf/10-pfnet.conflist"

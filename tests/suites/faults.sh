@@ -1,5 +1,5 @@
 #!/bin/bash
-# Fault injection for the OCI hook (issue 4): what goes wrong around
+# Fault injection for the OCI hook: what goes wrong around
 # `cnihook createRuntime|poststop|gc` must never leave anything behind.
 #
 # Each case drives the real hook binary with OCI states made by hand, a
@@ -22,7 +22,7 @@
 # binary held open for writing (ETXTBSY); poststop with a reused pid;
 # createRuntime and poststop racing on one id; host port reservations; SIGKILL
 # between an index update and the state it indexes, and a damaged index of
-# other runtimes' port mappings (issue 12).
+# other runtimes' port mappings.
 #
 # Checks are often eval'd single-quoted strings, expanded when run.
 # shellcheck disable=SC2016
@@ -113,7 +113,7 @@ unbalanced() {
 	done
 }
 # left_more ID: for lib.sh's left: ID's port reservations, pin index entries
-# (issue 12) and unbalanced ADDs
+# and unbalanced ADDs
 left_more() {
 	local f
 	for f in "$state"/ports/*; do
@@ -385,7 +385,7 @@ attach "$id"
 check "read-only: createRuntime fails cleanly (status $rc)" test "$rc" != 0 -a "$rc" -lt 128
 check "read-only: one line naming the cache and EROFS: $err" \
 	eval 'one_line && has "Read-only file system" "$err" && has "$cache" "$err"'
-check "read-only: found before the first plugin (issue 13), none ran: $(calls)" \
+check "read-only: found before the first plugin, none ran: $(calls)" \
 	test -z "$(calls)"
 check_gone "read-only: nothing left" "$id"
 umount "$cache"

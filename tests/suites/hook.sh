@@ -3,8 +3,8 @@
 # from the state's "status") without a container runtime: OCI states made by
 # hand on cnihook's stdin, bundles with a config.json of our own, networks of
 # recording fake plugins, a real network namespace (ip netns) and a process in
-# a namespace of its own (unshare -n). Checks the hook contract (DESIGN.md
-# "What the hook does", cnihook(8), cnihook-annotations(7), cnihook.json(5)):
+# a namespace of its own (unshare -n). Checks the hook contract (docs/architecture.md
+# "Attach" and "Detach", cnihook(8), cnihook-annotations(7), cnihook.json(5)):
 # what the plugins are called with, the pin, the record, the network status,
 # rollback, detach after the state directory was wiped, bad input refused
 # before any plugin runs, and that nothing is left behind.
@@ -697,7 +697,7 @@ check "poststop through CNIHOOK_CONFIG detaches" \
 reset
 
 # ---------------------------------------------------------------- owners
-echo "# one id, two owners (issue 10): containerd namespaces, two runc roots"
+echo "# one id, two owners: containerd namespaces, two runc roots"
 # ostate BUNDLE STATUS [PID]: the OCI state of container $id in BUNDLE
 ostate() {
 	jq -cn --arg id "$id" --arg st "$2" --arg b "$1" --arg pid "${3-}" \

@@ -1,5 +1,5 @@
 #!/bin/bash
-# Hostile input (issue 5): what a container's author, a runtime or an
+# Hostile input: what a container's author, a runtime or an
 # operator can hand cnihook must be refused before any plugin runs, with one
 # clear line that names the field or annotation and the problem, and must
 # leave the host (links, addresses, routes, rules, iptables, the CNI
@@ -417,7 +417,7 @@ CFG=$cfg
 # The container's own namespace being the host's: the config.json path
 # (runc joins it: the container shares the host's namespace) or, without a
 # path, /proc/PID/ns/net of a state's pid 1. The hook must not put the host
-# on a network: DESIGN.md "What the hook does", cnihook-annotations(7)
+# on a network: cnihook(8), cnihook-annotations(7)
 # "CONTAINERS LEFT ALONE" (a container sharing the host's namespace is never
 # attached; with a selection annotation the hook fails).
 host_ns_case() { # host_ns_case NAME NETNS-PATH|new [PID]

@@ -1,5 +1,5 @@
 #!/bin/bash
-# A host port in use on the host is refused (issue 9, section 3): real
+# A host port in use on the host is refused: real
 # listeners of the test in the host's network namespace (TCP and UDP, IPv4
 # and IPv6, one address and every address; SCTP when the kernel has it),
 # then the hook at createRuntime with a port mapping, run with recording

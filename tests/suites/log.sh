@@ -1,5 +1,5 @@
 #!/bin/bash
-# Where the hook's lines go on a host without a syslog daemon (issue 9, 5):
+# Where the hook's lines go on a host without a syslog daemon:
 # cnihook(8) and cnihook.json(5), FILES and "log.syslog". Every run of the
 # hook here is in a mount namespace of its own where neither /dev/log nor
 # journald's socket takes a line (an empty file is bind-mounted over either
@@ -110,7 +110,7 @@ check "the plugin ran: ADD, then DEL" test "$(calls)" = "fa-ADD fa-DEL"
 check "no cnihook.log was made" test ! -e "$quiet/cnihook.log"
 
 # ---------------------------------------------------------------- config error
-echo "# a trailing comma in cnihook.json at poststop (issue 9, 5)"
+echo "# a trailing comma in cnihook.json at poststop"
 bad=$tmp/bad.json
 printf '{\n  "stateDir": "%s",\n  "log": {"level": "warn"},\n}\n' "$tmp/never" >"$bad"
 PRIVATE_RUN=1

@@ -21,7 +21,7 @@ static void assert_shown(const char *s, size_t max, bool quotes, const char *wan
 /* One escape for every byte a message must not carry raw: \xNN, the form
  * printf(1) reads back. A quote so escaped cannot end the quoted value it
  * stands in; libcnirt's and the hook's messages escape it alike (they
- * escaped it as \x22 and \" before issue 11). */
+ * escaped it as \x22 and \" before they shared one function). */
 static void test_shown_quotes(void **state)
 {
 	(void)state;

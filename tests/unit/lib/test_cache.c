@@ -248,7 +248,7 @@ static void write_entry(struct fx *f, const char *network, const char *ifname, c
 
 /* -------------------------------------------------------------- tests */
 
-/* One container's entries found by file name (issue 12): only the files
+/* One container's entries found by file name: only the files
  * named -<id>- are read, and a file so named whose fields say otherwise is
  * no entry of it. */
 static void test_list_container(void **state)

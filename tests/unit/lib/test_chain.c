@@ -907,7 +907,7 @@ static void test_add_cache_unwritable(void **state)
 	assert_non_null(err);
 	assert_names(err, "addnet", NULL);
 	assert_false(cnirt_error_from_plugin(err));
-	/* found before the first plugin runs (issue 13): nothing to roll back */
+	/* found before the first plugin runs: nothing to roll back */
 	expect_no_plugin_ran(f);
 	cnirt_netlist_free(l);
 }
@@ -922,9 +922,9 @@ static char *pretty(const char *text)
 /*
  * Spec 1.0.0 section 5, "Success": "cniVersion: The same version supplied on
  * input". A plugin that answers an older version anyway: its result is
- * converted to the list's version (DESIGN.md: "a cached 0.3.1 result handed
- * to a 1.0.0 list drops `version`") before it is handed out and cached, and
- * the text handed out is pretty-printed.
+ * converted to the list's version (docs/architecture.md, "Behaviour worth
+ * knowing") before it is handed out and cached, and the text handed out is
+ * pretty-printed.
  */
 static void test_add_result_in_list_version(void **state)
 {
@@ -1067,7 +1067,8 @@ static void test_del_031_never_prev_result(void **state)
 
 /* A cached result that is valid JSON but not a valid result (an address
  * that is not CIDR) is treated as none: DEL runs without prevResult and
- * succeeds (DESIGN.md: "an unreadable cache never blocks a DEL"); CHECK has
+ * succeeds (docs/architecture.md: "a missing or corrupt cache entry ... is never an
+ * obstacle"); CHECK has
  * no result to check against and fails. */
 static void test_del_invalid_cached_result(void **state)
 {
@@ -1418,7 +1419,7 @@ static void test_version_other_failure(void **state)
 }
 
 /* The version asked for is a version (X.Y.Z), and the VERSION stdin is
- * built as JSON (issue 11: it was pasted in with printf, so that
+ * built as JSON (it was once pasted in with printf, so that
  * `1.0.0","injected":"x` reached the plugin as a second key). */
 static void test_version_argument_checked(void **state)
 {
@@ -1697,7 +1698,7 @@ static void test_observer_plugin_missing(void **state)
 	_cleanup_error_ cnirt_error *err = NULL;
 	assert_true(cnirt_add(f->ctx, l, &plain, NULL, &err) < 0);
 	assert_names(err, "obsnet", "gone");
-	/* every plugin is looked for before the first runs (issue 13): "a"
+	/* every plugin is looked for before the first runs: "a"
 	 * never runs, the failed lookup is observed */
 	assert_int_equal(o.n, 1);
 	assert_seen(&o, 0, "obsnet", "gone", "ADD", cnirt_error_code(err));
@@ -1785,7 +1786,7 @@ static void test_observer_version(void **state)
 		fail_msg("cnirt_validate ran 2 VERSION executions, the observer saw %zu", n);
 }
 
-/* ------------------------------------------------------------ issue 13 */
+/* ------------------------------------------------------- for engines: parity */
 
 /*
  * (network "a-b", id "c") and (network "a", id "b-c") share the file name

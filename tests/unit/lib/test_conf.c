@@ -697,7 +697,7 @@ static void test_missing_dir(void **state)
 	cnirt_confdir_free(d);
 }
 
-/* --------------------------------------------------- issue 13: libcni parity */
+/* -------------------------------------------------------------- libcni parity */
 
 static void mkdir_in(const char *dir, const char *name)
 {

@@ -631,7 +631,7 @@ static void test_inputs_untouched(void **state)
 /* CONVENTIONS.md, "args in network config": the attachment's config args
  * become args.cni of every plugin; the plugin's other args are kept, a
  * written args.cni is replaced, and args moves last, before what the
- * derivation inserts (moved here from the hook, issue 11). */
+ * derivation inserts (moved here from the hook). */
 static void test_config_args(void **state)
 {
 	(void)state;

@@ -398,7 +398,7 @@ static void test_find_not_executable(void **state)
 	free(put(f, "noexec", "#!/bin/sh\n", 0644));
 	assert_int_equal(exec_find_plugin(f->ctx, "noexec", &path, &err), -1);
 	assert_null(path);
-	/* Found, but not executable: said so, not "not found" (issue 13). */
+	/* Found, but not executable: said so, not "not found". */
 	assert_non_null(strstr(cnirt_error_msg(err), "is not executable"));
 	assert_int_equal(cnirt_error_kind(err), CNIRT_KIND_NOT_EXECUTABLE);
 	cnirt_error_free(TAKE_PTR(err));

@@ -294,7 +294,7 @@ static void test_invalid_json(void **state)
 	(void)state;
 	load_fails_at("{\"confDir\": }", "1:13",
 		      "invalid JSON: parse error: unallowed token at this point in JSON text");
-	/* A trailing comma (issue 9): the line and column of what follows it,
+	/* A trailing comma: the line and column of what follows it,
 	 * comments and tabs counted as the bytes they are. */
 	load_fails_at(
 	    "{\n  \"confDir\": \"/a\", // the networks\n\t\"log\": {\"syslog\": false},\n}\n",

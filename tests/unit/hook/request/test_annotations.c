@@ -1166,7 +1166,7 @@ static void test_hostile_sizes(void **state)
 	refused(ports, COUNT(ports),
 		"annotation \"io.cnihook.ports\": nested deeper than 64 levels");
 	/* The parser's bound is the largest policy.maxAnnotationSize, 1 MiB
-	 * (issue 11: it was a second, smaller, limit of 64 KiB): exactly that
+	 * (there was once a second, smaller, limit of 64 KiB): exactly that
 	 * is accepted (then refused for what it says), one byte more is not. */
 	memset(v, 'a', 1048576);
 	v[1048576] = '\0';
@@ -1212,7 +1212,7 @@ static void test_hostile_encoding(void **state)
 static void test_hostile_structure(void **state)
 {
 	(void)state;
-	/* JSON has no comments: only cnihook.json(5) allows them (issue 11). */
+	/* JSON has no comments: only cnihook.json(5) allows them. */
 	refused1(ANN_NPWG_NETWORKS, "[/*c*/{\"name\":\"a\"}]",
 		 "annotation \"k8s.v1.cni.cncf.io/networks\": invalid JSON near byte 1: lexical "
 		 "error: probable comment found in input text, comments are not enabled.");

@@ -514,7 +514,7 @@ static void test_hostile_duplicate_keys(void **unused)
 		  false, "duplicate key \"a\"");
 }
 
-/* The OCI state is JSON, which has no comments (issue 11): only
+/* The OCI state is JSON, which has no comments: only
  * cnihook.json(5) says it allows them. */
 static void test_hostile_comments(void **unused)
 {
@@ -571,7 +571,7 @@ static void test_hostile_key_in_message(void **unused)
 	assert_true(strlen(err) < 200);
 }
 
-/* issue 10: the containerd namespace in a bundle's path makes the scope. */
+/* Engine scopes: the containerd namespace in a bundle's path makes the scope. */
 static void test_identity_containerd(void **unused)
 {
 	struct oci_state *s =

@@ -258,7 +258,7 @@ static void test_annotation_size(void **state)
 	      "policy.maxAnnotationSize (10)");
 
 	/* The setting at its largest, 1 MiB, is what the annotations may be
-	 * (issue 11: a 100 kB value was refused by a second limit, 64 KiB). */
+	 * (a 100 kB value was once refused by a second limit, 64 KiB). */
 	const char *max = "{\"maxAnnotationSize\": 1048576}";
 	size_t n = 1048576;
 	char *v = xmalloc(n + 2);

@@ -100,7 +100,7 @@ static void test_round_trip(void **state)
 }
 
 /* A record of the CNI plugin (clusterNetwork, no bundle) and one written
- * before issue 10 (no bundle, pid or name) still read. */
+ * before engine scopes (no bundle, pid or name) still read. */
 static void test_old_records(void **state)
 {
 	(void)state;

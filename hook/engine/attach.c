@@ -238,8 +238,9 @@ static void record_init(struct record *rec, const struct engine_run *r, const st
  * the order that lets a hook killed at any point be cleaned up (the
  * directory, the port reservations, the record, the name, the pin's index
  * entry, the pin); on failure what was written is removed. */
-static int state_begin(struct engine_run *r, const struct selection *sel, const struct record *rec,
-		       const char *source, const char *pin, char **err)
+static int record_before_add(struct engine_run *r, const struct selection *sel,
+			     const struct record *rec, const char *source, const char *pin,
+			     char **err)
 {
 	_cleanup_free_ char *dir = xasprintf("%s/%s", r->cfg->state_dir, r->id);
 	_cleanup_free_ char *rpath = record_path(r->cfg->state_dir, r->id);
@@ -373,7 +374,7 @@ static int attach_locked(struct engine_run *r, const struct selection *sel, stru
 	const char *netns = r->t ? r->t->netns : pin;
 	struct record rec;
 	record_init(&rec, r, sel, p, netns);
-	if (state_begin(r, sel, &rec, source, pin, &err) < 0) {
+	if (record_before_add(r, sel, &rec, source, pin, &err) < 0) {
 		run_failed(r, ENGINE_OWN_ERROR, err);
 		free(rec.v);
 		return -1;

@@ -19,24 +19,24 @@ static char *take_cnirt_msg(cnirt_error *e)
 	return s;
 }
 
-int check_k8s_namespace(const char *s, char **problem)
+int check_k8s_namespace(const char *s, char **err)
 {
 	_cleanup_free_ char *v = shown(s);
 	size_t len = strlen(s);
 	if (len == 0)
-		return set_error(problem, "namespace is empty");
+		return set_error(err, "namespace is empty");
 	if (len > 63)
-		return set_error(problem, "namespace \"%s\" is longer than 63 bytes", v);
+		return set_error(err, "namespace \"%s\" is longer than 63 bytes", v);
 	for (size_t i = 0; i < len; i++) {
 		char c = s[i];
 		bool alnum = (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9');
 		if (!alnum && c != '-')
-			return set_error(problem,
+			return set_error(err,
 					 "namespace \"%s\" may only contain lower case letters, "
 					 "digits and '-'",
 					 v);
 		if (!alnum && (i == 0 || i == len - 1))
-			return set_error(problem,
+			return set_error(err,
 					 "namespace \"%s\" must start and end with a letter or a "
 					 "digit",
 					 v);
@@ -44,21 +44,21 @@ int check_k8s_namespace(const char *s, char **problem)
 	return 0;
 }
 
-int check_network(const char *s, char **problem)
+int check_network(const char *s, char **err)
 {
 	cnirt_error *e = NULL;
 	if (cnirt_check_network_name(s, &e) < 0) {
-		*problem = take_cnirt_msg(e);
+		*err = take_cnirt_msg(e);
 		return -1;
 	}
 	return 0;
 }
 
-int check_ifname(const char *s, char **problem)
+int check_ifname(const char *s, char **err)
 {
 	cnirt_error *e = NULL;
 	if (cnirt_check_ifname(s, &e) < 0) {
-		*problem = take_cnirt_msg(e);
+		*err = take_cnirt_msg(e);
 		return -1;
 	}
 	return 0;
@@ -74,20 +74,20 @@ int ip_family(const char *s)
 	return 0;
 }
 
-int check_ip(const char *s, enum ip_form form, char **problem)
+int check_ip(const char *s, enum ip_form form, char **err)
 {
 	_cleanup_free_ char *v = shown(s);
 	if (strchr(s, '%'))
-		return set_error(problem, "\"%s\": IPv6 zone ids ('%%') are not allowed", v);
+		return set_error(err, "\"%s\": IPv6 zone ids ('%%') are not allowed", v);
 	const char *slash = strchr(s, '/');
 	if (slash && form == IP_ONLY)
-		return set_error(problem, "\"%s\" is not an IP address (no prefix length here)", v);
+		return set_error(err, "\"%s\" is not an IP address (no prefix length here)", v);
 	if (!slash && form == IP_CIDR)
-		return set_error(problem, "\"%s\" has no prefix length (ADDRESS/LENGTH)", v);
+		return set_error(err, "\"%s\" has no prefix length (ADDRESS/LENGTH)", v);
 	_cleanup_free_ char *addr = xstrndup(s, slash ? (size_t)(slash - s) : strlen(s));
 	int family = ip_family(addr);
 	if (family == 0)
-		return set_error(problem, "\"%s\" is not an IP address", v);
+		return set_error(err, "\"%s\" is not an IP address", v);
 	if (slash) {
 		const char *p = slash + 1;
 		size_t len = strlen(p);
@@ -99,10 +99,9 @@ int check_ip(const char *s, enum ip_form form, char **problem)
 			n = n * 10 + (unsigned long)(p[i] - '0');
 		}
 		if (!digits || (p[0] == '0' && len > 1))
-			return set_error(problem, "\"%s\": prefix length is not a decimal number",
-					 v);
+			return set_error(err, "\"%s\": prefix length is not a decimal number", v);
 		if (n > max)
-			return set_error(problem, "\"%s\": prefix length %lu is not in 0-%u", v, n,
+			return set_error(err, "\"%s\": prefix length %lu is not in 0-%u", v, n,
 					 max);
 	}
 	return 0;
@@ -139,31 +138,31 @@ static bool parse_octets(const char *s, size_t octets, char **out)
 	return true;
 }
 
-int parse_mac(const char *s, char **out, char **problem)
+int parse_mac(const char *s, char **out, char **err)
 {
 	_cleanup_free_ char *v = shown(s);
 	char *norm = NULL;
 	if (!parse_octets(s, 6, &norm))
-		return set_error(problem,
-				 "\"%s\" is not a MAC address (6 hex octets separated by ':')", v);
+		return set_error(err, "\"%s\" is not a MAC address (6 hex octets separated by ':')",
+				 v);
 	unsigned first = (unsigned)strtoul(norm, NULL, 16);
 	if (first & 1) {
 		free(norm);
-		return set_error(problem, "\"%s\" is a multicast address, not a unicast one", v);
+		return set_error(err, "\"%s\" is a multicast address, not a unicast one", v);
 	}
 	if (strcmp(norm, "00:00:00:00:00:00") == 0) {
 		free(norm);
-		return set_error(problem, "\"%s\" is the all-zero address", v);
+		return set_error(err, "\"%s\" is the all-zero address", v);
 	}
 	*out = norm;
 	return 0;
 }
 
-int parse_guid(const char *s, char **out, char **problem)
+int parse_guid(const char *s, char **out, char **err)
 {
 	_cleanup_free_ char *v = shown(s);
 	if (!parse_octets(s, 8, out))
-		return set_error(problem,
+		return set_error(err,
 				 "\"%s\" is not an InfiniBand GUID (8 hex octets separated by "
 				 "':')",
 				 v);
@@ -171,24 +170,24 @@ int parse_guid(const char *s, char **out, char **problem)
 }
 
 int ip_list_from_json(const json *a, const char *field, enum ip_form form, char ***out, size_t *n,
-		      char **problem)
+		      char **err)
 {
 	if (!json_is_array(a))
-		return set_error(problem, "field \"%s\": is %s, expected an array of strings",
-				 field, json_type_name(a));
+		return set_error(err, "field \"%s\": is %s, expected an array of strings", field,
+				 json_type_name(a));
 	char **v = NULL;
 	size_t k = 0;
 	for (size_t i = 0; i < a->u.array.n; i++) {
 		const char *s = json_str(a->u.array.v[i]);
 		if (s == NULL) {
 			strv_free(v, k);
-			return set_error(problem, "field \"%s\": item %zu is %s, expected a string",
+			return set_error(err, "field \"%s\": item %zu is %s, expected a string",
 					 field, i + 1, json_type_name(a->u.array.v[i]));
 		}
-		if (check_ip(s, form, problem) < 0) {
+		if (check_ip(s, form, err) < 0) {
 			strv_free(v, k);
 			_cleanup_free_ char *where = xasprintf("field \"%s\"", field);
-			return ann_prefix(problem, where);
+			return ann_prefix(err, where);
 		}
 		strv_append(&v, &k, s);
 	}

@@ -11,7 +11,7 @@
 static const char *const fields[] = {"ingressRate", "ingressBurst", "egressRate", "egressBurst"};
 
 /* Every member of o is one of fields, and there is one. */
-static int check_fields(const json *o, char **problem)
+static int check_fields(const json *o, char **err)
 {
 	for (size_t i = 0; i < o->u.object.n; i++) {
 		const char *k = o->u.object.k[i];
@@ -19,19 +19,19 @@ static int check_fields(const json *o, char **problem)
 		for (size_t f = 0; f < ARRAY_SIZE(fields); f++)
 			known = known || strcmp(k, fields[f]) == 0;
 		if (!known)
-			return ann_unknown_field(problem, k, fields, ARRAY_SIZE(fields));
+			return ann_unknown_field(err, k, fields, ARRAY_SIZE(fields));
 	}
 	if (o->u.object.n == 0)
-		return set_error(problem, "sets none of ingressRate, ingressBurst, egressRate, "
-					  "egressBurst");
+		return set_error(err, "sets none of ingressRate, ingressBurst, egressRate, "
+				      "egressBurst");
 	return 0;
 }
 
-int bandwidth_from_json(const json *o, char **out, char **problem)
+int bandwidth_from_json(const json *o, char **out, char **err)
 {
 	if (!json_is_object(o))
-		return set_error(problem, "is %s, expected an object", json_type_name(o));
-	if (check_fields(o, problem) < 0)
+		return set_error(err, "is %s, expected an object", json_type_name(o));
+	if (check_fields(o, err) < 0)
 		return -1;
 	_cleanup_json_ json *bw = json_new(JSON_OBJECT);
 	for (size_t f = 0; f < ARRAY_SIZE(fields); f++) {
@@ -42,11 +42,11 @@ int bandwidth_from_json(const json *o, char **out, char **problem)
 		if (ann_json_int(v, 0, LLONG_MAX, &n) < 0) {
 			if (json_is_number(v)) {
 				_cleanup_free_ char *text = shown(v->u.number);
-				return set_error(problem,
+				return set_error(err,
 						 "field \"%s\": %s is not a non-negative integer",
 						 fields[f], text);
 			}
-			return set_error(problem,
+			return set_error(err,
 					 "field \"%s\": is %s, expected a non-negative integer",
 					 fields[f], json_type_name(v));
 		}

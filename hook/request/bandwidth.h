@@ -11,6 +11,6 @@
 
 /* The object o, checked, into its normalised JSON text (the fields in the
  * order above). */
-int bandwidth_from_json(const json *o, char **out, char **problem);
+int bandwidth_from_json(const json *o, char **out, char **err);
 
 #endif

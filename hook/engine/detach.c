@@ -289,53 +289,44 @@ static int detach(struct engine_run *r)
 	return ret;
 }
 
-/* Detach container `id` under its lock; `wait` for it, else 1 when it is
- * held. */
-static int detach_locked(struct engine_run *r, bool wait)
+/* Detach container `id` under its lock, as one run: `wait` for the lock,
+ * else 1 when it is held. */
+static int detach_run(const struct hook_config *cfg, const char *id, const char *stage, bool wait,
+		      const struct engine_target *t, const char *bundle, size_t *detached)
 {
+	struct engine_run r;
+	run_begin(&r, cfg, id, stage);
+	r.t = t;
+	r.bundle = bundle;
 	_cleanup_free_ char *err = NULL;
 	int lfd = -1;
-	int ret = wait ? lock_take(r->cfg->state_dir, r->id, &lfd, &err)
-		       : lock_try(r->cfg->state_dir, r->id, &lfd, &err);
+	int ret = wait ? lock_take(cfg->state_dir, id, &lfd, &err)
+		       : lock_try(cfg->state_dir, id, &lfd, &err);
 	if (ret < 0)
-		run_failed(r, ENGINE_OWN_ERROR, err);
-	if (ret != 0)
-		return ret;
-	ret = detach(r);
-	lock_release(r->cfg->state_dir, r->id, lfd, true);
+		run_failed(&r, ENGINE_OWN_ERROR, err);
+	if (ret == 0) {
+		ret = detach(&r);
+		lock_release(cfg->state_dir, id, lfd, true);
+	}
+	if (detached)
+		*detached = r.detached;
+	run_report(&r);
+	run_end(&r);
 	return ret;
 }
 
 int engine_detach(const struct hook_config *cfg, const char *id, const char *stage,
 		  size_t *detached)
 {
-	struct engine_run r;
-	run_begin(&r, cfg, id, stage);
-	int ret = detach_locked(&r, false);
-	*detached = r.detached;
-	run_report(&r);
-	run_end(&r);
-	return ret;
+	return detach_run(cfg, id, stage, false, NULL, NULL, detached);
 }
 
 int engine_detach_container(const struct hook_config *cfg, const struct engine_container *c)
 {
-	struct engine_run r;
-	run_begin(&r, cfg, c->id, c->stage);
-	r.bundle = c->bundle;
-	int ret = detach_locked(&r, true);
-	run_report(&r);
-	run_end(&r);
-	return ret;
+	return detach_run(cfg, c->id, c->stage, true, NULL, c->bundle, NULL);
 }
 
 int engine_detach_target(const struct hook_config *cfg, const struct engine_target *t)
 {
-	struct engine_run r;
-	run_begin(&r, cfg, t->id, t->stage);
-	r.t = t;
-	int ret = detach_locked(&r, true);
-	run_report(&r);
-	run_end(&r);
-	return ret;
+	return detach_run(cfg, t->id, t->stage, true, t, NULL, NULL);
 }

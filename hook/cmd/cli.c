@@ -17,6 +17,7 @@
 #include "base/sha512.h"
 #include "base/util.h"
 #include "cmd/cli.h"
+#include "host/interfaces.h"
 
 #define DEFAULT_CNI_PATH  "/opt/cni/bin:/usr/libexec/cni:/usr/lib/cni"
 #define DEFAULT_CACHE_DIR "/var/lib/cni"
@@ -159,6 +160,33 @@ static int load_network(const char *name, cnirt_netlist **l)
 	return 0;
 }
 
+/* ADD never into an interface name the namespace has already: the
+ * rollback of a failed ADD would delete another program's interface
+ * (interfaces.h). 0, or -1 (logged). A namespace that cannot be entered is
+ * left to the plugins, which say so as cnitool's do. */
+static int check_ifname(const char *netns, const char *ifname)
+{
+	struct interfaces ifs = {0};
+	_cleanup_free_ char *err = NULL;
+	if (interfaces_read(netns, &ifs, &err) < 0)
+		return 0;
+	int ret = 0;
+	if (interfaces_has(&ifs, ifname)) {
+		unsigned k = 1;
+		char free_name[16];
+		do
+			snprintf(free_name, sizeof(free_name), "net%u", k++);
+		while (interfaces_has(&ifs, free_name));
+		_cleanup_free_ char *ns = shown_whole(netns);
+		log_error("add: interface \"%s\" exists in %s already, another program's: refusing "
+			  "before any plugin runs; set CNI_IFNAME to a free name (%s)",
+			  ifname, ns, free_name);
+		ret = -1;
+	}
+	interfaces_free(&ifs);
+	return ret;
+}
+
 static int do_attachment(const char *op, const char *network, const char *netns_arg)
 {
 	cnirt_netlist *l = NULL;
@@ -186,6 +214,10 @@ static int do_attachment(const char *op, const char *network, const char *netns_
 	    .n_args = n_args,
 	    .capability_args = getenv("CAP_ARGS"),
 	};
+	if (strcmp(op, "add") == 0 && check_ifname(netns, a.ifname) < 0) {
+		cnirt_netlist_free(l);
+		return 1;
+	}
 	cnirt_ctx *ctx = ctx_from_env();
 	cnirt_error *e = NULL;
 	_cleanup_free_ char *result = NULL;

@@ -17,6 +17,7 @@
 #include "base/log.h"
 #include "engine/run.h"
 #include "host/host-sockets.h"
+#include "host/interfaces.h"
 #include "request/plugin-args.h"
 #include "state/attachment-list.h"
 #include "state/lock.h"
@@ -358,16 +359,77 @@ static void roll_back(struct engine_run *r, const struct record *rec, size_t don
 	remove_state(r, pin);
 }
 
+/* The lowest netN (N >= 1) that neither the namespace nor an attachment
+ * uses (allocated). */
+static char *free_ifname(const struct interfaces *ifs, const struct selection *sel)
+{
+	for (unsigned k = 1;; k++) {
+		char *name = xasprintf("net%u", k);
+		bool taken = interfaces_has(ifs, name);
+		for (size_t i = 0; i < sel->n && !taken; i++)
+			taken = strcmp(sel->v[i].ifname, name) == 0;
+		if (!taken)
+			return name;
+		free(name);
+	}
+}
+
+/* The interface names against the namespace, before any plugin runs
+ * (interfaces.h): a name the annotation gave that another program's
+ * interface has is refused; where the namespace holds another program's
+ * interfaces, the names cnihook chose come from net1, net2, ... (a series
+ * engines do not use for their own), free in the namespace. */
+static int check_ifnames(struct engine_run *r, struct selection *sel, const char *by,
+			 const char *netns)
+{
+	struct interfaces ifs = {0};
+	_cleanup_free_ char *err = NULL;
+	if (interfaces_read(netns, &ifs, &err) < 0) {
+		run_failed(r, ENGINE_OWN_ERROR, err);
+		return -1;
+	}
+	int ret = 0;
+	for (size_t i = 0; i < sel->n && ret == 0; i++) {
+		struct attach_req *a = &sel->v[i];
+		if (a->ifname_chosen || !interfaces_has(&ifs, a->ifname))
+			continue;
+		_cleanup_free_ char *m = xasprintf(
+		    "%s: network \"%s\": interface \"%s\" exists in the container's network "
+		    "namespace already, another program's (the engine's own network?): refusing "
+		    "before any plugin runs; name a free interface (\"%s@net1\", or leave the "
+		    "name out and cnihook chooses one)",
+		    by ? by : "defaultNetworks (cnihook.json)", a->network, a->ifname, a->network);
+		run_failed(r, ENGINE_OWN_ERROR, m);
+		ret = -1;
+	}
+	if (ret == 0 && interfaces_any_other(&ifs))
+		for (size_t i = 0; i < sel->n; i++) {
+			struct attach_req *a = &sel->v[i];
+			if (!a->ifname_chosen ||
+			    (strncmp(a->ifname, "net", 3) == 0 && !interfaces_has(&ifs, a->ifname)))
+				continue;
+			char *name = free_ifname(&ifs, sel);
+			log_info(
+			    "%s %s: network \"%s\" attached as %s, not %s: the namespace holds "
+			    "another program's interfaces",
+			    r->id, r->stage, a->network, name, a->ifname);
+			free(a->ifname);
+			a->ifname = name;
+		}
+	interfaces_free(&ifs);
+	return ret;
+}
+
 /* Attach, under the container's lock: the state first (so that a hook
  * killed from here on leaves enough behind to clean up), then the
  * networks. */
-static int attach_locked(struct engine_run *r, const struct selection *sel, struct prepared *p,
-			 const char *source)
+static int attach_locked(struct engine_run *r, struct selection *sel, const char *by,
+			 struct prepared *p, const char *source)
 {
 	_cleanup_free_ char *err = NULL;
 	_cleanup_free_ char *pin = run_pin_path(r);
 	_cleanup_free_ char *rpath = record_path(r->cfg->state_dir, r->id);
-	if (replace_old_record(r, rpath, pin) < 0)
+	if (replace_old_record(r, rpath, pin) < 0 || check_ifnames(r, sel, by, source) < 0)
 		return -1;
 	/* The hook pins the container's namespace; the CNI plugin works in the
 	 * runtime's, which the runtime keeps until its DEL. */
@@ -405,7 +467,7 @@ static int attach_locked(struct engine_run *r, const struct selection *sel, stru
 /* Attach a selection (checked against the policy) to the namespace at
  * `source`: read the configuration directory once, prepare every
  * attachment, then attach under the container's lock. */
-static int attach_selection(struct engine_run *r, const struct selection *sel, const char *by,
+static int attach_selection(struct engine_run *r, struct selection *sel, const char *by,
 			    const char *source)
 {
 	if (check_host_ports(r, sel, by) < 0)
@@ -433,7 +495,7 @@ static int attach_selection(struct engine_run *r, const struct selection *sel, c
 			run_failed(r, ENGINE_OWN_ERROR, err);
 			ret = -1;
 		} else {
-			ret = attach_locked(r, sel, p, source);
+			ret = attach_locked(r, sel, by, p, source);
 			lock_release(r->cfg->state_dir, r->id, fd, true);
 		}
 	}
@@ -444,7 +506,7 @@ static int attach_selection(struct engine_run *r, const struct selection *sel, c
 }
 
 int engine_attach_container(const struct hook_config *cfg, const struct engine_container *c,
-			    const struct selection *sel, const char *by, const char *source)
+			    struct selection *sel, const char *by, const char *source)
 {
 	struct engine_run r;
 	run_begin(&r, cfg, c->id, c->stage);
@@ -458,7 +520,7 @@ int engine_attach_container(const struct hook_config *cfg, const struct engine_c
 }
 
 int engine_attach(const struct hook_config *cfg, const struct engine_target *t,
-		  const struct selection *sel)
+		  struct selection *sel)
 {
 	struct engine_run r;
 	run_begin(&r, cfg, t->id, t->stage);

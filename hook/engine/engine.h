@@ -43,10 +43,11 @@ struct engine_container {
 
 /* Attach a selection (parsed and checked against the policy) to the hook's
  * container: the namespace at `source` is pinned; `by` is the annotation
- * that selected the networks (NULL: cnihook.json's defaultNetworks). 0 or
- * -1 (logged). */
+ * that selected the networks (NULL: cnihook.json's defaultNetworks). The
+ * interface names cnihook chose may be changed for free ones (attach.c).
+ * 0 or -1 (logged). */
 int engine_attach_container(const struct hook_config *cfg, const struct engine_container *c,
-			    const struct selection *sel, const char *by, const char *source);
+			    struct selection *sel, const char *by, const char *source);
 /* Detach the hook's container (poststop), waiting for its lock. A record of
  * another bundle is left alone. 0 or -1 (logged). */
 int engine_detach_container(const struct hook_config *cfg, const struct engine_container *c);
@@ -76,7 +77,7 @@ struct engine_target {
 /* Attach a selection (parsed and checked against the policy) as the hook
  * does, in the runtime's namespace. 0 or -1 (logged, and in t->why). */
 int engine_attach(const struct hook_config *cfg, const struct engine_target *t,
-		  const struct selection *sel);
+		  struct selection *sel);
 /* Detach what t->id has (its record, else its cache entries but the
  * cluster attachment) in reverse, under its lock. Nothing to detach is
  * success. */

@@ -264,6 +264,7 @@ static int assign_ifnames(struct selection *s, const char *prefix, unsigned firs
 				taken = s->v[k].ifname && strcmp(s->v[k].ifname, name) == 0;
 			if (!taken) {
 				s->v[i].ifname = xstrdup(name);
+				s->v[i].ifname_chosen = true;
 				break;
 			}
 		}

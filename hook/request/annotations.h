@@ -30,7 +30,11 @@ struct attach_req {
 	char *network; /* network name (a valid CNI network name) */
 	char *ns;      /* NPWG "namespace", or NULL */
 	char *ifname;  /* always set after parsing: named, or eth0, eth1, ... */
-	char **ips;    /* CIDRs ("10.1.2.3/24"), n_ips of them */
+	/* The name is cnihook's choice, not the annotation's: the engine may
+	 * choose another where the namespace holds another program's
+	 * interfaces (net1, net2, ...: engine/attach.c). */
+	bool ifname_chosen;
+	char **ips; /* CIDRs ("10.1.2.3/24"), n_ips of them */
 	size_t n_ips;
 	char *mac; /* "aa:bb:cc:dd:ee:ff" (lower case), or NULL */
 	char *

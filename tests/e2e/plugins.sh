@@ -267,6 +267,41 @@ add_range_exhausted() {
 	teardown_and_check "$ns" "$cid" "$cidb"
 }
 
+# (f) a namespace that holds another program's eth0 (an engine's own
+# network: a veth with its peer on the host). Without the check, bridge's
+# ADD fails ("already exists") and the rollback DEL of CNI_IFNAME=eth0
+# deletes the other program's interface and its host peer.
+add_beside_other_eth0() {
+	local ns nspath cid peer before
+	setup_case f1
+	write_list "$NETCONFPATH/10-net.conflist" "$NET" 1.0.0 bridge portmap
+	ns=cnt-$uniq-f1
+	new_netns "$ns"
+	nspath=/run/netns/$ns
+	peer=cno$uniq
+	ip link add "$peer" type veth peer name eth0 netns "$ns"
+	cleanup_push "delete_link '$peer'"
+	before=$(ip -n "$ns" -o link show eth0 | cut -d: -f2-)
+	cid=$(default_cid "$nspath")
+	cleanup_push "CNI_IFNAME=net1 '$CNIHOOK' del '$NET' '$nspath'"
+	expect_fail "add into a taken eth0 is refused, naming it and the fix" \
+		'interface "eth0" exists in .* already.*CNI_IFNAME.*net1' add "$NET" "$nspath"
+	checking "the other eth0 and its host peer are untouched; no plugin ran"
+	[ "$(ip -n "$ns" -o link show eth0 | cut -d: -f2-)" = "$before" ] || fail "eth0 changed"
+	ip link show "$peer" >/dev/null 2>&1 || fail "the host peer $peer is gone"
+	[ -z "$(ls -A "$CNI_CACHE_DIR/results" 2>/dev/null)" ] || fail "a cache entry was written"
+	ok "untouched"
+	export CNI_IFNAME=net1
+	expect_ok "add with CNI_IFNAME=net1 beside it" cli add "$NET" "$nspath"
+	expect_ok "del net1" cli del "$NET" "$nspath"
+	unset CNI_IFNAME
+	checking "the other eth0 is still there after the del"
+	[ "$(ip -n "$ns" -o link show eth0 | cut -d: -f2-)" = "$before" ] || fail "eth0 changed"
+	ok "still there"
+	delete_link "$peer"
+	teardown_and_check "$ns" "$cid"
+}
+
 run_case "(a) 1.0.0 bridge+host-local+portmap+tuning+firewall: add, check, del" \
 	lifecycle a 1.0.0 bridge portmap tuning firewall
 run_case "(b) 0.4.0 list: add, check, del" \
@@ -280,6 +315,7 @@ run_case "(d) validate with the real plugins" validate_cases
 run_case "(e) add with a missing plugin leaves nothing" add_missing_plugin
 run_case "(e) add failing in a later plugin leaves nothing" add_plugin_fails
 run_case "(e) add with host-local's range exhausted leaves nothing" add_range_exhausted
+run_case "(f) add beside another program's eth0: refused, it untouched" add_beside_other_eth0
 
 log "--- whole script"
 assert_nothing_left

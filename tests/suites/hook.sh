@@ -850,6 +850,55 @@ for i in 0 1 2 3 4 5 6 7 8 9; do l+=$(left "par$i-$uniq"); done
 check "nothing left of the 10" test -z "$l"
 reset
 
+# ---------------------------------------------------------------- another program's interface
+echo "# another program's interface in the namespace (an engine's own eth0)"
+# A veth pair as an engine's own network makes one: eth0 in the namespace,
+# its peer on the host. cnihook never hands that name to a plugin: a failed
+# ADD would be rolled back with a DEL of it.
+new_netns "$NS-eng"
+ENGPEER=ck${uniq:0:8}e
+ip link add "$ENGPEER" type veth peer name eth0 netns "$NS-eng" || fail "ip link add veth"
+cleanup_push "ip link delete '$ENGPEER' 2>/dev/null"
+eng_before=$(ip -n "$NS-eng" -o link show eth0 | cut -d: -f2-)
+id=eng1-$uniq
+bundle "$id" "$(annotations io.cnihook.networks net1@eth0)" "/run/netns/$NS-eng"
+clear_rec
+attach "$id"
+check "a name the annotation gave that another program's interface has: refused" test "$rc" != 0
+check "the refusal names the interface and the fix" \
+	eval 'grep -q "interface \"eth0\" exists in the container.s network namespace already" <<<"$err" &&
+		grep -q "net1@net1" <<<"$err"'
+check "no plugin ran (nothing to roll back)" no_plugin_ran
+check "the other interface and its host peer are untouched" \
+	eval '[ "$(ip -n "$NS-eng" -o link show eth0 | cut -d: -f2-)" = "$eng_before" ] &&
+		ip link show "$ENGPEER" >/dev/null'
+check "nothing left of the refused container" test -z "$(left "$id")"
+reset
+id=eng2-$uniq
+bundle "$id" "$(annotations io.cnihook.networks net1,net2)" "/run/netns/$NS-eng"
+clear_rec
+attach "$id"
+check "names cnihook chooses beside another program's interface: attached" test "$rc" = 0
+check "they come from net1, net2 (CNI_IFNAME=net1, then net2)" \
+	eval 'has_env fa ADD CNI_IFNAME=net1 && has_env fb ADD CNI_IFNAME=net2'
+check "the record and network-status name net1 and net2" \
+	jqe '[.attachments[].ifname] == ["net1", "net2"]' "$state/$id/record.json"
+check "it says so at info level only (quiet at the default level)" test -z "$err"
+poststop "$id"
+check "poststop detaches them" eval '[ "$rc" = 0 ] && [ "$(count_calls DEL)" = 2 ]'
+check "the other interface is still there" \
+	eval '[ "$(ip -n "$NS-eng" -o link show eth0 | cut -d: -f2-)" = "$eng_before" ]'
+check "nothing left" test -z "$(left "$id")"
+reset
+id=eng3-$uniq
+bundle "$id" "$(annotations io.cnihook.networks net1)"
+clear_rec
+attach "$id"
+check "a namespace with only lo: the first name is eth0, as before" \
+	eval '[ "$rc" = 0 ] && has_env fa ADD CNI_IFNAME=eth0'
+poststop "$id"
+reset
+
 # ---------------------------------------------------------------- the end
 echo "# nothing left"
 check "the state directory is empty" test -z "$(ls -A "$state")"

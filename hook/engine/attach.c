@@ -221,11 +221,13 @@ static void record_init(struct record *rec, const struct engine_run *r, const st
 		    .network = sel->v[i].network,
 		    .ns = sel->v[i].ns,
 		    .ifname = sel->v[i].ifname,
-		    /* The first attachment (in a pod: the cluster's) holds
-		     * the default route unless the annotation gives
-		     * "default-route" to some. */
-		    .is_default =
-			any_default_route || primary ? sel->v[i].n_default_route > 0 : i == 0,
+		    /* The first attachment (in a pod: the cluster's; beside
+		     * the engine's own network: that one) holds the default
+		     * route unless the annotation gives "default-route" to
+		     * some. */
+		    .is_default = any_default_route || primary || r->foreign_default
+				      ? sel->v[i].n_default_route > 0
+				      : i == 0,
 		    .config = (char *)bytes,
 		    .cap_args = p[i].cap_args,
 		    .config_args = p[i].config_args,
@@ -402,6 +404,7 @@ static int check_ifnames(struct engine_run *r, struct selection *sel, const char
 		run_failed(r, ENGINE_OWN_ERROR, m);
 		ret = -1;
 	}
+	r->foreign_default = ifs.default_route != NULL;
 	if (ret == 0 && interfaces_any_other(&ifs))
 		for (size_t i = 0; i < sel->n; i++) {
 			struct attach_req *a = &sel->v[i];

@@ -19,7 +19,46 @@
 /* Enough for the names of 4096 interfaces. */
 #define LIST_MAX (4096 * IF_NAMESIZE)
 
-/* In the child: enter the namespace, write the names, one a line. */
+/* The interface of the default route in a routing table of /proc/net
+ * (the reading task's namespace): `route` (IPv4: "IFACE 00000000 ..." with
+ * mask 00000000) or `ipv6_route` ("000...0 00 ... IFACE"). */
+static void write_default_route(int out)
+{
+	char line[512], dev[IF_NAMESIZE + 1] = "";
+	FILE *f = fopen("/proc/self/net/route", "re");
+	while (f && !*dev && fgets(line, sizeof(line), f)) {
+		char name[64];
+		unsigned long dst, gw, mask;
+		unsigned flags;
+		if (sscanf(line, "%63s %lx %lx %x %*d %*d %*d %lx", name, &dst, &gw, &flags,
+			   &mask) == 5 &&
+		    dst == 0 && mask == 0 && strlen(name) < sizeof(dev))
+			strcpy(dev, name);
+	}
+	if (f)
+		fclose(f);
+	f = fopen("/proc/self/net/ipv6_route", "re");
+	while (f && !*dev && fgets(line, sizeof(line), f)) {
+		char dst[33], name[64];
+		unsigned plen;
+		if (sscanf(line, "%32s %x %*s %*s %*s %*s %*s %*s %*s %63s", dst, &plen, name) ==
+			3 &&
+		    plen == 0 && strspn(dst, "0") == 32 && strcmp(name, "lo") != 0 &&
+		    strlen(name) < sizeof(dev))
+			strcpy(dev, name);
+	}
+	if (f)
+		fclose(f);
+	if (*dev) {
+		char buf[IF_NAMESIZE + 16];
+		int len = snprintf(buf, sizeof(buf), "default %s\n", dev);
+		if (write(out, buf, (size_t)len) != len)
+			_exit(12);
+	}
+}
+
+/* In the child: enter the namespace, write the names, one a line, then
+ * "default IFACE". */
 _Noreturn static void list_in_child(int nsfd, int out)
 {
 	if (setns(nsfd, CLONE_NEWNET) < 0)
@@ -37,6 +76,7 @@ _Noreturn static void list_in_child(int nsfd, int out)
 		if (write(out, line, len + 1) != (ssize_t)(len + 1))
 			_exit(12);
 	}
+	write_default_route(out);
 	_exit(0);
 }
 
@@ -49,8 +89,12 @@ static void parse_names(char *buf, struct interfaces *out)
 {
 	*out = (struct interfaces){0};
 	char *save = NULL;
-	for (char *p = strtok_r(buf, "\n", &save); p; p = strtok_r(NULL, "\n", &save))
-		strv_append(&out->names, &out->n, p);
+	for (char *p = strtok_r(buf, "\n", &save); p; p = strtok_r(NULL, "\n", &save)) {
+		if (strncmp(p, "default ", 8) == 0)
+			out->default_route = xstrdup(p + 8);
+		else
+			strv_append(&out->names, &out->n, p);
+	}
 	if (out->n > 1)
 		qsort(out->names, out->n, sizeof(*out->names), compare_names);
 }
@@ -97,6 +141,7 @@ int interfaces_read(const char *netns, struct interfaces *out, char **err)
 void interfaces_free(struct interfaces *ifs)
 {
 	strv_free(ifs->names, ifs->n);
+	free(ifs->default_route);
 	*ifs = (struct interfaces){0};
 }
 

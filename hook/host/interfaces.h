@@ -14,11 +14,15 @@
 struct interfaces {
 	char **names; /* sorted, "lo" included */
 	size_t n;
+	/* The interface of the namespace's default route (IPv4, else IPv6),
+	 * or NULL. */
+	char *default_route;
 };
 
 /* The interfaces of the network namespace at `netns` (a path such as
- * /proc/<pid>/ns/net or /run/netns/NAME), listed by a child process that
- * enters it. -1 and *err when it cannot be entered or listed. */
+ * /proc/<pid>/ns/net or /run/netns/NAME), and the one its default route
+ * leaves by, read by a child process that enters it. -1 and *err when it
+ * cannot be entered or listed. */
 int interfaces_read(const char *netns, struct interfaces *out, char **err);
 void interfaces_free(struct interfaces *ifs);
 bool interfaces_has(const struct interfaces *ifs, const char *name);

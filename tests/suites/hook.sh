@@ -859,6 +859,9 @@ new_netns "$NS-eng"
 ENGPEER=ck${uniq:0:8}e
 ip link add "$ENGPEER" type veth peer name eth0 netns "$NS-eng" || fail "ip link add veth"
 cleanup_push "ip link delete '$ENGPEER' 2>/dev/null"
+# Its default route leaves by it (no address, nothing is sent).
+ip link set "$ENGPEER" up && ip -n "$NS-eng" link set eth0 up &&
+	ip -n "$NS-eng" route add default dev eth0 || fail "the engine's default route"
 eng_before=$(ip -n "$NS-eng" -o link show eth0 | cut -d: -f2-)
 id=eng1-$uniq
 bundle "$id" "$(annotations io.cnihook.networks net1@eth0)" "/run/netns/$NS-eng"
@@ -884,6 +887,11 @@ check "they come from net1, net2 (CNI_IFNAME=net1, then net2)" \
 check "the record and network-status name net1 and net2" \
 	jqe '[.attachments[].ifname] == ["net1", "net2"]' "$state/$id/record.json"
 check "it says so at info level only (quiet at the default level)" test -z "$err"
+check "network-status: the default is the engine's eth0 (its default route), not net1" \
+	jqe '[.[] | select(.default)] == []' "$state/$id/network-status.json"
+hookin "" --config "$cfg" status "$id"
+check "cnihook status shows net1 and no DEFAULT yes" eval '[ "$rc" = 0 ] && grep -q net1 <<<"$out" && ! grep -q yes <<<"$out"'
+
 poststop "$id"
 check "poststop detaches them" eval '[ "$rc" = 0 ] && [ "$(count_calls DEL)" = 2 ]'
 check "the other interface is still there" \

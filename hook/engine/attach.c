@@ -404,7 +404,7 @@ static int check_ifnames(struct engine_run *r, struct selection *sel, const char
 		run_failed(r, ENGINE_OWN_ERROR, m);
 		ret = -1;
 	}
-	r->foreign_default = ifs.default_route != NULL;
+	r->foreign_default = ifs.default_route != NULL || interfaces_any_other(&ifs);
 	if (ret == 0 && interfaces_any_other(&ifs))
 		for (size_t i = 0; i < sel->n; i++) {
 			struct attach_req *a = &sel->v[i];

@@ -35,9 +35,10 @@ struct engine_run {
 	const char *name;
 	pid_t pid;
 	size_t detached; /* attachments a detach tore down */
-	/* Another program's interface holds the namespace's default route
-	 * (the engine's own network): no attachment is the default unless its
-	 * annotation asks for "default-route". */
+	/* The namespace holds another program's interfaces (the engine's own
+	 * network, whose interface is the container's first, or holds its
+	 * default route): no attachment is the default unless its annotation
+	 * asks for "default-route". */
 	bool foreign_default;
 	/* The failures recorded by run_failed(), in order. */
 	struct engine_failure *failures;

@@ -694,7 +694,8 @@ rt_cmd() {
 }
 
 # rt_start NAME ANNOTATIONS_JSON [NETMODE [COMMAND]]: create and start a
-# container; NETMODE "" (its own namespace), "host", or "join:CONTAINER". Sets
+# container; NETMODE "" (its own namespace), "host", "join:CONTAINER" or, with
+# podman, "net:NETWORK" (a network of podman's own). Sets
 # RT_CID, the container's CNI_CONTAINERID, the hook's name for it (runc/crun:
 # NAME; containerd: <namespace>-NAME, as the namespace $CTD_NS is in the
 # bundle's path; podman: the 64-hex id). Returns the runtime's status; its output is in
@@ -737,6 +738,7 @@ rt_start() {
 		case $mode in
 		host) net=host ;;
 		join:*) net=container:${mode#join:} ;;
+		net:*) net=${mode#net:} ;; # a network of podman's own
 		esac
 		# With the case's hooks.d: podman runs poststop.
 		cleanup_push "pm rm -f -t 0 '$name'"

@@ -887,7 +887,7 @@ check "they come from net1, net2 (CNI_IFNAME=net1, then net2)" \
 check "the record and network-status name net1 and net2" \
 	jqe '[.attachments[].ifname] == ["net1", "net2"]' "$state/$id/record.json"
 check "it says so at info level only (quiet at the default level)" test -z "$err"
-check "network-status: the default is the engine's eth0 (its default route), not net1" \
+check "network-status: the default is the engine's eth0 (it holds the default route), not net1" \
 	jqe '[.[] | select(.default)] == []' "$state/$id/network-status.json"
 hookin "" --config "$cfg" status "$id"
 check "cnihook status shows net1 and no DEFAULT yes" eval '[ "$rc" = 0 ] && grep -q net1 <<<"$out" && ! grep -q yes <<<"$out"'

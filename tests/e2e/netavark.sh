@@ -1,0 +1,114 @@
+#!/bin/bash
+# cnihook beside the engine's own network: podman with the netavark backend
+# (podman 5 and 6 have no other), runc, the shipped hooks.d files. A
+# container on a network of podman's own has netavark's eth0 when cnihook's
+# createRuntime runs; cnihook must never hand that name to a plugin (a
+# failed ADD's rollback DEL would delete it) and must leave netavark's
+# teardown whole. Storage, podman's network configuration and the image are
+# the test's own (runtime-lib.sh's podman set-up, netavark on a network
+# configuration directory of the test's); podman's networks are --internal
+# (no masquerade, no route out).
+set -euo pipefail
+srcdir=${abs_top_srcdir:-$(cd "$(dirname "$0")/../.." && pwd)}
+. "$srcdir/tests/harness/runtime-lib.sh"
+NETAVARK=${NETAVARK:-/usr/lib/podman/netavark}
+[ -x "$NETAVARK" ] || skip "netavark not found at $NETAVARK (apt-get install netavark)"
+rt_init podman
+PM_NETDIR=$T_TMP/podman-networks
+mkdir -p "$PM_NETDIR"
+printf '[network]\nnetwork_backend = "netavark"\nnetwork_config_dir = "%s"\n' "$PM_NETDIR" \
+	>>"$CONTAINERS_CONF"
+[ "$(podman info --format '{{.Host.NetworkBackend}}')" = netavark ] ||
+	fail "podman does not use netavark with $CONTAINERS_CONF"
+
+# pnet_create: a network of podman's own, PNET on PSUB.0/24, bridge PBR.
+pnet_create() {
+	PNET=pnet-$uniq-$1
+	PSUB=$(random_subnet)
+	checking "podman network create $PNET ($PSUB.0/24, internal, no DNS)"
+	pm network create --internal --disable-dns --subnet "$PSUB.0/24" "$PNET" >/dev/null ||
+		fail "podman network create failed"
+	cleanup_push "podman network rm -f '$PNET' >/dev/null 2>&1"
+	PBR=$(jq -r .network_interface "$PM_NETDIR/$PNET.json")
+	ok "netavark's bridge $PBR"
+}
+
+# netavark_left_nothing: podman tore its own network down whole: no port on
+# its bridge, no firewall rule naming its subnet.
+netavark_left_nothing() {
+	checking "netavark's teardown was whole: no port on $PBR, no rule naming $PSUB.0/24"
+	[ -z "$(ip -o link show master "$PBR" 2>/dev/null)" ] ||
+		fail "ports left on $PBR: $(ip -o link show master "$PBR")"
+	! iptables-save | grep -F -- "$PSUB." || fail "netavark's rules for $PSUB.0/24 are left"
+	ok "nothing of netavark's left"
+	pm network rm -f "$PNET" >/dev/null || fail "podman network rm $PNET failed"
+}
+
+# 1. A container on podman's network and on cnihook's: netavark's eth0,
+# cnihook's net1 (its choice beside another program's interface), the
+# default route netavark's.
+case_beside() {
+	local id cid pip ip st
+	rt_setup_case a
+	rt_add_net "$NET" "$BR" "$SUB"
+	pnet_create a
+	id=$(rt_id)
+	rt_start_ok "start $id on $PNET with io.cnihook.networks=$NET" \
+		"$id" "$(annotations io.cnihook.networks "$NET")" "net:$PNET"
+	cid=$RT_CID
+	checking "eth0 is netavark's (an address of $PSUB.0/24)"
+	pip=$(container_addr "$id" eth0) || true
+	[[ $pip == "$PSUB".*/24 ]] || fail "eth0: $(rt_exec "$id" ip -o addr 2>&1)"
+	ok "eth0 $pip"
+	checking "net1 is cnihook's (an address of $SUB.0/24, leased, cached)"
+	ip=$(assert_attached_to "$id" "$cid" "$NET" net1 "$SUB")
+	ok "net1 $ip"
+	checking "network-status: net1, not the default (netavark's eth0 is the first)"
+	st=$(hook_status "$cid") || fail "cnihook status $cid failed"
+	jq -e 'length == 1 and .[0].interface == "net1" and (.[0].default | not)' \
+		<<<"$st" >/dev/null || fail "network-status: $st"
+	ok "$(jq -c '.[0] | {interface, default}' <<<"$st")"
+	checking "the container pings cnihook's gateway $GW through net1"
+	rt_exec "$id" ping -c1 -W2 "$GW" >/dev/null || fail "no reply from $GW"
+	ok "gateway answers"
+	rt_stop "$id"
+	netavark_left_nothing
+	rt_teardown_and_check
+}
+
+# 2. The annotation names eth0, which netavark's interface has: refused
+# before any plugin runs; netavark's eth0 and its teardown untouched.
+case_named_eth0() {
+	local id out
+	rt_setup_case b
+	rt_add_net "$NET" "$BR" "$SUB"
+	pnet_create b
+	id=$(rt_id)
+	checking "start $id on $PNET with io.cnihook.networks=$NET@eth0: refused"
+	if rt_start "$id" "$(annotations io.cnihook.networks "$NET@eth0")" "net:$PNET"; then
+		fail "the container started"
+	fi
+	out=$(cat "$DIR/$id.out")
+	grep -q 'interface \\\?"eth0\\\?" exists in the container.s network namespace already' <<<"$out" ||
+		fail "podman's output does not name the taken eth0: $out"
+	ok "refused: $(grep -o 'interface .*' <<<"$out" | head -1 | cut -c1-160)"
+	checking "no plugin ran: no lease, no cache entry, no port on $BR"
+	[ -z "$(find "$DATADIR" -type f ! -name 'last_reserved_ip*' ! -name lock)" ] ||
+		fail "a lease was taken"
+	[ -z "$(ls -A "$CACHEDIR/results" 2>/dev/null)" ] || fail "a cache entry was written"
+	[ -z "$(ip -o link show master "$BR" 2>/dev/null)" ] || fail "a port on $BR"
+	ok "none"
+	checking "podman rm -f: netavark tears down its own"
+	rt_force_remove "$id"
+	ok "removed"
+	netavark_left_nothing
+	rt_teardown_and_check
+}
+
+run_case "1. beside podman's netavark network: cnihook's net1, netavark's eth0 and route" \
+	case_beside
+run_case "2. a name netavark's eth0 has: refused before any plugin runs, netavark whole" \
+	case_named_eth0
+log "--- whole script"
+assert_nothing_left
+finish

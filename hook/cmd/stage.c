@@ -28,17 +28,6 @@ struct hook_call {
 	const char *oci_id; /* the OCI id, as the state gives it */
 };
 
-int stage_parse(const char *s, enum stage *out)
-{
-	if (strcmp(s, "createRuntime") == 0 || strcmp(s, "prestart") == 0)
-		*out = STAGE_ATTACH;
-	else if (strcmp(s, "poststop") == 0)
-		*out = STAGE_DETACH;
-	else
-		return -1;
-	return 0;
-}
-
 /* The network namespace to attach (*source), as the selection, config.json
  * or the state give it: 1 when the container is left alone (it shares the
  * host's namespace, or joins one attached already), -1 when it cannot be

@@ -1,8 +1,16 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * cnihook: the OCI hook (createRuntime, prestart, poststop: the OCI state on
- * stdin), the operator CLI (add, check, del, validate, version, status), and
- * a chained CNI plugin (run with CNI_COMMAND set and no argument).
+ * cnihook's entry. One program, three ways to run it:
+ *
+ * - the OCI hook: createRuntime, prestart, poststop, or no stage (the
+ *   state says), with the OCI state on stdin;
+ * - the operator commands: status, list and gc, which read cnihook.json,
+ *   and add, check, del, validate and version, with cnitool's environment;
+ * - plugin mode: a chained CNI plugin, run with CNI_COMMAND set and no
+ *   argument.
+ *
+ * One table of verbs says how each is run, and the usage text is made from
+ * it: each verb's line and help beside it.
  */
 #include "config.h"
 
@@ -19,135 +27,359 @@
 #include "cmd/report.h"
 #include "cmd/stage.h"
 
+/* What one run of cnihook was given. */
+struct call {
+	int argc; /* the verb and its arguments (0: no verb) */
+	char **argv;
+	const char *config;	 /* --config FILE, or NULL */
+	const char *level_arg;	 /* --log-level=LEVEL, or NULL */
+	enum log_level level;	 /* --log-level's, else warn; then cnihook.json's */
+	struct hook_config *cfg; /* cnihook.json: VERB_STAGE and VERB_REPORT */
+};
+
+enum verb_kind {
+	VERB_STAGE,  /* an OCI hook stage: cnihook.json read, then the state on stdin */
+	VERB_REPORT, /* status, list, gc: cnihook.json read, then their flags */
+	VERB_CLI,    /* the operator verbs of cnitool: logging on stderr only */
+	VERB_OPTION, /* --help, --version: taken among the options */
+	VERB_PLUGIN, /* no name: CNI_COMMAND set and no argument */
+};
+
+/* What a VERB_REPORT takes after its name, and where a verb logs. */
+enum {
+	TAKES_JSON = 1 << 0,		  /* --json */
+	TAKES_NO_TRUNC = 1 << 1,	  /* --no-trunc */
+	TAKES_DRY_RUN = 1 << 2,		  /* --dry-run */
+	TAKES_NETNS_FROM_RESULT = 1 << 3, /* --netns-from-result */
+	TAKES_ID = 1 << 4,		  /* one operand, not starting with '-' */
+	LOGS_TO_SYSLOG = 1 << 5,	  /* as cnihook.json says (else on stderr only) */
+};
+
+struct verb {
+	const char *name;
+	enum verb_kind kind;
+	int (*run)(const struct verb *v, struct call *c); /* returns the exit status */
+	unsigned flags;					  /* TAKES_*, LOGS_TO_SYSLOG */
+	enum stage stage;				  /* VERB_STAGE: which */
+	/* Its line in the usage text (NULL: the line of a verb above says it),
+	 * and what it does, beside it ('\n': a line more). */
+	const char *usage;
+	const char *help;
+};
+
+static int run_stage(const struct verb *v, struct call *c);
+static int run_status(const struct verb *v, struct call *c);
+static int run_list(const struct verb *v, struct call *c);
+static int run_gc(const struct verb *v, struct call *c);
+static int run_attachment(const struct verb *v, struct call *c);
+static int run_validate(const struct verb *v, struct call *c);
+static int run_version(const struct verb *v, struct call *c);
+static int run_version_option(const struct verb *v, struct call *c);
+static int run_help(const struct verb *v, struct call *c);
+static int run_plugin(const struct verb *v, struct call *c);
+
+static const struct verb verbs[] = {
+    {.name = "createRuntime",
+     .kind = VERB_STAGE,
+     .run = run_stage,
+     .flags = LOGS_TO_SYSLOG,
+     .stage = STAGE_ATTACH,
+     .usage = "cnihook [--config FILE] createRuntime|prestart|poststop < STATE",
+     .help = "the OCI hook (stage inferred when absent)"},
+    {.name = "prestart",
+     .kind = VERB_STAGE,
+     .run = run_stage,
+     .flags = LOGS_TO_SYSLOG,
+     .stage = STAGE_ATTACH},
+    {.name = "poststop",
+     .kind = VERB_STAGE,
+     .run = run_stage,
+     .flags = LOGS_TO_SYSLOG,
+     .stage = STAGE_DETACH},
+    {.name = "status",
+     .kind = VERB_REPORT,
+     .run = run_status,
+     .flags = TAKES_JSON | TAKES_NO_TRUNC | TAKES_ID,
+     .usage = "cnihook [--config FILE] status [--json] [--no-trunc] [ID]",
+     .help = "network status of one or all containers\n"
+	     "(ID: a full id or a unique prefix)"},
+    {.name = "list",
+     .kind = VERB_REPORT,
+     .run = run_list,
+     .flags = TAKES_JSON | TAKES_NO_TRUNC,
+     .usage = "cnihook [--config FILE] list [--json] [--no-trunc]",
+     .help = "every cache entry, of any runtime"},
+    {.name = "gc",
+     .kind = VERB_REPORT,
+     .run = run_gc,
+     .flags = TAKES_DRY_RUN | TAKES_NETNS_FROM_RESULT | LOGS_TO_SYSLOG,
+     .usage = "cnihook [--config FILE] gc [--dry-run] [--netns-from-result]",
+     .help = "tear down what provably gone containers\n"
+	     "left, saying why each is kept or gone"},
+    {.name = "add",
+     .kind = VERB_CLI,
+     .run = run_attachment,
+     .usage = "cnihook add|check|del NETWORK NETNS",
+     .help = "run a network's plugins on a netns"},
+    {.name = "check", .kind = VERB_CLI, .run = run_attachment},
+    {.name = "del", .kind = VERB_CLI, .run = run_attachment},
+    {.name = "validate",
+     .kind = VERB_CLI,
+     .run = run_validate,
+     .usage = "cnihook validate [NETWORK]",
+     .help = "check networks against their plugins"},
+    {.name = "version",
+     .kind = VERB_CLI,
+     .run = run_version,
+     .usage = "cnihook version, cnihook --version",
+     .help = "print versions"},
+    {.name = "--version", .kind = VERB_OPTION, .run = run_version_option},
+    {.name = "--help",
+     .kind = VERB_OPTION,
+     .run = run_help,
+     .usage = "cnihook --help",
+     .help = "this text"},
+    {.name = "-h", .kind = VERB_OPTION, .run = run_help},
+    {.name = NULL,
+     .kind = VERB_PLUGIN,
+     .run = run_plugin,
+     .usage = "CNI_COMMAND=... cnihook < CONFIG",
+     .help = "a chained CNI plugin (Kubernetes pods)"},
+};
+
+/* The usage text after the verbs' lines. */
+static const char usage_notes[] =
+    "Options: --config FILE (default $CNIHOOK_CONFIG, else " SYSCONFDIR "/cnihook/cnihook.json;\n"
+    "  for add, check, del and validate: the plugins' sandbox and confDir),\n"
+    "  --log-level=error|warn|info|debug; --no-trunc: full container ids in tables\n"
+    "  (else their first 12 characters). add, check, del, validate and gc need root.\n"
+    "\n"
+    "Environment: NETCONFPATH (default: cnihook.json's confDir, built-in\n"
+    "  " CNIHOOK_CONF_DIR "), CNI_PATH (default " DEFAULT_CNI_PATH "),\n"
+    "  CNI_IFNAME (eth0), CNI_ARGS (K=V;K=V), CAP_ARGS (JSON object), CNI_CONTAINERID,\n"
+    "  CNI_CACHE_DIR (default " DEFAULT_CACHE_DIR "), CNIHOOK_PLUGIN_TIMEOUT (seconds).\n"
+    "See cnihook(8).\n";
+
+/* The column of the verbs' help in the usage text. */
+#define HELP_COLUMN 40
+
+static void usage(FILE *f)
+{
+	fputs("Usage:\n", f);
+	for (size_t i = 0; i < ARRAY_SIZE(verbs); i++) {
+		if (verbs[i].usage == NULL)
+			continue;
+		int col = fprintf(f, "  %s", verbs[i].usage);
+		for (const char *h = verbs[i].help;; h++) {
+			/* At least two spaces between the line and its help. */
+			if (col + 2 > HELP_COLUMN) {
+				fputc('\n', f);
+				col = 0;
+			}
+			int len = (int)strcspn(h, "\n");
+			fprintf(f, "%*s%.*s\n", HELP_COLUMN - col, "", len, h);
+			col = 0;
+			h += len;
+			if (*h == '\0')
+				break;
+		}
+	}
+	fputs(usage_notes, f);
+}
+
+/* The verb called name: an option (--help) or not; name NULL: plugin mode. */
+static const struct verb *find_verb(const char *name, bool option)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(verbs); i++) {
+		const struct verb *v = &verbs[i];
+		if ((v->kind == VERB_OPTION) != option)
+			continue;
+		if (name && v->name ? strcmp(name, v->name) == 0 : name == v->name)
+			return v;
+	}
+	return NULL;
+}
+
 static int usage_error(const char *what, const char *arg)
 {
 	fprintf(stderr, "cnihook: %s \"%s\" (see cnihook --help)\n", what, arg);
 	return 2;
 }
 
-/* status, list and gc: their flags, then at most one operand. */
-static int run_operator(struct hook_config *cfg, enum log_level level, int argc, char **argv)
+/* A hook stage: v, or none (v NULL: the state says). */
+static int run_stage(const struct verb *v, struct call *c)
 {
-	const char *verb = argv[0];
-	bool is_gc = strcmp(verb, "gc") == 0;
-	const char *operand = NULL;
-	bool as_json = false, no_trunc = false;
-	struct gc_options gc = {0};
-	for (int k = 1; k < argc; k++) {
-		if (strcmp(argv[k], "--json") == 0 && !is_gc)
-			as_json = true;
-		else if (strcmp(argv[k], "--no-trunc") == 0 && !is_gc)
-			no_trunc = true;
-		else if (strcmp(argv[k], "--dry-run") == 0 && is_gc)
-			gc.dry_run = true;
-		else if (strcmp(argv[k], "--netns-from-result") == 0 && is_gc)
-			gc.netns_from_result = true;
-		else if (argv[k][0] != '-' && !operand && strcmp(verb, "status") == 0)
-			operand = argv[k];
+	log_init(c->level, c->cfg->log_syslog, c->cfg->state_dir);
+	hookconf_enter_sandbox(c->cfg);
+	return stage_run(c->cfg, v ? v->stage : STAGE_NONE, v ? v->name : NULL, STDIN_FILENO);
+}
+
+/* What status, list and gc take after their name. */
+struct report_args {
+	const char *id;
+	bool as_json, no_trunc;
+	struct gc_options gc;
+};
+
+/* The flags v takes, then at most one operand; then the log opened.
+ * Returns 0, or the exit status of a usage error. */
+static int report_args(const struct verb *v, const struct call *c, struct report_args *a)
+{
+	*a = (struct report_args){0};
+	for (int k = 1; k < c->argc; k++) {
+		const char *arg = c->argv[k];
+		if (strcmp(arg, "--json") == 0 && (v->flags & TAKES_JSON))
+			a->as_json = true;
+		else if (strcmp(arg, "--no-trunc") == 0 && (v->flags & TAKES_NO_TRUNC))
+			a->no_trunc = true;
+		else if (strcmp(arg, "--dry-run") == 0 && (v->flags & TAKES_DRY_RUN))
+			a->gc.dry_run = true;
+		else if (strcmp(arg, "--netns-from-result") == 0 &&
+			 (v->flags & TAKES_NETNS_FROM_RESULT))
+			a->gc.netns_from_result = true;
+		else if (arg[0] != '-' && !a->id && (v->flags & TAKES_ID))
+			a->id = arg;
 		else
-			return usage_error("unexpected argument", argv[k]);
+			return usage_error("unexpected argument", arg);
 	}
-	log_init(level, is_gc && cfg->log_syslog, cfg->state_dir);
-	if (strcmp(verb, "status") == 0)
-		return report_status(cfg, operand, as_json, no_trunc);
-	if (strcmp(verb, "list") == 0)
-		return report_list(cfg, as_json, no_trunc);
-	hookconf_enter_sandbox(cfg);
-	return gc_run(cfg, &gc);
+	log_init(c->level, (v->flags & LOGS_TO_SYSLOG) && c->cfg->log_syslog, c->cfg->state_dir);
+	return 0;
 }
 
-/* A hook stage: the verb, or none (the state says); nothing after it
- * (run_with_config checks that before the configuration is read). */
-static int run_stage(struct hook_config *cfg, enum log_level level, int argc, char **argv)
+static int run_status(const struct verb *v, struct call *c)
 {
-	const char *verb = argc ? argv[0] : NULL;
-	enum stage stage = STAGE_NONE;
-	if (verb && stage_parse(verb, &stage) < 0)
-		return usage_error("unknown command", verb);
-	log_init(level, cfg->log_syslog, cfg->state_dir);
-	hookconf_enter_sandbox(cfg);
-	return stage_run(cfg, stage, verb, STDIN_FILENO);
+	struct report_args a;
+	int ret = report_args(v, c, &a);
+	return ret ? ret : report_status(c->cfg, a.id, a.as_json, a.no_trunc);
 }
 
-/* The hook and the commands that read cnihook.json. */
-static int run_with_config(const char *config, const char *level_arg, int argc, char **argv)
+static int run_list(const struct verb *v, struct call *c)
 {
-	struct hook_config *cfg = NULL;
+	struct report_args a;
+	int ret = report_args(v, c, &a);
+	return ret ? ret : report_list(c->cfg, a.as_json, a.no_trunc);
+}
+
+static int run_gc(const struct verb *v, struct call *c)
+{
+	struct report_args a;
+	int ret = report_args(v, c, &a);
+	if (ret)
+		return ret;
+	hookconf_enter_sandbox(c->cfg);
+	return gc_run(c->cfg, &a.gc);
+}
+
+static int run_attachment(const struct verb *v, struct call *c)
+{
+	return cli_attachment(c->argc, c->argv, c->config);
+}
+
+static int run_validate(const struct verb *v, struct call *c)
+{
+	return cli_validate(c->argc, c->argv, c->config);
+}
+
+static int run_version(const struct verb *v, struct call *c)
+{
+	return cli_version(c->argc, c->argv);
+}
+
+/* --version: nothing after it. */
+static int run_version_option(const struct verb *v, struct call *c)
+{
+	if (c->argc > 1)
+		return usage_error("unexpected argument", c->argv[1]);
+	return cli_version(1, (char *[]){"version", NULL});
+}
+
+static int run_help(const struct verb *v, struct call *c)
+{
+	usage(stdout);
+	return 0;
+}
+
+/* Run by a container runtime as the CNI plugin "cnihook". */
+static int run_plugin(const struct verb *v, struct call *c)
+{
+	log_init(LOG_LEVEL_WARN, false, NULL);
+	return cniplugin_run(getenv("CNI_COMMAND"), STDIN_FILENO);
+}
+
+/* The hook and the commands that read cnihook.json: v a VERB_STAGE or a
+ * VERB_REPORT, or NULL (a stage the state says). */
+static int run_with_config(const struct verb *v, struct call *c)
+{
 	char *err = NULL;
-	const char *path = config ? config : getenv("CNIHOOK_CONFIG");
+	const char *path = c->config ? c->config : getenv("CNIHOOK_CONFIG");
 	if (path && *path == '\0')
 		path = NULL;
-	const char *verb = argc ? argv[0] : NULL;
-	bool inventory = verb && (strcmp(verb, "status") == 0 || strcmp(verb, "list") == 0);
-	enum stage stage;
 	/* What is wrong with the command line is told before the file is read. */
-	if (argc > 1 && stage_parse(verb, &stage) == 0)
-		return usage_error("unexpected argument after the stage", argv[1]);
-	if (hookconf_load(path, &cfg, &err) < 0) {
+	if (v && v->kind == VERB_STAGE && c->argc > 1)
+		return usage_error("unexpected argument after the stage", c->argv[1]);
+	if (hookconf_load(path, &c->cfg, &err) < 0) {
 		/* Logged where the stage's failures go (status and list
 		 * answer on the terminal): the defaults of cnihook.json(5). */
-		log_init(LOG_LEVEL_ERROR, !inventory, CNIHOOK_STATE_DIR);
+		log_init(LOG_LEVEL_ERROR, !v || (v->flags & LOGS_TO_SYSLOG), CNIHOOK_STATE_DIR);
 		log_error("%s", err);
 		free(err);
 		return 1;
 	}
-	enum log_level level = cfg->log_level;
-	if (level_arg)
-		log_parse_level(level_arg, &level);
-	int ret = inventory || (verb && strcmp(verb, "gc") == 0)
-		      ? run_operator(cfg, level, argc, argv)
-		      : run_stage(cfg, level, argc, argv);
-	hookconf_free(cfg);
+	c->level = c->cfg->log_level;
+	if (c->level_arg)
+		log_parse_level(c->level_arg, &c->level);
+	int ret = v ? v->run(v, c) : run_stage(NULL, c);
+	hookconf_free(c->cfg);
 	return ret;
 }
 
 int main(int argc, char **argv)
 {
-	const char *level_arg = NULL, *config = NULL;
-	enum log_level level = LOG_LEVEL_WARN;
-	/* Run by a container runtime as the CNI plugin "cnihook". */
+	struct call c = {.level = LOG_LEVEL_WARN};
 	const char *cni_command = getenv("CNI_COMMAND");
 	if (argc == 1 && cni_command && *cni_command) {
-		log_init(LOG_LEVEL_WARN, false, NULL);
-		return cniplugin_run(cni_command, STDIN_FILENO);
+		const struct verb *plugin = find_verb(NULL, false);
+		return plugin->run(plugin, &c);
 	}
 	int i = 1;
 	for (; i < argc && argv[i][0] == '-'; i++) {
-		if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
-			cli_usage(stdout);
-			return 0;
-		} else if (strcmp(argv[i], "--version") == 0) {
-			if (i + 1 < argc)
-				return usage_error("unexpected argument", argv[i + 1]);
-			return cli_main(1, (char *[]){"version", NULL}, NULL);
+		const struct verb *option = find_verb(argv[i], true);
+		if (option) {
+			c.argc = argc - i;
+			c.argv = argv + i;
+			return option->run(option, &c);
 		} else if (strncmp(argv[i], "--log-level=", 12) == 0) {
-			level_arg = argv[i] + 12;
-			if (log_parse_level(level_arg, &level) < 0)
+			c.level_arg = argv[i] + 12;
+			if (log_parse_level(c.level_arg, &c.level) < 0)
 				return usage_error(
 				    "--log-level: expected error, warn, info or debug, not",
-				    level_arg);
+				    c.level_arg);
 		} else if (strcmp(argv[i], "--config") == 0 ||
 			   strncmp(argv[i], "--config=", 9) == 0) {
-			config = argv[i][8] == '=' ? argv[i] + 9 : i + 1 < argc ? argv[++i] : "";
-			if (*config == '\0')
+			c.config = argv[i][8] == '=' ? argv[i] + 9 : i + 1 < argc ? argv[++i] : "";
+			if (*c.config == '\0')
 				return usage_error("--config: expected a FILE", argv[i]);
 		} else {
 			return usage_error("unknown option", argv[i]);
 		}
 	}
-	const char *verb = i < argc ? argv[i] : NULL;
-	enum stage stage;
-	if (verb == NULL) {
+	c.argc = argc - i;
+	c.argv = argv + i;
+	if (c.argc == 0) {
 		/* Run by an engine without a stage argument: the state says. */
 		if (isatty(STDIN_FILENO)) {
-			cli_usage(stderr);
+			usage(stderr);
 			return 2;
 		}
-		return run_with_config(config, level_arg, 0, argv + i);
+		return run_with_config(NULL, &c);
 	}
-	if (stage_parse(verb, &stage) == 0 || strcmp(verb, "status") == 0 ||
-	    strcmp(verb, "list") == 0 || strcmp(verb, "gc") == 0)
-		return run_with_config(config, level_arg, argc - i, argv + i);
-	log_init(level, false, NULL);
-	return cli_main(argc - i, argv + i, config);
+	const struct verb *v = find_verb(c.argv[0], false);
+	if (v && (v->kind == VERB_STAGE || v->kind == VERB_REPORT))
+		return run_with_config(v, &c);
+	log_init(c.level, false, NULL);
+	if (v == NULL) {
+		log_error("unknown command \"%s\" (see cnihook --help)", c.argv[0]);
+		return 2;
+	}
+	return v->run(v, &c);
 }

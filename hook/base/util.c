@@ -84,21 +84,36 @@ int read_all_fd(int fd, size_t limit, char **out, size_t *len, char **err)
 	return read_fd(fd, limit, out, len, &errnum, err);
 }
 
-void kv_append(struct kv **v, size_t *n, const char *key, const char *value)
+void kvlist_append(struct kvlist *l, const char *key, const char *value)
 {
-	*v = xreallocarray(*v, *n + 1, sizeof(**v));
-	(*v)[*n].key = xstrdup(key);
-	(*v)[*n].value = xstrdup(value);
-	(*n)++;
+	l->v = xreallocarray(l->v, l->n + 1, sizeof(*l->v));
+	l->v[l->n].key = xstrdup(key);
+	l->v[l->n].value = xstrdup(value);
+	l->n++;
 }
 
-void kv_free(struct kv *v, size_t n)
+void kvlist_append_all(struct kvlist *l, const struct kvlist *from)
 {
-	for (size_t i = 0; i < n; i++) {
-		free(v[i].key);
-		free(v[i].value);
+	for (size_t i = 0; i < from->n; i++)
+		kvlist_append(l, from->v[i].key, from->v[i].value);
+}
+
+void kvlist_free(struct kvlist *l)
+{
+	for (size_t i = 0; i < l->n; i++) {
+		free(l->v[i].key);
+		free(l->v[i].value);
 	}
-	free(v);
+	free(l->v);
+	*l = (struct kvlist){0};
+}
+
+const char *kvlist_get(const struct kvlist *l, const char *key)
+{
+	for (size_t i = 0; i < l->n; i++)
+		if (l->v[i].key && strcmp(l->v[i].key, key) == 0)
+			return l->v[i].value ? l->v[i].value : "";
+	return NULL;
 }
 
 void strv_append(char ***v, size_t *n, const char *s)

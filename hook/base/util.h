@@ -39,8 +39,20 @@ struct kv {
 	char *key;
 	char *value;
 };
-void kv_append(struct kv **v, size_t *n, const char *key, const char *value);
-void kv_free(struct kv *v, size_t n);
+/* Key-value pairs in order: v[0..n). Zero-initialised: empty. */
+struct kvlist {
+	struct kv *v;
+	size_t n;
+};
+/* Append copies of key and value. */
+void kvlist_append(struct kvlist *l, const char *key, const char *value);
+/* Append copies of the pairs of from. */
+void kvlist_append_all(struct kvlist *l, const struct kvlist *from);
+/* Free the pairs and leave l empty. */
+void kvlist_free(struct kvlist *l);
+/* The value of the first pair whose key is key ("" for a NULL value), or
+ * NULL; pairs with a NULL key are skipped. */
+const char *kvlist_get(const struct kvlist *l, const char *key);
 
 /* A NULL-terminated vector of strings. */
 void strv_append(char ***v, size_t *n, const char *s);

@@ -19,9 +19,6 @@
 #include "cmd/cli.h"
 #include "host/interfaces.h"
 
-#define DEFAULT_CNI_PATH  "/opt/cni/bin:/usr/libexec/cni:/usr/lib/cni"
-#define DEFAULT_CACHE_DIR "/var/lib/cni"
-
 static const char *env_or(const char *name, const char *fallback)
 {
 	const char *v = getenv(name);
@@ -283,47 +280,6 @@ static int do_validate(const char *network)
 	return failed ? 1 : 0;
 }
 
-static int do_version(void)
-{
-	printf("cnihook %s\nCNI spec versions:", PACKAGE_VERSION);
-	for (const char *const *v = cnirt_supported_versions(); *v; v++)
-		printf(" %s", *v);
-	printf("\n");
-	return 0;
-}
-
-void cli_usage(FILE *f)
-{
-	fprintf(
-	    f, "Usage:\n"
-	       "  cnihook [--config FILE] createRuntime|prestart|poststop < STATE\n"
-	       "                                        the OCI hook (stage inferred when absent)\n"
-	       "  cnihook [--config FILE] status [--json] [--no-trunc] [ID]\n"
-	       "                                        network status of one or all containers\n"
-	       "                                        (ID: a full id or a unique prefix)\n"
-	       "  cnihook [--config FILE] list [--json] [--no-trunc]\n"
-	       "                                        every cache entry, of any runtime\n"
-	       "  cnihook [--config FILE] gc [--dry-run] [--netns-from-result]\n"
-	       "                                        tear down what provably gone containers\n"
-	       "                                        left, saying why each is kept or gone\n"
-	       "  cnihook add|check|del NETWORK NETNS   run a network's plugins on a netns\n"
-	       "  cnihook validate [NETWORK]            check networks against their plugins\n"
-	       "  cnihook version, cnihook --version    print versions\n"
-	       "  cnihook --help                        this text\n"
-	       "  CNI_COMMAND=... cnihook < CONFIG      a chained CNI plugin (Kubernetes pods)\n"
-	       "Options: --config FILE (default $CNIHOOK_CONFIG, else " SYSCONFDIR
-	       "/cnihook/cnihook.json;\n"
-	       "  for add, check, del and validate: the plugins' sandbox and confDir),\n"
-	       "  --log-level=error|warn|info|debug; --no-trunc: full container ids in tables\n"
-	       "  (else their first 12 characters). add, check, del, validate and gc need root.\n"
-	       "\n"
-	       "Environment: NETCONFPATH (default: cnihook.json's confDir, built-in\n"
-	       "  " CNIHOOK_CONF_DIR "), CNI_PATH (default " DEFAULT_CNI_PATH "),\n"
-	       "CNI_IFNAME (eth0), CNI_ARGS (K=V;K=V), CAP_ARGS (JSON object), CNI_CONTAINERID,\n"
-	       "CNI_CACHE_DIR (default " DEFAULT_CACHE_DIR "), CNIHOOK_PLUGIN_TIMEOUT (seconds).\n"
-	       "See cnihook(8).\n");
-}
-
 /* The plugins need root: they enter network namespaces and change links,
  * addresses and firewall rules, in the sandbox only root can set up. */
 static bool refused_without_root(const char *verb)
@@ -336,42 +292,46 @@ static bool refused_without_root(const char *verb)
 	return true;
 }
 
-int cli_main(int argc, char **argv, const char *config)
+int cli_attachment(int argc, char **argv, const char *config)
+{
+	const char *verb = argv[0];
+	config_path = config;
+	if (argc != 3) {
+		if (argc > 3)
+			log_error(
+			    "%s: expected NETWORK NETNS, then nothing: unexpected argument \"%s\"",
+			    verb, argv[3]);
+		else
+			log_error("%s: expected NETWORK NETNS", verb);
+		return 2;
+	}
+	if (refused_without_root(verb))
+		return 1;
+	return do_attachment(verb, argv[1], argv[2]);
+}
+
+int cli_validate(int argc, char **argv, const char *config)
 {
 	config_path = config;
-	const char *verb = argv[0];
-	if (strcmp(verb, "add") == 0 || strcmp(verb, "check") == 0 || strcmp(verb, "del") == 0) {
-		if (argc != 3) {
-			if (argc > 3)
-				log_error("%s: expected NETWORK NETNS, then nothing: unexpected "
-					  "argument \"%s\"",
-					  verb, argv[3]);
-			else
-				log_error("%s: expected NETWORK NETNS", verb);
-			return 2;
-		}
-		if (refused_without_root(verb))
-			return 1;
-		return do_attachment(verb, argv[1], argv[2]);
+	if (argc > 2) {
+		log_error("validate: expected at most one NETWORK: unexpected argument \"%s\"",
+			  argv[2]);
+		return 2;
 	}
-	if (strcmp(verb, "validate") == 0) {
-		if (argc > 2) {
-			log_error("validate: expected at most one NETWORK: unexpected argument "
-				  "\"%s\"",
-				  argv[2]);
-			return 2;
-		}
-		if (refused_without_root(verb))
-			return 1;
-		return do_validate(argc == 2 ? argv[1] : NULL);
+	if (refused_without_root(argv[0]))
+		return 1;
+	return do_validate(argc == 2 ? argv[1] : NULL);
+}
+
+int cli_version(int argc, char **argv)
+{
+	if (argc > 1) {
+		log_error("version: unexpected argument \"%s\"", argv[1]);
+		return 2;
 	}
-	if (strcmp(verb, "version") == 0) {
-		if (argc > 1) {
-			log_error("version: unexpected argument \"%s\"", argv[1]);
-			return 2;
-		}
-		return do_version();
-	}
-	log_error("unknown command \"%s\" (see cnihook --help)", verb);
-	return 2;
+	printf("cnihook %s\nCNI spec versions:", PACKAGE_VERSION);
+	for (const char *const *v = cnirt_supported_versions(); *v; v++)
+		printf(" %s", *v);
+	printf("\n");
+	return 0;
 }

@@ -2,17 +2,23 @@
 #ifndef CNIHOOK_CLI_H
 #define CNIHOOK_CLI_H
 
-#include <stdio.h>
-
 #include <cnirt.h>
 
-/* The operator verbs of the reference CLI: add, check, del, validate,
- * version. argv[0] is the verb. config: --config FILE, or NULL (then
- * $CNIHOOK_CONFIG, else the default file): its sandbox applies to the
- * plugins. Returns the exit status. */
-int cli_main(int argc, char **argv, const char *config);
+/* The defaults of the reference CLI's environment (CNI_PATH, CNI_CACHE_DIR). */
+#define DEFAULT_CNI_PATH  "/opt/cni/bin:/usr/libexec/cni:/usr/lib/cni"
+#define DEFAULT_CACHE_DIR "/var/lib/cni"
+
+/* The operator verbs of the reference CLI, argv[0] the verb. config:
+ * --config FILE, or NULL (then $CNIHOOK_CONFIG, else the default file):
+ * its sandbox applies to the plugins. Each returns the exit status (2 for
+ * a wrong command line). */
+/* add, check, del NETWORK NETNS */
+int cli_attachment(int argc, char **argv, const char *config);
+/* validate [NETWORK]: every network of the configuration directory, or one. */
+int cli_validate(int argc, char **argv, const char *config);
+/* version: cnihook's version and the CNI spec versions, on stdout. */
+int cli_version(int argc, char **argv);
 /* Log one line naming the operation, network, plugin, CNI code and message. */
 void cli_report(const char *op, const char *network, const cnirt_error *e);
-void cli_usage(FILE *f);
 
 #endif

@@ -41,8 +41,7 @@ struct plugin_call {
 	json *conf;	     /* stdin */
 	const char *version; /* its cniVersion */
 	const char *name;    /* its name: the cluster network */
-	struct kv *ann;	     /* the pod's annotations */
-	size_t n_ann;
+	struct kvlist ann;   /* the pod's annotations */
 	struct hook_config *cfg;
 };
 
@@ -147,13 +146,13 @@ static int read_annotations(struct plugin_call *c, char **err)
 			return set_error(err, "pod annotation \"%s\": a string expected, not %s", k,
 					 json_type_name(ann->u.object.v[i]));
 		}
-		kv_append(&c->ann, &c->n_ann, ann->u.object.k[i], v);
+		kvlist_append(&c->ann, ann->u.object.k[i], v);
 	}
 	return 0;
 }
 
 /* The K8S_POD_* pairs of the runtime's CNI_ARGS, passed on. */
-static void pod_args(struct kv **out, size_t *n)
+static void pod_args(struct kvlist *out)
 {
 	_cleanup_free_ char *args = xstrdup(env("CNI_ARGS"));
 	char *save = NULL;
@@ -162,7 +161,7 @@ static void pod_args(struct kv **out, size_t *n)
 		if (eq == NULL || strncmp(p, "K8S_POD_", 8) != 0)
 			continue;
 		*eq = '\0';
-		kv_append(out, n, p, eq + 1);
+		kvlist_append(out, p, eq + 1);
 	}
 }
 
@@ -173,14 +172,13 @@ static struct netstatus_entry cluster(const struct plugin_call *c, const char *r
 	    .network = c->name, .ifname = c->ifname, .is_default = true, .result = result};
 }
 
-static int parse_pod(void *data, const struct kv *ann, size_t n, struct selection *sel, char **err)
+static int parse_pod(void *data, const struct kvlist *ann, struct selection *sel, char **err)
 {
-	struct kv *pod = NULL;
-	size_t n_pod = 0;
+	struct kvlist pod = {0};
 	(void)data;
-	pod_args(&pod, &n_pod);
-	int ret = annotations_parse_pod(ann, n, pod, n_pod, sel, err);
-	kv_free(pod, n_pod);
+	pod_args(&pod);
+	int ret = annotations_parse_pod(ann, &pod, sel, err);
+	kvlist_free(&pod);
 	return ret;
 }
 
@@ -188,7 +186,7 @@ static int parse_pod(void *data, const struct kv *ann, size_t n, struct selectio
  * and the interfaces checked against the cluster's. */
 static int select_networks(const struct plugin_call *c, struct selection *sel, char **err)
 {
-	if (policy_select(&c->cfg->policy, c->ann, c->n_ann, parse_pod, NULL, sel, err) < 0)
+	if (policy_select(&c->cfg->policy, &c->ann, parse_pod, NULL, sel, err) < 0)
 		return -1;
 	if (sel->netns) {
 		selection_free(sel);
@@ -197,7 +195,7 @@ static int select_networks(const struct plugin_call *c, struct selection *sel, c
 	}
 	for (size_t i = 0; i < sel->n; i++)
 		if (strcmp(sel->v[i].ifname, c->ifname) == 0) {
-			const char *by = annotations_selected_by(c->ann, c->n_ann);
+			const char *by = annotations_selected_by(&c->ann);
 			selection_free(sel);
 			return set_error(err,
 					 "annotation \"%s\": interface \"%s\" is the cluster "
@@ -209,7 +207,7 @@ static int select_networks(const struct plugin_call *c, struct selection *sel, c
 
 static int cmd_add(struct plugin_call *c)
 {
-	if (!annotations_select(c->ann, c->n_ann))
+	if (!annotations_select(&c->ann))
 		return answer_prev_result(c);
 	_cleanup_free_ char *err = NULL;
 	struct selection sel = {0};
@@ -238,7 +236,7 @@ static int cmd_add(struct plugin_call *c)
 	struct engine_target t = {
 	    .id = c->id,
 	    .stage = c->command,
-	    .selected_by = annotations_selected_by(c->ann, c->n_ann),
+	    .selected_by = annotations_selected_by(&c->ann),
 	    .netns = c->netns,
 	    .primary = &primary,
 	    .why = &why,
@@ -278,7 +276,7 @@ static int cmd_check(struct plugin_call *c)
 		return refuse(c, CNIRT_ERR_IO, err);
 	if (rec == NULL) {
 		struct selection sel = {0};
-		if (!annotations_select(c->ann, c->n_ann))
+		if (!annotations_select(&c->ann))
 			return 0;
 		if (select_networks(c, &sel, &err) < 0)
 			return refuse(c, CNIRT_ERR_INVALID_CONFIG, err);
@@ -296,15 +294,15 @@ static int cmd_check(struct plugin_call *c)
 		const struct record_att *a = &rec->v[i];
 		cnirt_error *e = NULL;
 		cnirt_netlist *l = NULL;
-		cnirt_kv *kv = xreallocarray(NULL, a->n_args ? a->n_args : 1, sizeof(*kv));
-		for (size_t k = 0; k < a->n_args; k++)
-			kv[k] = (cnirt_kv){a->args[k].key, a->args[k].value};
+		cnirt_kv *kv = xreallocarray(NULL, a->args.n ? a->args.n : 1, sizeof(*kv));
+		for (size_t k = 0; k < a->args.n; k++)
+			kv[k] = (cnirt_kv){a->args.v[k].key, a->args.v[k].value};
 		cnirt_attachment att = {
 		    .container_id = c->id,
 		    .netns = *c->netns ? c->netns : rec->netns,
 		    .ifname = a->ifname,
 		    .args = kv,
-		    .n_args = a->n_args,
+		    .n_args = a->args.n,
 		    .capability_args = a->cap_args,
 		};
 		if (cnirt_netlist_parse(a->config, strlen(a->config), "attachment record", &l, &e) <
@@ -470,7 +468,7 @@ static int dispatch(struct plugin_call *c)
 		return answer_version(c);
 	if (strcmp(command, "STATUS") == 0)
 		return 0;
-	if (strcmp(command, "ADD") == 0 && !annotations_select(c->ann, c->n_ann))
+	if (strcmp(command, "ADD") == 0 && !annotations_select(&c->ann))
 		return answer_prev_result(c); /* the fast path: no configuration read */
 	int ret;
 	if ((strcmp(command, "GC") != 0 && (ret = check_env(c)) != 0) ||
@@ -506,7 +504,7 @@ int cniplugin_run(const char *command, int fd)
 		ret = dispatch(&c);
 	}
 	fflush(stdout);
-	kv_free(c.ann, c.n_ann);
+	kvlist_free(&c.ann);
 	json_free(c.conf);
 	hookconf_free(c.cfg);
 	return ret;

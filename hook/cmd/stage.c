@@ -28,17 +28,6 @@ struct hook_call {
 	const char *oci_id; /* the OCI id, as the state gives it */
 };
 
-int stage_parse(const char *s, enum stage *out)
-{
-	if (strcmp(s, "createRuntime") == 0 || strcmp(s, "prestart") == 0)
-		*out = STAGE_ATTACH;
-	else if (strcmp(s, "poststop") == 0)
-		*out = STAGE_DETACH;
-	else
-		return -1;
-	return 0;
-}
-
 /* The network namespace to attach (*source), as the selection, config.json
  * or the state give it: 1 when the container is left alone (it shares the
  * host's namespace, or joins one attached already), -1 when it cannot be
@@ -86,12 +75,15 @@ static int namespace_source(const struct hook_call *r, const struct oci_state *s
 	return 0;
 }
 
-static int parse_container(void *data, const struct kv *ann, size_t n, struct selection *sel,
-			   char **err)
+static int parse_container(void *data, const struct kvlist *ann, struct selection *sel, char **err)
 {
 	const struct hook_call *r = data;
-	return annotations_parse(ann, n, r->cfg->default_networks, r->cfg->n_default_networks,
-				 r->oci_id, sel, err);
+	const struct container_defaults d = {
+	    .networks = r->cfg->default_networks,
+	    .n_networks = r->cfg->n_default_networks,
+	    .container_id = r->oci_id,
+	};
+	return annotations_parse(ann, &d, sel, err);
 }
 
 /* The selection of the container's annotations, as the policy allows it;
@@ -100,8 +92,7 @@ static int select_networks(struct hook_call *r, const struct oci_state *st, stru
 			   char **err)
 {
 	r->oci_id = st->id;
-	if (policy_select(&r->cfg->policy, st->annotations, st->n_annotations, parse_container, r,
-			  sel, err) < 0)
+	if (policy_select(&r->cfg->policy, &st->annotations, parse_container, r, sel, err) < 0)
 		return -1;
 	if (sel->skip_reason)
 		log_info("%s %s: left alone: %s", r->id, r->stage, sel->skip_reason);
@@ -119,7 +110,7 @@ static int attach(struct hook_call *r, const struct oci_state *st)
 	struct selection sel = {0};
 	_cleanup_free_ char *err = NULL;
 	_cleanup_free_ char *source = NULL;
-	const char *by = annotations_selected_by(st->annotations, st->n_annotations);
+	const char *by = annotations_selected_by(&st->annotations);
 	int ret = select_networks(r, st, &sel, &err);
 	if (ret == 0 && sel.n > 0 && !sel.skip_reason) {
 		ret = namespace_source(r, st, &sel, by, &source, &err);

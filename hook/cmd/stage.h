@@ -11,8 +11,6 @@ enum stage {
 	STAGE_DETACH,
 };
 
-/* createRuntime, prestart -> attach; poststop -> detach. -1 otherwise. */
-int stage_parse(const char *s, enum stage *out);
 /* Run a stage on the OCI state read from fd; returns the exit status. */
 int stage_run(const struct hook_config *cfg, enum stage stage, const char *stage_name, int fd);
 

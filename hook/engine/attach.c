@@ -67,8 +67,7 @@ struct prepared {
 	cnirt_netlist *list;
 	char *cap_args;
 	char *config_args;
-	struct kv *args;
-	size_t n_args;
+	struct kvlist args;
 	cnirt_kv *cnikv;
 };
 
@@ -78,7 +77,7 @@ static void prepared_free(struct prepared *p, size_t n)
 		cnirt_netlist_free(p[i].list);
 		free(p[i].cap_args);
 		free(p[i].config_args);
-		kv_free(p[i].args, p[i].n_args);
+		kvlist_free(&p[i].args);
 		free(p[i].cnikv);
 	}
 	free(p);
@@ -98,12 +97,11 @@ static int prepare(const char *by, const cnirt_confdir *dir, const struct select
 		cnirt_error_free(e);
 		return -1;
 	}
-	if (plugin_args_build(sel, i, has_cap, found, &p->cap_args, &p->args, &p->n_args, err) <
-	    0) {
+	if (plugin_args_build(sel, i, has_cap, found, &p->cap_args, &p->args, err) < 0) {
 		cnirt_netlist_free(found);
 		return -1;
 	}
-	p->cnikv = to_cnikv(p->args, p->n_args);
+	p->cnikv = to_cnikv(&p->args);
 	/* libcnirt passes cni-args as args.cni of every plugin (derive.c). */
 	p->config_args = xstrdup(a->cni_args);
 	p->list = found;
@@ -232,7 +230,6 @@ static void record_init(struct record *rec, const struct engine_run *r, const st
 		    .cap_args = p[i].cap_args,
 		    .config_args = p[i].config_args,
 		    .args = p[i].args,
-		    .n_args = p[i].n_args,
 		};
 	}
 }
@@ -328,7 +325,7 @@ static int add_all(struct engine_run *r, const struct selection *sel, const stru
 		    .netns = netns,
 		    .ifname = a->ifname,
 		    .args = pi->cnikv,
-		    .n_args = pi->n_args,
+		    .n_args = pi->args.n,
 		    .capability_args = pi->cap_args,
 		    .config_args = pi->config_args,
 		};

@@ -47,13 +47,13 @@ static int detach_one(struct engine_run *r, const struct record_att *a, const ch
 		run_failed_cni(r, a->network, e);
 		return -1;
 	}
-	_cleanup_free_ cnirt_kv *kv = to_cnikv(a->args, a->n_args);
+	_cleanup_free_ cnirt_kv *kv = to_cnikv(&a->args);
 	cnirt_attachment att = {
 	    .container_id = r->id,
 	    .netns = netns,
 	    .ifname = a->ifname,
 	    .args = kv,
-	    .n_args = a->n_args,
+	    .n_args = a->args.n,
 	    .capability_args = a->cap_args,
 	    .config_args = a->config_args,
 	};

@@ -93,10 +93,10 @@ char *run_pin_path(const struct engine_run *r)
 	return xasprintf("%s/%s/netns", r->cfg->state_dir, r->id);
 }
 
-cnirt_kv *to_cnikv(const struct kv *args, size_t n)
+cnirt_kv *to_cnikv(const struct kvlist *args)
 {
-	cnirt_kv *v = xreallocarray(NULL, n ? n : 1, sizeof(*v));
-	for (size_t i = 0; i < n; i++)
-		v[i] = (cnirt_kv){args[i].key, args[i].value};
+	cnirt_kv *v = xreallocarray(NULL, args->n ? args->n : 1, sizeof(*v));
+	for (size_t i = 0; i < args->n; i++)
+		v[i] = (cnirt_kv){args->v[i].key, args->v[i].value};
 	return v;
 }

@@ -69,7 +69,7 @@ const char *run_given_netns(const struct engine_run *r);
 char *run_pin_path(const struct engine_run *r);
 
 /* CNI_ARGS pairs as libcnirt takes them (the strings are args'). */
-cnirt_kv *to_cnikv(const struct kv *args, size_t n);
+cnirt_kv *to_cnikv(const struct kvlist *args);
 
 /* Shared by attach.c and detach.c (detach.c). */
 int detach_record(struct engine_run *r, const struct record *rec);

@@ -7,14 +7,6 @@
 #include "base/suggest.h"
 #include "request/annotation-value.h"
 
-const char *ann_get(const struct kv *ann, size_t n, const char *key)
-{
-	for (size_t i = 0; i < n; i++)
-		if (ann[i].key && strcmp(ann[i].key, key) == 0)
-			return ann[i].value ? ann[i].value : "";
-	return NULL;
-}
-
 int ann_fail(char **err, const char *key, char *problem)
 {
 	*err = xasprintf("annotation \"%s\": %s", key, problem);

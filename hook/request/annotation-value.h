@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
  * What the readers of annotations (annotations.c, port-mappings.c, addresses.c,
- * bandwidth.c, cni-args.c, kube-pod.c) share: finding a value, its text
- * (white space, comma-separated items), its JSON, and the messages.
+ * bandwidth.c, cni-args.c, kube-pod.c) share: a value's text (white space,
+ * comma-separated items), its JSON, and the messages.
  *
  * A helper that checks part of a value reports a problem without the
  * annotation (char **problem, set_error()); the function that knows the
@@ -16,10 +16,9 @@
 
 #include "base/util.h"
 
-/* The value of annotation key, or NULL ("" for a NULL value). Repetition,
- * size and encoding of every annotation cnihook reads are checked before
- * (annotations.c). */
-const char *ann_get(const struct kv *ann, size_t n, const char *key);
+/* An annotation's value is kvlist_get(ann, key) (base/util.h): NULL when
+ * absent, "" for a NULL value. Repetition, size and encoding of every
+ * annotation cnihook reads are checked before (annotations.c). */
 
 /* `annotation "key": problem` into *err; takes problem. Returns -1. */
 int ann_fail(char **err, const char *key, char *problem);

@@ -89,8 +89,8 @@ void selection_free(struct selection *s)
 	for (size_t i = 0; i < s->n; i++)
 		attach_req_free(&s->v[i]);
 	free(s->v);
-	kv_free(s->args, s->n_args);
-	kv_free(s->pod, s->n_pod);
+	kvlist_free(&s->args);
+	kvlist_free(&s->pod);
 	free(s->netns);
 	memset(s, 0, sizeof(*s));
 }
@@ -276,11 +276,11 @@ static int assign_ifnames(struct selection *s, const char *prefix, unsigned firs
 
 /* Every io.cnihook.* key is one of own_keys: a misspelt key would be
  * ignored, and the container would start without what it asked for. */
-static int check_own_keys(const struct kv *ann, size_t n, char **err)
+static int check_own_keys(const struct kvlist *ann, char **err)
 {
 	const size_t plen = strlen(ANN_PREFIX);
-	for (size_t i = 0; i < n; i++) {
-		const char *k = ann[i].key;
+	for (size_t i = 0; i < ann->n; i++) {
+		const char *k = ann->v[i].key;
 		if (k == NULL || strncasecmp(k, ANN_PREFIX, plen) != 0)
 			continue;
 		bool known = false;
@@ -297,17 +297,18 @@ static int check_own_keys(const struct kv *ann, size_t n, char **err)
 	return 0;
 }
 
-static int check_values(const struct kv *ann, size_t n, char **err)
+static int check_values(const struct kvlist *ann, char **err)
 {
 	for (size_t k = 0; k < ARRAY_SIZE(known_keys); k++) {
 		const char *key = known_keys[k];
 		const char *value = NULL;
-		for (size_t i = 0; i < n; i++) {
-			if (ann[i].key == NULL || strcmp(ann[i].key, key) != 0)
+		for (size_t i = 0; i < ann->n; i++) {
+			const struct kv *a = &ann->v[i];
+			if (a->key == NULL || strcmp(a->key, key) != 0)
 				continue;
 			if (value)
 				return ann_fail(err, key, xstrdup("given twice"));
-			value = ann[i].value ? ann[i].value : "";
+			value = a->value ? a->value : "";
 		}
 		if (value == NULL)
 			continue;
@@ -323,11 +324,11 @@ static int check_values(const struct kv *ann, size_t n, char **err)
 	return 0;
 }
 
-static int parse_selection(const struct kv *ann, size_t n, char *const *defaults, size_t n_default,
+static int parse_selection(const struct kvlist *ann, char *const *defaults, size_t n_default,
 			   struct selection *s, char **err)
 {
-	const char *npwg = ann_get(ann, n, ANN_NPWG_NETWORKS);
-	const char *own = ann_get(ann, n, ANN_NETWORKS);
+	const char *npwg = kvlist_get(ann, ANN_NPWG_NETWORKS);
+	const char *own = kvlist_get(ann, ANN_NETWORKS);
 	if (npwg && own) {
 		*err = xasprintf("annotations \"%s\" and \"%s\" are both set: use one of them",
 				 ANN_NPWG_NETWORKS, ANN_NETWORKS);
@@ -444,7 +445,7 @@ static int single_bandwidth(const char *value, struct selection *s, char **err)
 }
 
 /* The keys for the first attachment, in this order. */
-static int parse_single_keys(const struct kv *ann, size_t n, struct selection *s, char **err)
+static int parse_single_keys(const struct kvlist *ann, struct selection *s, char **err)
 {
 	static const struct {
 		const char *key;
@@ -456,7 +457,7 @@ static int parse_single_keys(const struct kv *ann, size_t n, struct selection *s
 	    {ANN_BANDWIDTH, single_bandwidth},
 	};
 	for (size_t i = 0; i < ARRAY_SIZE(keys); i++) {
-		const char *value = ann_get(ann, n, keys[i].key);
+		const char *value = kvlist_get(ann, keys[i].key);
 		if (value && keys[i].parse(value, s, err) < 0)
 			return -1;
 	}
@@ -467,7 +468,7 @@ static int parse_single_keys(const struct kv *ann, size_t n, struct selection *s
 static int parse_args(const char *value, struct selection *s, char **err)
 {
 	char *problem = NULL;
-	if (cniargs_parse(value, &s->args, &s->n_args, &problem) < 0)
+	if (cniargs_parse(value, &s->args, &problem) < 0)
 		return ann_fail(err, ANN_ARGS, problem);
 	return 0;
 }
@@ -483,32 +484,36 @@ static int parse_netns(const char *value, struct selection *s, char **err)
 	return 0;
 }
 
-/* The selection of ann[0..n) with its pod pairs: from the annotations
- * (pod == NULL) or as given (the CNI plugin: from CNI_ARGS). */
-static int parse_all(const struct kv *ann, size_t n, char *const *default_networks,
-		     size_t n_default, const char *container_id, bool in_pod, const struct kv *pod,
-		     size_t n_pod, struct selection *out, char **err)
+/* The selection of the annotations with its pod pairs: read from the
+ * annotations with d's defaults (a container; pod NULL), or as given (the
+ * CNI plugin: pod from CNI_ARGS; d NULL). */
+static int parse_all(const struct kvlist *ann, const struct container_defaults *d,
+		     const struct kvlist *pod, struct selection *out, char **err)
 {
+	static const struct container_defaults none = {0};
 	struct selection s = {0};
 	const char *v;
-	if (check_values(ann, n, err) < 0 ||
-	    parse_selection(ann, n, default_networks, n_default, &s, err) < 0 ||
-	    parse_single_keys(ann, n, &s, err) < 0 ||
-	    ((v = ann_get(ann, n, ANN_ARGS)) && parse_args(v, &s, err) < 0) ||
-	    ((v = ann_get(ann, n, ANN_NETNS)) && parse_netns(v, &s, err) < 0) ||
-	    (!in_pod && kubepod_parse(ann, n, container_id, &s.pod, &s.n_pod, err) < 0)) {
+	bool in_pod = pod != NULL;
+	if (d == NULL)
+		d = &none;
+	if (check_values(ann, err) < 0 ||
+	    parse_selection(ann, d->networks, d->n_networks, &s, err) < 0 ||
+	    parse_single_keys(ann, &s, err) < 0 ||
+	    ((v = kvlist_get(ann, ANN_ARGS)) && parse_args(v, &s, err) < 0) ||
+	    ((v = kvlist_get(ann, ANN_NETNS)) && parse_netns(v, &s, err) < 0) ||
+	    (!in_pod && kubepod_parse(ann, d->container_id, &s.pod, err) < 0)) {
 		selection_free(&s);
 		return -1;
 	}
-	for (size_t i = 0; i < n_pod; i++)
-		kv_append(&s.pod, &s.n_pod, pod[i].key, pod[i].value);
+	if (in_pod)
+		kvlist_append_all(&s.pod, pod);
 	/* In a Kubernetes pod the engine gives eth0 to the cluster network:
 	 * the extra networks are net1, net2, ... as with Multus. */
 	char *problem = NULL;
-	in_pod |= s.n_pod > 0;
+	in_pod |= s.pod.n > 0;
 	if (assign_ifnames(&s, in_pod ? "net" : "eth", in_pod ? 1 : 0, &problem) < 0) {
 		const char *key =
-		    ann_get(ann, n, ANN_NPWG_NETWORKS) ? ANN_NPWG_NETWORKS : ANN_NETWORKS;
+		    kvlist_get(ann, ANN_NPWG_NETWORKS) ? ANN_NPWG_NETWORKS : ANN_NETWORKS;
 		selection_free(&s);
 		return ann_fail(err, key, problem);
 	}
@@ -516,42 +521,42 @@ static int parse_all(const struct kv *ann, size_t n, char *const *default_networ
 	return 0;
 }
 
-int annotations_parse(const struct kv *ann, size_t n, char *const *default_networks,
-		      size_t n_default, const char *container_id, struct selection *out, char **err)
+int annotations_parse(const struct kvlist *ann, const struct container_defaults *d,
+		      struct selection *out, char **err)
 {
 	const char *skip = NULL;
-	if (check_own_keys(ann, n, err) < 0 || kubepod_container_type(ann, n, &skip, err) < 0)
+	if (check_own_keys(ann, err) < 0 || kubepod_container_type(ann, &skip, err) < 0)
 		return -1;
 	if (skip) {
 		*out = (struct selection){.skip_reason = skip};
 		return 0;
 	}
-	return parse_all(ann, n, default_networks, n_default, container_id, false, NULL, 0, out,
-			 err);
+	return parse_all(ann, d, NULL, out, err);
 }
 
-int annotations_parse_pod(const struct kv *ann, size_t n, const struct kv *pod, size_t n_pod,
-			  struct selection *out, char **err)
+int annotations_parse_pod(const struct kvlist *ann, const struct kvlist *pod, struct selection *out,
+			  char **err)
 {
-	if (check_own_keys(ann, n, err) < 0)
+	static const struct kvlist no_pairs = {0};
+	if (check_own_keys(ann, err) < 0)
 		return -1;
-	return parse_all(ann, n, NULL, 0, NULL, true, pod, n_pod, out, err);
+	return parse_all(ann, NULL, pod ? pod : &no_pairs, out, err);
 }
 
-const char *annotations_selected_by(const struct kv *ann, size_t n)
+const char *annotations_selected_by(const struct kvlist *ann)
 {
-	for (size_t i = 0; i < n; i++)
-		if (strcmp(ann[i].key, ANN_NPWG_NETWORKS) == 0 ||
-		    strcmp(ann[i].key, ANN_NETWORKS) == 0)
-			return ann[i].key;
+	for (size_t i = 0; i < ann->n; i++)
+		if (strcmp(ann->v[i].key, ANN_NPWG_NETWORKS) == 0 ||
+		    strcmp(ann->v[i].key, ANN_NETWORKS) == 0)
+			return ann->v[i].key;
 	return NULL;
 }
 
-bool annotations_select(const struct kv *ann, size_t n)
+bool annotations_select(const struct kvlist *ann)
 {
-	for (size_t i = 0; i < n; i++)
-		if (strcmp(ann[i].key, ANN_NPWG_NETWORKS) == 0 ||
-		    strncasecmp(ann[i].key, ANN_PREFIX, strlen(ANN_PREFIX)) == 0)
+	for (size_t i = 0; i < ann->n; i++)
+		if (strcmp(ann->v[i].key, ANN_NPWG_NETWORKS) == 0 ||
+		    strncasecmp(ann->v[i].key, ANN_PREFIX, strlen(ANN_PREFIX)) == 0)
 			return true;
 	return false;
 }

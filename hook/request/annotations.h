@@ -52,36 +52,41 @@ struct attach_req {
 struct selection {
 	struct attach_req *v; /* in order */
 	size_t n;
-	struct kv *args; /* io.cnihook.args pairs, in order */
-	size_t n_args;
-	struct kv *pod; /* K8S_POD_NAME, K8S_POD_NAMESPACE, K8S_POD_UID,
-			 * K8S_POD_INFRA_CONTAINER_ID from the engine's annotations */
-	size_t n_pod;
-	char *netns; /* io.cnihook.netns, or NULL */
+	struct kvlist args; /* io.cnihook.args pairs, in order */
+	struct kvlist pod;  /* K8S_POD_NAME, K8S_POD_NAMESPACE, K8S_POD_UID,
+			     * K8S_POD_INFRA_CONTAINER_ID from the engine's annotations */
+	char *netns;	    /* io.cnihook.netns, or NULL */
 	/* Not NULL: leave this container alone, and why (not a pod sandbox). */
 	const char *skip_reason;
 };
 
-/* Parse the annotations (ann[0..n)). An unknown io.cnihook.* key is
- * refused first, whatever else is set (`annotation "KEY": unknown key; did
- * you mean "io.cnihook.ports"? (known: ...)`). Without a selection
- * annotation the default networks apply (none: an empty selection).
- * container_id is the OCI id (for K8S_POD_INFRA_CONTAINER_ID). */
-int annotations_parse(const struct kv *ann, size_t n, char *const *default_networks,
-		      size_t n_default, const char *container_id, struct selection *out,
-		      char **err);
+/* What a container's annotations are read with: cnihook.json's
+ * defaultNetworks, which apply without a selection annotation (none: an
+ * empty selection), and the container's OCI id (for
+ * K8S_POD_INFRA_CONTAINER_ID when the engine names no sandbox). */
+struct container_defaults {
+	char *const *networks;
+	size_t n_networks;
+	const char *container_id;
+};
+
+/* Parse a container's annotations. An unknown io.cnihook.* key is refused
+ * first, whatever else is set (`annotation "KEY": unknown key; did you
+ * mean "io.cnihook.ports"? (known: ...)`). */
+int annotations_parse(const struct kvlist *ann, const struct container_defaults *d,
+		      struct selection *out, char **err);
 /* The same for a pod's annotations as a CNI plugin gets them: no default
- * networks, the K8S_POD_* pairs given (pod[0..n_pod), from CNI_ARGS), the
+ * networks, the K8S_POD_* pairs given (pod, from CNI_ARGS), the
  * interfaces net1, net2, ... unless named. */
-int annotations_parse_pod(const struct kv *ann, size_t n, const struct kv *pod, size_t n_pod,
-			  struct selection *out, char **err);
+int annotations_parse_pod(const struct kvlist *ann, const struct kvlist *pod, struct selection *out,
+			  char **err);
 /* Does any annotation concern cnihook (the NPWG selection or an
  * io.cnihook.* key, the prefix in any case, as the hook refuses a key
  * it does not know in any case)? Without one a pod is left alone. */
-bool annotations_select(const struct kv *ann, size_t n);
+bool annotations_select(const struct kvlist *ann);
 /* The annotation that selected the networks (the NPWG key or
  * io.cnihook.networks), for messages; NULL when none did. */
-const char *annotations_selected_by(const struct kv *ann, size_t n);
+const char *annotations_selected_by(const struct kvlist *ann);
 void selection_free(struct selection *s);
 
 #endif

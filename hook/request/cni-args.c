@@ -35,8 +35,8 @@ static bool key_char(char c)
 	       c == '_' || c == '-' || c == '.';
 }
 
-/* The pair `pair` (not empty) appended to v[0..n). */
-static int add_pair(const char *pair, struct kv **v, size_t *n, char **problem)
+/* The pair `pair` (not empty) appended to v. */
+static int add_pair(const char *pair, struct kvlist *v, char **problem)
 {
 	_cleanup_free_ char *key = xstrdup(pair);
 	_cleanup_free_ char *text = shown(pair);
@@ -54,31 +54,29 @@ static int add_pair(const char *pair, struct kv **v, size_t *n, char **problem)
 					 text);
 	if (reserved_key(key))
 		return set_error(problem, "\"%s\": key %s is set by cnihook itself", text, key);
-	for (size_t k = 0; k < *n; k++)
-		if (strcmp((*v)[k].key, key) == 0)
-			return set_error(problem, "key %s is given twice", key);
+	if (kvlist_get(v, key))
+		return set_error(problem, "key %s is given twice", key);
 	if (cniargs_check_value(eq + 1, problem) < 0) {
 		_cleanup_free_ char *where = xasprintf("\"%s\"", text);
 		return ann_prefix(problem, where);
 	}
-	kv_append(v, n, key, eq + 1);
+	kvlist_append(v, key, eq + 1);
 	return 0;
 }
 
-int cniargs_parse(const char *value, struct kv **args, size_t *n_args, char **problem)
+int cniargs_parse(const char *value, struct kvlist *args, char **problem)
 {
-	struct kv *v = NULL;
-	size_t n = 0;
+	struct kvlist v = {0};
 	if (*value == '\0')
 		return set_error(problem, "is empty");
 	const char *p = value;
 	for (size_t i = 1;; i++) {
 		const char *end = strchr(p, ';');
 		_cleanup_free_ char *pair = end ? xstrndup(p, (size_t)(end - p)) : xstrdup(p);
-		int r = *pair ? add_pair(pair, &v, &n, problem)
+		int r = *pair ? add_pair(pair, &v, problem)
 			      : set_error(problem, "pair %zu is empty", i);
 		if (r < 0) {
-			kv_free(v, n);
+			kvlist_free(&v);
 			return -1;
 		}
 		if (end == NULL)
@@ -86,6 +84,5 @@ int cniargs_parse(const char *value, struct kv **args, size_t *n_args, char **pr
 		p = end + 1;
 	}
 	*args = v;
-	*n_args = n;
 	return 0;
 }

@@ -14,6 +14,6 @@ int cniargs_check_value(const char *v, char **problem);
 /* `KEY=VALUE;KEY=VALUE...` (io.cnihook.args): keys of letters, digits,
  * '_', '-' and '.', each once, none that cnihook sets itself (IgnoreUnknown,
  * IP, MAC, K8S_POD_*, any case), into new pairs in order. */
-int cniargs_parse(const char *value, struct kv **args, size_t *n_args, char **problem);
+int cniargs_parse(const char *value, struct kvlist *args, char **problem);
 
 #endif

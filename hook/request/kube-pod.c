@@ -17,56 +17,54 @@ static const struct engine engines[] = {
     {ANN_CRI_POD_NAME, ANN_CRI_POD_NAMESPACE, ANN_CRI_POD_UID, ANN_CRI_SANDBOX_ID},
 };
 
-/* The pairs of engine e, whose name and namespace are set, into v[0..n). */
-static int engine_pairs(const struct kv *ann, size_t n, const struct engine *e,
-			const char *container_id, struct kv **v, size_t *nv, char **err)
+/* The pairs of engine e, whose name and namespace are set, appended to v. */
+static int engine_pairs(const struct kvlist *ann, const struct engine *e, const char *container_id,
+			struct kvlist *v, char **err)
 {
 	const struct {
 		const char *key, *pair, *value;
 	} pairs[] = {
-	    {e->name, "K8S_POD_NAME", ann_get(ann, n, e->name)},
-	    {e->ns, "K8S_POD_NAMESPACE", ann_get(ann, n, e->ns)},
-	    {e->uid, "K8S_POD_UID", ann_get(ann, n, e->uid)},
-	    {e->sandbox, "K8S_POD_INFRA_CONTAINER_ID", ann_get(ann, n, e->sandbox)},
+	    {e->name, "K8S_POD_NAME", kvlist_get(ann, e->name)},
+	    {e->ns, "K8S_POD_NAMESPACE", kvlist_get(ann, e->ns)},
+	    {e->uid, "K8S_POD_UID", kvlist_get(ann, e->uid)},
+	    {e->sandbox, "K8S_POD_INFRA_CONTAINER_ID", kvlist_get(ann, e->sandbox)},
 	};
 	for (size_t i = 0; i < ARRAY_SIZE(pairs); i++) {
 		char *problem = NULL;
 		if (pairs[i].value == NULL) {
 			/* No sandbox id annotation: the sandbox is this container. */
 			if (pairs[i].key == e->sandbox && container_id)
-				kv_append(v, nv, pairs[i].pair, container_id);
+				kvlist_append(v, pairs[i].pair, container_id);
 			continue;
 		}
 		if (*pairs[i].value == '\0')
 			return ann_fail(err, pairs[i].key, xstrdup("is empty"));
 		if (cniargs_check_value(pairs[i].value, &problem) < 0)
 			return ann_fail(err, pairs[i].key, problem);
-		kv_append(v, nv, pairs[i].pair, pairs[i].value);
+		kvlist_append(v, pairs[i].pair, pairs[i].value);
 	}
 	return 0;
 }
 
-int kubepod_parse(const struct kv *ann, size_t n, const char *container_id, struct kv **pod,
-		  size_t *n_pod, char **err)
+int kubepod_parse(const struct kvlist *ann, const char *container_id, struct kvlist *pod,
+		  char **err)
 {
-	struct kv *v = NULL;
-	size_t nv = 0;
+	struct kvlist v = {0};
 	for (size_t e = 0; e < ARRAY_SIZE(engines); e++) {
-		if (ann_get(ann, n, engines[e].name) == NULL ||
-		    ann_get(ann, n, engines[e].ns) == NULL)
+		if (kvlist_get(ann, engines[e].name) == NULL ||
+		    kvlist_get(ann, engines[e].ns) == NULL)
 			continue;
-		if (engine_pairs(ann, n, &engines[e], container_id, &v, &nv, err) < 0) {
-			kv_free(v, nv);
+		if (engine_pairs(ann, &engines[e], container_id, &v, err) < 0) {
+			kvlist_free(&v);
 			return -1;
 		}
 		break;
 	}
 	*pod = v;
-	*n_pod = nv;
 	return 0;
 }
 
-int kubepod_container_type(const struct kv *ann, size_t n, const char **skip, char **err)
+int kubepod_container_type(const struct kvlist *ann, const char **skip, char **err)
 {
 	static const struct {
 		const char *key, *reason;
@@ -76,7 +74,7 @@ int kubepod_container_type(const struct kv *ann, size_t n, const char **skip, ch
 	};
 	*skip = NULL;
 	for (size_t i = 0; i < ARRAY_SIZE(types); i++) {
-		const char *v = ann_get(ann, n, types[i].key);
+		const char *v = kvlist_get(ann, types[i].key);
 		if (v == NULL || strcmp(v, "sandbox") == 0)
 			continue;
 		if (strcmp(v, "container") == 0) {

@@ -28,11 +28,11 @@
  * namespace are both set (none: no pairs); without a sandbox id the sandbox
  * is this container (container_id, if given). An empty value, or one
  * CNI_ARGS cannot carry, is refused naming its annotation. */
-int kubepod_parse(const struct kv *ann, size_t n, const char *container_id, struct kv **pod,
-		  size_t *n_pod, char **err);
+int kubepod_parse(const struct kvlist *ann, const char *container_id, struct kvlist *pod,
+		  char **err);
 /* *skip: NULL, or why to leave this container alone: a container of a pod
  * that is not its sandbox (it joins the sandbox's network namespace). A
  * type that is neither "sandbox" nor "container" is refused. */
-int kubepod_container_type(const struct kv *ann, size_t n, const char **skip, char **err);
+int kubepod_container_type(const struct kvlist *ann, const char **skip, char **err);
 
 #endif

@@ -70,7 +70,7 @@ static int check_absolute(const char *what, const char *field, const char *path,
 }
 
 /* "annotations": an object of strings (null or absent: none). */
-static int parse_annotations(json *o, const char *what, struct kv **kv, size_t *n, char **err)
+static int parse_annotations(json *o, const char *what, struct kvlist *out, char **err)
 {
 	json *v = json_obj_get(o, "annotations");
 	if (v == NULL || json_is_null(v))
@@ -78,21 +78,19 @@ static int parse_annotations(json *o, const char *what, struct kv **kv, size_t *
 	if (!json_is_object(v))
 		return set_error(err, "%s: field \"annotations\": must be an object, not %s", what,
 				 json_type_name(v));
-	struct kv *a = NULL;
-	size_t na = 0;
+	struct kvlist a = {0};
 	for (size_t i = 0; i < v->u.object.n; i++) {
 		const char *value = json_str(v->u.object.v[i]);
 		if (value == NULL) {
 			_cleanup_free_ char *k = quoted(v->u.object.k[i]);
 			set_error(err, "%s: annotation %s: must be a string, not %s", what, k,
 				  json_type_name(v->u.object.v[i]));
-			kv_free(a, na);
+			kvlist_free(&a);
 			return -1;
 		}
-		kv_append(&a, &na, v->u.object.k[i], value);
+		kvlist_append(&a, v->u.object.k[i], value);
 	}
-	*kv = a;
-	*n = na;
+	*out = a;
 	return 0;
 }
 
@@ -248,8 +246,7 @@ int ocistate_load_config(struct oci_state *s, bool need_config, char **err)
 		return 0;
 	if (parse_namespaces(config, path, s, err) < 0)
 		return -1;
-	if (s->n_annotations == 0 &&
-	    parse_annotations(config, path, &s->annotations, &s->n_annotations, err) < 0)
+	if (s->annotations.n == 0 && parse_annotations(config, path, &s->annotations, err) < 0)
 		return -1;
 	s->has_config = true;
 	return 0;
@@ -335,7 +332,7 @@ int ocistate_parse_state(const char *buf, size_t len, struct oci_state **out, ch
 
 	__attribute__((cleanup(state_freep))) struct oci_state *s = xzalloc(sizeof(*s));
 	if (parse_pid(root, &s->pid, err) < 0 ||
-	    parse_annotations(root, "OCI state", &s->annotations, &s->n_annotations, err) < 0)
+	    parse_annotations(root, "OCI state", &s->annotations, err) < 0)
 		return -1;
 	s->oci_version = xstrdup(version);
 	s->id = xstrdup(id);
@@ -369,7 +366,7 @@ void ocistate_free(struct oci_state *s)
 	free(s->id);
 	free(s->status);
 	free(s->bundle);
-	kv_free(s->annotations, s->n_annotations);
+	kvlist_free(&s->annotations);
 	free(s->netns_path);
 	free(s->scope);
 	free(s->key);

@@ -11,12 +11,11 @@
 
 struct oci_state {
 	char *oci_version;
-	char *id;		/* validated as a container id */
-	char *status;		/* "creating", "created", "running", "stopped", ... */
-	pid_t pid;		/* 0 when absent (runc at poststop) or 0 (crun) */
-	char *bundle;		/* absolute path, or NULL */
-	struct kv *annotations; /* from the state, else from config.json */
-	size_t n_annotations;
+	char *id;		   /* validated as a container id */
+	char *status;		   /* "creating", "created", "running", "stopped", ... */
+	pid_t pid;		   /* 0 when absent (runc at poststop) or 0 (crun) */
+	char *bundle;		   /* absolute path, or NULL */
+	struct kvlist annotations; /* from the state, else from config.json */
 	/* From <bundle>/config.json (when readable): */
 	bool has_config;
 	bool netns_in_config; /* linux.namespaces has a "network" entry */

@@ -71,24 +71,22 @@ static char *cap_args_json(const struct attach_req *r, const struct caps *c)
 /* CNI_ARGS: IgnoreUnknown=1, IP= and MAC= for a chain without the
  * capability, the user's pairs, the K8S_POD_* pairs. */
 static void cni_args(const struct selection *s, const struct attach_req *r, const struct caps *c,
-		     struct kv **v, size_t *n)
+		     struct kvlist *v)
 {
-	kv_append(v, n, "IgnoreUnknown", "1");
+	kvlist_append(v, "IgnoreUnknown", "1");
 	if (r->n_ips == 1 && !c->ips) {
 		/* Without the prefix, as engines pass it. */
 		_cleanup_free_ char *ip = xstrndup(r->ips[0], strcspn(r->ips[0], "/"));
-		kv_append(v, n, "IP", ip);
+		kvlist_append(v, "IP", ip);
 	}
 	if (r->mac && !c->mac)
-		kv_append(v, n, "MAC", r->mac);
-	for (size_t k = 0; k < s->n_args; k++)
-		kv_append(v, n, s->args[k].key, s->args[k].value);
-	for (size_t k = 0; k < s->n_pod; k++)
-		kv_append(v, n, s->pod[k].key, s->pod[k].value);
+		kvlist_append(v, "MAC", r->mac);
+	kvlist_append_all(v, &s->args);
+	kvlist_append_all(v, &s->pod);
 }
 
 int plugin_args_build(const struct selection *s, size_t i, has_capability_fn has_cap, void *data,
-		      char **cap_args, struct kv **args, size_t *n_args, char **err)
+		      char **cap_args, struct kvlist *args, char **err)
 {
 	if (i >= s->n) {
 		*err = xasprintf("attachment %zu: there are only %zu", i, s->n);
@@ -104,11 +102,9 @@ int plugin_args_build(const struct selection *s, size_t i, has_capability_fn has
 	};
 	if (check_capabilities(r, &c, err) < 0)
 		return -1;
-	struct kv *v = NULL;
-	size_t n = 0;
-	cni_args(s, r, &c, &v, &n);
+	struct kvlist v = {0};
+	cni_args(s, r, &c, &v);
 	*cap_args = cap_args_json(r, &c);
 	*args = v;
-	*n_args = n;
 	return 0;
 }

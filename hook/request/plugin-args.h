@@ -24,6 +24,6 @@ typedef bool (*has_capability_fn)(void *data, const char *cap);
  * take is refused. CNI_ARGS: IgnoreUnknown=1, IP=, MAC=, the user's pairs,
  * then the K8S_POD_* pairs. */
 int plugin_args_build(const struct selection *s, size_t i, has_capability_fn has_cap, void *data,
-		      char **cap_args, struct kv **args, size_t *n_args, char **err);
+		      char **cap_args, struct kvlist *args, char **err);
 
 #endif

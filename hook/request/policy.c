@@ -278,18 +278,19 @@ int policy_parse(const json *v, const char *path, struct policy *out, char **err
 
 /* ------------------------------------------------------------ checks */
 
-int policy_check_annotations(const struct policy *p, const struct kv *ann, size_t n, char **err)
+int policy_check_annotations(const struct policy *p, const struct kvlist *ann, char **err)
 {
-	for (size_t i = 0; i < n; i++) {
+	for (size_t i = 0; i < ann->n; i++) {
+		const struct kv *a = &ann->v[i];
 		for (size_t k = 0; k < ARRAY_SIZE(read_keys); k++) {
-			if (ann[i].key == NULL || strcmp(ann[i].key, read_keys[k]) != 0)
+			if (a->key == NULL || strcmp(a->key, read_keys[k]) != 0)
 				continue;
-			size_t len = ann[i].value ? strlen(ann[i].value) : 0;
+			size_t len = a->value ? strlen(a->value) : 0;
 			if (len > p->max_annotation)
 				return set_error(err,
 						 "annotation \"%s\": %zu bytes: larger than "
 						 "policy.maxAnnotationSize (%zu)",
-						 ann[i].key, len, p->max_annotation);
+						 a->key, len, p->max_annotation);
 		}
 	}
 	return 0;
@@ -326,31 +327,29 @@ struct sources {
 	bool ports, mac, ips, bandwidth;
 };
 
-static bool has_key(const struct kv *ann, size_t n, const char *key)
+static bool has_key(const struct kvlist *ann, const char *key)
 {
-	for (size_t i = 0; i < n; i++)
-		if (ann[i].key && strcmp(ann[i].key, key) == 0)
-			return true;
-	return false;
+	return kvlist_get(ann, key) != NULL;
 }
 
-static void find_sources(const struct kv *ann, size_t n, bool known, struct sources *src)
+/* ann: the annotations, or NULL when they are not known. */
+static void find_sources(const struct kvlist *ann, struct sources *src)
 {
 	memset(src, 0, sizeof(*src));
-	if (!known) {
+	if (ann == NULL) {
 		/* Without the annotations: the usual spelling of each. */
 		src->networks = ANN_NETWORKS;
 		src->ports = src->mac = src->ips = src->bandwidth = true;
 		return;
 	}
-	if (has_key(ann, n, ANN_NPWG_NETWORKS))
+	if (has_key(ann, ANN_NPWG_NETWORKS))
 		src->networks = ANN_NPWG_NETWORKS;
-	else if (has_key(ann, n, ANN_NETWORKS))
+	else if (has_key(ann, ANN_NETWORKS))
 		src->networks = ANN_NETWORKS;
-	src->ports = has_key(ann, n, ANN_PORTS);
-	src->mac = has_key(ann, n, ANN_MAC);
-	src->ips = has_key(ann, n, ANN_IPS);
-	src->bandwidth = has_key(ann, n, ANN_BANDWIDTH);
+	src->ports = has_key(ann, ANN_PORTS);
+	src->mac = has_key(ann, ANN_MAC);
+	src->ips = has_key(ann, ANN_IPS);
+	src->bandwidth = has_key(ann, ANN_BANDWIDTH);
 }
 
 /* The annotation that set a field of attachment i: the single-field one
@@ -563,13 +562,13 @@ static int check_netns(const struct policy *p, const char *path, char **err)
 		      r);
 }
 
-/* The selection against the policy; ann/n are the annotations it was parsed
+/* The selection against the policy; ann are the annotations it was parsed
  * from (to name the annotation that set each field), or NULL. */
-static int check_selection(const struct policy *p, const struct selection *s, const struct kv *ann,
-			   size_t n, bool known, char **err)
+static int check_selection(const struct policy *p, const struct selection *s,
+			   const struct kvlist *ann, char **err)
 {
 	struct sources src;
-	find_sources(ann, n, known, &src);
+	find_sources(ann, &src);
 
 	if (s->n > p->max_attachments) {
 		char **names = xreallocarray(NULL, s->n, sizeof(*names));
@@ -589,11 +588,11 @@ static int check_selection(const struct policy *p, const struct selection *s, co
 	for (size_t i = 0; i < s->n; i++)
 		if (check_attachment(p, &src, s, i, err) < 0)
 			return -1;
-	if (s->n_args && !(p->allowed_fields & POLICY_ARGS)) {
+	if (s->args.n && !(p->allowed_fields & POLICY_ARGS)) {
 		_cleanup_free_ char *text = NULL;
-		for (size_t i = 0; i < s->n_args; i++) {
+		for (size_t i = 0; i < s->args.n; i++) {
 			char *t = xasprintf("%s%s%s=%s", text ? text : "", i ? ";" : "",
-					    s->args[i].key, s->args[i].value);
+					    s->args.v[i].key, s->args.v[i].value);
 			free(text);
 			text = t;
 		}
@@ -605,22 +604,21 @@ static int check_selection(const struct policy *p, const struct selection *s, co
 }
 
 int policy_check_selection_ann(const struct policy *p, const struct selection *s,
-			       const struct kv *ann, size_t n, char **err)
+			       const struct kvlist *ann, char **err)
 {
-	return check_selection(p, s, ann, n, true, err);
+	return check_selection(p, s, ann, err);
 }
 
 int policy_check_selection(const struct policy *p, const struct selection *s, char **err)
 {
-	return check_selection(p, s, NULL, 0, false, err);
+	return check_selection(p, s, NULL, err);
 }
 
-int policy_select(const struct policy *p, const struct kv *ann, size_t n, policy_parse_fn parse,
+int policy_select(const struct policy *p, const struct kvlist *ann, policy_parse_fn parse,
 		  void *data, struct selection *sel, char **err)
 {
-	if (policy_check_annotations(p, ann, n, err) < 0 || parse(data, ann, n, sel, err) < 0 ||
-	    (sel->n > 0 && !sel->skip_reason &&
-	     policy_check_selection_ann(p, sel, ann, n, err) < 0)) {
+	if (policy_check_annotations(p, ann, err) < 0 || parse(data, ann, sel, err) < 0 ||
+	    (sel->n > 0 && !sel->skip_reason && policy_check_selection_ann(p, sel, ann, err) < 0)) {
 		selection_free(sel);
 		return -1;
 	}

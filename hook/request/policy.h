@@ -54,23 +54,23 @@ int policy_parse(const json *v, const char *path, struct policy *out, char **err
 void policy_free(struct policy *p);
 /* Before the annotations are parsed: the size of every annotation cnihook
  * reads against maxAnnotationSize. */
-int policy_check_annotations(const struct policy *p, const struct kv *ann, size_t n, char **err);
+int policy_check_annotations(const struct policy *p, const struct kvlist *ann, char **err);
 /* After: the selection (networks, fields, ports, host IPs, netns, count). */
 int policy_check_selection(const struct policy *p, const struct selection *s, char **err);
 /* The same, naming in refusals the annotation that set each refused value
- * (ann[0..n): the annotations the selection was parsed from). */
+ * (ann: the annotations the selection was parsed from). */
 int policy_check_selection_ann(const struct policy *p, const struct selection *s,
-			       const struct kv *ann, size_t n, char **err);
+			       const struct kvlist *ann, char **err);
 
 /* Reads annotations into a selection (annotations_parse() for a
  * container, annotations_parse_pod() for a pod). */
-typedef int (*policy_parse_fn)(void *data, const struct kv *ann, size_t n, struct selection *sel,
+typedef int (*policy_parse_fn)(void *data, const struct kvlist *ann, struct selection *sel,
 			       char **err);
 /* What the annotations select, as the policy allows it, in the one order
  * that keeps a forbidden key from being read: the annotations checked,
  * then parsed, then the selection checked. sel->n is 0 when nothing is to
  * be attached (sel->skip_reason may say why). On failure sel is freed. */
-int policy_select(const struct policy *p, const struct kv *ann, size_t n, policy_parse_fn parse,
+int policy_select(const struct policy *p, const struct kvlist *ann, policy_parse_fn parse,
 		  void *data, struct selection *sel, char **err);
 
 #endif

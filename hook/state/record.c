@@ -40,10 +40,10 @@ static json *att_tree(const struct record_att *a)
 	set_object_text(o, "capabilityArgs", a->cap_args);
 	set_object_text(o, "configArgs", a->config_args);
 	json *args = json_new(JSON_ARRAY);
-	for (size_t k = 0; k < a->n_args; k++) {
+	for (size_t k = 0; k < a->args.n; k++) {
 		json *pair = json_new(JSON_ARRAY);
-		json_arr_append(pair, json_new_string(a->args[k].key));
-		json_arr_append(pair, json_new_string(a->args[k].value));
+		json_arr_append(pair, json_new_string(a->args.v[k].key));
+		json_arr_append(pair, json_new_string(a->args.v[k].value));
 		json_arr_append(args, pair);
 	}
 	json_obj_set(o, "cniArgs", args);
@@ -95,7 +95,7 @@ void record_free(struct record *r)
 		free(a->config);
 		free(a->cap_args);
 		free(a->config_args);
-		kv_free(a->args, a->n_args);
+		kvlist_free(&a->args);
 	}
 	free(r->v);
 	free(r->id);
@@ -145,8 +145,7 @@ static int parse_att(json *o, size_t i, struct record_att *a, char **err)
 		    !json_str(p->u.array.v[1]))
 			return set_error(err, "field \"%scniArgs[%zu]\": not a pair of strings", at,
 					 k);
-		kv_append(&a->args, &a->n_args, json_str(p->u.array.v[0]),
-			  json_str(p->u.array.v[1]));
+		kvlist_append(&a->args, json_str(p->u.array.v[0]), json_str(p->u.array.v[1]));
 	}
 	return 0;
 }

@@ -17,11 +17,10 @@ struct record_att {
 	char *ns; /* NPWG namespace, or NULL */
 	char *ifname;
 	bool is_default;
-	char *config;	   /* the network list bytes as used for the ADD */
-	char *cap_args;	   /* JSON object text, or NULL */
-	char *config_args; /* NPWG cni-args: JSON object text, or NULL */
-	struct kv *args;
-	size_t n_args;
+	char *config;	    /* the network list bytes as used for the ADD */
+	char *cap_args;	    /* JSON object text, or NULL */
+	char *config_args;  /* NPWG cni-args: JSON object text, or NULL */
+	struct kvlist args; /* CNI_ARGS */
 };
 
 struct record {

@@ -61,12 +61,15 @@ static void check_json(const char *text, enum json_type type)
 	json_free(v);
 }
 
-/* A CNI_ARGS pair: plugins split CNI_ARGS at ';' and '='. */
-static void check_pair(const struct kv *p)
+/* CNI_ARGS pairs: plugins split CNI_ARGS at ';' and '='. */
+static void check_pairs(const struct kvlist *l)
 {
-	CHECK(p->key && p->key[0] && p->value);
-	CHECK(strpbrk(p->key, ";=") == NULL);
-	CHECK(strpbrk(p->value, ";=") == NULL);
+	for (size_t i = 0; i < l->n; i++) {
+		const struct kv *p = &l->v[i];
+		CHECK(p->key && p->key[0] && p->value);
+		CHECK(strpbrk(p->key, ";=") == NULL);
+		CHECK(strpbrk(p->value, ";=") == NULL);
+	}
 }
 
 static void check_selection(const struct selection *s)
@@ -87,10 +90,8 @@ static void check_selection(const struct selection *s)
 		for (size_t k = 0; k < r->n_ips; k++)
 			CHECK(r->ips[k] && r->ips[k][0]);
 	}
-	for (size_t i = 0; i < s->n_args; i++)
-		check_pair(&s->args[i]);
-	for (size_t i = 0; i < s->n_pod; i++)
-		check_pair(&s->pod[i]);
+	check_pairs(&s->args);
+	check_pairs(&s->pod);
 	CHECK(s->netns == NULL || s->netns[0] == '/');
 }
 
@@ -115,16 +116,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (n_fields > 0 && n_fields % 2 == 1 && fields[n_fields - 1][0] == '\0' && size > 1 &&
 	    text[size - 2] == '\0')
 		n_fields--;
-	struct kv ann[MAX_ANNOTATIONS];
-	size_t n = 0;
-	for (size_t i = 0; i < n_fields; i += 2, n++) {
-		ann[n].key = (char *)fields[i];
-		ann[n].value = (char *)(i + 1 < n_fields ? fields[i + 1] : "");
+	struct kv pairs[MAX_ANNOTATIONS];
+	struct kvlist ann = {pairs, 0};
+	for (size_t i = 0; i < n_fields; i += 2, ann.n++) {
+		pairs[ann.n].key = (char *)fields[i];
+		pairs[ann.n].value = (char *)(i + 1 < n_fields ? fields[i + 1] : "");
 	}
 
+	const struct container_defaults d = {defaults, n_default, cid};
 	struct selection s;
 	char *err = NULL;
-	if (annotations_parse(ann, n, defaults, n_default, cid, &s, &err) < 0) {
+	if (annotations_parse(&ann, &d, &s, &err) < 0) {
 		CHECK(err && err[0]);
 		free(err);
 		free(text);
@@ -136,10 +138,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	unsigned capflags = flags & 0x1f;
 	for (size_t i = 0; i <= s.n; i++) {
 		char *cap_args = NULL;
-		struct kv *args = NULL;
-		size_t n_args = 0;
-		if (plugin_args_build(&s, i, has_cap, &capflags, &cap_args, &args, &n_args, &err) <
-		    0) {
+		struct kvlist args = {0};
+		if (plugin_args_build(&s, i, has_cap, &capflags, &cap_args, &args, &err) < 0) {
 			CHECK(err && err[0]);
 			free(err);
 			err = NULL;
@@ -148,11 +148,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		CHECK(i < s.n);
 		if (cap_args)
 			check_json(cap_args, JSON_OBJECT);
-		CHECK(n_args >= 1);
-		for (size_t k = 0; k < n_args; k++)
-			check_pair(&args[k]);
+		CHECK(args.n >= 1);
+		check_pairs(&args);
 		free(cap_args);
-		kv_free(args, n_args);
+		kvlist_free(&args);
 	}
 	selection_free(&s);
 	free(text);

@@ -106,8 +106,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	CHECK(s->bundle == NULL || s->bundle[0] == '/');
 	CHECK(s->netns_path == NULL || (s->netns_in_config && s->netns_path[0] == '/'));
 	CHECK(!s->has_config || config_present);
-	for (size_t i = 0; i < s->n_annotations; i++)
-		CHECK(s->annotations[i].key != NULL && s->annotations[i].value != NULL);
+	for (size_t i = 0; i < s->annotations.n; i++)
+		CHECK(s->annotations.v[i].key != NULL && s->annotations.v[i].value != NULL);
 	ocistate_free(s);
 	return 0;
 }

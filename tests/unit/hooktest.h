@@ -33,15 +33,25 @@ static inline void problem_is(int rc, char *problem, const char *want, const cha
 		problem = NULL;                                                                    \
 	} while (0)
 
-/* The pairs v[0..n) are expected ("KEY=VALUE"..., NULL). */
-static inline void args_are(const struct kv *v, size_t n, const char *const *expected)
+/* A list of the pairs a[0..n) (an array of struct kv; NULL, 0: none). */
+#define KVLIST_N(a, count) (&(const struct kvlist){.v = (a), .n = (count)})
+/* A list of all the pairs of the array a. */
+#define KVLIST(a) KVLIST_N(a, sizeof(a) / sizeof((a)[0]))
+
+/* What annotations_parse() reads a container's annotations with:
+ * cnihook.json's defaultNetworks nets[0..count), and the file's container
+ * id CID (request/annotations.h). */
+#define DEFAULTS(nets, count) (&(const struct container_defaults){(nets), (count), CID})
+
+/* The pairs of l are expected ("KEY=VALUE"..., NULL). */
+static inline void args_are(const struct kvlist *l, const char *const *expected)
 {
-	size_t k = 0;
+	size_t k = 0, n = l->n;
 	for (; expected[k]; k++) {
 		if (k >= n)
 			fail_msg("only %zu CNI_ARGS pairs, expected %s next", n, expected[k]);
 		char *pair = NULL;
-		assert_true(asprintf(&pair, "%s=%s", v[k].key, v[k].value) > 0);
+		assert_true(asprintf(&pair, "%s=%s", l->v[k].key, l->v[k].value) > 0);
 		if (strcmp(pair, expected[k]) != 0)
 			fail_msg("CNI_ARGS pair %zu: got %s, expected %s", k, pair, expected[k]);
 		free(pair);

@@ -156,13 +156,38 @@ static void test_hook_json_limits(void **state)
 	assert_int_equal(json_parse_with("/*c*/{}", 7, "t", &hook_json, &v, &err), -1);
 }
 
+static void test_kvlist(void **state)
+{
+	(void)state;
+	struct kv ann[] = {{NULL, (char *)"x"}, {(char *)"a", NULL}, {(char *)"b", (char *)"1"}};
+	const struct kvlist l = {ann, 3}, first2 = {ann, 2};
+	assert_string_equal(kvlist_get(&l, "a"), "");
+	assert_string_equal(kvlist_get(&l, "b"), "1");
+	assert_null(kvlist_get(&first2, "b"));
+
+	struct kvlist v = {0};
+	kvlist_append(&v, "k", "v1");
+	kvlist_append(&v, "k", "v2");
+	kvlist_append_all(&v, &first2);
+	assert_int_equal(v.n, 4);
+	assert_string_equal(kvlist_get(&v, "k"), "v1");
+	assert_string_equal(v.v[1].value, "v2");
+	assert_null(v.v[2].key);
+	assert_string_equal(v.v[2].value, "x");
+	assert_string_equal(v.v[3].key, "a");
+	assert_null(v.v[3].value);
+	kvlist_free(&v);
+	assert_null(v.v);
+	assert_int_equal(v.n, 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_set_error),		cmocka_unit_test(test_read_file_limit),
 	    cmocka_unit_test(test_read_file_limit_mib), cmocka_unit_test(test_read_file_missing),
 	    cmocka_unit_test(test_read_all_fd),		cmocka_unit_test(test_mkdir_p),
-	    cmocka_unit_test(test_hook_json_limits),
+	    cmocka_unit_test(test_hook_json_limits),	cmocka_unit_test(test_kvlist),
 	};
 	return cmocka_run_group_tests(tests, tmpdir_make, tmpdir_remove);
 }

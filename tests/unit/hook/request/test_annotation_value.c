@@ -11,16 +11,6 @@
 #include "request/annotation-value.h"
 #include "hooktest.h"
 
-static void test_get(void **state)
-{
-	(void)state;
-	const struct kv ann[] = {
-	    {NULL, (char *)"x"}, {(char *)"a", NULL}, {(char *)"b", (char *)"1"}};
-	assert_string_equal(ann_get(ann, 3, "a"), "");
-	assert_string_equal(ann_get(ann, 3, "b"), "1");
-	assert_null(ann_get(ann, 2, "b"));
-}
-
 static void test_messages(void **state)
 {
 	(void)state;
@@ -123,8 +113,9 @@ static void test_json_int(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_get),	     cmocka_unit_test(test_messages),
-	    cmocka_unit_test(test_split),    cmocka_unit_test(test_json),
+	    cmocka_unit_test(test_messages),
+	    cmocka_unit_test(test_split),
+	    cmocka_unit_test(test_json),
 	    cmocka_unit_test(test_json_int),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -27,36 +27,36 @@ static const char *crio_container =
     "not a pod sandbox (io.kubernetes.cri-o.ContainerType=container)";
 
 /* Parse; any failure fails the test with the message. */
-static void parse_defaults(const struct kv *ann, size_t n, char *const *defaults, size_t n_default,
+static void parse_defaults(const struct kvlist *ann, char *const *defaults, size_t n_default,
 			   struct selection *s)
 {
 	char *err = NULL;
 	memset(s, 0, sizeof(*s));
-	if (annotations_parse(ann, n, defaults, n_default, CID, s, &err) < 0)
+	if (annotations_parse(ann, DEFAULTS(defaults, n_default), s, &err) < 0)
 		fail_msg("annotations_parse failed: %s", err);
 	assert_null(err);
 }
 
-static void parse(const struct kv *ann, size_t n, struct selection *s)
+static void parse(const struct kvlist *ann, struct selection *s)
 {
-	parse_defaults(ann, n, NULL, 0, s);
+	parse_defaults(ann, NULL, 0, s);
 }
 
 static void parse1(const char *key, const char *value, struct selection *s)
 {
-	const struct kv ann[] = {KV(key, value)};
-	parse(ann, 1, s);
+	struct kv ann[] = {KV(key, value)};
+	parse(KVLIST(ann), s);
 }
 
 /* Parsing fails with exactly `msg`, and leaves the output alone. */
-static void refused_defaults(const struct kv *ann, size_t n, char *const *defaults,
-			     size_t n_default, const char *msg)
+static void refused_defaults(const struct kvlist *ann, char *const *defaults, size_t n_default,
+			     const char *msg)
 {
 	struct selection s, sentinel;
 	memset(&s, 0x5a, sizeof(s));
 	memcpy(&sentinel, &s, sizeof(s));
 	char *err = NULL;
-	int r = annotations_parse(ann, n, defaults, n_default, CID, &s, &err);
+	int r = annotations_parse(ann, DEFAULTS(defaults, n_default), &s, &err);
 	if (r >= 0) {
 		selection_free(&s);
 		fail_msg("annotations_parse succeeded, expected: %s", msg);
@@ -68,24 +68,24 @@ static void refused_defaults(const struct kv *ann, size_t n, char *const *defaul
 	free(err);
 }
 
-static void refused(const struct kv *ann, size_t n, const char *msg)
+static void refused(const struct kvlist *ann, const char *msg)
 {
-	refused_defaults(ann, n, NULL, 0, msg);
+	refused_defaults(ann, NULL, 0, msg);
 }
 
 static void refused1(const char *key, const char *value, const char *msg)
 {
-	const struct kv ann[] = {KV(key, value)};
-	refused(ann, 1, msg);
+	struct kv ann[] = {KV(key, value)};
+	refused(KVLIST(ann), msg);
 }
 
 /* A value refused with a message that starts with `prefix`. */
 static void refused1_prefix(const char *key, const char *value, const char *prefix)
 {
-	const struct kv ann[] = {KV(key, value)};
+	struct kv ann[] = {KV(key, value)};
 	struct selection s;
 	char *err = NULL;
-	if (annotations_parse(ann, 1, NULL, 0, CID, &s, &err) >= 0) {
+	if (annotations_parse(KVLIST(ann), DEFAULTS(NULL, 0), &s, &err) >= 0) {
 		selection_free(&s);
 		fail_msg("annotations_parse succeeded, expected: %s...", prefix);
 	}
@@ -97,9 +97,9 @@ static void refused1_prefix(const char *key, const char *value, const char *pref
 /* The port mappings that io.cnihook.ports=value gives the network "n". */
 static void ports_are(const char *value, const char *text)
 {
-	const struct kv ann[] = {KV(ANN_NETWORKS, "n"), KV(ANN_PORTS, value)};
+	struct kv ann[] = {KV(ANN_NETWORKS, "n"), KV(ANN_PORTS, value)};
 	struct selection s;
-	parse(ann, COUNT(ann), &s);
+	parse(KVLIST(ann), &s);
 	assert_int_equal(s.n, 1);
 	assert_non_null(s.v[0].port_mappings);
 	if (strcmp(s.v[0].port_mappings, text) != 0)
@@ -110,8 +110,8 @@ static void ports_are(const char *value, const char *text)
 
 static void ports_refused(const char *value, const char *msg)
 {
-	const struct kv ann[] = {KV(ANN_NETWORKS, "n"), KV(ANN_PORTS, value)};
-	refused(ann, COUNT(ann), msg);
+	struct kv ann[] = {KV(ANN_NETWORKS, "n"), KV(ANN_PORTS, value)};
+	refused(KVLIST(ann), msg);
 }
 
 static void ifnames_are(const char *networks, const char *const *expected, size_t n)
@@ -180,8 +180,8 @@ static void test_json_every_field(void **state)
 	assert_null(r->ib_guid);
 	assert_null(r->cni_args);
 	assert_int_equal(r->n_default_route, 0);
-	assert_int_equal(s.n_args, 0);
-	assert_int_equal(s.n_pod, 0);
+	assert_int_equal(s.args.n, 0);
+	assert_int_equal(s.pod.n, 0);
 	assert_null(s.netns);
 	assert_null(s.skip_reason);
 	selection_free(&s);
@@ -344,8 +344,8 @@ static void test_short_form_refusals(void **state)
 static void test_both_selection_keys(void **state)
 {
 	(void)state;
-	const struct kv ann[] = {KV(ANN_NPWG_NETWORKS, "a"), KV(ANN_NETWORKS, "b")};
-	refused(ann, COUNT(ann),
+	struct kv ann[] = {KV(ANN_NPWG_NETWORKS, "a"), KV(ANN_NETWORKS, "b")};
+	refused(KVLIST(ann),
 		"annotations \"k8s.v1.cni.cncf.io/networks\" and \"io.cnihook.networks\" are "
 		"both set: use one of them");
 }
@@ -355,7 +355,7 @@ static void test_defaults(void **state)
 	(void)state;
 	char *defaults[] = {(char *)"a", (char *)"b"};
 	struct selection s;
-	parse_defaults(NULL, 0, defaults, 2, &s);
+	parse_defaults(KVLIST_N(NULL, 0), defaults, 2, &s);
 	assert_int_equal(s.n, 2);
 	assert_string_equal(s.v[0].network, "a");
 	assert_string_equal(s.v[0].ifname, "eth0");
@@ -364,27 +364,27 @@ static void test_defaults(void **state)
 	selection_free(&s);
 
 	/* An annotation replaces the defaults. */
-	const struct kv ann[] = {KV(ANN_NETWORKS, "c")};
-	parse_defaults(ann, 1, defaults, 2, &s);
+	struct kv ann[] = {KV(ANN_NETWORKS, "c")};
+	parse_defaults(KVLIST(ann), defaults, 2, &s);
 	assert_int_equal(s.n, 1);
 	assert_string_equal(s.v[0].network, "c");
 	selection_free(&s);
 
 	/* No annotation, no defaults: nothing to attach. */
-	parse(NULL, 0, &s);
+	parse(KVLIST_N(NULL, 0), &s);
 	assert_int_equal(s.n, 0);
 	assert_null(s.v);
 	assert_null(s.skip_reason);
 	selection_free(&s);
 
 	/* Unrelated annotations are not looked at. */
-	const struct kv other[] = {KV("org.example.x", "\xff\xfe")};
-	parse(other, 1, &s);
+	struct kv other[] = {KV("org.example.x", "\xff\xfe")};
+	parse(KVLIST(other), &s);
 	assert_int_equal(s.n, 0);
 	selection_free(&s);
 
 	char *bad[] = {(char *)"a/b"};
-	refused_defaults(NULL, 0, bad, 1,
+	refused_defaults(KVLIST_N(NULL, 0), bad, 1,
 			 "defaultNetworks: network name \"a/b\": may only contain letters, "
 			 "digits, '_', '.' and '-'");
 }
@@ -397,9 +397,9 @@ static void test_empty_selection(void **state)
 	char *defaults[] = {(char *)"a"};
 	const char *values[] = {"", "  ", "[]", " [ ] "};
 	for (size_t i = 0; i < COUNT(values); i++) {
-		const struct kv ann[] = {KV(ANN_NETWORKS, values[i])};
+		struct kv ann[] = {KV(ANN_NETWORKS, values[i])};
 		struct selection s;
-		parse_defaults(ann, 1, defaults, 1, &s);
+		parse_defaults(KVLIST(ann), defaults, 1, &s);
 		assert_int_equal(s.n, 0);
 		selection_free(&s);
 	}
@@ -451,7 +451,8 @@ static void test_attachment_limit(void **state)
 	char *defaults[33];
 	for (int i = 0; i < 33; i++)
 		defaults[i] = (char *)"d";
-	refused_defaults(NULL, 0, defaults, 33, "defaultNetworks: 33 networks, at most 32");
+	refused_defaults(KVLIST_N(NULL, 0), defaults, 33,
+			 "defaultNetworks: 33 networks, at most 32");
 }
 
 /* ------------------------------------------------------------ single attachment keys */
@@ -471,8 +472,8 @@ static void test_single_keys_need_a_network(void **state)
 	refused1(ANN_BANDWIDTH, "{\"ingressRate\":1}",
 		 "annotation \"io.cnihook.bandwidth\" needs a network: set io.cnihook.networks "
 		 "or defaultNetworks");
-	const struct kv ann[] = {KV(ANN_NETWORKS, ""), KV(ANN_PORTS, "80:80")};
-	refused(ann, COUNT(ann),
+	struct kv ann[] = {KV(ANN_NETWORKS, ""), KV(ANN_PORTS, "80:80")};
+	refused(KVLIST(ann),
 		"annotation \"io.cnihook.ports\" needs a network: set io.cnihook.networks or "
 		"defaultNetworks");
 }
@@ -481,14 +482,14 @@ static void test_single_keys_go_to_first(void **state)
 {
 	(void)state;
 	char *defaults[] = {(char *)"d1", (char *)"d2"};
-	const struct kv ann[] = {
+	struct kv ann[] = {
 	    KV(ANN_PORTS, "8080:80"),
 	    KV(ANN_MAC, " C2:11:22:33:44:55 "),
 	    KV(ANN_IPS, "10.1.2.3/24, fd00::3/64"),
 	    KV(ANN_BANDWIDTH, "{\"egressRate\":10, \"ingressRate\":20}"),
 	};
 	struct selection s;
-	parse_defaults(ann, COUNT(ann), defaults, 2, &s);
+	parse_defaults(KVLIST(ann), defaults, 2, &s);
 	assert_int_equal(s.n, 2);
 	const struct attach_req *r = &s.v[0];
 	assert_string_equal(r->port_mappings,
@@ -529,9 +530,8 @@ static void test_single_keys_conflict_with_selection(void **state)
 	     "\"bandwidth\" from the network selection: set it in one place"},
 	};
 	for (size_t i = 0; i < COUNT(cases); i++) {
-		const struct kv ann[] = {KV(ANN_NPWG_NETWORKS, npwg),
-					 KV(cases[i].key, cases[i].value)};
-		refused(ann, COUNT(ann), cases[i].msg);
+		struct kv ann[] = {KV(ANN_NPWG_NETWORKS, npwg), KV(cases[i].key, cases[i].value)};
+		refused(KVLIST(ann), cases[i].msg);
 	}
 }
 
@@ -586,10 +586,9 @@ static void test_unknown_keys(void **state)
 		 "annotation \"io.cnihook.network\": unknown key; did you mean "
 		 "\"io.cnihook.networks\"? " OWN_KNOWN);
 	/* Beside a valid selection. */
-	const struct kv with_networks[] = {KV(ANN_NETWORKS, "n"), KV("io.cnihook.port", "80:80")};
-	refused(with_networks, COUNT(with_networks),
-		"annotation \"io.cnihook.port\": unknown key; did you mean "
-		"\"io.cnihook.ports\"? " OWN_KNOWN);
+	struct kv with_networks[] = {KV(ANN_NETWORKS, "n"), KV("io.cnihook.port", "80:80")};
+	refused(KVLIST(with_networks), "annotation \"io.cnihook.port\": unknown key; did you mean "
+				       "\"io.cnihook.ports\"? " OWN_KNOWN);
 	/* Swapped letters, case, two edits. */
 	refused1("io.cnihook.prots", "80:80",
 		 "annotation \"io.cnihook.prots\": unknown key; did you mean "
@@ -625,11 +624,11 @@ static void test_unknown_keys(void **state)
 	memcpy(long_key, "io.cnihook.", 11);
 	refused1_prefix(long_key, "", "annotation \"io.cnihook.ppppp");
 	/* Not cnihook's: left to whoever owns them. */
-	const struct kv others[] = {KV("io.cnihookports", "80:80"), KV("x-io.cnihook.port", "1"),
-				    KV("org.example.io.cnihook.port", "1"),
-				    KV("k8s.v1.cni.cncf.io/network-status", "[]")};
+	struct kv others[] = {KV("io.cnihookports", "80:80"), KV("x-io.cnihook.port", "1"),
+			      KV("org.example.io.cnihook.port", "1"),
+			      KV("k8s.v1.cni.cncf.io/network-status", "[]")};
 	struct selection s;
-	parse(others, COUNT(others), &s);
+	parse(KVLIST(others), &s);
 	assert_int_equal(s.n, 0);
 	assert_null(s.skip_reason);
 	selection_free(&s);
@@ -643,16 +642,16 @@ static void test_unknown_keys_everywhere(void **state)
 	char *const defaults[] = {(char *)"d"};
 	const char *msg = "annotation \"io.cnihook.port\": unknown key; did you mean "
 			  "\"io.cnihook.ports\"? " OWN_KNOWN;
-	const struct kv alone[] = {KV("io.cnihook.port", "80:80")};
-	refused_defaults(alone, COUNT(alone), defaults, 1, msg);
-	const struct kv npwg[] = {KV(ANN_NPWG_NETWORKS, "n"), KV("io.cnihook.port", "80:80")};
-	refused(npwg, COUNT(npwg), msg);
-	const struct kv pod_container[] = {KV("io.kubernetes.cri-o.ContainerType", "container"),
-					   KV("io.cnihook.port", "80:80")};
-	refused(pod_container, COUNT(pod_container), msg);
+	struct kv alone[] = {KV("io.cnihook.port", "80:80")};
+	refused_defaults(KVLIST(alone), defaults, 1, msg);
+	struct kv npwg[] = {KV(ANN_NPWG_NETWORKS, "n"), KV("io.cnihook.port", "80:80")};
+	refused(KVLIST(npwg), msg);
+	struct kv pod_container[] = {KV("io.kubernetes.cri-o.ContainerType", "container"),
+				     KV("io.cnihook.port", "80:80")};
+	refused(KVLIST(pod_container), msg);
 	/* The first unknown key is named. */
-	const struct kv two[] = {KV("io.cnihook.mca", "x"), KV("io.cnihook.port", "80:80")};
-	refused(two, COUNT(two),
+	struct kv two[] = {KV("io.cnihook.mca", "x"), KV("io.cnihook.port", "80:80")};
+	refused(KVLIST(two),
 		"annotation \"io.cnihook.mca\": unknown key; did you mean \"io.cnihook.mac\"? "
 		"" OWN_KNOWN);
 }
@@ -796,9 +795,9 @@ static void test_mac(void **state)
 	    {"02:00:00:00:00:00", "02:00:00:00:00:00"},
 	};
 	for (size_t i = 0; i < COUNT(ok); i++) {
-		const struct kv ann[] = {KV(ANN_NETWORKS, "n"), KV(ANN_MAC, ok[i][0])};
+		struct kv ann[] = {KV(ANN_NETWORKS, "n"), KV(ANN_MAC, ok[i][0])};
 		struct selection s;
-		parse(ann, COUNT(ann), &s);
+		parse(KVLIST(ann), &s);
 		assert_string_equal(s.v[0].mac, ok[i][1]);
 		selection_free(&s);
 	}
@@ -821,10 +820,10 @@ static void test_mac(void **state)
 	    {"", "\"\" is not a MAC address (6 hex octets separated by ':')"},
 	};
 	for (size_t i = 0; i < COUNT(bad); i++) {
-		const struct kv ann[] = {KV(ANN_NETWORKS, "n"), KV(ANN_MAC, bad[i][0])};
+		struct kv ann[] = {KV(ANN_NETWORKS, "n"), KV(ANN_MAC, bad[i][0])};
 		char msg[256];
 		snprintf(msg, sizeof(msg), "annotation \"io.cnihook.mac\": %s", bad[i][1]);
-		refused(ann, COUNT(ann), msg);
+		refused(KVLIST(ann), msg);
 	}
 }
 
@@ -845,10 +844,10 @@ static void test_ips(void **state)
 	    {"", "is empty"},
 	};
 	for (size_t i = 0; i < COUNT(bad); i++) {
-		const struct kv ann[] = {KV(ANN_NETWORKS, "n"), KV(ANN_IPS, bad[i][0])};
+		struct kv ann[] = {KV(ANN_NETWORKS, "n"), KV(ANN_IPS, bad[i][0])};
 		char msg[256];
 		snprintf(msg, sizeof(msg), "annotation \"io.cnihook.ips\": %s", bad[i][1]);
-		refused(ann, COUNT(ann), msg);
+		refused(KVLIST(ann), msg);
 	}
 }
 
@@ -858,12 +857,11 @@ static void test_ips(void **state)
 static void test_bandwidth(void **state)
 {
 	(void)state;
-	const struct kv ann[] = {KV(ANN_NETWORKS, "n"),
-				 KV(ANN_BANDWIDTH,
-				    "{\"ingressRate\": 2048, \"ingressBurst\": 1600, "
-				    "\"egressRate\": 4096, \"egressBurst\": 0}")};
+	struct kv ann[] = {KV(ANN_NETWORKS, "n"),
+			   KV(ANN_BANDWIDTH, "{\"ingressRate\": 2048, \"ingressBurst\": 1600, "
+					     "\"egressRate\": 4096, \"egressBurst\": 0}")};
 	struct selection s;
-	parse(ann, COUNT(ann), &s);
+	parse(KVLIST(ann), &s);
 	assert_string_equal(s.v[0].bandwidth, "{\"ingressRate\":2048,\"ingressBurst\":1600,"
 					      "\"egressRate\":4096,\"egressBurst\":0}");
 	selection_free(&s);
@@ -889,10 +887,10 @@ static void test_bandwidth(void **state)
 	     "invalid JSON near byte 17: duplicate key \"ingressRate\""},
 	};
 	for (size_t i = 0; i < COUNT(bad); i++) {
-		const struct kv a[] = {KV(ANN_NETWORKS, "n"), KV(ANN_BANDWIDTH, bad[i][0])};
+		struct kv a[] = {KV(ANN_NETWORKS, "n"), KV(ANN_BANDWIDTH, bad[i][0])};
 		char msg[256];
 		snprintf(msg, sizeof(msg), "annotation \"io.cnihook.bandwidth\": %s", bad[i][1]);
-		refused(a, COUNT(a), msg);
+		refused(KVLIST(a), msg);
 	}
 }
 
@@ -905,9 +903,9 @@ static void test_args(void **state)
 	(void)state;
 	struct selection s;
 	parse1(ANN_ARGS, "FOO=BAR;ABC=123;EMPTY=;x.y-z_1=caf\xc3\xa9", &s);
-	assert_int_equal(s.n_args, 4);
+	assert_int_equal(s.args.n, 4);
 	const char *expected[] = {"FOO=BAR", "ABC=123", "EMPTY=", "x.y-z_1=caf\xc3\xa9", NULL};
-	args_are(s.args, s.n_args, expected);
+	args_are(&s.args, expected);
 	selection_free(&s);
 
 	const char *k = ANN_ARGS;
@@ -966,34 +964,35 @@ static void test_netns(void **state)
 static void test_pod_annotations(void **state)
 {
 	(void)state;
-	const struct kv ann[] = {
+	struct kv ann[] = {
 	    KV("io.kubernetes.cri.container-type", "container"),
 	    KV(ANN_NPWG_NETWORKS, "a,b@blue,c"),
 	};
-	const struct kv pod[] = {KV("K8S_POD_NAME", "web-0"), KV("K8S_POD_NAMESPACE", "ns")};
+	struct kv pod[] = {KV("K8S_POD_NAME", "web-0"), KV("K8S_POD_NAMESPACE", "ns")};
 	struct selection s;
 	char *err = NULL;
-	assert_int_equal(annotations_parse_pod(ann, COUNT(ann), pod, COUNT(pod), &s, &err), 0);
+	assert_int_equal(annotations_parse_pod(KVLIST(ann), KVLIST(pod), &s, &err), 0);
 	assert_null(s.skip_reason);
 	assert_int_equal(s.n, 3);
 	assert_string_equal(s.v[0].ifname, "net1");
 	assert_string_equal(s.v[1].ifname, "blue");
 	assert_string_equal(s.v[2].ifname, "net2");
 	const char *expected[] = {"K8S_POD_NAME=web-0", "K8S_POD_NAMESPACE=ns", NULL};
-	args_are(s.pod, s.n_pod, expected);
+	args_are(&s.pod, expected);
 	selection_free(&s);
 
-	assert_int_equal(annotations_parse_pod(ann + 1, 1, NULL, 0, &s, &err), 0);
+	assert_int_equal(annotations_parse_pod(KVLIST_N(ann + 1, 1), KVLIST_N(NULL, 0), &s, &err),
+			 0);
 	assert_string_equal(s.v[0].ifname, "net1");
-	assert_int_equal(s.n_pod, 0);
+	assert_int_equal(s.pod.n, 0);
 	selection_free(&s);
 
 	/* The same refusals as the hook's. */
-	const struct kv bad[] = {KV(ANN_NPWG_NETWORKS, "[{\"name\":\"a\"")};
-	assert_int_equal(annotations_parse_pod(bad, 1, NULL, 0, &s, &err), -1);
+	struct kv bad[] = {KV(ANN_NPWG_NETWORKS, "[{\"name\":\"a\"")};
+	assert_int_equal(annotations_parse_pod(KVLIST(bad), KVLIST_N(NULL, 0), &s, &err), -1);
 	struct selection s2;
 	char *err2 = NULL;
-	assert_int_equal(annotations_parse(bad, 1, NULL, 0, CID, &s2, &err2), -1);
+	assert_int_equal(annotations_parse(KVLIST(bad), DEFAULTS(NULL, 0), &s2, &err2), -1);
 	assert_string_equal(err, err2);
 	free(err);
 	free(err2);
@@ -1002,26 +1001,26 @@ static void test_pod_annotations(void **state)
 static void test_annotations_select(void **state)
 {
 	(void)state;
-	const struct kv none[] = {KV("app", "web"), KV("io.cnihookx", "1")};
-	const struct kv npwg[] = {KV("app", "web"), KV(ANN_NPWG_NETWORKS, "a")};
-	const struct kv ports[] = {KV(ANN_PORTS, "8080:80")};
+	struct kv none[] = {KV("app", "web"), KV("io.cnihookx", "1")};
+	struct kv npwg[] = {KV("app", "web"), KV(ANN_NPWG_NETWORKS, "a")};
+	struct kv ports[] = {KV(ANN_PORTS, "8080:80")};
 	/* Selected, so that the refusal of the unknown key reaches the pod. */
-	const struct kv upper[] = {KV("IO.CNIHOOK.Networks", "a")};
-	const struct kv npwg_upper[] = {KV("K8S.v1.cni.cncf.io/networks", "a")};
-	assert_false(annotations_select(none, COUNT(none)));
-	assert_true(annotations_select(upper, COUNT(upper)));
-	assert_false(annotations_select(npwg_upper, COUNT(npwg_upper)));
-	assert_false(annotations_select(NULL, 0));
-	assert_true(annotations_select(npwg, COUNT(npwg)));
-	assert_true(annotations_select(ports, COUNT(ports)));
-	assert_string_equal(annotations_selected_by(npwg, COUNT(npwg)), ANN_NPWG_NETWORKS);
-	assert_null(annotations_selected_by(ports, COUNT(ports)));
+	struct kv upper[] = {KV("IO.CNIHOOK.Networks", "a")};
+	struct kv npwg_upper[] = {KV("K8S.v1.cni.cncf.io/networks", "a")};
+	assert_false(annotations_select(KVLIST(none)));
+	assert_true(annotations_select(KVLIST(upper)));
+	assert_false(annotations_select(KVLIST(npwg_upper)));
+	assert_false(annotations_select(KVLIST_N(NULL, 0)));
+	assert_true(annotations_select(KVLIST(npwg)));
+	assert_true(annotations_select(KVLIST(ports)));
+	assert_string_equal(annotations_selected_by(KVLIST(npwg)), ANN_NPWG_NETWORKS);
+	assert_null(annotations_selected_by(KVLIST(ports)));
 }
 
 static void test_crio_sandbox(void **state)
 {
 	(void)state;
-	const struct kv ann[] = {
+	struct kv ann[] = {
 	    KV("io.kubernetes.cri-o.ContainerType", "sandbox"),
 	    KV("io.kubernetes.pod.name", "web-0"),
 	    KV("io.kubernetes.pod.namespace", "default"),
@@ -1030,7 +1029,7 @@ static void test_crio_sandbox(void **state)
 	    KV(ANN_NPWG_NETWORKS, "net1,other@eth3,third"),
 	};
 	struct selection s;
-	parse(ann, COUNT(ann), &s);
+	parse(KVLIST(ann), &s);
 	assert_null(s.skip_reason);
 	assert_int_equal(s.n, 3);
 	/* In a pod, eth0 is the cluster network's: the extra networks are
@@ -1041,32 +1040,32 @@ static void test_crio_sandbox(void **state)
 	const char *expected[] = {"K8S_POD_NAME=web-0", "K8S_POD_NAMESPACE=default",
 				  "K8S_POD_UID=1f0c8e4a-0d6e-4c55-9a37-3c0f7a7f8f11",
 				  "K8S_POD_INFRA_CONTAINER_ID=sandboxid123", NULL};
-	args_are(s.pod, s.n_pod, expected);
+	args_are(&s.pod, expected);
 	selection_free(&s);
 
 	/* No sandbox id annotation: the sandbox is the container itself. */
-	const struct kv ann2[] = {
+	struct kv ann2[] = {
 	    KV("io.kubernetes.cri-o.ContainerType", "sandbox"),
 	    KV("io.kubernetes.pod.name", "web-0"),
 	    KV("io.kubernetes.pod.namespace", "default"),
 	};
-	parse(ann2, COUNT(ann2), &s);
+	parse(KVLIST(ann2), &s);
 	const char *expected2[] = {"K8S_POD_NAME=web-0", "K8S_POD_NAMESPACE=default",
 				   "K8S_POD_INFRA_CONTAINER_ID=" CID, NULL};
-	args_are(s.pod, s.n_pod, expected2);
+	args_are(&s.pod, expected2);
 	selection_free(&s);
 
 	/* A name without a namespace is not a pod. */
-	const struct kv ann3[] = {KV("io.kubernetes.pod.name", "web-0")};
-	parse(ann3, COUNT(ann3), &s);
-	assert_int_equal(s.n_pod, 0);
+	struct kv ann3[] = {KV("io.kubernetes.pod.name", "web-0")};
+	parse(KVLIST(ann3), &s);
+	assert_int_equal(s.pod.n, 0);
 	selection_free(&s);
 }
 
 static void test_containerd_sandbox(void **state)
 {
 	(void)state;
-	const struct kv ann[] = {
+	struct kv ann[] = {
 	    KV("io.kubernetes.cri.container-type", "sandbox"),
 	    KV("io.kubernetes.cri.sandbox-name", "web-0"),
 	    KV("io.kubernetes.cri.sandbox-namespace", "prod"),
@@ -1075,11 +1074,11 @@ static void test_containerd_sandbox(void **state)
 	    KV(ANN_NETWORKS, "net1"),
 	};
 	struct selection s;
-	parse(ann, COUNT(ann), &s);
+	parse(KVLIST(ann), &s);
 	assert_null(s.skip_reason);
 	const char *expected[] = {"K8S_POD_NAME=web-0", "K8S_POD_NAMESPACE=prod",
 				  "K8S_POD_UID=uid-1", "K8S_POD_INFRA_CONTAINER_ID=sb1", NULL};
-	args_are(s.pod, s.n_pod, expected);
+	args_are(&s.pod, expected);
 	selection_free(&s);
 }
 
@@ -1087,26 +1086,26 @@ static void test_pod_containers_skipped(void **state)
 {
 	(void)state;
 	/* Everything else is left unread: even a broken selection. */
-	const struct kv crio[] = {
+	struct kv crio[] = {
 	    KV(ANN_NETWORKS, "../bad"),
 	    KV("io.kubernetes.cri-o.ContainerType", "container"),
 	    KV("io.kubernetes.pod.name", "web-0"),
 	    KV("io.kubernetes.pod.namespace", "default"),
 	};
 	struct selection s;
-	parse(crio, COUNT(crio), &s);
+	parse(KVLIST(crio), &s);
 	assert_string_equal(s.skip_reason, crio_container);
 	assert_int_equal(s.n, 0);
-	assert_int_equal(s.n_pod, 0);
-	assert_int_equal(s.n_args, 0);
+	assert_int_equal(s.pod.n, 0);
+	assert_int_equal(s.args.n, 0);
 	selection_free(&s);
 	assert_null(s.skip_reason);
 
-	const struct kv cri[] = {
+	struct kv cri[] = {
 	    KV("io.kubernetes.cri.container-type", "container"),
 	    KV(ANN_NPWG_NETWORKS, "net1"),
 	};
-	parse(cri, COUNT(cri), &s);
+	parse(KVLIST(cri), &s);
 	assert_string_equal(s.skip_reason,
 			    "not a pod sandbox (io.kubernetes.cri.container-type=container)");
 	assert_int_equal(s.n, 0);
@@ -1122,20 +1121,19 @@ static void test_kubernetes_refusals(void **state)
 	refused1("io.kubernetes.cri.container-type", "",
 		 "annotation \"io.kubernetes.cri.container-type\": \"\" is neither \"sandbox\" "
 		 "nor \"container\"");
-	const struct kv semi[] = {
+	struct kv semi[] = {
 	    KV("io.kubernetes.pod.name", "a;IP=10.0.0.1"),
 	    KV("io.kubernetes.pod.namespace", "default"),
 	};
-	refused(semi, COUNT(semi),
+	refused(KVLIST(semi),
 		"annotation \"io.kubernetes.pod.name\": value \"a;IP=10.0.0.1\" must not contain "
 		"';', '=' or control characters");
-	const struct kv empty[] = {
+	struct kv empty[] = {
 	    KV("io.kubernetes.cri.sandbox-name", "a"),
 	    KV("io.kubernetes.cri.sandbox-namespace", ""),
 	};
-	refused(empty, COUNT(empty),
-		"annotation \"io.kubernetes.cri.sandbox-namespace\": is "
-		"empty");
+	refused(KVLIST(empty), "annotation \"io.kubernetes.cri.sandbox-namespace\": is "
+			       "empty");
 }
 
 /* ------------------------------------------------------------ hostile values */
@@ -1162,9 +1160,8 @@ static void test_hostile_sizes(void **state)
 	v[2 * depth] = '\0';
 	refused1(ANN_NPWG_NETWORKS, v,
 		 "annotation \"k8s.v1.cni.cncf.io/networks\": nested deeper than 64 levels");
-	const struct kv ports[] = {KV(ANN_NETWORKS, "n"), KV(ANN_PORTS, v)};
-	refused(ports, COUNT(ports),
-		"annotation \"io.cnihook.ports\": nested deeper than 64 levels");
+	struct kv ports[] = {KV(ANN_NETWORKS, "n"), KV(ANN_PORTS, v)};
+	refused(KVLIST(ports), "annotation \"io.cnihook.ports\": nested deeper than 64 levels");
 	/* The parser's bound is the largest policy.maxAnnotationSize, 1 MiB
 	 * (there was once a second, smaller, limit of 64 KiB): exactly that
 	 * is accepted (then refused for what it says), one byte more is not. */
@@ -1219,8 +1216,8 @@ static void test_hostile_structure(void **state)
 	refused1(ANN_NPWG_NETWORKS, "[{\"name\":\"a\",\"name\":\"b\"}]",
 		 "annotation \"k8s.v1.cni.cncf.io/networks\": invalid JSON near byte 13: duplicate "
 		 "key \"name\"");
-	const struct kv twice[] = {KV(ANN_NETWORKS, "a"), KV(ANN_NETWORKS, "b")};
-	refused(twice, COUNT(twice), "annotation \"io.cnihook.networks\": given twice");
+	struct kv twice[] = {KV(ANN_NETWORKS, "a"), KV(ANN_NETWORKS, "b")};
+	refused(KVLIST(twice), "annotation \"io.cnihook.networks\": given twice");
 	refused1(ANN_NPWG_NETWORKS, "[[{\"name\":\"a\"}]]",
 		 "annotation \"k8s.v1.cni.cncf.io/networks\": element 1: is an array, expected "
 		 "an object");

@@ -18,41 +18,39 @@
 		(char *)(k), (char *)(v)                                                           \
 	}
 
-/* The pairs of ann[0..n) are want ("KEY=VALUE", NULL-terminated). */
-static void pairs_are(const struct kv *ann, size_t n, const char *cid, const char *const *want)
+/* The pairs of ann are want ("KEY=VALUE", NULL-terminated). */
+static void pairs_are(const struct kvlist *ann, const char *cid, const char *const *want)
 {
-	struct kv *v = NULL;
-	size_t nv = 0;
+	struct kvlist v = {0};
 	char *err = NULL;
-	if (kubepod_parse(ann, n, cid, &v, &nv, &err) < 0)
+	if (kubepod_parse(ann, cid, &v, &err) < 0)
 		fail_msg("refused: %s", err);
-	args_are(v, nv, want);
-	kv_free(v, nv);
+	args_are(&v, want);
+	kvlist_free(&v);
 }
 
-static void refused(const struct kv *ann, size_t n, const char *want)
+static void refused(const struct kvlist *ann, const char *want)
 {
-	struct kv *v = (struct kv *)"untouched";
-	size_t nv = 4242;
+	struct kvlist v = {(struct kv *)"untouched", 4242};
 	char *err = NULL;
-	assert_int_equal(kubepod_parse(ann, n, "cid", &v, &nv, &err), -1);
+	assert_int_equal(kubepod_parse(ann, "cid", &v, &err), -1);
 	assert_string_equal(err, want);
-	assert_ptr_equal(v, "untouched");
-	assert_int_equal(nv, 4242);
+	assert_ptr_equal(v.v, "untouched");
+	assert_int_equal(v.n, 4242);
 	free(err);
 }
 
 static void test_crio(void **state)
 {
 	(void)state;
-	const struct kv ann[] = {
+	struct kv ann[] = {
 	    KV(ANN_CRIO_SANDBOX_ID, "sb"),	KV(ANN_CRIO_POD_NAME, "web"),
 	    KV(ANN_CRIO_POD_NAMESPACE, "prod"), KV(ANN_CRIO_POD_UID, "u-1"),
 	    KV(ANN_CRI_POD_NAME, "other"),	KV(ANN_CRI_POD_NAMESPACE, "other"),
 	};
 	const char *want[] = {"K8S_POD_NAME=web", "K8S_POD_NAMESPACE=prod", "K8S_POD_UID=u-1",
 			      "K8S_POD_INFRA_CONTAINER_ID=sb", NULL};
-	pairs_are(ann, 6, "cid", want);
+	pairs_are(KVLIST(ann), "cid", want);
 }
 
 /* Without a sandbox id the sandbox is this container; without an id, no
@@ -60,27 +58,26 @@ static void test_crio(void **state)
 static void test_containerd_edges(void **state)
 {
 	(void)state;
-	const struct kv ann[] = {KV(ANN_CRI_POD_NAME, "web"), KV(ANN_CRI_POD_NAMESPACE, "prod")};
+	struct kv ann[] = {KV(ANN_CRI_POD_NAME, "web"), KV(ANN_CRI_POD_NAMESPACE, "prod")};
 	const char *with_id[] = {"K8S_POD_NAME=web", "K8S_POD_NAMESPACE=prod",
 				 "K8S_POD_INFRA_CONTAINER_ID=cid", NULL};
-	pairs_are(ann, 2, "cid", with_id);
+	pairs_are(KVLIST(ann), "cid", with_id);
 	const char *without[] = {"K8S_POD_NAME=web", "K8S_POD_NAMESPACE=prod", NULL};
-	pairs_are(ann, 2, NULL, without);
+	pairs_are(KVLIST(ann), NULL, without);
 	const char *none[] = {NULL};
-	pairs_are(ann, 1, "cid", none);
-	pairs_are(NULL, 0, "cid", none);
+	pairs_are(KVLIST_N(ann, 1), "cid", none);
+	pairs_are(KVLIST_N(NULL, 0), "cid", none);
 }
 
 static void test_refusals(void **state)
 {
 	(void)state;
-	const struct kv empty[] = {KV(ANN_CRI_POD_NAME, "web"), KV(ANN_CRI_POD_NAMESPACE, "")};
-	refused(empty, 2, "annotation \"" ANN_CRI_POD_NAMESPACE "\": is empty");
-	const struct kv semi[] = {KV(ANN_CRI_POD_NAME, "web"), KV(ANN_CRI_POD_NAMESPACE, "p"),
-				  KV(ANN_CRI_POD_UID, "a;b")};
-	refused(semi, 3,
-		"annotation \"" ANN_CRI_POD_UID
-		"\": value \"a;b\" must not contain ';', '=' or control characters");
+	struct kv empty[] = {KV(ANN_CRI_POD_NAME, "web"), KV(ANN_CRI_POD_NAMESPACE, "")};
+	refused(KVLIST(empty), "annotation \"" ANN_CRI_POD_NAMESPACE "\": is empty");
+	struct kv semi[] = {KV(ANN_CRI_POD_NAME, "web"), KV(ANN_CRI_POD_NAMESPACE, "p"),
+			    KV(ANN_CRI_POD_UID, "a;b")};
+	refused(KVLIST(semi), "annotation \"" ANN_CRI_POD_UID
+			      "\": value \"a;b\" must not contain ';', '=' or control characters");
 }
 
 static void test_container_type(void **state)
@@ -88,14 +85,14 @@ static void test_container_type(void **state)
 	(void)state;
 	const char *skip = "untouched";
 	char *err = NULL;
-	const struct kv sandbox[] = {KV(ANN_CRIO_TYPE, "sandbox")};
-	assert_int_equal(kubepod_container_type(sandbox, 1, &skip, &err), 0);
+	struct kv sandbox[] = {KV(ANN_CRIO_TYPE, "sandbox")};
+	assert_int_equal(kubepod_container_type(KVLIST(sandbox), &skip, &err), 0);
 	assert_null(skip);
-	const struct kv container[] = {KV(ANN_CRI_TYPE, "container")};
-	assert_int_equal(kubepod_container_type(container, 1, &skip, &err), 0);
+	struct kv container[] = {KV(ANN_CRI_TYPE, "container")};
+	assert_int_equal(kubepod_container_type(KVLIST(container), &skip, &err), 0);
 	assert_string_equal(skip, "not a pod sandbox (" ANN_CRI_TYPE "=container)");
-	const struct kv odd[] = {KV(ANN_CRIO_TYPE, "Sandbox")};
-	assert_int_equal(kubepod_container_type(odd, 1, &skip, &err), -1);
+	struct kv odd[] = {KV(ANN_CRIO_TYPE, "Sandbox")};
+	assert_int_equal(kubepod_container_type(KVLIST(odd), &skip, &err), -1);
 	assert_string_equal(err, "annotation \"" ANN_CRIO_TYPE
 				 "\": \"Sandbox\" is neither \"sandbox\" nor \"container\"");
 	free(err);

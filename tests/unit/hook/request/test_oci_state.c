@@ -71,10 +71,7 @@ static void parse_err(const char *text, bool need_config, const char *want)
 
 static const char *annotation(const struct oci_state *s, const char *key)
 {
-	for (size_t i = 0; i < s->n_annotations; i++)
-		if (strcmp(s->annotations[i].key, key) == 0)
-			return s->annotations[i].value;
-	return NULL;
+	return kvlist_get(&s->annotations, key);
 }
 
 /* ------------------------------------------------ what runtimes really pass */
@@ -99,11 +96,11 @@ static void test_runc_create_runtime(void **unused)
 	assert_int_equal(s->pid, 1234);
 	assert_string_equal(s->bundle, bundle);
 	/* The state's annotations win over config.json's. */
-	assert_int_equal(s->n_annotations, 2);
-	assert_string_equal(s->annotations[0].key, "io.cnihook.networks");
-	assert_string_equal(s->annotations[0].value, "net1,net2");
-	assert_string_equal(s->annotations[1].key, "io.cnihook.ports");
-	assert_string_equal(s->annotations[1].value, "8080:80/tcp");
+	assert_int_equal(s->annotations.n, 2);
+	assert_string_equal(s->annotations.v[0].key, "io.cnihook.networks");
+	assert_string_equal(s->annotations.v[0].value, "net1,net2");
+	assert_string_equal(s->annotations.v[1].key, "io.cnihook.ports");
+	assert_string_equal(s->annotations.v[1].value, "8080:80/tcp");
 	assert_true(s->has_config);
 	assert_true(s->netns_in_config);
 	assert_null(s->netns_path);
@@ -141,7 +138,7 @@ static void test_crun_poststop_pid_zero(void **unused)
 	assert_string_equal(s->id, "crun-ctr");
 	assert_string_equal(s->status, "stopped");
 	assert_int_equal(s->pid, 0);
-	assert_int_equal(s->n_annotations, 0);
+	assert_int_equal(s->annotations.n, 0);
 	ocistate_free(s);
 }
 
@@ -159,7 +156,7 @@ static void test_podman_poststop_bundle_gone(void **unused)
 	assert_int_equal(s->pid, 0);
 	assert_false(s->has_config);
 	assert_false(s->netns_in_config);
-	assert_int_equal(s->n_annotations, 2);
+	assert_int_equal(s->annotations.n, 2);
 	assert_string_equal(annotation(s, "io.container.manager"), "libpod");
 	ocistate_free(s);
 }
@@ -197,7 +194,7 @@ static void test_annotations_from_config(void **unused)
 					      "\"creating\",\"pid\":5,\"bundle\":\"%s\"}",
 					      bundle);
 	struct oci_state *s = parse_ok(text, true);
-	assert_int_equal(s->n_annotations, 2);
+	assert_int_equal(s->annotations.n, 2);
 	assert_string_equal(annotation(s, "io.cnihook.networks"), "cfgnet");
 	assert_string_equal(annotation(s, "k8s.v1.cni.cncf.io/networks"), "[]");
 	/* linux without namespaces: no network entry, the host's namespace. */
@@ -214,7 +211,7 @@ static void test_annotations_empty_in_state(void **unused)
 		      "\"pid\":5,\"bundle\":\"%s\",\"annotations\":{}}",
 		      bundle);
 	struct oci_state *s = parse_ok(text, true);
-	assert_int_equal(s->n_annotations, 1);
+	assert_int_equal(s->annotations.n, 1);
 	assert_string_equal(annotation(s, "a"), "from-config");
 	ocistate_free(s);
 }

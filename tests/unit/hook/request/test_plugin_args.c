@@ -21,11 +21,11 @@
 #define COUNT(a) (sizeof(a) / sizeof((a)[0]))
 #define CID	 "0123456789abcdef"
 
-/* The selection of ann[0..n); a failure fails the test. */
-static void parse(const struct kv *ann, size_t n, struct selection *s)
+/* The selection of ann; a failure fails the test. */
+static void parse(const struct kvlist *ann, struct selection *s)
 {
 	char *err = NULL;
-	if (annotations_parse(ann, n, NULL, 0, CID, s, &err) < 0)
+	if (annotations_parse(ann, DEFAULTS(NULL, 0), s, &err) < 0)
 		fail_msg("annotations_parse failed: %s", err);
 }
 
@@ -44,17 +44,15 @@ static const char *no_caps[] = {NULL};
 static void args_refused(const struct selection *s, size_t i, const char **caps, const char *msg)
 {
 	char *cap_args = (char *)"untouched";
-	struct kv *args = (struct kv *)&cap_args;
-	size_t n_args = 4242;
+	struct kvlist args = {(struct kv *)&cap_args, 4242};
 	char *err = NULL;
-	assert_int_equal(plugin_args_build(s, i, has_cap, caps, &cap_args, &args, &n_args, &err),
-			 -1);
+	assert_int_equal(plugin_args_build(s, i, has_cap, caps, &cap_args, &args, &err), -1);
 	assert_non_null(err);
 	if (strcmp(err, msg) != 0)
 		fail_msg("wrong message:\n  got      %s\n  expected %s", err, msg);
 	assert_string_equal(cap_args, "untouched");
-	assert_ptr_equal(args, (struct kv *)&cap_args);
-	assert_int_equal(n_args, 4242);
+	assert_ptr_equal(args.v, (struct kv *)&cap_args);
+	assert_int_equal(args.n, 4242);
 	free(err);
 }
 
@@ -64,7 +62,7 @@ static void args_refused(const struct selection *s, size_t i, const char **caps,
 static void test_args_all_capabilities(void **state)
 {
 	(void)state;
-	const struct kv ann[] = {
+	struct kv ann[] = {
 	    KV(ANN_NPWG_NETWORKS,
 	       "[{\"name\":\"a\",\"ips\":[\"10.1.2.3/24\",\"fd00::3/64\"],"
 	       "\"mac\":\"c2:11:22:33:44:55\",\"infiniband-guid\":\"00:11:22:33:44:55:66:77\","
@@ -75,12 +73,10 @@ static void test_args_all_capabilities(void **state)
 	    KV("io.kubernetes.cri.sandbox-namespace", "ns"),
 	};
 	struct selection s;
-	parse(ann, COUNT(ann), &s);
+	parse(KVLIST(ann), &s);
 	char *cap_args = NULL, *err = NULL;
-	struct kv *args = NULL;
-	size_t n_args = 0;
-	assert_int_equal(
-	    plugin_args_build(&s, 0, has_cap, all_caps, &cap_args, &args, &n_args, &err), 0);
+	struct kvlist args = {0};
+	assert_int_equal(plugin_args_build(&s, 0, has_cap, all_caps, &cap_args, &args, &err), 0);
 	assert_null(err);
 	assert_string_equal(cap_args, "{\"portMappings\":[{\"hostPort\":8080,\"containerPort\":80,"
 				      "\"protocol\":\"tcp\"}],\"mac\":\"c2:11:22:33:44:55\","
@@ -94,16 +90,15 @@ static void test_args_all_capabilities(void **state)
 				  "K8S_POD_NAMESPACE=ns",
 				  "K8S_POD_INFRA_CONTAINER_ID=" CID,
 				  NULL};
-	args_are(args, n_args, expected);
+	args_are(&args, expected);
 	free(cap_args);
-	kv_free(args, n_args);
+	kvlist_free(&args);
 
 	/* Nothing requested for the second attachment: no capability arguments. */
-	assert_int_equal(
-	    plugin_args_build(&s, 1, has_cap, all_caps, &cap_args, &args, &n_args, &err), 0);
+	assert_int_equal(plugin_args_build(&s, 1, has_cap, all_caps, &cap_args, &args, &err), 0);
 	assert_null(cap_args);
-	args_are(args, n_args, expected);
-	kv_free(args, n_args);
+	args_are(&args, expected);
+	kvlist_free(&args);
 
 	args_refused(&s, 2, all_caps, "attachment 2: there are only 2");
 	selection_free(&s);
@@ -114,43 +109,40 @@ static void test_args_all_capabilities(void **state)
 static void test_args_no_capabilities(void **state)
 {
 	(void)state;
-	const struct kv ann[] = {
+	struct kv ann[] = {
 	    KV(ANN_NETWORKS, "a,b,c,d,e"),
 	    KV(ANN_IPS, "10.1.2.3/24"),
 	    KV(ANN_MAC, "c2:11:22:33:44:55"),
 	};
 	struct selection s;
-	parse(ann, COUNT(ann), &s);
+	parse(KVLIST(ann), &s);
 	char *cap_args = NULL, *err = NULL;
-	struct kv *args = NULL;
-	size_t n_args = 0;
-	assert_int_equal(
-	    plugin_args_build(&s, 0, has_cap, no_caps, &cap_args, &args, &n_args, &err), 0);
+	struct kvlist args = {0};
+	assert_int_equal(plugin_args_build(&s, 0, has_cap, no_caps, &cap_args, &args, &err), 0);
 	assert_null(cap_args);
 	const char *expected[] = {"IgnoreUnknown=1", "IP=10.1.2.3", "MAC=c2:11:22:33:44:55", NULL};
-	args_are(args, n_args, expected);
-	kv_free(args, n_args);
+	args_are(&args, expected);
+	kvlist_free(&args);
 
 	/* Only "ips" declared: the MAC still goes as CNI_ARGS. */
 	const char *ips_only[] = {"ips", NULL};
-	assert_int_equal(
-	    plugin_args_build(&s, 0, has_cap, ips_only, &cap_args, &args, &n_args, &err), 0);
+	assert_int_equal(plugin_args_build(&s, 0, has_cap, ips_only, &cap_args, &args, &err), 0);
 	assert_string_equal(cap_args, "{\"ips\":[\"10.1.2.3/24\"]}");
 	const char *expected2[] = {"IgnoreUnknown=1", "MAC=c2:11:22:33:44:55", NULL};
-	args_are(args, n_args, expected2);
+	args_are(&args, expected2);
 	free(cap_args);
-	kv_free(args, n_args);
+	kvlist_free(&args);
 	selection_free(&s);
 
 	/* Fields no plugin of the chain can take are refused, never dropped. */
-	const struct kv refusing[] = {
+	struct kv refusing[] = {
 	    KV(ANN_NPWG_NETWORKS,
 	       "[{\"name\":\"p\",\"portMappings\":[{\"hostPort\":1,\"containerPort\":1}]},"
 	       "{\"name\":\"b\",\"bandwidth\":{\"egressRate\":1}},"
 	       "{\"name\":\"g\",\"infiniband-guid\":\"00:11:22:33:44:55:66:77\"},"
 	       "{\"name\":\"i\",\"ips\":[\"10.0.0.1/8\",\"10.0.0.2/8\"]}]"),
 	};
-	parse(refusing, COUNT(refusing), &s);
+	parse(KVLIST(refusing), &s);
 	args_refused(&s, 0, no_caps,
 		     "network \"p\" has no plugin with the \"portMappings\" capability: cannot "
 		     "map ports");
@@ -163,11 +155,10 @@ static void test_args_no_capabilities(void **state)
 	args_refused(&s, 3, no_caps,
 		     "network \"i\" declares no \"ips\" capability: only one IP can be passed, "
 		     "as CNI_ARGS IP=");
-	assert_int_equal(
-	    plugin_args_build(&s, 3, has_cap, all_caps, &cap_args, &args, &n_args, &err), 0);
+	assert_int_equal(plugin_args_build(&s, 3, has_cap, all_caps, &cap_args, &args, &err), 0);
 	assert_string_equal(cap_args, "{\"ips\":[\"10.0.0.1/8\",\"10.0.0.2/8\"]}");
 	free(cap_args);
-	kv_free(args, n_args);
+	kvlist_free(&args);
 	selection_free(&s);
 }
 
@@ -182,16 +173,14 @@ static void test_args_edges(void **state)
 	    .network = (char *)"a", .ips = ips, .n_ips = 1, .mac = (char *)"c2:11:22:33:44:55"};
 	struct selection s = {.v = &r, .n = 1};
 	char *cap_args = NULL, *err = NULL;
-	struct kv *args = NULL;
-	size_t n_args = 0;
+	struct kvlist args = {0};
 	const char *mac_only[] = {"mac", NULL};
-	assert_int_equal(
-	    plugin_args_build(&s, 0, has_cap, mac_only, &cap_args, &args, &n_args, &err), 0);
+	assert_int_equal(plugin_args_build(&s, 0, has_cap, mac_only, &cap_args, &args, &err), 0);
 	assert_string_equal(cap_args, "{\"mac\":\"c2:11:22:33:44:55\"}");
 	const char *expected[] = {"IgnoreUnknown=1", "IP=fd00::3", NULL};
-	args_are(args, n_args, expected);
+	args_are(&args, expected);
 	free(cap_args);
-	kv_free(args, n_args);
+	kvlist_free(&args);
 
 	struct selection empty = {0};
 	args_refused(&empty, 0, all_caps, "attachment 0: there are only 0");

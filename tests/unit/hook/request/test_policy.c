@@ -20,6 +20,7 @@
 
 #include "request/annotations.h"
 #include "request/policy.h"
+#include "hooktest.h"
 
 #define KV(k, v)                                                                                   \
 	{                                                                                          \
@@ -27,7 +28,9 @@
 	}
 #define COUNT(a) (sizeof(a) / sizeof((a)[0]))
 #define CID	 "0123456789abcdef"
-#define CONF	 "cnihook.json"
+/* The annotations io.cnihook.networks=a and k=v. */
+#define NETWORK_A_AND(k, v) KVLIST(((struct kv[]){KV(ANN_NETWORKS, "a"), KV(k, v)}))
+#define CONF		    "cnihook.json"
 
 /* ------------------------------------------------------------ helpers */
 
@@ -64,19 +67,19 @@ static void parse_fails(const char *text, const char *msg)
 
 /* Parse the annotations (they must be valid) and check them against the
  * policy: NULL `msg` means accepted, else refused with exactly `msg`. */
-static void check_defaults(const char *policy_json, const struct kv *ann, size_t n,
-			   char *const *defaults, size_t n_defaults, const char *msg)
+static void check_defaults(const char *policy_json, const struct kvlist *ann, char *const *defaults,
+			   size_t n_defaults, const char *msg)
 {
 	struct policy p;
 	struct selection s;
 	char *err = NULL;
 	load(policy_json, &p);
 	memset(&s, 0, sizeof(s));
-	if (policy_check_annotations(&p, ann, n, &err) < 0)
+	if (policy_check_annotations(&p, ann, &err) < 0)
 		goto done;
-	if (annotations_parse(ann, n, defaults, n_defaults, CID, &s, &err) < 0)
+	if (annotations_parse(ann, DEFAULTS(defaults, n_defaults), &s, &err) < 0)
 		fail_msg("annotations_parse failed (the test is wrong): %s", err);
-	policy_check_selection_ann(&p, &s, ann, n, &err);
+	policy_check_selection_ann(&p, &s, ann, &err);
 done:
 	selection_free(&s);
 	policy_free(&p);
@@ -89,15 +92,15 @@ done:
 	free(err);
 }
 
-static void check(const char *policy_json, const struct kv *ann, size_t n, const char *msg)
+static void check(const char *policy_json, const struct kvlist *ann, const char *msg)
 {
-	check_defaults(policy_json, ann, n, NULL, 0, msg);
+	check_defaults(policy_json, ann, NULL, 0, msg);
 }
 
 static void check1(const char *policy_json, const char *key, const char *value, const char *msg)
 {
-	const struct kv ann[] = {KV(key, value)};
-	check(policy_json, ann, 1, msg);
+	struct kv ann[] = {KV(key, value)};
+	check(policy_json, KVLIST(ann), msg);
 }
 
 /* ------------------------------------------------------------ parsing */
@@ -252,8 +255,8 @@ static void test_annotation_size(void **state)
 	check1("{\"maxAnnotationSize\": 3}", ANN_NETWORKS, "abcd",
 	       "annotation \"io.cnihook.networks\": 4 bytes: larger than "
 	       "policy.maxAnnotationSize (3)");
-	const struct kv npwg[] = {KV(ANN_NPWG_NETWORKS, "[{\"name\":\"a\"}]")};
-	check("{\"maxAnnotationSize\": 10}", npwg, 1,
+	struct kv npwg[] = {KV(ANN_NPWG_NETWORKS, "[{\"name\":\"a\"}]")};
+	check("{\"maxAnnotationSize\": 10}", KVLIST(npwg),
 	      "annotation \"k8s.v1.cni.cncf.io/networks\": 14 bytes: larger than "
 	      "policy.maxAnnotationSize (10)");
 
@@ -308,16 +311,16 @@ static void test_networks(void **state)
 	       "(policy.networks)");
 	/* defaultNetworks are the administrator's: not subject to the policy. */
 	char *defaults[] = {(char *)"secret"};
-	check_defaults("{\"networks\": [\"net-*\"]}", NULL, 0, defaults, 1, NULL);
+	check_defaults("{\"networks\": [\"net-*\"]}", KVLIST_N(NULL, 0), defaults, 1, NULL);
 
 	/* Without the annotations (policy_check_selection), the networks are
 	 * still checked. */
 	struct policy p;
 	struct selection s;
 	char *err = NULL;
-	const struct kv ann[] = {KV(ANN_NETWORKS, "web")};
+	struct kv ann[] = {KV(ANN_NETWORKS, "web")};
 	load(pol, &p);
-	assert_int_equal(annotations_parse(ann, 1, NULL, 0, CID, &s, &err), 0);
+	assert_int_equal(annotations_parse(KVLIST(ann), DEFAULTS(NULL, 0), &s, &err), 0);
 	assert_int_equal(policy_check_selection(&p, &s, &err), -1);
 	assert_string_equal(err, "annotation \"io.cnihook.networks\": \"web\": the network is not "
 				 "allowed (policy.networks)");
@@ -349,7 +352,7 @@ static void test_max_attachments(void **state)
 static void test_fields_allowed_by_default(void **state)
 {
 	(void)state;
-	const struct kv ann[] = {
+	struct kv ann[] = {
 	    KV(ANN_NPWG_NETWORKS,
 	       "[{\"name\": \"a\", \"infiniband-guid\": \"c2:11:22:33:44:55:66:77\","
 	       " \"cni-args\": {\"x\": 1}},"
@@ -362,7 +365,7 @@ static void test_fields_allowed_by_default(void **state)
 	    KV(ANN_BANDWIDTH, "{\"egressRate\": 1000}"),
 	    KV(ANN_ARGS, "K=V"),
 	};
-	check(NULL, ann, COUNT(ann), NULL);
+	check(NULL, KVLIST(ann), NULL);
 }
 
 static void test_fields_refused(void **state)
@@ -383,30 +386,30 @@ static void test_fields_refused(void **state)
 				      "\"bandwidth\", \"args\"]}";
 
 	/* From the single-field annotations, which are named. */
-	const struct kv ports[] = {KV(ANN_NETWORKS, "a"),
-				   KV(ANN_PORTS, "8080:80,[fd00::1]:8443:443/udp")};
-	check(no_ports, ports, COUNT(ports),
+	struct kv ports[] = {KV(ANN_NETWORKS, "a"),
+			     KV(ANN_PORTS, "8080:80,[fd00::1]:8443:443/udp")};
+	check(no_ports, KVLIST(ports),
 	      "annotation \"io.cnihook.ports\": \"8080:80/tcp,[fd00::1]:8443:443/udp\": refused by "
 	      "policy.allowedFields (no \"portMappings\")");
-	check(no_mac, ports, COUNT(ports), NULL);
-	const struct kv mac[] = {KV(ANN_NETWORKS, "a"), KV(ANN_MAC, "02:00:00:00:00:01")};
-	check(no_mac, mac, COUNT(mac),
+	check(no_mac, KVLIST(ports), NULL);
+	struct kv mac[] = {KV(ANN_NETWORKS, "a"), KV(ANN_MAC, "02:00:00:00:00:01")};
+	check(no_mac, KVLIST(mac),
 	      "annotation \"io.cnihook.mac\": \"02:00:00:00:00:01\": refused by "
 	      "policy.allowedFields (no \"mac\")");
-	check(no_ports, mac, COUNT(mac), NULL);
-	const struct kv ips[] = {KV(ANN_NETWORKS, "a"), KV(ANN_IPS, "10.1.2.3/24,fd00::3/64")};
-	check(no_ips, ips, COUNT(ips),
+	check(no_ports, KVLIST(mac), NULL);
+	struct kv ips[] = {KV(ANN_NETWORKS, "a"), KV(ANN_IPS, "10.1.2.3/24,fd00::3/64")};
+	check(no_ips, KVLIST(ips),
 	      "annotation \"io.cnihook.ips\": \"10.1.2.3/24,fd00::3/64\": refused by "
 	      "policy.allowedFields (no \"ips\")");
-	const struct kv bw[] = {KV(ANN_NETWORKS, "a"), KV(ANN_BANDWIDTH, "{\"ingressRate\": 5}")};
-	check(no_bw, bw, COUNT(bw),
+	struct kv bw[] = {KV(ANN_NETWORKS, "a"), KV(ANN_BANDWIDTH, "{\"ingressRate\": 5}")};
+	check(no_bw, KVLIST(bw),
 	      "annotation \"io.cnihook.bandwidth\": \"{\\x22ingressRate\\x22:5}\": refused by "
 	      "policy.allowedFields (no \"bandwidth\")");
-	const struct kv args[] = {KV(ANN_NETWORKS, "a"), KV(ANN_ARGS, "A=1;B=2")};
-	check(no_args, args, COUNT(args),
+	struct kv args[] = {KV(ANN_NETWORKS, "a"), KV(ANN_ARGS, "A=1;B=2")};
+	check(no_args, KVLIST(args),
 	      "annotation \"io.cnihook.args\": \"A=1;B=2\": refused by policy.allowedFields (no "
 	      "\"args\")");
-	check(no_guid, args, COUNT(args), NULL);
+	check(no_guid, KVLIST(args), NULL);
 
 	/* From the networks annotation, which is named. */
 	check1(no_ports, ANN_NPWG_NETWORKS,
@@ -437,8 +440,8 @@ static void test_fields_refused(void **state)
 
 	/* A single-field annotation on a default network. */
 	char *defaults[] = {(char *)"a"};
-	const struct kv mac_only[] = {KV(ANN_MAC, "02:00:00:00:00:01")};
-	check_defaults(no_mac, mac_only, 1, defaults, 1,
+	struct kv mac_only[] = {KV(ANN_MAC, "02:00:00:00:00:01")};
+	check_defaults(no_mac, KVLIST(mac_only), defaults, 1,
 		       "annotation \"io.cnihook.mac\": \"02:00:00:00:00:01\": refused by "
 		       "policy.allowedFields (no \"mac\")");
 
@@ -451,23 +454,22 @@ static void test_fields_refused(void **state)
 static void test_host_ports(void **state)
 {
 	(void)state;
-	const struct kv low[] = {KV(ANN_NETWORKS, "a"), KV(ANN_PORTS, "8080:80,80:80")};
-	check(NULL, low, COUNT(low),
+	struct kv low[] = {KV(ANN_NETWORKS, "a"), KV(ANN_PORTS, "8080:80,80:80")};
+	check(NULL, KVLIST(low),
 	      "annotation \"io.cnihook.ports\": \"80:80/tcp\": host port 80 is not in 1024-65535 "
 	      "(policy.hostPortRange)");
-	const struct kv edges[] = {KV(ANN_NETWORKS, "a"), KV(ANN_PORTS, "1024:80,65535:81/udp")};
-	check(NULL, edges, COUNT(edges), NULL);
-	check(NULL, (const struct kv[]){KV(ANN_NETWORKS, "a"), KV(ANN_PORTS, "1023:80")}, 2,
+	struct kv edges[] = {KV(ANN_NETWORKS, "a"), KV(ANN_PORTS, "1024:80,65535:81/udp")};
+	check(NULL, KVLIST(edges), NULL);
+	check(NULL, NETWORK_A_AND(ANN_PORTS, "1023:80"),
 	      "annotation \"io.cnihook.ports\": \"1023:80/tcp\": host port 1023 is not in "
 	      "1024-65535 (policy.hostPortRange)");
 
 	static const char range[] = "{\"hostPortRange\": [30000, 32767]}";
-	check(range, (const struct kv[]){KV(ANN_NETWORKS, "a"), KV(ANN_PORTS, "30000:80,32767:80")},
-	      2, NULL);
-	check(range, (const struct kv[]){KV(ANN_NETWORKS, "a"), KV(ANN_PORTS, "29999:80")}, 2,
+	check(range, NETWORK_A_AND(ANN_PORTS, "30000:80,32767:80"), NULL);
+	check(range, NETWORK_A_AND(ANN_PORTS, "29999:80"),
 	      "annotation \"io.cnihook.ports\": \"29999:80/tcp\": host port 29999 is not in "
 	      "30000-32767 (policy.hostPortRange)");
-	check(range, (const struct kv[]){KV(ANN_NETWORKS, "a"), KV(ANN_PORTS, "32768:80/sctp")}, 2,
+	check(range, NETWORK_A_AND(ANN_PORTS, "32768:80/sctp"),
 	      "annotation \"io.cnihook.ports\": \"32768:80/sctp\": host port 32768 is not in "
 	      "30000-32767 (policy.hostPortRange)");
 	/* Port mappings of any attachment, named by the networks annotation. */
@@ -482,35 +484,23 @@ static void test_host_ips(void **state)
 {
 	(void)state;
 	static const char pol[] = "{\"hostIPs\": [\"127.0.0.1\", \"fd00::1\"]}";
-	check(pol,
-	      (const struct kv[]){KV(ANN_NETWORKS, "a"),
-				  KV(ANN_PORTS, "127.0.0.1:8080:80,[fd00::1]:8081:80")},
-	      2, NULL);
+	check(pol, NETWORK_A_AND(ANN_PORTS, "127.0.0.1:8080:80,[fd00::1]:8081:80"), NULL);
 	/* Addresses are compared, not their text. */
-	check(pol,
-	      (const struct kv[]){KV(ANN_NETWORKS, "a"), KV(ANN_PORTS, "[fd00:0:0::0001]:8080:80")},
-	      2, NULL);
-	check(pol,
-	      (const struct kv[]){KV(ANN_NETWORKS, "a"),
-				  KV(ANN_PORTS, "127.0.0.1:8080:80,10.0.0.1:8081:80")},
-	      2,
+	check(pol, NETWORK_A_AND(ANN_PORTS, "[fd00:0:0::0001]:8080:80"), NULL);
+	check(pol, NETWORK_A_AND(ANN_PORTS, "127.0.0.1:8080:80,10.0.0.1:8081:80"),
 	      "annotation \"io.cnihook.ports\": \"10.0.0.1:8081:80/tcp\": host IP 10.0.0.1 is not "
 	      "allowed (policy.hostIPs)");
-	check(pol, (const struct kv[]){KV(ANN_NETWORKS, "a"), KV(ANN_PORTS, "[fd00::2]:8080:80")},
-	      2,
+	check(pol, NETWORK_A_AND(ANN_PORTS, "[fd00::2]:8080:80"),
 	      "annotation \"io.cnihook.ports\": \"[fd00::2]:8080:80/tcp\": host IP fd00::2 is not "
 	      "allowed (policy.hostIPs)");
 	/* No hostIP binds every address: refused when the list is not empty. */
-	check(pol, (const struct kv[]){KV(ANN_NETWORKS, "a"), KV(ANN_PORTS, "8080:80")}, 2,
+	check(pol, NETWORK_A_AND(ANN_PORTS, "8080:80"),
 	      "annotation \"io.cnihook.ports\": \"8080:80/tcp\": no host IP: it would bind every "
 	      "address of the host (policy.hostIPs)");
 	/* Unless every address is allowed... which still needs the address. */
-	check("{\"hostIPs\": [\"0.0.0.0\"]}",
-	      (const struct kv[]){KV(ANN_NETWORKS, "a"), KV(ANN_PORTS, "0.0.0.0:8080:80")}, 2,
-	      NULL);
+	check("{\"hostIPs\": [\"0.0.0.0\"]}", NETWORK_A_AND(ANN_PORTS, "0.0.0.0:8080:80"), NULL);
 	/* The default: any host IP. */
-	check(NULL, (const struct kv[]){KV(ANN_NETWORKS, "a"), KV(ANN_PORTS, "10.9.9.9:8080:80")},
-	      2, NULL);
+	check(NULL, NETWORK_A_AND(ANN_PORTS, "10.9.9.9:8080:80"), NULL);
 }
 
 /* ------------------------------------------------------------ netns */
@@ -520,15 +510,14 @@ static void test_host_ips(void **state)
 static void test_netns_refused_by_default(void **state)
 {
 	(void)state;
-	check(NULL, (const struct kv[]){KV(ANN_NETWORKS, "a"), KV(ANN_NETNS, "/proc/1/ns/net")}, 2,
+	check(NULL, NETWORK_A_AND(ANN_NETNS, "/proc/1/ns/net"),
 	      "annotation \"io.cnihook.netns\": \"/proc/1/ns/net\": refused by "
 	      "policy.allowedFields (no \"netns\")");
-	check(NULL, (const struct kv[]){KV(ANN_NETWORKS, "a"), KV(ANN_NETNS, "/run/netns/x")}, 2,
+	check(NULL, NETWORK_A_AND(ANN_NETNS, "/run/netns/x"),
 	      "annotation \"io.cnihook.netns\": \"/run/netns/x\": refused by "
 	      "policy.allowedFields (no \"netns\")");
 	/* Allowed, but no directory is. */
-	check("{\"allowedFields\": [\"netns\"]}",
-	      (const struct kv[]){KV(ANN_NETWORKS, "a"), KV(ANN_NETNS, "/run/netns/x")}, 2,
+	check("{\"allowedFields\": [\"netns\"]}", NETWORK_A_AND(ANN_NETNS, "/run/netns/x"),
 	      "annotation \"io.cnihook.netns\": \"/run/netns/x\": no directory is allowed "
 	      "(policy.netnsPrefixes)");
 }
@@ -619,7 +608,7 @@ static int run_cases(const char *dir, const struct ncase *cases, size_t n, int o
 		char *pol = at(cases[i].policy, dir);
 		char *path = at(cases[i].path, dir);
 		char *want = cases[i].msg ? at(cases[i].msg, dir) : NULL;
-		const struct kv ann[] = {KV(ANN_NETWORKS, "a"), KV(ANN_NETNS, path)};
+		struct kv ann[] = {KV(ANN_NETWORKS, "a"), KV(ANN_NETNS, path)};
 		_cleanup_json_ json *v = NULL;
 		struct policy p;
 		struct selection s;
@@ -629,11 +618,11 @@ static int run_cases(const char *dir, const struct ncase *cases, size_t n, int o
 			dprintf(out, "case %zu: policy %s: %s\n", i, pol, err);
 			return failed + 1;
 		}
-		if (annotations_parse(ann, 2, NULL, 0, CID, &s, &err) < 0) {
+		if (annotations_parse(KVLIST(ann), DEFAULTS(NULL, 0), &s, &err) < 0) {
 			dprintf(out, "case %zu: annotations: %s\n", i, err);
 			return failed + 1;
 		}
-		policy_check_selection_ann(&p, &s, ann, 2, &err);
+		policy_check_selection_ann(&p, &s, KVLIST(ann), &err);
 		if ((want == NULL) != (err == NULL) || (want && strcmp(want, err) != 0)) {
 			dprintf(out, "case %zu: %s under %s:\n  got  %s\n  want %s\n", i, path, pol,
 				err ? err : "accepted", want ? want : "accepted");
@@ -720,8 +709,8 @@ static void test_netns_here(void **state)
 				       "/proc/1/ns/net: %s (policy.netnsPrefixes)",
 				       dir, strerror(errno));
 		char *pa = xasprintf("%s/netns/ns1", dir), *pol = at(blind[0].policy, dir);
-		const struct kv ann[] = {KV(ANN_NETWORKS, "a"), KV(ANN_NETNS, pa)};
-		check(pol, ann, 2, want);
+		struct kv ann[] = {KV(ANN_NETWORKS, "a"), KV(ANN_NETNS, pa)};
+		check(pol, KVLIST(ann), want);
 		free(pol);
 		free(pa);
 		free(want);
@@ -839,7 +828,7 @@ static void test_values_escaped(void **state)
 {
 	(void)state;
 	/* A path with a quote is shown escaped. */
-	check(NULL, (const struct kv[]){KV(ANN_NETWORKS, "a"), KV(ANN_NETNS, "/x\"y z")}, 2,
+	check(NULL, NETWORK_A_AND(ANN_NETNS, "/x\"y z"),
 	      "annotation \"io.cnihook.netns\": \"/x\\x22y z\": refused by policy.allowedFields "
 	      "(no \"netns\")");
 	/* Long values are cut. */
@@ -850,7 +839,7 @@ static void test_values_escaped(void **state)
 	char *msg = xasprintf("annotation \"io.cnihook.netns\": \"%.80s...\": refused by "
 			      "policy.allowedFields (no \"netns\")",
 			      path);
-	check(NULL, (const struct kv[]){KV(ANN_NETWORKS, "a"), KV(ANN_NETNS, path)}, 2, msg);
+	check(NULL, NETWORK_A_AND(ANN_NETNS, path), msg);
 	free(msg);
 	free(path);
 }

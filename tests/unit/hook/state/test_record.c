@@ -56,8 +56,7 @@ static void test_round_trip(void **state)
 	(void)state;
 	struct kv args[] = {{.key = "K8S_POD_NAME", .value = "p\"q"}};
 	struct record_att a = sample_att();
-	a.args = args;
-	a.n_args = 1;
+	a.args = (struct kvlist){args, 1};
 	struct record r = {.id = "c1",
 			   .netns = "/run/cnihook/c1/netns",
 			   .bundle = "/b",
@@ -94,8 +93,8 @@ static void test_round_trip(void **state)
 	assert_string_equal(back->v[0].config, a.config);
 	assert_string_equal(back->v[0].cap_args, a.cap_args);
 	assert_string_equal(back->v[0].config_args, "{\"x\":1.50}");
-	assert_int_equal(back->v[0].n_args, 1);
-	assert_string_equal(back->v[0].args[0].value, "p\"q");
+	assert_int_equal(back->v[0].args.n, 1);
+	assert_string_equal(back->v[0].args.v[0].value, "p\"q");
 	record_free(back);
 }
 

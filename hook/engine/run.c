@@ -88,11 +88,6 @@ const char *run_given_netns(const struct engine_run *r)
 	return r->t && r->t->netns && *r->t->netns ? r->t->netns : NULL;
 }
 
-char *run_pin_path(const struct engine_run *r)
-{
-	return xasprintf("%s/%s/netns", r->cfg->state_dir, r->id);
-}
-
 cnirt_kv *to_cnikv(const struct kv *args, size_t n)
 {
 	cnirt_kv *v = xreallocarray(NULL, n ? n : 1, sizeof(*v));

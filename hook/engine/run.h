@@ -60,8 +60,6 @@ void run_log_done(const struct engine_run *r, const char *what, size_t n);
 
 /* The namespace for DEL: the one the CNI plugin was given, else NULL. */
 const char *run_given_netns(const struct engine_run *r);
-/* The container's pin, <stateDir>/<id>/netns (allocated). */
-char *run_pin_path(const struct engine_run *r);
 
 /* CNI_ARGS pairs as libcnirt takes them (the strings are args'). */
 cnirt_kv *to_cnikv(const struct kv *args, size_t n);

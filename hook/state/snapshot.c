@@ -13,6 +13,7 @@
 #include <cnirt.h>
 
 #include "base/util.h"
+#include "state/layout.h"
 #include "state/snapshot.h"
 
 static int compare_names(const void *a, const void *b)
@@ -103,9 +104,5 @@ bool snapshot_is_container(const struct snapshot *sd, const struct snapshot_name
 	bool dir = f->type == DT_DIR ||
 		   (f->type == DT_UNKNOWN && sd->fd >= 0 &&
 		    fstatat(sd->fd, f->name, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISDIR(st.st_mode));
-	cnirt_error *e = NULL;
-	bool ok = dir && f->name[0] != '.' && strcmp(f->name, "ports") != 0 &&
-		  cnirt_check_container_id(f->name, &e) == 0;
-	cnirt_error_free(e);
-	return ok;
+	return dir && layout_is_container_name(f->name);
 }

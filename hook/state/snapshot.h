@@ -34,5 +34,5 @@ const struct snapshot_name *snapshot_find(const struct snapshot *sd, const char 
 /* Whether `name` is a directory (symbolic links followed, as stat()). */
 bool snapshot_is_dir(const struct snapshot *sd, const char *name);
 /* Whether the entry is a container's: a directory (not a symbolic link)
- * named like a container id, not "ports" nor a dot name. */
+ * whose name layout_is_container_name(). */
 bool snapshot_is_container(const struct snapshot *sd, const struct snapshot_name *f);

@@ -3,7 +3,7 @@
  * The internal layer that libcnirt (lib/) and cnihook (hook/) share, linked
  * into both with hidden visibility (common/libcommon.la): allocation that
  * aborts on OOM, a growable buffer, cleanup attributes, and the escaping of
- * foreign text for messages and
+ * foreign text for messages, the monotonic clock and
  * the atomic writing of a file. The JSON tree
  * is json.h. Functions here that can fail return 0 or -errno; each layer
  * turns that into its own error convention.
@@ -106,6 +106,12 @@ char *text_one_line(const char *s);
  * UTF-8 (RFC 3629: no overlong forms, no surrogates, nothing above
  * U+10FFFF), or -1 when all of it is. */
 long text_utf8_invalid_at(const char *s, size_t len);
+
+/* ------------------------------------------------------- clock.c */
+/* CLOCK_MONOTONIC in microseconds (durations) and in milliseconds
+ * (deadlines, timeouts): never set back, unlike the time of day. */
+long long monotonic_usec(void);
+long long monotonic_ms(void);
 
 /* ------------------------------------------------------- file.c */
 /* Write `name` in the directory `dir` (open as dfd) atomically: a temp file

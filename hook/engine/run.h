@@ -54,7 +54,6 @@ void run_failed_cni(struct engine_run *r, const char *network, cnirt_error *e);
  * first to the CNI plugin's caller (t->why). */
 void run_report(struct engine_run *r);
 
-long long run_now_usec(void);
 /* "... in N ms (plugins N ms, own N ms)" of the run so far. */
 void run_log_done(const struct engine_run *r, const char *what, size_t n);
 

@@ -360,7 +360,7 @@ static int cmd_gc(struct plugin_call *c)
 			 c->id && *c->id ? c->id : "-", c->name);
 		return 0;
 	}
-	DIR *d = opendir(c->cfg->state_dir);
+	_cleanup_closedir_ DIR *d = opendir(c->cfg->state_dir);
 	if (d == NULL)
 		return 0;
 	struct netstatus_entry primary = {.network = c->name};
@@ -391,7 +391,6 @@ static int cmd_gc(struct plugin_call *c)
 		}
 		record_free(rec);
 	}
-	closedir(d);
 	if (why.msg) {
 		int ret = answer_error(c, why.code, why.msg);
 		free(why.msg);

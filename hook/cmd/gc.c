@@ -76,7 +76,7 @@ static void runtime_states_in(struct strset *out, const char *dir, bool by_names
 	_cleanup_free_ char *base = xstrdup(dir);
 	for (size_t len = strlen(base); len > 1 && base[len - 1] == '/'; len--)
 		base[len - 1] = '\0';
-	DIR *d = opendir(base);
+	_cleanup_closedir_ DIR *d = opendir(base);
 	if (d == NULL)
 		return;
 	const char *ns = by_namespace ? strrchr(base, '/') + 1 : NULL;
@@ -91,7 +91,6 @@ static void runtime_states_in(struct strset *out, const char *dir, bool by_names
 			runtime_state_add(out, key, path);
 		}
 	}
-	closedir(d);
 }
 
 /* Every runtime state directory, as "<id>\0<path>" strings (sorted by id):
@@ -144,7 +143,7 @@ static int nsproc_cmp(const void *a, const void *b)
 static void nsprocs_read(struct nsprocs *p)
 {
 	p->read = true;
-	DIR *d = opendir("/proc");
+	_cleanup_closedir_ DIR *d = opendir("/proc");
 	if (d == NULL) {
 		p->failed = true;
 		return;
@@ -161,7 +160,6 @@ static void nsprocs_read(struct nsprocs *p)
 		p->v = xreallocarray(p->v, p->n + 1, sizeof(*p->v));
 		p->v[p->n++] = (struct nsproc){st.st_dev, st.st_ino, strtol(de->d_name, NULL, 10)};
 	}
-	closedir(d);
 	if (p->n > 1)
 		qsort(p->v, p->n, sizeof(*p->v), nsproc_cmp);
 }
@@ -376,7 +374,7 @@ static void collect(const struct hook_config *cfg, cnirt_cache_entry **cache, si
 	for (size_t i = 0; i < n_cache; i++)
 		all[n_all++] =
 		    (struct seen){cnirt_cache_entry_container_id(cache[i]), cache[i], false};
-	DIR *d = opendir(cfg->state_dir);
+	_cleanup_closedir_ DIR *d = opendir(cfg->state_dir);
 	struct dirent *de;
 	while (d && (de = readdir(d))) {
 		/* A lock or a name link beside the directory stands for its
@@ -396,8 +394,6 @@ static void collect(const struct hook_config *cfg, cnirt_cache_entry **cache, si
 		all = xreallocarray(all, n_all + 1, sizeof(*all));
 		all[n_all++] = (struct seen){names[n_names - 1], NULL, own};
 	}
-	if (d)
-		closedir(d);
 	if (n_all > 1)
 		qsort(all, n_all, sizeof(*all), seen_cmp);
 	for (size_t i = 0; i < n_all; i++) {
@@ -452,7 +448,7 @@ static int verb_lock(cnirt_ctx *ctx, struct verb_cache *vc)
 	}
 	strset_sort(&seen);
 	_cleanup_free_ char *dir = layout_results_dir(cnirt_ctx_cache_dir(ctx));
-	DIR *d = opendir(dir);
+	_cleanup_closedir_ DIR *d = opendir(dir);
 	struct dirent *de;
 	while (d && (de = readdir(d))) {
 		cnirt_cache_entry *c = NULL;
@@ -466,8 +462,6 @@ static int verb_lock(cnirt_ctx *ctx, struct verb_cache *vc)
 			vc->v[vc->n++] = c;
 		}
 	}
-	if (d)
-		closedir(d);
 	strv_free(seen.v, seen.n);
 	return 0;
 }

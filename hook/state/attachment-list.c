@@ -99,7 +99,7 @@ void attlist_remove(const char *cache_dir, const char *id)
 void attlist_sweep(const char *cache_dir, bool (*alive)(void *data, const char *id), void *data)
 {
 	_cleanup_free_ char *dir = layout_attlist_dir(cache_dir);
-	DIR *d = opendir(dir);
+	_cleanup_closedir_ DIR *d = opendir(dir);
 	if (d == NULL)
 		return;
 	struct dirent *de;
@@ -116,6 +116,5 @@ void attlist_sweep(const char *cache_dir, bool (*alive)(void *data, const char *
 				   : !alive(data, name))
 			unlink(path);
 	}
-	closedir(d);
 	rmdir(dir);
 }

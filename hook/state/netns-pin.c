@@ -426,7 +426,7 @@ bool netns_index_find(const char *state_dir, const char *path, const char *id)
 void netns_index_forget(const char *state_dir, const char *id)
 {
 	_cleanup_free_ char *dir = layout_pins_dir(state_dir);
-	DIR *d = opendir(dir);
+	_cleanup_closedir_ DIR *d = opendir(dir);
 	if (d == NULL)
 		return;
 	struct dirent *de;
@@ -441,14 +441,13 @@ void netns_index_forget(const char *state_dir, const char *id)
 		if (strcmp(target, id) == 0)
 			unlinkat(dirfd(d), de->d_name, 0);
 	}
-	closedir(d);
 	rmdir(dir);
 }
 
 void netns_index_sweep(const char *state_dir)
 {
 	_cleanup_free_ char *dir = layout_pins_dir(state_dir);
-	DIR *d = opendir(dir);
+	_cleanup_closedir_ DIR *d = opendir(dir);
 	if (d == NULL)
 		return;
 	struct dirent *de;
@@ -460,6 +459,5 @@ void netns_index_sweep(const char *state_dir)
 		if (holder == NULL)
 			unlink(key);
 	}
-	closedir(d);
 	rmdir(dir);
 }

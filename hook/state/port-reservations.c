@@ -219,7 +219,7 @@ void ports_release_entry(const char *state_dir, const char *id, const cnirt_cach
 void ports_prune(const char *state_dir, bool (*alive)(void *data, const char *id), void *data)
 {
 	_cleanup_free_ char *dir = layout_ports_dir(state_dir);
-	DIR *d = opendir(dir);
+	_cleanup_closedir_ DIR *d = opendir(dir);
 	if (d == NULL)
 		return;
 	struct dirent *de;
@@ -242,7 +242,6 @@ void ports_prune(const char *state_dir, bool (*alive)(void *data, const char *id
 			update_file(state_dir, path, holder, NULL, NULL, holder, &err);
 		}
 	}
-	closedir(d);
 }
 
 /*
@@ -494,7 +493,7 @@ static void digest_format(char out[64], size_t n, unsigned long long sum)
 static bool dir_walk(const char *results, void (*each)(void *, const char *, unsigned long long),
 		     void *data, char digest[64])
 {
-	DIR *d = opendir(results);
+	_cleanup_closedir_ DIR *d = opendir(results);
 	if (d == NULL)
 		return false;
 	unsigned long long sum = 0;
@@ -509,7 +508,6 @@ static bool dir_walk(const char *results, void (*each)(void *, const char *, uns
 		if (each)
 			each(data, de->d_name, ino);
 	}
-	closedir(d);
 	digest_format(digest, n, sum);
 	return true;
 }

@@ -3,14 +3,15 @@
  * The internal layer that libcnirt (lib/) and cnihook (hook/) share, linked
  * into both with hidden visibility (common/libcommon.la): allocation that
  * aborts on OOM, a growable buffer, cleanup attributes, and the escaping of
- * foreign text for messages and
- * the atomic writing of a file. The JSON tree
+ * foreign text for messages, the monotonic clock, a directory's sorted
+ * names and the atomic writing of a file. The JSON tree
  * is json.h. Functions here that can fail return 0 or -errno; each layer
  * turns that into its own error convention.
  */
 #ifndef CNI_COMMON_H
 #define CNI_COMMON_H
 
+#include <dirent.h>
 #include <errno.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -59,9 +60,18 @@ static inline void closep(int *fd)
 		errno = saved;
 	}
 }
-#define _cleanup_(f)	__attribute__((cleanup(f)))
-#define _cleanup_free_	_cleanup_(freep)
-#define _cleanup_close_ _cleanup_(closep)
+static inline void closedirp(DIR **d)
+{
+	if (*d) {
+		int saved = errno;
+		closedir(*d);
+		errno = saved;
+	}
+}
+#define _cleanup_(f)	   __attribute__((cleanup(f)))
+#define _cleanup_free_	   _cleanup_(freep)
+#define _cleanup_close_	   _cleanup_(closep)
+#define _cleanup_closedir_ _cleanup_(closedirp)
 
 /* Take ownership out of a cleanup variable. */
 #define TAKE_PTR(p)                                                                                \
@@ -106,6 +116,28 @@ char *text_one_line(const char *s);
  * UTF-8 (RFC 3629: no overlong forms, no surrogates, nothing above
  * U+10FFFF), or -1 when all of it is. */
 long text_utf8_invalid_at(const char *s, size_t len);
+
+/* ------------------------------------------------------- clock.c */
+/* CLOCK_MONOTONIC in microseconds (durations) and in milliseconds
+ * (deadlines, timeouts): never set back, unlike the time of day. */
+long long monotonic_usec(void);
+long long monotonic_ms(void);
+
+/* ------------------------------------------------------- dir.c */
+/* An entry of a directory: its name and its type as readdir gave it
+ * (DT_*; DT_UNKNOWN where the file system does not say). */
+struct dir_entry {
+	char *name;
+	unsigned char type;
+};
+/* The entries of the directory open as `dfd`, read from its start (dfd
+ * stays the caller's, open), sorted by name (dir_entry_cmp: strcmp), those
+ * that keep(name, data) keeps (keep NULL: all, "." and ".." too). 0, or
+ * -errno and nothing in *out. */
+int dir_list_sorted(int dfd, bool (*keep)(const char *name, void *data), void *data,
+		    struct dir_entry **out, size_t *n);
+int dir_entry_cmp(const void *a, const void *b);
+void dir_entries_free(struct dir_entry *v, size_t n);
 
 /* ------------------------------------------------------- file.c */
 /* Write `name` in the directory `dir` (open as dfd) atomically: a temp file

@@ -25,12 +25,6 @@
 #define CACHE_MAX_SIZE	    ((size_t)64 << 20)
 #define CACHE_MAX_SIZE_TEXT "64 MiB"
 
-static inline void closedirp(DIR **d)
-{
-	if (*d)
-		closedir(*d);
-}
-
 /* --------------------------------------------------------------- names */
 
 /* The file name of an entry, after validating the three names. */
@@ -665,15 +659,11 @@ CNIRT_EXPORT int cnirt_cache_get(const cnirt_ctx *ctx, const char *network,
 
 /* --------------------------------------------------------- the listing */
 
-/* One file of the results directory, and its type from readdir (DT_*). */
-struct dir_name {
-	char *name;
-	unsigned char type;
-};
-
-static int compare_names(const void *a, const void *b)
+/* Entry names start with a letter or a digit: this skips ".", ".." and
+ * our temp files. */
+static bool entry_named(const char *name, void *part)
 {
-	return strcmp(((const struct dir_name *)a)->name, ((const struct dir_name *)b)->name);
+	return name[0] != '.' && (part == NULL || strstr(name, part));
 }
 
 /* What a listing gathers: the entries, the damaged files. */
@@ -740,7 +730,7 @@ static mode_t dirent_mode(unsigned char type)
 
 /* Sort the file `f` of the results directory (dirfd) into `s`: an entry
  * or a damaged file; nothing when it was removed meanwhile. */
-static void scan_file(int dirfd, const struct dir_name *f, struct scan *s)
+static void scan_file(int dirfd, const struct dir_entry *f, struct scan *s)
 {
 	_cleanup_error_ cnirt_error *err = NULL;
 	struct stat st;
@@ -789,43 +779,20 @@ static int scan_dir(const cnirt_ctx *ctx, struct scan *s, cnirt_error **err)
 {
 	*s = (struct scan){0};
 	_cleanup_free_ char *dir = results_dir(ctx);
-	int dfd = TEMP_FAILURE_RETRY(open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+	_cleanup_close_ int dfd = TEMP_FAILURE_RETRY(open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC));
 	if (dfd < 0) {
 		if (errno == ENOENT)
 			return 0;
 		return error_set_errno(err, CNIRT_ERR_IO, errno, "cache directory \"%s\"", dir);
 	}
-	_cleanup_(closedirp) DIR *d = fdopendir(dfd);
-	if (d == NULL) {
-		int e = errno;
-		close(dfd);
-		return error_set_errno(err, CNIRT_ERR_IO, e, "cache directory \"%s\"", dir);
-	}
-
-	struct dir_name *names = NULL;
+	struct dir_entry *names = NULL;
 	size_t n_names = 0;
-	struct dirent *de;
-	errno = 0;
-	while ((de = readdir(d)) != NULL) {
-		/* Entry names start with a letter or a digit: this skips ".",
-		 * ".." and our temp files. */
-		if (de->d_name[0] == '.')
-			continue;
-		names = xreallocarray(names, n_names + 1, sizeof(*names));
-		names[n_names++] = (struct dir_name){xstrdup(de->d_name), de->d_type};
-	}
-	int read_errno = errno;
-	if (read_errno == 0 && n_names > 1)
-		qsort(names, n_names, sizeof(*names), compare_names);
-	for (size_t i = 0; i < n_names; i++) {
-		if (read_errno == 0)
-			scan_file(dirfd(d), &names[i], s);
-		free(names[i].name);
-	}
-	free(names);
-	if (read_errno != 0)
-		return error_set_errno(err, CNIRT_ERR_IO, read_errno,
-				       "cache directory \"%s\": read", dir);
+	int r = dir_list_sorted(dfd, entry_named, NULL, &names, &n_names);
+	if (r < 0)
+		return error_set_errno(err, CNIRT_ERR_IO, -r, "cache directory \"%s\": read", dir);
+	for (size_t i = 0; i < n_names; i++)
+		scan_file(dfd, &names[i], s);
+	dir_entries_free(names, n_names);
 	return 0;
 }
 
@@ -872,7 +839,7 @@ CNIRT_EXPORT int cnirt_cache_get_file(const cnirt_ctx *ctx, const char *name,
 				       : error_set_errno(err, CNIRT_ERR_IO, errno,
 							 "cache directory \"%s\"", dir);
 	struct scan s = {0};
-	struct dir_name f = {(char *)name, DT_UNKNOWN};
+	struct dir_entry f = {(char *)name, DT_UNKNOWN};
 	scan_file(dfd, &f, &s);
 	close(dfd);
 	if (s.n_d > 0) {
@@ -896,28 +863,19 @@ CNIRT_EXPORT int cnirt_cache_list_container(const cnirt_ctx *ctx, const char *co
 		return -1;
 	_cleanup_free_ char *dir = results_dir(ctx);
 	_cleanup_free_ char *part = xasprintf("-%s-", container_id);
-	_cleanup_(closedirp) DIR *d = opendir(dir);
-	if (d == NULL)
-		return errno == ENOENT ? 0
-				       : error_set_errno(err, CNIRT_ERR_IO, errno,
-							 "cache directory \"%s\"", dir);
-	struct dir_name *names = NULL;
+	_cleanup_close_ int dfd = TEMP_FAILURE_RETRY(open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+	struct dir_entry *names = NULL;
 	size_t n_names = 0;
-	struct dirent *de;
-	while ((de = readdir(d)) != NULL) {
-		if (de->d_name[0] == '.' || strstr(de->d_name, part) == NULL)
-			continue;
-		names = xreallocarray(names, n_names + 1, sizeof(*names));
-		names[n_names++] = (struct dir_name){xstrdup(de->d_name), de->d_type};
-	}
-	if (n_names > 1)
-		qsort(names, n_names, sizeof(*names), compare_names);
+	int r = dfd < 0 ? -errno : dir_list_sorted(dfd, entry_named, part, &names, &n_names);
+	/* A directory missing, or removed before it was read, holds none. */
+	if (r < 0)
+		return r == -ENOENT
+			   ? 0
+			   : error_set_errno(err, CNIRT_ERR_IO, -r, "cache directory \"%s\"", dir);
 	struct scan s = {0};
-	for (size_t i = 0; i < n_names; i++) {
-		scan_file(dirfd(d), &names[i], &s);
-		free(names[i].name);
-	}
-	free(names);
+	for (size_t i = 0; i < n_names; i++)
+		scan_file(dfd, &names[i], &s);
+	dir_entries_free(names, n_names);
 	cnirt_cache_damage_free(s.d, s.n_d);
 	size_t mine = 0;
 	for (size_t i = 0; i < s.n; i++) {

@@ -7,7 +7,6 @@
 #include "config.h"
 
 #include <string.h>
-#include <time.h>
 
 #include "internal.h"
 
@@ -20,7 +19,7 @@ struct call {
 	json *cap_args;		     /* owned, like the next two (call_done()) */
 	char *args;		     /* CNI_ARGS */
 	json *config_args;	     /* args.cni */
-	long long deadline;	     /* the operation's (now_ms() clock; 0: none) */
+	long long deadline;	     /* the operation's (monotonic_ms() clock; 0: none) */
 	bool rollback;		     /* the DEL after a failed ADD */
 	char **paths;		     /* owned: the plugins add_preflight() found, or NULL */
 };
@@ -37,17 +36,10 @@ static void call_done(struct call *c)
 }
 #define _cleanup_call_ __attribute__((cleanup(call_done)))
 
-static long long now_ms(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
 /* The operation's deadline, or 0 (cnirt_ctx_set_deadline_ms()). */
 static long long op_deadline(const cnirt_ctx *ctx)
 {
-	return ctx->deadline_ms ? now_ms() + ctx->deadline_ms : 0;
+	return ctx->deadline_ms ? monotonic_ms() + ctx->deadline_ms : 0;
 }
 
 /* Tell the observer about one execution. */
@@ -77,13 +69,6 @@ static int need(const void *p, const char *what, cnirt_error **err)
 	return error_kind(err, CNIRT_KIND_INVALID_ARGUMENT);
 }
 
-static long long now_usec(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (long long)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
-}
-
 static void tag(cnirt_error *e, const cnirt_netlist *l, const char *plugin)
 {
 	error_set_network(e, l->name);
@@ -106,7 +91,7 @@ static int run_stdin(const struct call *c, size_t i, const char *stdin_data, siz
 	    .stdin_len = stdin_len,
 	    .deadline = c->deadline,
 	};
-	long long start = now_usec();
+	long long start = monotonic_usec();
 	const char *path = c->paths ? c->paths[i] : NULL;
 	int r = 0;
 	if (path == NULL && (r = exec_find_plugin(c->ctx, type, &found, err)) == 0)
@@ -115,7 +100,7 @@ static int run_stdin(const struct call *c, size_t i, const char *stdin_data, siz
 		r = exec_plugin(c->ctx, path, &req, out, out_len, err);
 	if (r < 0)
 		tag(*err, c->list, type);
-	observe(c->ctx, c->list->name, type, c->command, c->att, now_usec() - start,
+	observe(c->ctx, c->list->name, type, c->command, c->att, monotonic_usec() - start,
 		r < 0 ? *err : NULL, c->rollback);
 	return r;
 }
@@ -238,12 +223,12 @@ static int add_preflight(struct call *c, cnirt_error **err)
 		return error_set_network(*err, l->name);
 	c->paths = xcalloc(l->n_plugins ? l->n_plugins : 1, sizeof(*c->paths));
 	for (size_t i = 0; i < l->n_plugins; i++) {
-		long long start = now_usec();
+		long long start = monotonic_usec();
 		if (exec_find_plugin(c->ctx, l->plugins[i].type, &c->paths[i], err) == 0)
 			continue;
 		tag(*err, l, l->plugins[i].type);
-		observe(c->ctx, l->name, l->plugins[i].type, c->command, c->att, now_usec() - start,
-			*err, false);
+		observe(c->ctx, l->name, l->plugins[i].type, c->command, c->att,
+			monotonic_usec() - start, *err, false);
 		return -1;
 	}
 	return 0;
@@ -601,12 +586,12 @@ static int probe_versions(cnirt_ctx *ctx, const char *network, const char *type,
 	_cleanup_free_ char *out = NULL;
 	size_t len;
 	struct exec_request req = {.command = "VERSION", .stdin_data = in, .stdin_len = in_len};
-	long long start = now_usec();
+	long long start = monotonic_usec();
 	req.deadline = deadline;
 	int r = exec_find_plugin(ctx, type, &path, err);
 	if (r == 0)
 		r = exec_plugin(ctx, path, &req, &out, &len, err);
-	observe(ctx, network, type, "VERSION", NULL, now_usec() - start, r < 0 ? *err : NULL,
+	observe(ctx, network, type, "VERSION", NULL, monotonic_usec() - start, r < 0 ? *err : NULL,
 		false);
 	if (r < 0 && !(*err)->from_plugin)
 		return error_set_plugin(*err, type);

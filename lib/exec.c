@@ -153,14 +153,6 @@ int exec_find_plugin(const cnirt_ctx *ctx, const char *type, char **path, cnirt_
 
 /* ------------------------------------------------------------ helpers */
 
-static long long now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
 static void sleep_ms(long long ms)
 {
 	struct timespec ts = {.tv_sec = ms / 1000, .tv_nsec = (ms % 1000) * 1000000};
@@ -1059,7 +1051,7 @@ static int pump(const cnirt_ctx *ctx, const struct exec_request *req, struct run
 			return 0;
 		}
 
-		now = now_ms();
+		now = monotonic_ms();
 		if (exited_at >= 0) {
 			if (now >= exited_at + EXIT_GRACE_MS)
 				return 0;
@@ -1114,7 +1106,7 @@ static int pump(const cnirt_ctx *ctx, const struct exec_request *req, struct run
 					r->have_status = true;
 				}
 				close_fd(&r->rep_fd);
-				exited_at = now_ms();
+				exited_at = monotonic_ms();
 			}
 		}
 		if (r->overflow)
@@ -1262,7 +1254,7 @@ static int run_external(const cnirt_ctx *ctx, const char *path, char *const argv
 			char *const envp[], const struct exec_request *req, long long deadline,
 			struct run *r, cnirt_error **err)
 {
-	long long left = deadline > 0 ? deadline - now_ms() : 0;
+	long long left = deadline > 0 ? deadline - monotonic_ms() : 0;
 	cnirt_exec_call call = {
 	    .path = path,
 	    .argv = argv,
@@ -1313,7 +1305,7 @@ int exec_plugin(const cnirt_ctx *ctx, const char *path, const struct exec_reques
 {
 	char **envp = build_env(ctx, req);
 	char *argv[] = {(char *)path, NULL};
-	long long plugin_deadline = ctx->timeout_ms ? now_ms() + ctx->timeout_ms : 0;
+	long long plugin_deadline = ctx->timeout_ms ? monotonic_ms() + ctx->timeout_ms : 0;
 	long long deadline = plugin_deadline;
 	struct sigpipe_guard guard = {.active = false};
 	struct run r;
@@ -1340,7 +1332,8 @@ int exec_plugin(const cnirt_ctx *ctx, const char *path, const struct exec_reques
 			break;
 		/* The binary is being written (replaced): try a fresh exec. */
 		if (r.fail_stage != STAGE_EXEC || r.fail_errno != ETXTBSY ||
-		    attempt == ETXTBSY_TRIES || (deadline > 0 && now_ms() + backoff >= deadline))
+		    attempt == ETXTBSY_TRIES ||
+		    (deadline > 0 && monotonic_ms() + backoff >= deadline))
 			break;
 		run_free(&r);
 		sleep_ms(backoff);

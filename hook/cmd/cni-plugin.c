@@ -26,6 +26,7 @@
 #include "engine/engine.h"
 #include "request/annotations.h"
 #include "request/policy.h"
+#include "state/layout.h"
 #include "state/netns-pin.h"
 #include "state/record.h"
 
@@ -269,7 +270,7 @@ static int cmd_del(struct plugin_call *c)
 /* CHECK every recorded secondary; a selection without a record fails. */
 static int cmd_check(struct plugin_call *c)
 {
-	_cleanup_free_ char *path = record_path(c->cfg->state_dir, c->id);
+	_cleanup_free_ char *path = layout_record(c->cfg->state_dir, c->id);
 	_cleanup_free_ char *err = NULL;
 	struct record *rec = NULL;
 	if (record_read(path, &rec, &err) < 0)
@@ -357,16 +358,16 @@ static int cmd_gc(struct plugin_call *c)
 			 c->id && *c->id ? c->id : "-", c->name);
 		return 0;
 	}
-	DIR *d = opendir(c->cfg->state_dir);
+	_cleanup_closedir_ DIR *d = opendir(c->cfg->state_dir);
 	if (d == NULL)
 		return 0;
 	struct netstatus_entry primary = {.network = c->name};
 	struct engine_failure why = {0};
 	struct dirent *de;
 	while ((de = readdir(d))) {
-		if (de->d_name[0] == '.' || is_valid(valid, de->d_name))
+		if (!layout_is_container_name(de->d_name) || is_valid(valid, de->d_name))
 			continue;
-		_cleanup_free_ char *path = record_path(c->cfg->state_dir, de->d_name);
+		_cleanup_free_ char *path = layout_record(c->cfg->state_dir, de->d_name);
 		_cleanup_free_ char *err = NULL;
 		struct record *rec = NULL;
 		if (record_read(path, &rec, &err) < 0 || rec == NULL) {
@@ -388,7 +389,6 @@ static int cmd_gc(struct plugin_call *c)
 		}
 		record_free(rec);
 	}
-	closedir(d);
 	if (why.msg) {
 		int ret = answer_error(c, why.code, why.msg);
 		free(why.msg);

@@ -19,6 +19,7 @@
 #include "cmd/report.h"
 #include "engine/engine.h"
 #include "state/attachment-list.h"
+#include "state/layout.h"
 #include "state/lock.h"
 #include "state/netns-pin.h"
 #include "state/port-reservations.h"
@@ -75,7 +76,7 @@ static void runtime_states_in(struct strset *out, const char *dir, bool by_names
 	_cleanup_free_ char *base = xstrdup(dir);
 	for (size_t len = strlen(base); len > 1 && base[len - 1] == '/'; len--)
 		base[len - 1] = '\0';
-	DIR *d = opendir(base);
+	_cleanup_closedir_ DIR *d = opendir(base);
 	if (d == NULL)
 		return;
 	const char *ns = by_namespace ? strrchr(base, '/') + 1 : NULL;
@@ -90,7 +91,6 @@ static void runtime_states_in(struct strset *out, const char *dir, bool by_names
 			runtime_state_add(out, key, path);
 		}
 	}
-	closedir(d);
 }
 
 /* Every runtime state directory, as "<id>\0<path>" strings (sorted by id):
@@ -143,7 +143,7 @@ static int nsproc_cmp(const void *a, const void *b)
 static void nsprocs_read(struct nsprocs *p)
 {
 	p->read = true;
-	DIR *d = opendir("/proc");
+	_cleanup_closedir_ DIR *d = opendir("/proc");
 	if (d == NULL) {
 		p->failed = true;
 		return;
@@ -160,7 +160,6 @@ static void nsprocs_read(struct nsprocs *p)
 		p->v = xreallocarray(p->v, p->n + 1, sizeof(*p->v));
 		p->v[p->n++] = (struct nsproc){st.st_dev, st.st_ino, strtol(de->d_name, NULL, 10)};
 	}
-	closedir(d);
 	if (p->n > 1)
 		qsort(p->v, p->n, sizeof(*p->v), nsproc_cmp);
 }
@@ -294,7 +293,7 @@ static bool foreign_gone(const struct gc_options *o, const struct candidate *c, 
 static bool own_gone(const struct hook_config *cfg, struct gc_world *w, const struct candidate *c,
 		     char **evidence)
 {
-	_cleanup_free_ char *pin = xasprintf("%s/%s/netns", cfg->state_dir, c->id);
+	_cleanup_free_ char *pin = layout_pin(cfg->state_dir, c->id);
 	_cleanup_free_ char *pin_shown = shown_whole(pin);
 	if (netns_is_netns(pin)) {
 		long pid = netns_process(&w->procs, pin);
@@ -375,28 +374,18 @@ static void collect(const struct hook_config *cfg, cnirt_cache_entry **cache, si
 	for (size_t i = 0; i < n_cache; i++)
 		all[n_all++] =
 		    (struct seen){cnirt_cache_entry_container_id(cache[i]), cache[i], false};
-	DIR *d = opendir(cfg->state_dir);
+	_cleanup_closedir_ DIR *d = opendir(cfg->state_dir);
 	struct dirent *de;
 	while (d && (de = readdir(d))) {
-		cnirt_error *e = NULL;
-		_cleanup_free_ char *name = xstrdup(de->d_name);
-		size_t len = strlen(name);
-		/* A lock or a name link (record.h) beside the directory
-		 * stands for its container. */
-		size_t sfx = strlen(RECORD_NAME_SUFFIX);
-		bool lock = len > 5 && strcmp(name + len - 5, ".lock") == 0;
-		bool link = len > sfx && strcmp(name + len - sfx, RECORD_NAME_SUFFIX) == 0;
-		if (lock)
-			name[len - 5] = '\0';
-		else if (link)
-			name[len - sfx] = '\0';
-		if (name[0] == '.' || strcmp(name, "ports") == 0 || log_is_own_file(name) ||
-		    cnirt_check_container_id(name, &e) < 0) {
-			cnirt_error_free(e);
+		/* A lock or a name link beside the directory stands for its
+		 * container. */
+		size_t len = 0;
+		enum layout_entry kind = layout_entry(de->d_name, &len);
+		if (kind == LAYOUT_OTHER)
 			continue;
-		}
+		_cleanup_free_ char *name = xstrndup(de->d_name, len);
 		struct stat st;
-		bool own = !lock && !link &&
+		bool own = kind == LAYOUT_CONTAINER &&
 			   (de->d_type == DT_DIR ||
 			    (de->d_type == DT_UNKNOWN &&
 			     fstatat(dirfd(d), de->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
@@ -405,8 +394,6 @@ static void collect(const struct hook_config *cfg, cnirt_cache_entry **cache, si
 		all = xreallocarray(all, n_all + 1, sizeof(*all));
 		all[n_all++] = (struct seen){names[n_names - 1], NULL, own};
 	}
-	if (d)
-		closedir(d);
 	if (n_all > 1)
 		qsort(all, n_all, sizeof(*all), seen_cmp);
 	for (size_t i = 0; i < n_all; i++) {
@@ -429,8 +416,8 @@ static void collect(const struct hook_config *cfg, cnirt_cache_entry **cache, si
  * library names it (the entry's fields were checked against it). */
 static char *entry_file_name(const cnirt_cache_entry *c)
 {
-	return xasprintf("%s-%s-%s", cnirt_cache_entry_network(c),
-			 cnirt_cache_entry_container_id(c), cnirt_cache_entry_ifname(c));
+	return layout_result_name(cnirt_cache_entry_network(c), cnirt_cache_entry_container_id(c),
+				  cnirt_cache_entry_ifname(c));
 }
 
 /* The cache as the GC verb is told it: the entries of the scan (a dry
@@ -460,8 +447,8 @@ static int verb_lock(cnirt_ctx *ctx, struct verb_cache *vc)
 		strv_append(&seen.v, &seen.n, name);
 	}
 	strset_sort(&seen);
-	_cleanup_free_ char *dir = xasprintf("%s/results", cnirt_ctx_cache_dir(ctx));
-	DIR *d = opendir(dir);
+	_cleanup_free_ char *dir = layout_results_dir(cnirt_ctx_cache_dir(ctx));
+	_cleanup_closedir_ DIR *d = opendir(dir);
 	struct dirent *de;
 	while (d && (de = readdir(d))) {
 		cnirt_cache_entry *c = NULL;
@@ -475,8 +462,6 @@ static int verb_lock(cnirt_ctx *ctx, struct verb_cache *vc)
 			vc->v[vc->n++] = c;
 		}
 	}
-	if (d)
-		closedir(d);
 	strv_free(seen.v, seen.n);
 	return 0;
 }
@@ -540,7 +525,7 @@ static const char *torn_down_with(const struct hook_config *cfg, char **gone, si
 		const char *at = strstr(name, gone[i]);
 		if (at == NULL || at == name || at[-1] != '-' || at[len] != '-')
 			continue;
-		_cleanup_free_ char *path = record_path(cfg->state_dir, gone[i]);
+		_cleanup_free_ char *path = layout_record(cfg->state_dir, gone[i]);
 		_cleanup_free_ char *err = NULL;
 		struct record *rec = NULL;
 		if (record_read(path, &rec, &err) < 0 || rec == NULL)
@@ -548,7 +533,7 @@ static const char *torn_down_with(const struct hook_config *cfg, char **gone, si
 		bool found = false;
 		for (size_t k = 0; k < rec->n && !found; k++) {
 			_cleanup_free_ char *want =
-			    xasprintf("%s-%s-%s", rec->v[k].network, gone[i], rec->v[k].ifname);
+			    layout_result_name(rec->v[k].network, gone[i], rec->v[k].ifname);
 			found = strcmp(want, name) == 0;
 		}
 		record_free(rec);
@@ -588,7 +573,7 @@ static void report_damaged(const struct hook_config *cfg, cnirt_ctx *ctx, bool d
 static bool holder_alive(void *data, const char *id)
 {
 	const struct gc_alive *a = data;
-	_cleanup_free_ char *dir = xasprintf("%s/%s", a->cfg->state_dir, id);
+	_cleanup_free_ char *dir = layout_container_dir(a->cfg->state_dir, id);
 	struct stat st;
 	return strset_find(&a->cache_ids, id) || (stat(dir, &st) == 0 && S_ISDIR(st.st_mode));
 }
@@ -615,10 +600,10 @@ static void cache_after(cnirt_ctx *ctx, const struct strset *detached, cnirt_cac
 			(*cache)[k++] = c;
 	}
 	*n_cache = k;
-	_cleanup_free_ char *results = xasprintf("%s/results", cnirt_ctx_cache_dir(ctx));
 	k = 0;
 	for (size_t i = 0; i < *n_damaged; i++) {
-		_cleanup_free_ char *path = xasprintf("%s/%s", results, (*damaged)[i].name);
+		_cleanup_free_ char *path =
+		    layout_result(cnirt_ctx_cache_dir(ctx), (*damaged)[i].name);
 		struct stat st;
 		if (lstat(path, &st) == 0)
 			(*damaged)[k++] = (*damaged)[i];

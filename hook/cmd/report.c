@@ -29,7 +29,7 @@
 #include "base/table.h"
 #include "base/util.h"
 #include "cmd/report.h"
-#include "state/network-status.h"
+#include "state/layout.h"
 #include "state/record.h"
 #include "state/snapshot.h"
 
@@ -89,9 +89,8 @@ static char *container_shown(const char *id, const char *name, bool no_trunc)
 static int status_read(const char *dir, const struct snapshot *sd, const char *id, json **out,
 		       int *errnum, char **err)
 {
-	char path[NAME_MAX + sizeof("/network-status.json")];
-	snprintf(path, sizeof(path), "%s/network-status.json", id);
-	_cleanup_free_ char *full = netstatus_path(dir, id);
+	_cleanup_free_ char *path = layout_status(NULL, id);
+	_cleanup_free_ char *full = layout_status(dir, id);
 	_cleanup_free_ char *buf = NULL;
 	_cleanup_free_ char *e = NULL;
 	size_t len;
@@ -173,9 +172,7 @@ struct status_out {
  * listing shows it has one (or could not be listed). */
 static char *container_name(const struct snapshot *sd, const char *id)
 {
-	char link[NAME_MAX + sizeof(RECORD_NAME_SUFFIX)];
-	if (snprintf(link, sizeof(link), "%s" RECORD_NAME_SUFFIX, id) >= (int)sizeof(link))
-		return NULL;
+	_cleanup_free_ char *link = layout_name_link(NULL, id);
 	if (sd->listed && snapshot_find(sd, link) == NULL)
 		return NULL;
 	return record_name_read(sd->fd, id);
@@ -421,7 +418,7 @@ static char *age(long long seconds)
 
 char *report_cache_file_shown(const cnirt_ctx *ctx, const char *name)
 {
-	_cleanup_free_ char *path = xasprintf("%s/results/%s", cnirt_ctx_cache_dir(ctx), name);
+	_cleanup_free_ char *path = layout_result(cnirt_ctx_cache_dir(ctx), name);
 	return shown_whole(path);
 }
 

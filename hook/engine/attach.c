@@ -20,6 +20,7 @@
 #include "host/interfaces.h"
 #include "request/plugin-args.h"
 #include "state/attachment-list.h"
+#include "state/layout.h"
 #include "state/lock.h"
 #include "state/netns-pin.h"
 #include "state/network-status.h"
@@ -135,7 +136,7 @@ static void write_status(const struct engine_run *r, const struct selection *sel
 		};
 	}
 	_cleanup_free_ char *err = NULL;
-	_cleanup_free_ char *spath = netstatus_path(r->cfg->state_dir, r->id);
+	_cleanup_free_ char *spath = layout_status(r->cfg->state_dir, r->id);
 	if (netstatus_write(spath, st, n, &err) < 0)
 		log_warn("%s %s: %s", r->id, r->stage, err);
 	for (size_t i = 0; i < n; i++)
@@ -242,8 +243,8 @@ static int record_before_add(struct engine_run *r, const struct selection *sel,
 			     const struct record *rec, const char *source, const char *pin,
 			     char **err)
 {
-	_cleanup_free_ char *dir = xasprintf("%s/%s", r->cfg->state_dir, r->id);
-	_cleanup_free_ char *rpath = record_path(r->cfg->state_dir, r->id);
+	_cleanup_free_ char *dir = layout_container_dir(r->cfg->state_dir, r->id);
+	_cleanup_free_ char *rpath = layout_record(r->cfg->state_dir, r->id);
 	if (mkdir(dir, 0700) < 0 && errno != EEXIST) {
 		*err = xasprintf("state directory %s: %s", dir, strerror(errno));
 		return -1;
@@ -427,8 +428,8 @@ static int attach_locked(struct engine_run *r, struct selection *sel, const char
 			 struct prepared *p, const char *source)
 {
 	_cleanup_free_ char *err = NULL;
-	_cleanup_free_ char *pin = run_pin_path(r);
-	_cleanup_free_ char *rpath = record_path(r->cfg->state_dir, r->id);
+	_cleanup_free_ char *pin = layout_pin(r->cfg->state_dir, r->id);
+	_cleanup_free_ char *rpath = layout_record(r->cfg->state_dir, r->id);
 	if (replace_old_record(r, rpath, pin) < 0 || check_ifnames(r, sel, by, source) < 0)
 		return -1;
 	/* The hook pins the container's namespace; the CNI plugin works in the

@@ -15,6 +15,7 @@
 #include "base/log.h"
 #include "engine/run.h"
 #include "state/attachment-list.h"
+#include "state/layout.h"
 #include "state/lock.h"
 #include "state/netns-pin.h"
 #include "state/network-status.h"
@@ -72,11 +73,11 @@ void remove_state(const struct engine_run *r, const char *pin)
 		netns_index_remove(r->cfg->state_dir, pin, r->id);
 	if (pin && netns_unpin(pin, &err) < 0)
 		log_warn("%s %s: %s", r->id, r->stage, err);
-	_cleanup_free_ char *status = netstatus_path(r->cfg->state_dir, r->id);
-	_cleanup_free_ char *record = record_path(r->cfg->state_dir, r->id);
-	_cleanup_free_ char *dir = xasprintf("%s/%s", r->cfg->state_dir, r->id);
-	_cleanup_free_ char *name = record_name_path(r->cfg->state_dir, r->id);
-	_cleanup_free_ char *old_name = xasprintf("%s/" RECORD_NAME_OLD, dir);
+	_cleanup_free_ char *status = layout_status(r->cfg->state_dir, r->id);
+	_cleanup_free_ char *record = layout_record(r->cfg->state_dir, r->id);
+	_cleanup_free_ char *dir = layout_container_dir(r->cfg->state_dir, r->id);
+	_cleanup_free_ char *name = layout_name_link(r->cfg->state_dir, r->id);
+	_cleanup_free_ char *old_name = layout_name_old(r->cfg->state_dir, r->id);
 	unlink(status);
 	unlink(name);
 	unlink(old_name);
@@ -200,7 +201,7 @@ static int detach_from_cache(struct engine_run *r, size_t *found)
 		run_failed_cni(r, NULL, e);
 		return -1;
 	}
-	_cleanup_free_ char *pin = run_pin_path(r);
+	_cleanup_free_ char *pin = layout_pin(r->cfg->state_dir, r->id);
 	size_t mine = 0;
 	for (size_t i = 0; i < n; i++) {
 		bool ours = !is_cluster_entry(r, v[i]) && (listed || may_detach(r, v[i], pin));
@@ -257,7 +258,7 @@ bool other_bundle(const struct engine_run *r, const struct record *rec)
 
 static int detach(struct engine_run *r)
 {
-	_cleanup_free_ char *path = record_path(r->cfg->state_dir, r->id);
+	_cleanup_free_ char *path = layout_record(r->cfg->state_dir, r->id);
 	_cleanup_free_ char *err = NULL;
 	struct record *rec = NULL;
 	if (record_read(path, &rec, &err) < 0) {
@@ -276,7 +277,7 @@ static int detach(struct engine_run *r)
 	int ret = rec ? detach_record(r, rec) : detach_from_cache(r, &n);
 	r->detached = n;
 	if (ret == 0) {
-		_cleanup_free_ char *pin = run_pin_path(r);
+		_cleanup_free_ char *pin = layout_pin(r->cfg->state_dir, r->id);
 		/* A record and no pin: a hook killed between the pin index
 		 * entry and the pin. */
 		if (rec && !r->t && !netns_is_netns(pin))

@@ -4,17 +4,9 @@
 
 #include <stdio.h>
 #include <string.h>
-#include <time.h>
 
 #include "base/log.h"
 #include "engine/run.h"
-
-long long run_now_usec(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (long long)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
-}
 
 static void observe(void *data, const cnirt_event *ev)
 {
@@ -34,8 +26,8 @@ static void observe(void *data, const cnirt_event *ev)
 void run_begin(struct engine_run *r, const struct hook_config *cfg, const char *id,
 	       const char *stage)
 {
-	*r =
-	    (struct engine_run){.cfg = cfg, .stage = stage, .id = id, .start_usec = run_now_usec()};
+	*r = (struct engine_run){
+	    .cfg = cfg, .stage = stage, .id = id, .start_usec = monotonic_usec()};
 	r->ctx = hookconf_ctx(cfg);
 	cnirt_ctx_set_event_observer(r->ctx, observe, r);
 }
@@ -77,7 +69,7 @@ void run_report(struct engine_run *r)
 
 void run_log_done(const struct engine_run *r, const char *what, size_t n)
 {
-	long long now = run_now_usec();
+	long long now = monotonic_usec();
 	log_info("%s %s: %s %zu network(s) in %.1f ms (plugins %.1f ms, own %.1f ms)", r->id,
 		 r->stage, what, n, (now - r->start_usec) / 1000.0, r->plugin_usec / 1000.0,
 		 (now - r->start_usec - r->plugin_usec) / 1000.0);
@@ -86,11 +78,6 @@ void run_log_done(const struct engine_run *r, const char *what, size_t n)
 const char *run_given_netns(const struct engine_run *r)
 {
 	return r->t && r->t->netns && *r->t->netns ? r->t->netns : NULL;
-}
-
-char *run_pin_path(const struct engine_run *r)
-{
-	return xasprintf("%s/%s/netns", r->cfg->state_dir, r->id);
 }
 
 cnirt_kv *to_cnikv(const struct kvlist *args)

@@ -59,14 +59,11 @@ void run_failed_cni(struct engine_run *r, const char *network, cnirt_error *e);
  * first to the CNI plugin's caller (t->why). */
 void run_report(struct engine_run *r);
 
-long long run_now_usec(void);
 /* "... in N ms (plugins N ms, own N ms)" of the run so far. */
 void run_log_done(const struct engine_run *r, const char *what, size_t n);
 
 /* The namespace for DEL: the one the CNI plugin was given, else NULL. */
 const char *run_given_netns(const struct engine_run *r);
-/* The container's pin, <stateDir>/<id>/netns (allocated). */
-char *run_pin_path(const struct engine_run *r);
 
 /* CNI_ARGS pairs as libcnirt takes them (the strings are args'). */
 cnirt_kv *to_cnikv(const struct kvlist *args);

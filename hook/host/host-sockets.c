@@ -452,7 +452,7 @@ static bool holds(int proc_fd, const char *pid, const char *want)
 	int fd = openat(proc_fd, path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (fd < 0)
 		return false;
-	DIR *d = fdopendir(fd);
+	_cleanup_closedir_ DIR *d = fdopendir(fd);
 	if (d == NULL) {
 		close(fd);
 		return false;
@@ -465,7 +465,6 @@ static bool holds(int proc_fd, const char *pid, const char *want)
 		ssize_t n = readlinkat(fd, de->d_name, link, sizeof(link));
 		found = n == (ssize_t)want_len && memcmp(link, want, want_len) == 0;
 	}
-	closedir(d);
 	return found;
 }
 
@@ -475,7 +474,7 @@ bool host_socket_holder(const char *proc, unsigned long long inode, int *pid, ch
 		return false;
 	char want[48];
 	snprintf(want, sizeof(want), "socket:[%llu]", inode);
-	DIR *d = opendir(proc);
+	_cleanup_closedir_ DIR *d = opendir(proc);
 	if (d == NULL)
 		return false;
 	/* The lowest pid (a server's first process, its workers' parent). */
@@ -485,7 +484,6 @@ bool host_socket_holder(const char *proc, unsigned long long inode, int *pid, ch
 		if (decimal(de->d_name, INT32_MAX, &n) == 0 && n > 0 &&
 		    (lowest == 0 || n < lowest) && holds(dirfd(d), de->d_name, want))
 			lowest = n;
-	closedir(d);
 	if (lowest == 0)
 		return false;
 	_cleanup_free_ char *path = xasprintf("%s/%llu/comm", proc, lowest);

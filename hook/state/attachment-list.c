@@ -14,23 +14,14 @@
 
 #include "base/util.h"
 #include "state/attachment-list.h"
+#include "state/layout.h"
 #include "state/record.h"
 
 #define CACHELIST_MAX (1u << 20)
 
-static char *list_dir(const char *cache_dir)
-{
-	return xasprintf("%s/" CACHELIST_DIR, cache_dir);
-}
-
-static char *list_path(const char *cache_dir, const char *id)
-{
-	return xasprintf("%s/" CACHELIST_DIR "/%s", cache_dir, id);
-}
-
 int attlist_write(const char *cache_dir, const char *id, const struct record *rec, char **err)
 {
-	_cleanup_free_ char *dir = list_dir(cache_dir);
+	_cleanup_free_ char *dir = layout_attlist_dir(cache_dir);
 	size_t len = 0, cap = 1;
 	for (size_t i = 0; i < rec->n; i++)
 		cap += strlen(rec->v[i].network) + strlen(rec->v[i].ifname) + 2;
@@ -38,7 +29,7 @@ int attlist_write(const char *cache_dir, const char *id, const struct record *re
 	for (size_t i = 0; i < rec->n; i++)
 		len += (size_t)snprintf(buf + len, cap - len, "%s\t%s\n", rec->v[i].network,
 					rec->v[i].ifname);
-	_cleanup_free_ char *path = list_path(cache_dir, id);
+	_cleanup_free_ char *path = layout_attlist(cache_dir, id);
 	/* Another container's attlist_remove() may take the directory away
 	 * (when it was empty) between the two calls: made again. */
 	int r = -ENOENT;
@@ -57,7 +48,7 @@ int attlist_write(const char *cache_dir, const char *id, const struct record *re
 int attlist_read(const char *cache_dir, const char *id, struct attlist *out, char **err)
 {
 	*out = (struct attlist){0};
-	_cleanup_free_ char *path = list_path(cache_dir, id);
+	_cleanup_free_ char *path = layout_attlist(cache_dir, id);
 	_cleanup_free_ char *e = NULL;
 	size_t len;
 	int errnum = 0;
@@ -99,16 +90,16 @@ void attlist_free(struct attlist *l)
 
 void attlist_remove(const char *cache_dir, const char *id)
 {
-	_cleanup_free_ char *path = list_path(cache_dir, id);
-	_cleanup_free_ char *dir = list_dir(cache_dir);
+	_cleanup_free_ char *path = layout_attlist(cache_dir, id);
+	_cleanup_free_ char *dir = layout_attlist_dir(cache_dir);
 	unlink(path);
 	rmdir(dir); /* when empty */
 }
 
 void attlist_sweep(const char *cache_dir, bool (*alive)(void *data, const char *id), void *data)
 {
-	_cleanup_free_ char *dir = list_dir(cache_dir);
-	DIR *d = opendir(dir);
+	_cleanup_free_ char *dir = layout_attlist_dir(cache_dir);
+	_cleanup_closedir_ DIR *d = opendir(dir);
 	if (d == NULL)
 		return;
 	struct dirent *de;
@@ -119,12 +110,11 @@ void attlist_sweep(const char *cache_dir, bool (*alive)(void *data, const char *
 		/* The list of a container gone, or a temp file (".<id>.tmp...")
 		 * of a writer killed before its rename: one older than a minute
 		 * (a writer at work renames it within milliseconds). */
-		_cleanup_free_ char *path = xasprintf("%s/%s", dir, name);
+		_cleanup_free_ char *path = layout_attlist(cache_dir, name);
 		struct stat st;
 		if (name[0] == '.' ? lstat(path, &st) == 0 && st.st_mtime < time(NULL) - 60
 				   : !alive(data, name))
 			unlink(path);
 	}
-	closedir(d);
 	rmdir(dir);
 }

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
  * The names of a container's cache entries, kept beside the cache:
- * <cacheDir>/cnihook-attachments/<id>, one "<network> TAB <ifname>" a line.
+ * <cacheDir>/cnihook-attachments/<id> (layout_attlist()), one
+ * "<network> TAB <ifname>" a line.
  * Written before the first plugin of an attach runs and removed with the
  * rest of the container's state, so that a poststop whose state directory
  * was wiped finds the container's entries by name (libcni's file names,
@@ -26,8 +27,6 @@ struct attlist {
 	struct attlist_entry *v;
 	size_t n;
 };
-
-#define CACHELIST_DIR "cnihook-attachments"
 
 /* Write the list of rec's attachments for `id` (atomically). */
 int attlist_write(const char *cache_dir, const char *id, const struct record *rec, char **err);

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "base/util.h"
+#include "state/layout.h"
 #include "state/lock.h"
 
 /* Is the file fd has open still the one at path? The holder before us may
@@ -47,7 +48,7 @@ int lock_take(const char *state_dir, const char *id, int *fd_out, char **err)
 	_cleanup_free_ char *e = NULL;
 	if (mkdir_p(state_dir, 0700, &e) < 0)
 		return set_error(err, "state directory %s", e);
-	_cleanup_free_ char *path = xasprintf("%s/%s.lock", state_dir, id);
+	_cleanup_free_ char *path = layout_lock(state_dir, id);
 	return lock_path(path, fd_out, err);
 }
 
@@ -56,7 +57,7 @@ int lock_try(const char *state_dir, const char *id, int *fd_out, char **err)
 	_cleanup_free_ char *e = NULL;
 	if (mkdir_p(state_dir, 0700, &e) < 0)
 		return set_error(err, "state directory %s", e);
-	_cleanup_free_ char *path = xasprintf("%s/%s.lock", state_dir, id);
+	_cleanup_free_ char *path = layout_lock(state_dir, id);
 	int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
 	if (fd < 0)
 		return set_error(err, "lock %s: %s", path, strerror(errno));
@@ -80,7 +81,7 @@ void lock_release(const char *state_dir, const char *id, int fd, bool remove)
 	if (fd < 0)
 		return;
 	if (remove) {
-		_cleanup_free_ char *path = xasprintf("%s/%s.lock", state_dir, id);
+		_cleanup_free_ char *path = layout_lock(state_dir, id);
 		unlink(path);
 	}
 	close(fd);
@@ -88,7 +89,7 @@ void lock_release(const char *state_dir, const char *id, int fd, bool remove)
 
 int lock_results(const char *cache_dir, bool exclusive, int *fd_out, char **err)
 {
-	_cleanup_free_ char *dir = xasprintf("%s/results", cache_dir);
+	_cleanup_free_ char *dir = layout_results_dir(cache_dir);
 	_cleanup_free_ char *e = NULL;
 	if (mkdir_p(dir, 0700, &e) < 0)
 		return set_error(err, "cache directory %s", e);

@@ -23,6 +23,7 @@
 #include <unistd.h>
 
 #include "base/util.h"
+#include "state/layout.h"
 #include "state/netns-pin.h"
 
 #ifndef NSFS_MAGIC
@@ -344,8 +345,7 @@ int netns_refuse_host(const char *path, char **err)
 
 static char *pin_key(const char *state_dir, const struct stat *st)
 {
-	return xasprintf("%s/" PIN_INDEX_DIR "/%llx:%llx", state_dir,
-			 (unsigned long long)st->st_dev, (unsigned long long)st->st_ino);
+	return layout_pin_entry(state_dir, st->st_dev, st->st_ino);
 }
 
 int netns_index_add(const char *state_dir, const char *source, const char *id, char **err)
@@ -353,7 +353,7 @@ int netns_index_add(const char *state_dir, const char *source, const char *id, c
 	struct stat st;
 	if (stat(source, &st) < 0)
 		return set_error(err, "netns \"%s\": %m", source);
-	_cleanup_free_ char *dir = xasprintf("%s/" PIN_INDEX_DIR, state_dir);
+	_cleanup_free_ char *dir = layout_pins_dir(state_dir);
 	_cleanup_free_ char *key = pin_key(state_dir, &st);
 	/* A remover may take the directory away between the two calls. */
 	for (int i = 0; i < 8; i++) {
@@ -389,7 +389,7 @@ void netns_index_remove(const char *state_dir, const char *pin, const char *id)
 	target[len] = '\0';
 	if (strcmp(target, id) == 0)
 		unlink(key);
-	_cleanup_free_ char *dir = xasprintf("%s/" PIN_INDEX_DIR, state_dir);
+	_cleanup_free_ char *dir = layout_pins_dir(state_dir);
 	rmdir(dir); /* when empty */
 }
 
@@ -404,7 +404,7 @@ static char *index_holder(const char *state_dir, const char *key, const struct s
 	target[len] = '\0';
 	if (strchr(target, '/') || target[0] == '.')
 		return NULL;
-	_cleanup_free_ char *pin = xasprintf("%s/%s/netns", state_dir, target);
+	_cleanup_free_ char *pin = layout_pin(state_dir, target);
 	struct stat st;
 	if (ns == NULL)
 		return stat(pin, &st) == 0 || errno != ENOENT ? xstrdup(target) : NULL;
@@ -425,8 +425,8 @@ bool netns_index_find(const char *state_dir, const char *path, const char *id)
 
 void netns_index_forget(const char *state_dir, const char *id)
 {
-	_cleanup_free_ char *dir = xasprintf("%s/" PIN_INDEX_DIR, state_dir);
-	DIR *d = opendir(dir);
+	_cleanup_free_ char *dir = layout_pins_dir(state_dir);
+	_cleanup_closedir_ DIR *d = opendir(dir);
 	if (d == NULL)
 		return;
 	struct dirent *de;
@@ -441,14 +441,13 @@ void netns_index_forget(const char *state_dir, const char *id)
 		if (strcmp(target, id) == 0)
 			unlinkat(dirfd(d), de->d_name, 0);
 	}
-	closedir(d);
 	rmdir(dir);
 }
 
 void netns_index_sweep(const char *state_dir)
 {
-	_cleanup_free_ char *dir = xasprintf("%s/" PIN_INDEX_DIR, state_dir);
-	DIR *d = opendir(dir);
+	_cleanup_free_ char *dir = layout_pins_dir(state_dir);
+	_cleanup_closedir_ DIR *d = opendir(dir);
 	if (d == NULL)
 		return;
 	struct dirent *de;
@@ -460,6 +459,5 @@ void netns_index_sweep(const char *state_dir)
 		if (holder == NULL)
 			unlink(key);
 	}
-	closedir(d);
 	rmdir(dir);
 }

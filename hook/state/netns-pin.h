@@ -38,10 +38,8 @@ bool netns_same(const char *a, const char *b);
  * their number. Written before the pin and removed before the unpin; a
  * lookup trusts an entry only when <stateDir>/<id>/netns is that namespace,
  * so an entry left by a killed hook is ignored, and gc removes entries
- * whose container has no pin (netns_index_sweep). "@" keeps the name out
- * of the container ids.
+ * whose container has no pin (netns_index_sweep). Its names: layout.h.
  */
-#define PIN_INDEX_DIR "@pins"
 int netns_index_add(const char *state_dir, const char *source, const char *id, char **err);
 /* Remove the entry of the namespace at `path` (the pin, or the source it
  * was pinned from) when it names `id`. */

@@ -9,11 +9,6 @@
 #include "base/util.h"
 #include "state/network-status.h"
 
-char *netstatus_path(const char *state_dir, const char *id)
-{
-	return xasprintf("%s/%s/network-status.json", state_dir, id);
-}
-
 /* The result in 1.0.0 form (ips[].address, interfaces[]), or NULL. */
 static json *result_v1(const char *result)
 {

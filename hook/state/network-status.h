@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * The network status of a container, <stateDir>/<id>/network-status.json, in
+ * The network status of a container, <stateDir>/<id>/network-status.json
+ * (layout_status()), in
  * the Network Plumbing WG `network-status` format: a list of {name,
  * interface, ips, mac, default, dns}.
  */
@@ -17,7 +18,6 @@ struct netstatus_entry {
 	const char *result; /* the attachment's CNI result (any version), or NULL */
 };
 
-char *netstatus_path(const char *state_dir, const char *id);
 /* The status document (pretty JSON text). */
 char *netstatus_render(const struct netstatus_entry *v, size_t n);
 int netstatus_write(const char *path, const struct netstatus_entry *v, size_t n, char **err);

@@ -11,6 +11,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "state/layout.h"
 #include "state/lock.h"
 #include "state/port-reservations.h"
 
@@ -86,7 +87,7 @@ static void parse_mappings(const char *text, struct port **v, size_t *n)
 
 static bool has_state(const char *state_dir, const char *id)
 {
-	_cleanup_free_ char *dir = xasprintf("%s/%s", state_dir, id);
+	_cleanup_free_ char *dir = layout_container_dir(state_dir, id);
 	struct stat st;
 	return stat(dir, &st) == 0 && S_ISDIR(st.st_mode);
 }
@@ -158,32 +159,22 @@ static int update_file(const char *state_dir, const char *path, const char *drop
 	return ret;
 }
 
-static char *ports_dir(const char *state_dir)
-{
-	return xasprintf("%s/ports", state_dir);
-}
-
-/* <stateDir>/<id>/ports: the names of the reservation files the container
- * asked for, one a line, written before any of them is touched. */
-static char *own_list(const char *state_dir, const char *id)
-{
-	return xasprintf("%s/%s/ports", state_dir, id);
-}
-
+/* The container's list, layout_own_ports(), holds the names of the
+ * reservation files it asked for, one a line, written before any of them
+ * is touched. */
 void ports_release(const char *state_dir, const char *id)
 {
-	_cleanup_free_ char *list = own_list(state_dir, id);
+	_cleanup_free_ char *list = layout_own_ports(state_dir, id);
 	_cleanup_free_ char *buf = NULL;
 	size_t len;
 	_cleanup_free_ char *read_err = NULL;
 	if (read_file(list, PORTS_FILE_MAX, &buf, &len, NULL, &read_err) < 0)
 		return;
-	_cleanup_free_ char *dir = ports_dir(state_dir);
 	char *save = NULL;
 	for (char *name = strtok_r(buf, "\n", &save); name; name = strtok_r(NULL, "\n", &save)) {
 		if (name[0] == '.' || strchr(name, '/'))
 			continue;
-		_cleanup_free_ char *path = xasprintf("%s/%s", dir, name);
+		_cleanup_free_ char *path = layout_port_file(state_dir, name);
 		_cleanup_free_ char *err = NULL;
 		struct stat st;
 		if (stat(path, &st) == 0)
@@ -215,9 +206,9 @@ void ports_release_entry(const char *state_dir, const char *id, const cnirt_cach
 	_cleanup_free_ struct port *held = NULL;
 	size_t n = 0;
 	entry_mappings(e, &held, &n);
-	_cleanup_free_ char *dir = ports_dir(state_dir);
 	for (size_t i = 0; i < n; i++) {
-		_cleanup_free_ char *path = xasprintf("%s/%s-%u", dir, held[i].proto, held[i].port);
+		_cleanup_free_ char *name = layout_port_name(held[i].proto, held[i].port);
+		_cleanup_free_ char *path = layout_port_file(state_dir, name);
 		_cleanup_free_ char *err = NULL;
 		struct stat st;
 		if (stat(path, &st) == 0)
@@ -227,15 +218,15 @@ void ports_release_entry(const char *state_dir, const char *id, const cnirt_cach
 
 void ports_prune(const char *state_dir, bool (*alive)(void *data, const char *id), void *data)
 {
-	_cleanup_free_ char *dir = ports_dir(state_dir);
-	DIR *d = opendir(dir);
+	_cleanup_free_ char *dir = layout_ports_dir(state_dir);
+	_cleanup_closedir_ DIR *d = opendir(dir);
 	if (d == NULL)
 		return;
 	struct dirent *de;
 	while ((de = readdir(d))) {
 		if (de->d_name[0] == '.')
 			continue;
-		_cleanup_free_ char *path = xasprintf("%s/%s", dir, de->d_name);
+		_cleanup_free_ char *path = layout_port_file(state_dir, de->d_name);
 		_cleanup_free_ char *buf = NULL;
 		size_t len;
 		_cleanup_free_ char *read_err = NULL;
@@ -251,7 +242,6 @@ void ports_prune(const char *state_dir, bool (*alive)(void *data, const char *id
 			update_file(state_dir, path, holder, NULL, NULL, holder, &err);
 		}
 	}
-	closedir(d);
 }
 
 /*
@@ -503,7 +493,7 @@ static void digest_format(char out[64], size_t n, unsigned long long sum)
 static bool dir_walk(const char *results, void (*each)(void *, const char *, unsigned long long),
 		     void *data, char digest[64])
 {
-	DIR *d = opendir(results);
+	_cleanup_closedir_ DIR *d = opendir(results);
 	if (d == NULL)
 		return false;
 	unsigned long long sum = 0;
@@ -518,7 +508,6 @@ static bool dir_walk(const char *results, void (*each)(void *, const char *, uns
 		if (each)
 			each(data, de->d_name, ino);
 	}
-	closedir(d);
 	digest_format(digest, n, sum);
 	return true;
 }
@@ -576,9 +565,9 @@ static void index_get(cnirt_ctx *ctx, struct index *out)
 {
 	*out = (struct index){0};
 	const char *cache_dir = cnirt_ctx_cache_dir(ctx);
-	_cleanup_free_ char *results = xasprintf("%s/results", cache_dir);
-	_cleanup_free_ char *full_path = xasprintf("%s/cnihook-ports.index", cache_dir);
-	_cleanup_free_ char *held_path = xasprintf("%s/cnihook-ports.held", cache_dir);
+	_cleanup_free_ char *results = layout_results_dir(cache_dir);
+	_cleanup_free_ char *full_path = layout_ports_index(cache_dir);
+	_cleanup_free_ char *held_path = layout_ports_held(cache_dir);
 	struct stat st;
 	if (stat(results, &st) < 0 || !S_ISDIR(st.st_mode))
 		return;
@@ -641,7 +630,7 @@ static bool ports_overlap(const char *ports, const struct port *p)
  * may race with a removal). */
 static bool entry_present(cnirt_ctx *ctx, const struct ientry *e)
 {
-	_cleanup_free_ char *path = xasprintf("%s/results/%s", cnirt_ctx_cache_dir(ctx), e->name);
+	_cleanup_free_ char *path = layout_result(cnirt_ctx_cache_dir(ctx), e->name);
 	struct stat st;
 	return lstat(path, &st) == 0 && (unsigned long long)st.st_ino == e->ino;
 }
@@ -685,25 +674,29 @@ int ports_reserve(const char *state_dir, cnirt_ctx *ctx, const char *id,
 				return -1;
 			}
 
-	_cleanup_free_ char *dir = ports_dir(state_dir);
+	_cleanup_free_ char *dir = layout_ports_dir(state_dir);
 	_cleanup_free_ char *e = NULL;
 	int r = mkdir_p(dir, 0700, &e);
 	if (r < 0)
 		set_error(err, "port reservations %s", e);
 	/* The names first: a hook killed from here on leaves a list that
 	 * poststop and gc release from. */
-	size_t cap = 32 * n, o = 0;
-	_cleanup_free_ char *names = xmalloc(cap);
-	for (size_t i = 0; i < n; i++)
-		o += (size_t)snprintf(names + o, cap - o, "%s-%u\n", want[i].proto, want[i].port);
-	_cleanup_free_ char *list = own_list(state_dir, id);
-	if (r == 0 && (r = write_file_atomic(list, names, o, 0600, false)) < 0)
+	struct buf names_buf = {0};
+	for (size_t i = 0; i < n; i++) {
+		_cleanup_free_ char *name = layout_port_name(want[i].proto, want[i].port);
+		buf_printf(&names_buf, "%s\n", name);
+	}
+	size_t len = 0;
+	_cleanup_free_ char *names = buf_steal(&names_buf, &len);
+	_cleanup_free_ char *list = layout_own_ports(state_dir, id);
+	if (r == 0 && (r = write_file_atomic(list, names, len, 0600, false)) < 0)
 		set_error(err, "port reservations %s: %s", list, strerror(-r));
 	struct index idx = {0};
 	if (r == 0)
 		index_get(ctx, &idx);
 	for (size_t i = 0; i < n && r == 0; i++) {
-		_cleanup_free_ char *path = xasprintf("%s/%s-%u", dir, want[i].proto, want[i].port);
+		_cleanup_free_ char *name = layout_port_name(want[i].proto, want[i].port);
+		_cleanup_free_ char *path = layout_port_file(state_dir, name);
 		r = check_cache(state_dir, ctx, &idx, id, &want[i], err);
 		if (r == 0)
 			r = update_file(state_dir, path, NULL, ctx, &want[i], id, err);

@@ -8,14 +8,10 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "state/layout.h"
 #include "state/record.h"
 
 #define RECORD_MAX_SIZE (64u << 20)
-
-char *record_path(const char *state_dir, const char *id)
-{
-	return xasprintf("%s/%s/record.json", state_dir, id);
-}
 
 /* Member `key` with the JSON object `text` as its value (none for NULL). */
 static void set_object_text(json *o, const char *key, const char *text)
@@ -203,14 +199,9 @@ int record_read(const char *path, struct record **out, char **err)
 	return 0;
 }
 
-char *record_name_path(const char *state_dir, const char *id)
-{
-	return xasprintf("%s/%s" RECORD_NAME_SUFFIX, state_dir, id);
-}
-
 int record_name_write(const char *state_dir, const char *id, const char *name, char **err)
 {
-	_cleanup_free_ char *path = record_name_path(state_dir, id);
+	_cleanup_free_ char *path = layout_name_link(state_dir, id);
 	if (unlink(path) < 0 && errno != ENOENT)
 		return set_error(err, "%s: %s", path, strerror(errno));
 	if (symlink(name, path) < 0)
@@ -223,9 +214,7 @@ char *record_name_read(int state_fd, const char *id)
 	/* The name's '/' is a '-' of the id: an id without one has none. */
 	if (strchr(id, '-') == NULL)
 		return NULL;
-	char path[NAME_MAX + sizeof(RECORD_NAME_SUFFIX)];
-	if (snprintf(path, sizeof(path), "%s" RECORD_NAME_SUFFIX, id) >= (int)sizeof(path))
-		return NULL;
+	_cleanup_free_ char *path = layout_name_link(NULL, id);
 	char buf[PATH_MAX];
 	ssize_t n = readlinkat(state_fd, path, buf, sizeof(buf) - 1);
 	if (n <= 0 || (size_t)n != strlen(id))

@@ -38,25 +38,21 @@ struct record {
 	size_t n;
 };
 
-/* <stateDir>/<id>/record.json */
-char *record_path(const char *state_dir, const char *id);
+/* At layout_record(). */
 int record_write(const char *path, const struct record *r, char **err);
 /* Missing: 0 with *out NULL. */
 int record_read(const char *path, struct record **out, char **err);
 void record_free(struct record *r);
 
-/* <stateDir>/<id>.name: the container's name as users know it, when that
+/* <stateDir>/<id>.name (layout_name_link()): the container's name as users know it, when that
  * is not its id (a containerd container's "<namespace>/<id>"), for
  * `status` and `list`. A symbolic link whose target is the name: one
  * readlink to show it, nothing to parse or sync (it only names; the record
  * is what counts). Beside the container's directory rather than in it, so
  * that the one listing of the state directory those commands make says
  * which containers have one: no lookup of a link that is not there.
- * (Earlier builds wrote <stateDir>/<id>/name, RECORD_NAME_OLD: removed
+ * (Earlier builds wrote <stateDir>/<id>/name, layout_name_old(): removed
  * with the directory; such a container shows its id until it restarts.) */
-#define RECORD_NAME_SUFFIX ".name"
-#define RECORD_NAME_OLD	   "name"
-char *record_name_path(const char *state_dir, const char *id);
 int record_name_write(const char *state_dir, const char *id, const char *name, char **err);
 /* The name of container `id` of the state directory open as state_fd, or
  * NULL when it has none (or one that does not name it: the name with its

@@ -10,17 +10,14 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-struct snapshot_name {
-	char *name;
-	unsigned char type; /* DT_* */
-};
+#include "base/util.h"
 
 /* listed: v holds every name (the directory was read, or is missing: then
  * none). fd is -1 when the directory cannot be opened at all. */
 struct snapshot {
 	int fd;
 	bool listed;
-	struct snapshot_name *v; /* sorted by name */
+	struct dir_entry *v; /* sorted by name */
 	size_t n;
 };
 
@@ -30,9 +27,9 @@ struct snapshot {
 int snapshot_open(const char *path, struct snapshot *sd, int *errnum);
 void snapshot_close(struct snapshot *sd);
 /* The entry `name`, or NULL (also when the directory was not listed). */
-const struct snapshot_name *snapshot_find(const struct snapshot *sd, const char *name);
+const struct dir_entry *snapshot_find(const struct snapshot *sd, const char *name);
 /* Whether `name` is a directory (symbolic links followed, as stat()). */
 bool snapshot_is_dir(const struct snapshot *sd, const char *name);
 /* Whether the entry is a container's: a directory (not a symbolic link)
- * named like a container id, not "ports" nor a dot name. */
-bool snapshot_is_container(const struct snapshot *sd, const struct snapshot_name *f);
+ * whose name layout_is_container_name(). */
+bool snapshot_is_container(const struct snapshot *sd, const struct dir_entry *f);

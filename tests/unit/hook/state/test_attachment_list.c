@@ -18,18 +18,19 @@
 #include <unistd.h>
 
 #include "state/attachment-list.h"
+#include "state/layout.h"
 #include "state/record.h"
 #include "tmpdir.h"
 #include "base/util.h"
 
 static char *list_file(const char *id)
 {
-	return xasprintf("%s/" CACHELIST_DIR "/%s", dir, id);
+	return layout_attlist(dir, id);
 }
 
 static void put(const char *id, const char *text)
 {
-	_cleanup_free_ char *d = xasprintf("%s/" CACHELIST_DIR, dir);
+	_cleanup_free_ char *d = layout_attlist_dir(dir);
 	_cleanup_free_ char *e = NULL;
 	assert_int_equal(mkdir_p(d, 0700, &e), 0);
 	_cleanup_free_ char *path = list_file(id);
@@ -64,7 +65,7 @@ static void test_round_trip(void **state)
 
 	attlist_remove(dir, "c1");
 	assert_int_equal(access(path, F_OK), -1);
-	_cleanup_free_ char *d = xasprintf("%s/" CACHELIST_DIR, dir);
+	_cleanup_free_ char *d = layout_attlist_dir(dir);
 	assert_int_equal(access(d, F_OK), -1); /* the empty directory goes too */
 }
 

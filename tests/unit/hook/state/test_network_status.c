@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "base/util.h"
+#include "state/layout.h"
 #include "state/network-status.h"
 
 static const char RESULT[] =
@@ -62,7 +63,7 @@ static void test_write(void **state)
 	(void)state;
 	char dir[] = "/tmp/test_netstatus.XXXXXX";
 	assert_non_null(mkdtemp(dir));
-	_cleanup_free_ char *path = netstatus_path(dir, "c1");
+	_cleanup_free_ char *path = layout_status(dir, "c1");
 	_cleanup_free_ char *want_path = xasprintf("%s/c1/network-status.json", dir);
 	assert_string_equal(path, want_path);
 	const struct netstatus_entry v[] = {{.network = "a", .ifname = "eth0", .result = RESULT}};

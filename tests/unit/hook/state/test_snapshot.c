@@ -102,7 +102,7 @@ static void test_containers(void **state)
 	 * id or the pin index. */
 	assert_string_equal(got, "ctr-a ctr-b ");
 	/* A type readdir did not give is asked of the file system. */
-	struct snapshot_name unknown = {.name = "ctr-b", .type = DT_UNKNOWN};
+	struct dir_entry unknown = {.name = "ctr-b", .type = DT_UNKNOWN};
 	assert_true(snapshot_is_container(&sd, &unknown));
 	unknown.name = "ctr-link";
 	assert_false(snapshot_is_container(&sd, &unknown));

@@ -1,0 +1,159 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* The names and paths of the state directory and beside the cache (layout.h). */
+#include "config.h"
+
+#include <string.h>
+
+#include <cnirt.h>
+
+#include "base/log.h"
+#include "base/util.h"
+#include "state/layout.h"
+
+/* `rel` (taken) in the directory `dir`, or rel itself when dir is NULL. */
+static char *in(const char *dir, char *rel)
+{
+	if (dir == NULL)
+		return rel;
+	char *path = xasprintf("%s/%s", dir, rel);
+	free(rel);
+	return path;
+}
+
+char *layout_container_dir(const char *state_dir, const char *id)
+{
+	return in(state_dir, xstrdup(id));
+}
+
+char *layout_record(const char *state_dir, const char *id)
+{
+	return in(state_dir, xasprintf("%s/" LAYOUT_RECORD, id));
+}
+
+char *layout_status(const char *state_dir, const char *id)
+{
+	return in(state_dir, xasprintf("%s/" LAYOUT_STATUS, id));
+}
+
+char *layout_pin(const char *state_dir, const char *id)
+{
+	return in(state_dir, xasprintf("%s/" LAYOUT_PIN, id));
+}
+
+char *layout_own_ports(const char *state_dir, const char *id)
+{
+	return in(state_dir, xasprintf("%s/" LAYOUT_OWN_PORTS, id));
+}
+
+char *layout_name_old(const char *state_dir, const char *id)
+{
+	return in(state_dir, xasprintf("%s/" LAYOUT_NAME_OLD, id));
+}
+
+char *layout_lock(const char *state_dir, const char *id)
+{
+	return in(state_dir, xasprintf("%s" LAYOUT_LOCK_SUFFIX, id));
+}
+
+char *layout_name_link(const char *state_dir, const char *id)
+{
+	return in(state_dir, xasprintf("%s" LAYOUT_NAME_SUFFIX, id));
+}
+
+char *layout_ports_dir(const char *state_dir)
+{
+	return in(state_dir, xstrdup(LAYOUT_PORTS_DIR));
+}
+
+char *layout_port_name(const char *proto, unsigned port)
+{
+	return xasprintf("%s-%u", proto, port);
+}
+
+char *layout_port_file(const char *state_dir, const char *name)
+{
+	return in(state_dir, xasprintf(LAYOUT_PORTS_DIR "/%s", name));
+}
+
+char *layout_pins_dir(const char *state_dir)
+{
+	return in(state_dir, xstrdup(LAYOUT_PINS_DIR));
+}
+
+char *layout_pin_entry(const char *state_dir, dev_t dev, ino_t ino)
+{
+	return in(state_dir, xasprintf(LAYOUT_PINS_DIR "/%llx:%llx", (unsigned long long)dev,
+				       (unsigned long long)ino));
+}
+
+bool layout_is_container_name(const char *name)
+{
+	if (name[0] == '.' || strcmp(name, LAYOUT_PORTS_DIR) == 0 ||
+	    strcmp(name, LAYOUT_PINS_DIR) == 0 || log_is_own_file(name))
+		return false;
+	cnirt_error *e = NULL;
+	bool ok = cnirt_check_container_id(name, &e) == 0;
+	cnirt_error_free(e);
+	return ok;
+}
+
+/* Does `name` end in `suffix` after at least one byte? */
+static bool has_suffix(const char *name, size_t len, const char *suffix)
+{
+	size_t n = strlen(suffix);
+	return len > n && strcmp(name + len - n, suffix) == 0;
+}
+
+enum layout_entry layout_entry(const char *name, size_t *id_len)
+{
+	size_t len = strlen(name);
+	enum layout_entry kind = LAYOUT_CONTAINER;
+	if (has_suffix(name, len, LAYOUT_LOCK_SUFFIX)) {
+		kind = LAYOUT_LOCK;
+		len -= strlen(LAYOUT_LOCK_SUFFIX);
+	} else if (has_suffix(name, len, LAYOUT_NAME_SUFFIX)) {
+		kind = LAYOUT_NAME_LINK;
+		len -= strlen(LAYOUT_NAME_SUFFIX);
+	}
+	_cleanup_free_ char *id = xstrndup(name, len);
+	if (!layout_is_container_name(id))
+		return LAYOUT_OTHER;
+	if (id_len)
+		*id_len = len;
+	return kind;
+}
+
+char *layout_results_dir(const char *cache_dir)
+{
+	return in(cache_dir, xstrdup(LAYOUT_RESULTS_DIR));
+}
+
+char *layout_result(const char *cache_dir, const char *name)
+{
+	return in(cache_dir, xasprintf(LAYOUT_RESULTS_DIR "/%s", name));
+}
+
+char *layout_result_name(const char *network, const char *id, const char *ifname)
+{
+	return xasprintf("%s-%s-%s", network, id, ifname);
+}
+
+char *layout_attlist_dir(const char *cache_dir)
+{
+	return in(cache_dir, xstrdup(LAYOUT_ATTLIST_DIR));
+}
+
+char *layout_attlist(const char *cache_dir, const char *id)
+{
+	return in(cache_dir, xasprintf(LAYOUT_ATTLIST_DIR "/%s", id));
+}
+
+char *layout_ports_index(const char *cache_dir)
+{
+	return in(cache_dir, xstrdup(LAYOUT_PORTS_INDEX));
+}
+
+char *layout_ports_held(const char *cache_dir)
+{
+	return in(cache_dir, xstrdup(LAYOUT_PORTS_HELD));
+}

@@ -1,0 +1,91 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * The names and paths of what cnihook keeps on the host: its state
+ * directory (cnihook.json's stateDir) and its files beside the result
+ * cache (cacheDir). Every other file asks here; none spells a name.
+ *
+ *   <stateDir>/<id>/                  a container's directory
+ *   <stateDir>/<id>/record.json       its attachment record (record.h)
+ *   <stateDir>/<id>/network-status.json  its network status (network-status.h)
+ *   <stateDir>/<id>/netns             its namespace's pin (netns-pin.h)
+ *   <stateDir>/<id>/ports             the names of its port reservation files
+ *   <stateDir>/<id>/name              its name, as earlier builds wrote it
+ *   <stateDir>/<id>.lock              its lock (lock.h)
+ *   <stateDir>/<id>.name              its name link (record.h)
+ *   <stateDir>/ports/<proto>-<port>   host port reservations (port-reservations.h)
+ *   <stateDir>/@pins/<dev>:<ino>      the pin index (netns-pin.h)
+ *   <stateDir>/cnihook.log[.1]        the fallback log (base/log.h, LOG_FILE_NAME:
+ *                                     base/ is below state/ and names its own files)
+ *   <cacheDir>/results/<network>-<id>-<ifname>  libcnirt's result cache
+ *   <cacheDir>/cnihook-attachments/<id>  attachment lists (attachment-list.h)
+ *   <cacheDir>/cnihook-ports.index    other runtimes' port mappings, every file
+ *   <cacheDir>/cnihook-ports.held     the same, the files that map host ports
+ *
+ * A path function given a NULL directory returns the path relative to it,
+ * for the *at() calls on a descriptor of the directory.
+ */
+#pragma once
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <sys/types.h>
+
+#define LAYOUT_RECORD	   "record.json"
+#define LAYOUT_STATUS	   "network-status.json"
+#define LAYOUT_PIN	   "netns"
+#define LAYOUT_OWN_PORTS   "ports"
+#define LAYOUT_NAME_OLD	   "name"
+#define LAYOUT_LOCK_SUFFIX ".lock"
+#define LAYOUT_NAME_SUFFIX ".name"
+#define LAYOUT_PORTS_DIR   "ports"
+/* "@" keeps the pin index out of the container ids (they start with a
+ * letter or a digit). */
+#define LAYOUT_PINS_DIR	   "@pins"
+#define LAYOUT_RESULTS_DIR "results"
+#define LAYOUT_ATTLIST_DIR "cnihook-attachments"
+#define LAYOUT_PORTS_INDEX "cnihook-ports.index"
+#define LAYOUT_PORTS_HELD  "cnihook-ports.held"
+
+/* ------------------------------------------------ the state directory */
+char *layout_container_dir(const char *state_dir, const char *id);
+char *layout_record(const char *state_dir, const char *id);
+char *layout_status(const char *state_dir, const char *id);
+char *layout_pin(const char *state_dir, const char *id);
+char *layout_own_ports(const char *state_dir, const char *id);
+char *layout_name_old(const char *state_dir, const char *id);
+char *layout_lock(const char *state_dir, const char *id);
+char *layout_name_link(const char *state_dir, const char *id);
+char *layout_ports_dir(const char *state_dir);
+/* The reservation file of a (protocol, port): its name, as a container's
+ * list holds it, and its path (`name` one of those names). */
+char *layout_port_name(const char *proto, unsigned port);
+char *layout_port_file(const char *state_dir, const char *name);
+char *layout_pins_dir(const char *state_dir);
+/* The pin index's entry of the namespace (dev, ino). */
+char *layout_pin_entry(const char *state_dir, dev_t dev, ino_t ino);
+
+/* What an entry of the state directory stands for, by its name. */
+enum layout_entry {
+	LAYOUT_OTHER,	  /* no container's: a dot name, the ports, the pins, the log */
+	LAYOUT_CONTAINER, /* <id>: its directory, when it is one */
+	LAYOUT_LOCK,	  /* <id>.lock */
+	LAYOUT_NAME_LINK, /* <id>.name */
+};
+/* The kind of the entry `name`, and in *id_len (unless NULL) the length
+ * of the container id it begins with (all of it for LAYOUT_CONTAINER). */
+enum layout_entry layout_entry(const char *name, size_t *id_len);
+/* Is `name`, an entry of the state directory, a container's directory by
+ * its name (a valid container id, not "ports", "@pins", a dot name or the
+ * log)? Whether it is a directory is the caller's to check. */
+bool layout_is_container_name(const char *name);
+
+/* ---------------------------------------------- beside the result cache */
+char *layout_results_dir(const char *cache_dir);
+char *layout_result(const char *cache_dir, const char *name);
+/* The name of an attachment's file in results/, as the reference library
+ * (and libcnirt) names it. */
+char *layout_result_name(const char *network, const char *id, const char *ifname);
+char *layout_attlist_dir(const char *cache_dir);
+char *layout_attlist(const char *cache_dir, const char *id);
+char *layout_ports_index(const char *cache_dir);
+char *layout_ports_held(const char *cache_dir);

@@ -14,6 +14,7 @@
 #include "base/log.h"
 #include "cmd/stage.h"
 #include "engine/engine.h"
+#include "request/kube-pod.h"
 #include "request/oci-state.h"
 #include "request/policy.h"
 #include "state/netns-pin.h"
@@ -113,8 +114,17 @@ static int attach(struct hook_call *r, const struct oci_state *st)
 	const char *by = annotations_selected_by(&st->annotations);
 	int ret = select_networks(r, st, &sel, &err);
 	if (ret == 0 && sel.n > 0 && !sel.skip_reason) {
+		/* A podman pod's member: the networks are the pod's, under its
+		 * infra container's id, in the namespace the members share. */
+		if (sel.pod_id)
+			r->id = sel.pod_id;
 		ret = namespace_source(r, st, &sel, by, &source, &err);
-		if (ret == 0) {
+		if (ret == 0 && sel.pod_id) {
+			_cleanup_free_ char *digest = annotations_request_digest(&st->annotations);
+			struct engine_container c = {.id = r->id, .stage = r->stage};
+			struct engine_pod pod = {.member = st->key, .request = digest};
+			ret = engine_attach_pod_member(r->cfg, &c, &pod, &sel, by, source);
+		} else if (ret == 0) {
 			struct engine_container c = {
 			    .id = r->id,
 			    .stage = r->stage,
@@ -188,6 +198,19 @@ static int read_state(struct hook_call *r, int fd, enum stage *stage, struct oci
 	return 0;
 }
 
+/* poststop: a podman pod's annotated member leaves its pod's networks (the
+ * last one detaches them); any other container is detached by its id. */
+static int detach(const struct hook_call *r, const struct oci_state *st)
+{
+	const char *pod = NULL;
+	_cleanup_free_ char *err = NULL;
+	if (kubepod_libpod_pod(&st->annotations, &pod, &err) == 0 && pod &&
+	    annotations_select(&st->annotations))
+		return engine_detach_pod_member(r->cfg, pod, st->key, r->stage);
+	struct engine_container c = {.id = r->id, .stage = r->stage, .bundle = st->bundle};
+	return engine_detach_container(r->cfg, &c);
+}
+
 int stage_run(const struct hook_config *cfg, enum stage stage, const char *stage_name, int fd)
 {
 	struct hook_call r = {.cfg = cfg, .stage = stage_name ? stage_name : "hook"};
@@ -202,8 +225,7 @@ int stage_run(const struct hook_config *cfg, enum stage stage, const char *stage
 	if (stage == STAGE_ATTACH) {
 		ret = attach(&r, st);
 	} else {
-		struct engine_container c = {.id = r.id, .stage = r.stage, .bundle = st->bundle};
-		ret = engine_detach_container(cfg, &c);
+		ret = detach(&r, st);
 	}
 	ocistate_free(st);
 	return ret < 0 ? 1 : 0;

@@ -24,6 +24,7 @@
 #include "state/lock.h"
 #include "state/netns-pin.h"
 #include "state/network-status.h"
+#include "state/pod-members.h"
 #include "state/port-reservations.h"
 #include "state/record.h"
 
@@ -468,8 +469,76 @@ static int attach_locked(struct engine_run *r, struct selection *sel, const char
 /* Attach a selection (checked against the policy) to the namespace at
  * `source`: read the configuration directory once, prepare every
  * attachment, then attach under the container's lock. */
+/* A member of a podman pod whose networks are attached already (its
+ * pod's members file exists): it joins them when it asks what they were
+ * attached for, else it is refused. 1 joined, 0 the pod has no networks
+ * yet, -1 refused or failed (recorded). */
+static int pod_join(struct engine_run *r, const struct engine_pod *pod)
+{
+	struct pod_members m;
+	_cleanup_free_ char *err = NULL;
+	int got = podmembers_read(r->cfg->state_dir, r->id, &m, &err);
+	if (got <= 0) {
+		if (got < 0)
+			run_failed(r, ENGINE_OWN_ERROR, err);
+		return got;
+	}
+	int ret = 1;
+	if (strcmp(m.request, pod->request) != 0) {
+		_cleanup_free_ char *msg = xasprintf(
+		    "member %.12s of the pod: the pod's networks were attached for its member "
+		    "%.12s, which asks otherwise; every annotated member of a podman pod must ask "
+		    "the same (the io.cnihook.* and k8s.v1.cni.cncf.io/networks annotations), or "
+		    "annotate one member only",
+		    pod->member, m.n ? m.ids[0] : "?");
+		run_failed(r, ENGINE_OWN_ERROR, msg);
+		ret = -1;
+	} else {
+		podmembers_add(&m, pod->member);
+		if (podmembers_write(r->cfg->state_dir, r->id, &m, &err) < 0) {
+			run_failed(r, ENGINE_OWN_ERROR, err);
+			ret = -1;
+		} else {
+			log_info("%s %s: member %.12s joins the pod's networks (%zu member(s))",
+				 r->id, r->stage, pod->member, m.n);
+		}
+	}
+	podmembers_free(&m);
+	return ret;
+}
+
+/* The pod's first member attached its networks: the members file, or,
+ * when it cannot be written, the networks detached again (no pod keeps
+ * networks that no member would detach). */
+static int pod_first(struct engine_run *r, const struct engine_pod *pod)
+{
+	struct pod_members m = {.request = (char *)pod->request};
+	char *member = (char *)pod->member;
+	m.ids = &member;
+	m.n = 1;
+	_cleanup_free_ char *err = NULL;
+	if (podmembers_write(r->cfg->state_dir, r->id, &m, &err) == 0)
+		return 0;
+	run_failed(r, ENGINE_OWN_ERROR, err);
+	detach_run_locked(r);
+	return -1;
+}
+
+/* Under the container's lock: a pod member joins or attaches first. */
+static int attach_or_join(struct engine_run *r, struct selection *sel, const char *by,
+			  struct prepared *p, const char *source, const struct engine_pod *pod)
+{
+	int joined = pod ? pod_join(r, pod) : 0;
+	if (joined != 0)
+		return joined < 0 ? -1 : 1;
+	int ret = attach_locked(r, sel, by, p, source);
+	if (ret == 0 && pod)
+		ret = pod_first(r, pod);
+	return ret;
+}
+
 static int attach_selection(struct engine_run *r, struct selection *sel, const char *by,
-			    const char *source)
+			    const char *source, const struct engine_pod *pod)
 {
 	if (check_host_ports(r, sel, by) < 0)
 		return -1;
@@ -496,12 +565,13 @@ static int attach_selection(struct engine_run *r, struct selection *sel, const c
 			run_failed(r, ENGINE_OWN_ERROR, err);
 			ret = -1;
 		} else {
-			ret = attach_locked(r, sel, by, p, source);
+			ret = attach_or_join(r, sel, by, p, source, pod);
 			lock_release(r->cfg->state_dir, r->id, fd, true);
 		}
 	}
 	if (ret == 0)
 		run_log_done(r, "attached", sel->n);
+	ret = ret < 0 ? -1 : 0;
 	prepared_free(p, sel->n);
 	return ret;
 }
@@ -514,7 +584,7 @@ int engine_attach_container(const struct hook_config *cfg, const struct engine_c
 	r.bundle = c->bundle;
 	r.name = c->name;
 	r.pid = c->pid;
-	int ret = attach_selection(&r, sel, by, source);
+	int ret = attach_selection(&r, sel, by, source, NULL);
 	run_report(&r);
 	run_end(&r);
 	return ret;
@@ -526,7 +596,19 @@ int engine_attach(const struct hook_config *cfg, const struct engine_target *t,
 	struct engine_run r;
 	run_begin(&r, cfg, t->id, t->stage);
 	r.t = t;
-	int ret = attach_selection(&r, sel, t->selected_by, t->netns);
+	int ret = attach_selection(&r, sel, t->selected_by, t->netns, NULL);
+	run_report(&r);
+	run_end(&r);
+	return ret;
+}
+
+int engine_attach_pod_member(const struct hook_config *cfg, const struct engine_container *c,
+			     const struct engine_pod *pod, struct selection *sel, const char *by,
+			     const char *source)
+{
+	struct engine_run r;
+	run_begin(&r, cfg, c->id, c->stage);
+	int ret = attach_selection(&r, sel, by, source, pod);
 	run_report(&r);
 	run_end(&r);
 	return ret;

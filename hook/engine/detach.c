@@ -19,6 +19,7 @@
 #include "state/lock.h"
 #include "state/netns-pin.h"
 #include "state/network-status.h"
+#include "state/pod-members.h"
 #include "state/port-reservations.h"
 #include "state/record.h"
 
@@ -78,6 +79,8 @@ void remove_state(const struct engine_run *r, const char *pin)
 	_cleanup_free_ char *dir = layout_container_dir(r->cfg->state_dir, r->id);
 	_cleanup_free_ char *name = layout_name_link(r->cfg->state_dir, r->id);
 	_cleanup_free_ char *old_name = layout_name_old(r->cfg->state_dir, r->id);
+	_cleanup_free_ char *members = layout_pod_members(r->cfg->state_dir, r->id);
+	unlink(members);
 	unlink(status);
 	unlink(name);
 	unlink(old_name);
@@ -290,6 +293,11 @@ static int detach(struct engine_run *r)
 	return ret;
 }
 
+int detach_run_locked(struct engine_run *r)
+{
+	return detach(r);
+}
+
 /* Detach container `id` under its lock, as one run: `wait` for the lock,
  * else 1 when it is held. */
 static int detach_run(const struct hook_config *cfg, const char *id, const char *stage, bool wait,
@@ -330,4 +338,39 @@ int engine_detach_container(const struct hook_config *cfg, const struct engine_c
 int engine_detach_target(const struct hook_config *cfg, const struct engine_target *t)
 {
 	return detach_run(cfg, t->id, t->stage, true, t, NULL, NULL);
+}
+
+int engine_detach_pod_member(const struct hook_config *cfg, const char *pod, const char *member,
+			     const char *stage)
+{
+	struct engine_run r;
+	run_begin(&r, cfg, pod, stage);
+	_cleanup_free_ char *err = NULL;
+	int lfd = -1;
+	int ret = lock_take(cfg->state_dir, pod, &lfd, &err);
+	if (ret < 0) {
+		run_failed(&r, ENGINE_OWN_ERROR, err);
+	} else {
+		struct pod_members m;
+		int got = podmembers_read(cfg->state_dir, pod, &m, &err);
+		if (got < 0) {
+			run_failed(&r, ENGINE_OWN_ERROR, err);
+			ret = -1;
+		} else if (got > 0 && podmembers_remove(&m, member)) {
+			if (podmembers_write(cfg->state_dir, pod, &m, &err) < 0) {
+				run_failed(&r, ENGINE_OWN_ERROR, err);
+				ret = -1;
+			} else if (m.n > 0) {
+				log_info("%s %s: member %.12s leaves the pod's networks (%zu left)",
+					 pod, stage, member, m.n);
+			} else {
+				ret = detach(&r);
+			}
+		}
+		podmembers_free(&m);
+		lock_release(cfg->state_dir, pod, lfd, true);
+	}
+	run_report(&r);
+	run_end(&r);
+	return ret;
 }

@@ -48,6 +48,24 @@ struct engine_container {
  * 0 or -1 (logged). */
 int engine_attach_container(const struct hook_config *cfg, const struct engine_container *c,
 			    struct selection *sel, const char *by, const char *source);
+/* A member of a podman pod (request/kube-pod.h): the networks are the
+ * pod's, attached once under the id of its infra container (c->id) in the
+ * namespace the members share, when its first annotated member starts;
+ * each member that asks the same joins them, one that asks otherwise is
+ * refused (state/pod-members.h). */
+struct engine_pod {
+	const char *member;  /* the member's id */
+	const char *request; /* annotations_request_digest() of its annotations */
+};
+int engine_attach_pod_member(const struct hook_config *cfg, const struct engine_container *c,
+			     const struct engine_pod *pod, struct selection *sel, const char *by,
+			     const char *source);
+/* The member `member` of the pod `pod` stopped: it leaves the pod's
+ * networks, and the last one detaches them. A member the pod does not
+ * list is nothing to do. 0 or -1 (logged). */
+int engine_detach_pod_member(const struct hook_config *cfg, const char *pod, const char *member,
+			     const char *stage);
+
 /* Detach the hook's container (poststop), waiting for its lock. A record of
  * another bundle is left alone. 0 or -1 (logged). */
 int engine_detach_container(const struct hook_config *cfg, const struct engine_container *c);

@@ -69,6 +69,8 @@ const char *run_given_netns(const struct engine_run *r);
 cnirt_kv *to_cnikv(const struct kvlist *args);
 
 /* Shared by attach.c and detach.c (detach.c). */
+/* Detach r->id, whose lock the caller holds. */
+int detach_run_locked(struct engine_run *r);
 int detach_record(struct engine_run *r, const struct record *rec);
 void remove_state(const struct engine_run *r, const char *pin);
 bool other_bundle(const struct engine_run *r, const struct record *rec);

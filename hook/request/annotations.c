@@ -20,6 +20,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "base/sha512.h"
 #include "base/suggest.h"
 #include "request/addresses.h"
 #include "request/annotation-value.h"
@@ -92,6 +93,7 @@ void selection_free(struct selection *s)
 	kvlist_free(&s->args);
 	kvlist_free(&s->pod);
 	free(s->netns);
+	free(s->pod_id);
 	memset(s, 0, sizeof(*s));
 }
 
@@ -524,14 +526,21 @@ static int parse_all(const struct kvlist *ann, const struct container_defaults *
 int annotations_parse(const struct kvlist *ann, const struct container_defaults *d,
 		      struct selection *out, char **err)
 {
-	const char *skip = NULL;
-	if (check_own_keys(ann, err) < 0 || kubepod_container_type(ann, &skip, err) < 0)
+	const char *skip = NULL, *pod_id = NULL;
+	if (check_own_keys(ann, err) < 0 || kubepod_libpod_pod(ann, &pod_id, err) < 0 ||
+	    (!pod_id && kubepod_container_type(ann, &skip, err) < 0))
 		return -1;
+	if (pod_id && !annotations_select(ann))
+		skip = "a member of a podman pod without a network annotation (the pod's "
+		       "networks are its annotated members')";
 	if (skip) {
 		*out = (struct selection){.skip_reason = skip};
 		return 0;
 	}
-	return parse_all(ann, d, NULL, out, err);
+	if (parse_all(ann, d, NULL, out, err) < 0)
+		return -1;
+	out->pod_id = pod_id ? xstrdup(pod_id) : NULL;
+	return 0;
 }
 
 int annotations_parse_pod(const struct kvlist *ann, const struct kvlist *pod, struct selection *out,
@@ -541,6 +550,39 @@ int annotations_parse_pod(const struct kvlist *ann, const struct kvlist *pod, st
 	if (check_own_keys(ann, err) < 0)
 		return -1;
 	return parse_all(ann, NULL, pod ? pod : &no_pairs, out, err);
+}
+
+static bool asks_networks(const char *key)
+{
+	return strcmp(key, ANN_NPWG_NETWORKS) == 0 ||
+	       strncasecmp(key, ANN_PREFIX, strlen(ANN_PREFIX)) == 0;
+}
+
+static int compare_keys(const void *a, const void *b)
+{
+	return strcmp((*(const struct kv *const *)a)->key, (*(const struct kv *const *)b)->key);
+}
+
+char *annotations_request_digest(const struct kvlist *ann)
+{
+	_cleanup_free_ const struct kv **v = xreallocarray(NULL, ann->n + 1, sizeof(*v));
+	size_t n = 0;
+	for (size_t i = 0; i < ann->n; i++)
+		if (asks_networks(ann->v[i].key))
+			v[n++] = &ann->v[i];
+	qsort(v, n, sizeof(*v), compare_keys);
+	struct buf b = {0};
+	for (size_t i = 0; i < n; i++) {
+		buf_append(&b, v[i]->key, strlen(v[i]->key) + 1);
+		buf_append(&b, v[i]->value, strlen(v[i]->value) + 1);
+	}
+	uint8_t d[64];
+	sha512(b.data ? b.data : "", b.len, d);
+	buf_free(&b);
+	char *hex = xmalloc(2 * 32 + 1);
+	for (size_t i = 0; i < 32; i++)
+		snprintf(hex + 2 * i, 3, "%02x", d[i]);
+	return hex;
 }
 
 const char *annotations_selected_by(const struct kvlist *ann)
@@ -555,8 +597,7 @@ const char *annotations_selected_by(const struct kvlist *ann)
 bool annotations_select(const struct kvlist *ann)
 {
 	for (size_t i = 0; i < ann->n; i++)
-		if (strcmp(ann->v[i].key, ANN_NPWG_NETWORKS) == 0 ||
-		    strncasecmp(ann->v[i].key, ANN_PREFIX, strlen(ANN_PREFIX)) == 0)
+		if (asks_networks(ann->v[i].key))
 			return true;
 	return false;
 }

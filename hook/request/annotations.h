@@ -58,6 +58,9 @@ struct selection {
 	char *netns;	    /* io.cnihook.netns, or NULL */
 	/* Not NULL: leave this container alone, and why (not a pod sandbox). */
 	const char *skip_reason;
+	/* A member of a podman pod: its pod's infra container id; the networks
+	 * are the pod's, attached once in the namespace its members share. */
+	char *pod_id;
 };
 
 /* What a container's annotations are read with: cnihook.json's
@@ -86,6 +89,11 @@ int annotations_parse_pod(const struct kvlist *ann, const struct kvlist *pod, st
 bool annotations_select(const struct kvlist *ann);
 /* The annotation that selected the networks (the NPWG key or
  * io.cnihook.networks), for messages; NULL when none did. */
+/* The digest (hex) of what the annotations ask of the networks: every
+ * io.cnihook.* key and the NPWG selection, with their values, in key
+ * order. Two members of a podman pod ask the same when their digests are
+ * equal. */
+char *annotations_request_digest(const struct kvlist *ann);
 const char *annotations_selected_by(const struct kvlist *ann);
 void selection_free(struct selection *s);
 

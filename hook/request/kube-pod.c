@@ -87,3 +87,24 @@ int kubepod_container_type(const struct kvlist *ann, const char **skip, char **e
 	}
 	return 0;
 }
+
+int kubepod_libpod_pod(const struct kvlist *ann, const char **pod_id, char **err)
+{
+	*pod_id = NULL;
+	const char *manager = kvlist_get(ann, ANN_CONTAINER_MANAGER);
+	const char *type = kvlist_get(ann, ANN_CRIO_TYPE);
+	if (manager == NULL || strcmp(manager, "libpod") != 0 || type == NULL ||
+	    strcmp(type, "container") != 0)
+		return 0;
+	const char *id = kvlist_get(ann, ANN_CRIO_SANDBOX_ID);
+	if (id == NULL)
+		return 0;
+	if (strlen(id) != 64 || strspn(id, "0123456789abcdef") != 64) {
+		_cleanup_free_ char *text = shown(id);
+		return ann_fail(
+		    err, ANN_CRIO_SANDBOX_ID,
+		    xasprintf("\"%s\" is no podman container id (64 hexadecimal digits)", text));
+	}
+	*pod_id = id;
+	return 0;
+}

@@ -30,6 +30,14 @@
  * CNI_ARGS cannot carry, is refused naming its annotation. */
 int kubepod_parse(const struct kvlist *ann, const char *container_id, struct kvlist *pod,
 		  char **err);
+/* podman (io.container.manager=libpod) marks its pods' members as CRI-O
+ * does, ContainerType "container" with the pod's infra container as
+ * SandboxID. */
+#define ANN_CONTAINER_MANAGER "io.container.manager"
+/* A member of a podman pod: *pod_id is its pod's infra container id (the
+ * owner of the namespace the members share), else NULL. A SandboxID that
+ * is no podman container id (64 hexadecimal digits) is refused. */
+int kubepod_libpod_pod(const struct kvlist *ann, const char **pod_id, char **err);
 /* *skip: NULL, or why to leave this container alone: a container of a pod
  * that is not its sandbox (it joins the sandbox's network namespace). A
  * type that is neither "sandbox" nor "container" is refused. */

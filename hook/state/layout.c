@@ -50,6 +50,11 @@ char *layout_name_old(const char *state_dir, const char *id)
 	return in(state_dir, xasprintf("%s/" LAYOUT_NAME_OLD, id));
 }
 
+char *layout_pod_members(const char *state_dir, const char *id)
+{
+	return in(state_dir, xasprintf("%s/" LAYOUT_POD_MEMBERS, id));
+}
+
 char *layout_lock(const char *state_dir, const char *id)
 {
 	return in(state_dir, xasprintf("%s" LAYOUT_LOCK_SUFFIX, id));

@@ -10,6 +10,7 @@
  *   <stateDir>/<id>/netns             its namespace's pin (netns-pin.h)
  *   <stateDir>/<id>/ports             the names of its port reservation files
  *   <stateDir>/<id>/name              its name, as earlier builds wrote it
+ *   <stateDir>/<id>/pod-members       a podman pod's annotated members (pod-members.h)
  *   <stateDir>/<id>.lock              its lock (lock.h)
  *   <stateDir>/<id>.name              its name link (record.h)
  *   <stateDir>/ports/<proto>-<port>   host port reservations (port-reservations.h)
@@ -35,6 +36,7 @@
 #define LAYOUT_PIN	   "netns"
 #define LAYOUT_OWN_PORTS   "ports"
 #define LAYOUT_NAME_OLD	   "name"
+#define LAYOUT_POD_MEMBERS "pod-members"
 #define LAYOUT_LOCK_SUFFIX ".lock"
 #define LAYOUT_NAME_SUFFIX ".name"
 #define LAYOUT_PORTS_DIR   "ports"
@@ -53,6 +55,7 @@ char *layout_status(const char *state_dir, const char *id);
 char *layout_pin(const char *state_dir, const char *id);
 char *layout_own_ports(const char *state_dir, const char *id);
 char *layout_name_old(const char *state_dir, const char *id);
+char *layout_pod_members(const char *state_dir, const char *id);
 char *layout_lock(const char *state_dir, const char *id);
 char *layout_name_link(const char *state_dir, const char *id);
 char *layout_ports_dir(const char *state_dir);

@@ -907,6 +907,50 @@ check "a namespace with only lo: the first name is eth0, as before" \
 poststop "$id"
 reset
 
+# ---------------------------------------------------------------- podman pods
+echo "# podman pod members: the pod's networks, once, under its infra container's id"
+# podman marks a pod's members as CRI-O does (ContainerType container, the
+# infra container as SandboxID) and says it is podman (io.container.manager).
+podann() { # podann SANDBOX NETWORKS: a member's annotations
+	annotations io.container.manager libpod io.kubernetes.cri-o.ContainerType container \
+		io.kubernetes.cri-o.SandboxID "$1" io.cnihook.networks "$2"
+}
+sbx=$(printf '%s' "pod-$uniq" | sha256sum | cut -c1-64)
+bundle "pma-$uniq" "$(podann "$sbx" net1)"
+bundle "pmb-$uniq" "$(podann "$sbx" net1)"
+bundle "pmc-$uniq" "$(podann "$sbx" net2)"
+bundle "pmd-$uniq" "$(annotations io.container.manager libpod io.kubernetes.cri-o.ContainerType container \
+	io.kubernetes.cri-o.SandboxID "$sbx")"
+clear_rec
+attach "pma-$uniq"
+check "the first annotated member attaches the pod's networks" test "$rc" = 0
+check "under the pod's id (CNI_CONTAINERID = the infra container's id)" \
+	eval 'has_env fa ADD "CNI_CONTAINERID=$sbx" && [ -f "$cache/results/net1-$sbx-eth0" ]'
+check "the pod's members file names the member" grep -qx "member pma-$uniq" "$state/$sbx/pod-members"
+check "nothing is kept under the member's own id" test -z "$(left "pma-$uniq")"
+attach "pmb-$uniq"
+check "a second member asking the same joins: no plugin runs again" \
+	eval '[ "$rc" = 0 ] && [ "$(count_calls ADD)" = 1 ]'
+check "the members file names both" \
+	eval 'grep -qx "member pma-$uniq" "$state/$sbx/pod-members" && grep -qx "member pmb-$uniq" "$state/$sbx/pod-members"'
+attach "pmc-$uniq"
+check "a member asking other networks is refused, saying why" \
+	eval '[ "$rc" != 0 ] && grep -q "every annotated member of a podman pod must ask the same" <<<"$err"'
+check "no plugin ran for it" test "$(count_calls ADD)" = 1
+attach "pmd-$uniq"
+check "a member without a network annotation is left alone" \
+	eval '[ "$rc" = 0 ] && [ "$(count_calls ADD)" = 1 ] && [ -z "$(left "pmd-$uniq")" ]'
+poststop "pmd-$uniq"
+poststop "pmc-$uniq"
+poststop "pma-$uniq"
+check "the first member stops: the pod keeps its networks for the other" \
+	eval '[ "$rc" = 0 ] && [ "$(count_calls DEL)" = 0 ] && [ -f "$cache/results/net1-$sbx-eth0" ]'
+poststop "pmb-$uniq"
+check "the last member stops: the pod's networks are detached" \
+	eval '[ "$rc" = 0 ] && [ "$(count_calls DEL)" = 1 ]'
+check "nothing left of the pod" test -z "$(left "$sbx")"
+reset
+
 # ---------------------------------------------------------------- the end
 echo "# nothing left"
 check "the state directory is empty" test -z "$(ls -A "$state")"

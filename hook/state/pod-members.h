@@ -1,0 +1,40 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * The annotated members of a podman pod (<stateDir>/<pod>/pod-members, as
+ * layout.h names it): the pod's networks are attached once, under the id
+ * of its infra container, when its first annotated member starts, and
+ * detached when its last one stops. The file holds the digest of what the
+ * members ask (annotations_request_digest()), which every member that
+ * joins must ask too, and the members' ids:
+ *
+ *   request <hex digest>
+ *   member <id>
+ *   ...
+ *
+ * Written whole by rename, under the pod's lock.
+ */
+#ifndef CNIHOOK_POD_MEMBERS_H
+#define CNIHOOK_POD_MEMBERS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+struct pod_members {
+	char *request;
+	char **ids;
+	size_t n;
+};
+
+/* 1 and *out when the pod has the file, 0 (out empty) when it has none,
+ * -1 and *err when it cannot be read or is damaged. */
+int podmembers_read(const char *state_dir, const char *pod, struct pod_members *out, char **err);
+/* Write the file (none left: remove it). */
+int podmembers_write(const char *state_dir, const char *pod, const struct pod_members *m,
+		     char **err);
+void podmembers_free(struct pod_members *m);
+bool podmembers_has(const struct pod_members *m, const char *id);
+void podmembers_add(struct pod_members *m, const char *id);
+/* Remove `id`; false when it was no member. */
+bool podmembers_remove(struct pod_members *m, const char *id);
+
+#endif

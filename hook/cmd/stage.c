@@ -202,11 +202,12 @@ static int read_state(struct hook_call *r, int fd, enum stage *stage, struct oci
  * last one detaches them); any other container is detached by its id. */
 static int detach(const struct hook_call *r, const struct oci_state *st)
 {
-	const char *pod = NULL;
-	_cleanup_free_ char *err = NULL;
-	if (kubepod_libpod_pod(&st->annotations, &pod, &err) == 0 && pod &&
-	    annotations_select(&st->annotations))
-		return engine_detach_pod_member(r->cfg, pod, st->key, r->stage);
+	const char *pod = kubepod_member_sandbox(&st->annotations);
+	if (pod && annotations_select(&st->annotations)) {
+		int ret = engine_detach_pod_member(r->cfg, pod, st->key, r->stage);
+		if (ret != 1)
+			return ret;
+	}
 	struct engine_container c = {.id = r->id, .stage = r->stage, .bundle = st->bundle};
 	return engine_detach_container(r->cfg, &c);
 }

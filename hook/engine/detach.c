@@ -356,7 +356,9 @@ int engine_detach_pod_member(const struct hook_config *cfg, const char *pod, con
 		if (got < 0) {
 			run_failed(&r, ENGINE_OWN_ERROR, err);
 			ret = -1;
-		} else if (got > 0 && podmembers_remove(&m, member)) {
+		} else if (got == 0 || !podmembers_remove(&m, member)) {
+			ret = 1;
+		} else {
 			if (podmembers_write(cfg->state_dir, pod, &m, &err) < 0) {
 				run_failed(&r, ENGINE_OWN_ERROR, err);
 				ret = -1;

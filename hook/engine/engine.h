@@ -61,8 +61,8 @@ int engine_attach_pod_member(const struct hook_config *cfg, const struct engine_
 			     const struct engine_pod *pod, struct selection *sel, const char *by,
 			     const char *source);
 /* The member `member` of the pod `pod` stopped: it leaves the pod's
- * networks, and the last one detaches them. A member the pod does not
- * list is nothing to do. 0 or -1 (logged). */
+ * networks, and the last one detaches them. 0, -1 (logged), or 1 when the
+ * pod does not list it (nothing done). */
 int engine_detach_pod_member(const struct hook_config *cfg, const char *pod, const char *member,
 			     const char *stage);
 

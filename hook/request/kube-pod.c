@@ -88,6 +88,18 @@ int kubepod_container_type(const struct kvlist *ann, const char **skip, char **e
 	return 0;
 }
 
+static bool is_podman_id(const char *id)
+{
+	return strlen(id) == 64 && strspn(id, "0123456789abcdef") == 64;
+}
+
+const char *kubepod_member_sandbox(const struct kvlist *ann)
+{
+	const char *type = kvlist_get(ann, ANN_CRIO_TYPE);
+	const char *id = kvlist_get(ann, ANN_CRIO_SANDBOX_ID);
+	return type && strcmp(type, "container") == 0 && id && is_podman_id(id) ? id : NULL;
+}
+
 int kubepod_libpod_pod(const struct kvlist *ann, const char **pod_id, char **err)
 {
 	*pod_id = NULL;
@@ -99,7 +111,7 @@ int kubepod_libpod_pod(const struct kvlist *ann, const char **pod_id, char **err
 	const char *id = kvlist_get(ann, ANN_CRIO_SANDBOX_ID);
 	if (id == NULL)
 		return 0;
-	if (strlen(id) != 64 || strspn(id, "0123456789abcdef") != 64) {
+	if (!is_podman_id(id)) {
 		_cleanup_free_ char *text = shown(id);
 		return ann_fail(
 		    err, ANN_CRIO_SANDBOX_ID,

@@ -38,6 +38,10 @@ int kubepod_parse(const struct kvlist *ann, const char *container_id, struct kvl
  * owner of the namespace the members share), else NULL. A SandboxID that
  * is no podman container id (64 hexadecimal digits) is refused. */
 int kubepod_libpod_pod(const struct kvlist *ann, const char **pod_id, char **err);
+/* The SandboxID of a pod's member as podman gives it at poststop (where
+ * its state no longer says io.container.manager): 64 hexadecimal digits,
+ * else NULL. */
+const char *kubepod_member_sandbox(const struct kvlist *ann);
 /* *skip: NULL, or why to leave this container alone: a container of a pod
  * that is not its sandbox (it joins the sandbox's network namespace). A
  * type that is neither "sandbox" nor "container" is refused. */

@@ -16,8 +16,10 @@ NETAVARK=${NETAVARK:-/usr/lib/podman/netavark}
 rt_init podman
 PM_NETDIR=$T_TMP/podman-networks
 mkdir -p "$PM_NETDIR"
-printf '[network]\nnetwork_backend = "netavark"\nnetwork_config_dir = "%s"\n' "$PM_NETDIR" \
-	>>"$CONTAINERS_CONF"
+# A pod's infra container and kube play's take no --ulimit: the defaults
+# this machine's runc needs (as for every podman container here).
+printf '[network]\nnetwork_backend = "netavark"\nnetwork_config_dir = "%s"\n[containers]\ndefault_ulimits = ["nofile=20000:20000", "nproc=32768:32768"]\n' \
+	"$PM_NETDIR" >>"$CONTAINERS_CONF"
 [ "$(podman info --format '{{.Host.NetworkBackend}}')" = netavark ] ||
 	fail "podman does not use netavark with $CONTAINERS_CONF"
 
@@ -105,10 +107,108 @@ case_named_eth0() {
 	rt_teardown_and_check
 }
 
+# pod_infra POD: the id of POD's infra container, the owner of the namespace
+# its members share and the id the pod's networks are attached under.
+pod_infra() { podman pod inspect "$1" --format '{{.InfraContainerID}}'; }
+
+# 3. A podman pod: its annotated members give it cnihook's network, once,
+# in the namespace they share, with their port; the last one to stop
+# detaches it.
+case_pod() {
+	local pod=pod-$uniq-c a b sbx port ip
+	rt_setup_case c
+	rt_add_net "$NET" "$BR" "$SUB"
+	port=$((20000 + RANDOM % 10001))
+	checking "podman pod create $pod (--network none: the infra container's namespace has lo)"
+	cleanup_push "podman pod rm -f '$pod' >/dev/null 2>&1"
+	pm pod create --network none --name "$pod" >/dev/null || fail "podman pod create failed"
+	sbx=$(pod_infra "$pod")
+	RT_IDS+=("$sbx")
+	ok "infra container ${sbx:0:12}"
+	a=$(rt_id)
+	rt_start_ok "start $a in $pod with io.cnihook.networks=$NET io.cnihook.ports=$port:80" \
+		"$a" "$(annotations io.cnihook.networks "$NET" io.cnihook.ports "$port:80")" "pod:$pod"
+	checking "the pod's namespace has eth0 on $SUB.0/24, leased and cached under the pod's id"
+	ip=$(assert_attached_to "$a" "$sbx" "$NET" eth0 "$SUB")
+	ok "eth0 $ip"
+	assert_page "http://127.0.0.1:$port/"
+	b=$a-2
+	rt_start_ok "start $b in $pod asking the same: it joins" \
+		"$b" "$(annotations io.cnihook.networks "$NET" io.cnihook.ports "$port:80")" "pod:$pod" \
+		"sleep 300"
+	checking "$b sees the same eth0; one lease, one cache entry"
+	[ "$(container_addr "$b" eth0)" = "$ip/24" ] || fail "$b: $(rt_exec "$b" ip -o addr)"
+	[ "$(find "$DATADIR/$NET" -type f -name '10.*' | wc -l)" = 1 ] || fail "leases: $(ls "$DATADIR/$NET")"
+	ok "shared"
+	checking "a member asking another network is refused, saying why"
+	if rt_start "$a-3" "$(annotations io.cnihook.networks "$NET@net9")" "pod:$pod" "sleep 300"; then
+		fail "it started"
+	fi
+	grep -q "every annotated member of a podman pod must ask the same" "$DIR"/*.out ||
+		fail "no refusal naming the rule"
+	ok "refused"
+	rt_stop "$a"
+	checking "the pod keeps its network while $b runs"
+	rt_exec "$b" ip -o addr show dev eth0 | grep -qF "$ip/24" || fail "eth0 is gone"
+	ok "kept"
+	rt_stop "$b"
+	checking "the last member stopped: the pod's network is detached"
+	[ -z "$(ls -A "$CACHEDIR/results" 2>/dev/null)" ] || fail "cache: $(ls "$CACHEDIR/results")"
+	ok "detached"
+	pm pod rm -f "$pod" >/dev/null || fail "podman pod rm failed"
+	rt_teardown_and_check
+}
+
+# 4. podman kube play: the pod's annotations name the network (kube play
+# puts them on its containers); kube play --down leaves nothing.
+case_kube_play() {
+	local yaml sbx ip
+	rt_setup_case d
+	rt_add_net "$NET" "$BR" "$SUB"
+	yaml=$DIR/pod.yaml
+	cat >"$yaml" <<EOF
+apiVersion: v1
+kind: Pod
+metadata:
+  name: kube-$uniq
+  annotations:
+    io.cnihook.networks: $NET
+spec:
+  containers:
+  - name: web
+    image: $PM_IMAGE
+    command: ["/bin/busybox", "httpd", "-f", "-p", "80", "-h", "/www"]
+EOF
+	pm_hooks_dir
+	checking "podman kube play $yaml (--network none)"
+	cleanup_push "podman kube play --down '$yaml' >/dev/null 2>&1"
+	pm kube play --network none "$yaml" >"$DIR/play.out" 2>&1 || fail "kube play: $(cat "$DIR/play.out")"
+	sbx=$(pod_infra "kube-$uniq")
+	RT_IDS+=("$sbx")
+	ok "pod kube-$uniq, infra ${sbx:0:12}"
+	checking "its container is on $NET, under the pod's id"
+	# (kube play gives the imported image no PATH: ip runs from the host)
+	local pid
+	pid=$(podman inspect -f '{{.State.Pid}}' "kube-$uniq-web" 2>&1) || fail "inspect: $pid"
+	ip=$(nsenter -t "$pid" -n ip -4 -o addr show dev eth0 2>&1 | awk '{print $4}') || true
+	[[ $ip == "$SUB".*/24 ]] || fail "eth0 has no address of $SUB.0/24: $ip"
+	[ -f "$CACHEDIR/results/$NET-$sbx-eth0" ] || fail "no cache entry under the pod's id"
+	ok "eth0 $ip"
+	checking "podman kube play --down: nothing left"
+	pm kube play --down "$yaml" >"$DIR/down.out" 2>&1 || fail "kube play --down: $(cat "$DIR/down.out")"
+	wait_for 50 eval '[ -z "$(ls -A "$CACHEDIR/results" 2>/dev/null)" ]' ||
+		fail "cache: $(ls "$CACHEDIR/results")"
+	ok "down"
+	rt_teardown_and_check
+}
+
 run_case "1. beside podman's netavark network: cnihook's net1, netavark's eth0 and route" \
 	case_beside
 run_case "2. a name netavark's eth0 has: refused before any plugin runs, netavark whole" \
 	case_named_eth0
+run_case "3. a podman pod: annotated members share the pod's network, the last detaches it" \
+	case_pod
+run_case "4. podman kube play with the network in the pod's annotations" case_kube_play
 log "--- whole script"
 assert_nothing_left
 finish

@@ -695,7 +695,8 @@ rt_cmd() {
 
 # rt_start NAME ANNOTATIONS_JSON [NETMODE [COMMAND]]: create and start a
 # container; NETMODE "" (its own namespace), "host", "join:CONTAINER" or, with
-# podman, "net:NETWORK" (a network of podman's own). Sets
+# podman, "net:NETWORK" (a network of podman's own) or "pod:POD" (a member of
+# a pod of podman's). Sets
 # RT_CID, the container's CNI_CONTAINERID, the hook's name for it (runc/crun:
 # NAME; containerd: <namespace>-NAME, as the namespace $CTD_NS is in the
 # bundle's path; podman: the 64-hex id). Returns the runtime's status; its output is in
@@ -735,14 +736,17 @@ rt_start() {
 		# must be doubled inside a quoted field): quote every one.
 		while IFS= read -r kv; do a+=(--annotation "$kv"); done \
 			< <(jq -r 'to_entries[] | "\"\(.key)=\(.value | gsub("\""; "\"\""))\""' <<<"$ann")
+		local where=()
 		case $mode in
 		host) net=host ;;
 		join:*) net=container:${mode#join:} ;;
 		net:*) net=${mode#net:} ;; # a network of podman's own
+		pod:*) net= ;;             # a member of a podman pod
 		esac
+		if [ -n "$net" ]; then where=(--network "$net"); else where=(--pod "${mode#pod:}"); fi
 		# With the case's hooks.d: podman runs poststop.
 		cleanup_push "pm rm -f -t 0 '$name'"
-		pm run -d --name "$name" --network "$net" --cap-add NET_RAW \
+		pm run -d --name "$name" "${where[@]}" --cap-add NET_RAW \
 			--ulimit nofile=20000:20000 --ulimit nproc=32768:32768 \
 			"${a[@]}" "$PM_IMAGE" sh -c "$cmd" </dev/null >"$out" 2>&1 || rc=$?
 		RT_CID=$(podman inspect -f '{{.Id}}' "$name" 2>/dev/null) || RT_CID=

@@ -8,6 +8,7 @@ apt-get install -y -q --no-install-recommends \
 	libyajl-dev libseccomp-dev libcap-dev libcmocka-dev \
 	containernetworking-plugins iproute2 iptables iputils-ping jq \
 	runc crun podman containerd busybox-static \
+	netavark aardvark-dns catatonit \
 	golang-go golang-github-appc-cni-dev \
 	clang clang-format libclang-rt-14-dev valgrind procps
 # The Kubernetes path (tests/e2e/k8s.sh): containerd's CRI, and gRPC for the

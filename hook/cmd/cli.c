@@ -18,6 +18,7 @@
 #include "base/util.h"
 #include "cmd/cli.h"
 #include "host/interfaces.h"
+#include "host/userns.h"
 
 static const char *env_or(const char *name, const char *fallback)
 {
@@ -225,6 +226,12 @@ static int do_attachment(const char *op, const char *network, const char *netns_
 		r = cnirt_check(ctx, l, &a, &e);
 	else
 		r = cnirt_del(ctx, l, &a, &e);
+	for (size_t i = 0; r < 0 && i < cnirt_error_rollback_count(e); i++) {
+		_cleanup_free_ char *m = cni_error_text(network, cnirt_error_rollback(e, i));
+		log_warn("%s: the rollback DEL after the failed ADD failed too: %s; what that "
+			 "plugin made may be left (del it, or by hand)",
+			 op, m);
+	}
 	if (r < 0)
 		cli_report(op, network, e);
 	else if (result)
@@ -284,11 +291,12 @@ static int do_validate(const char *network)
  * addresses and firewall rules, in the sandbox only root can set up. */
 static bool refused_without_root(const char *verb)
 {
-	if (geteuid() == 0)
+	_cleanup_free_ char *why = userns_not_host_root();
+	if (why == NULL)
 		return false;
-	log_error("%s needs root (its plugins enter network namespaces and change links, "
-		  "addresses and firewall rules)",
-		  verb);
+	log_error("%s needs root in the host's user namespace (its plugins enter network "
+		  "namespaces and change links, addresses and firewall rules); %s",
+		  verb, why);
 	return true;
 }
 

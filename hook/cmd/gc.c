@@ -18,6 +18,7 @@
 #include "cmd/gc.h"
 #include "cmd/report.h"
 #include "engine/engine.h"
+#include "host/userns.h"
 #include "state/attachment-list.h"
 #include "state/layout.h"
 #include "state/lock.h"
@@ -710,9 +711,11 @@ static cnirt_cache_entry **verb_valid(const struct gc_options *o, struct strset 
 
 int gc_run(const struct hook_config *cfg, const struct gc_options *o)
 {
-	if (geteuid() != 0) {
-		log_error("gc needs root (it reads the state directory and the cache, and runs "
-			  "the plugins)");
+	_cleanup_free_ char *why = userns_not_host_root();
+	if (why) {
+		log_error("gc needs root in the host's user namespace (it reads the state "
+			  "directory and the cache, and runs the plugins); %s",
+			  why);
 		return 1;
 	}
 	cnirt_ctx *ctx = hookconf_ctx(cfg);

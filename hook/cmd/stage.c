@@ -10,13 +10,16 @@
 
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "base/log.h"
 #include "cmd/stage.h"
 #include "engine/engine.h"
+#include "host/userns.h"
 #include "request/kube-pod.h"
 #include "request/oci-state.h"
 #include "request/policy.h"
+#include "state/layout.h"
 #include "state/netns-pin.h"
 
 #define STATE_MAX_SIZE (1u << 20)
@@ -113,7 +116,19 @@ static int attach(struct hook_call *r, const struct oci_state *st)
 	_cleanup_free_ char *source = NULL;
 	const char *by = annotations_selected_by(&st->annotations);
 	int ret = select_networks(r, st, &sel, &err);
-	if (ret == 0 && sel.n > 0 && !sel.skip_reason) {
+	if (ret == 0 && sel.n > 0 && !sel.skip_reason && !userns_is_host()) {
+		/* Rootless podman: root of the user's namespace only, in the
+		 * host's network namespace; nothing of the host's can be
+		 * changed from there, so nothing is touched (cnihook(8),
+		 * ROOTLESS). */
+		_cleanup_free_ char *where = userns_describe();
+		err = xasprintf("the container asks for networks (%s), but cnihook runs in %s "
+				"(rootless podman?), where it can attach none: CNI networks need "
+				"root in the host's user namespace; run the container as root, or "
+				"without the annotation (cnihook(8), ROOTLESS)",
+				by ? by : "defaultNetworks", where);
+		ret = -1;
+	} else if (ret == 0 && sel.n > 0 && !sel.skip_reason) {
 		/* A podman pod's member: the networks are the pod's, under its
 		 * infra container's id, in the namespace the members share. */
 		if (sel.pod_id)
@@ -198,10 +213,24 @@ static int read_state(struct hook_call *r, int fd, enum stage *stage, struct oci
 	return 0;
 }
 
+/* Does the state directory hold anything of the container that this
+ * process can read? */
+static bool state_reachable(const struct hook_call *r)
+{
+	_cleanup_free_ char *dir = layout_container_dir(r->cfg->state_dir, r->id);
+	return access(dir, R_OK | X_OK) == 0;
+}
+
 /* poststop: a podman pod's annotated member leaves its pod's networks (the
  * last one detaches them); any other container is detached by its id. */
 static int detach(const struct hook_call *r, const struct oci_state *st)
 {
+	if (!userns_is_host() && !state_reachable(r)) {
+		_cleanup_free_ char *where = userns_describe();
+		log_info("%s %s: nothing to detach: cnihook runs in %s, where it attaches nothing",
+			 r->id, r->stage, where);
+		return 0;
+	}
 	const char *pod = kubepod_member_sandbox(&st->annotations);
 	if (pod && annotations_select(&st->annotations)) {
 		int ret = engine_detach_pod_member(r->cfg, pod, st->key, r->stage);

@@ -333,6 +333,7 @@ static int add_all(struct engine_run *r, const struct selection *sel, const stru
 		};
 		cnirt_error *e = NULL;
 		if (cnirt_add(r->ctx, pi->list, &att, &results[*done], &e) < 0) {
+			run_warn_rollback(r, a->network, e);
 			run_failed_cni(r, a->network, e);
 			return -1;
 		}

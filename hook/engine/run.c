@@ -56,6 +56,16 @@ void run_failed_cni(struct engine_run *r, const char *network, cnirt_error *e)
 	cnirt_error_free(e);
 }
 
+void run_warn_rollback(const struct engine_run *r, const char *network, const cnirt_error *e)
+{
+	for (size_t i = 0; i < cnirt_error_rollback_count(e); i++) {
+		_cleanup_free_ char *msg = cni_error_text(network, cnirt_error_rollback(e, i));
+		log_warn("%s %s: the rollback DEL after the failed ADD failed too: %s; what that "
+			 "plugin made may be left (cnihook gc, or by hand)",
+			 r->id, r->stage, msg);
+	}
+}
+
 void run_report(struct engine_run *r)
 {
 	for (size_t i = 0; i < r->n_failures; i++)

@@ -55,6 +55,9 @@ void run_end(struct engine_run *r);
 void run_failed(struct engine_run *r, int code, const char *msg);
 /* Record a libcnirt failure (and free e). */
 void run_failed_cni(struct engine_run *r, const char *network, cnirt_error *e);
+/* A failed ADD's rollback that failed too (cnirt_error_rollback()): a
+ * possible leak, one warning line each. */
+void run_warn_rollback(const struct engine_run *r, const char *network, const cnirt_error *e);
 /* Log every recorded failure (one line each, error level), and hand the
  * first to the CNI plugin's caller (t->why). */
 void run_report(struct engine_run *r);

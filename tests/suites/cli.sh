@@ -414,14 +414,24 @@ if command -v setpriv >/dev/null; then
 		nobody $args >"$tmp/out" 2>"$tmp/err"
 		rc=$?
 		check "as nobody, $args: \"needs root\", exit 1" \
-			eval '[ $rc = 1 ] && grep -qx "cnihook: ${args%% *} needs root (.*)" "$tmp/err" && [ "$(wc -l <"$tmp/err")" = 1 ]'
+			eval '[ $rc = 1 ] && grep -qx "cnihook: ${args%% *} needs root in the host.s user namespace (.*); it runs as uid 65534" "$tmp/err" && [ "$(wc -l <"$tmp/err")" = 1 ]'
 	done
 	for args in "gc" "gc --dry-run"; do
 		# shellcheck disable=SC2086
 		nobody --config "$pub/cnihook.json" $args >"$tmp/out" 2>"$tmp/err"
 		rc=$?
 		check "as nobody, $args: \"needs root\", exit 1" \
-			eval '[ $rc = 1 ] && grep -qx "cnihook: gc needs root (.*)" "$tmp/err" && [ ! -s "$tmp/out" ]'
+			eval '[ $rc = 1 ] && grep -qx "cnihook: gc needs root in the host.s user namespace (.*); it runs as uid 65534" "$tmp/err" && [ ! -s "$tmp/out" ]'
+	done
+	# Root of a user namespace (podman unshare, rootless podman): uid 0,
+	# every capability there, none on the host's network or files.
+	for args in "gc" "add two /run/netns/clitest"; do
+		# shellcheck disable=SC2086
+		setpriv --reuid=65534 --regid=65534 --clear-groups unshare --user --map-root-user \
+			"$CNIHOOK" --config "$pub/cnihook.json" $args >"$tmp/out" 2>"$tmp/err"
+		rc=$?
+		check "as root of a user namespace, $args: refused, naming the user namespace, exit 1" \
+			eval '[ $rc = 1 ] && grep -q "needs root in the host.s user namespace (.*); it runs as uid 0 of a user namespace (its uid 0 is host uid 65534)" "$tmp/err" && [ "$(wc -l <"$tmp/err")" = 1 ]'
 	done
 	nobody --config "$pub/cnihook.json" status >"$tmp/out" 2>"$tmp/err"
 	rc=$?

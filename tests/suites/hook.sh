@@ -263,6 +263,21 @@ check_gone "nothing left (state dir, pin mount, cache, lock)" "$id"
 rm -f "$bin/fb.ADD"
 reset
 
+echo "# rollback: a DEL of the rollback fails too (a possible leak): a warning"
+id=rbw-$uniq
+bundle "$id" "$(annotations io.cnihook.networks two)"
+printf 'exit=1\nstdout={"cniVersion":"1.0.0","code":7,"msg":"no more addresses"}\n' \
+	>"$bin/fb.ADD"
+printf 'exit=1\nstdout={"cniVersion":"1.0.0","code":11,"msg":"cannot remove the veth"}\n' \
+	>"$bin/fa.DEL"
+attach "$id"
+check "the failed attach exits non-zero, naming the ADD's failure" \
+	eval '[ "$rc" != 0 ] && has "plugin \"fb\": CNI error 7: no more addresses" "$err"'
+check "the rollback's failure is logged at the default level, naming the plugin" \
+	eval 'grep -q "the rollback DEL after the failed ADD failed too: network \"two\": plugin \"fa\": CNI error 11: cannot remove the veth" <<<"$err"'
+rm -f "$bin/fb.ADD" "$bin/fa.DEL"
+reset
+
 # ---------------------------------------------------------------- bad input
 echo "# bad input: refused before any plugin runs"
 id=bad-$uniq
@@ -950,6 +965,41 @@ check "the last member stops: the pod's networks are detached" \
 	eval '[ "$rc" = 0 ] && [ "$(count_calls DEL)" = 1 ]'
 check "nothing left of the pod" test -z "$(left "$sbx")"
 reset
+
+# ---------------------------------------------------------------- rootless
+echo "# root of a user namespace (rootless podman): a clear refusal, nothing touched"
+if command -v setpriv >/dev/null; then
+	pubdir=$(mktemp -d)
+	cleanup_push "rm -rf '$pubdir'"
+	chmod 755 "$pubdir"
+	cp "$cfg" "$pubdir/cnihook.json"
+	chmod 644 "$pubdir/cnihook.json"
+	id=rl-$uniq
+	mkdir -p "$pubdir/bundles/$id"
+	printf '{"ociVersion":"1.0.2","process":{"args":["sh"]},"root":{"path":"rootfs"},"annotations":%s,"linux":{"namespaces":[{"type":"network"}]}}\n' \
+		"$(annotations io.cnihook.networks net1)" >"$pubdir/bundles/$id/config.json"
+	chmod -R a+rX "$pubdir/bundles"
+	rlstate() { jq -cn --arg id "$id" --arg st "$1" --arg b "$pubdir/bundles/$id" \
+		'{ociVersion: "1.0.2", id: $id, status: $st, bundle: $b, pid: 1}'; }
+	rootless() { # rootless STAGE: the hook as uid 0 of a user namespace (host uid 65534)
+		run_in "$(rlstate "$2")" setpriv --reuid=65534 --regid=65534 --clear-groups \
+			unshare --user --map-root-user "$CNIHOOK" --config "$pubdir/cnihook.json" "$1"
+	}
+	before=$(ls -A "$state")
+	clear_rec
+	rootless createRuntime creating
+	check "createRuntime in a user namespace: refused (the container does not start without its network)" \
+		test "$rc" != 0
+	check "one line on stderr saying user namespace, the host uid, and what to do" \
+		eval 'one_line && grep -q "runs in a user namespace (its uid 0 is host uid 65534)" <<<"$err" &&
+			grep -q "ROOTLESS" <<<"$err"'
+	check "no plugin ran, the state directory untouched" \
+		eval 'no_plugin_ran && [ "$(ls -A "$state")" = "$before" ]'
+	rootless poststop stopped
+	check "poststop of a container it never attached: exit 0" test "$rc" = 0
+else
+	check "setpriv (util-linux) runs the hook as another user" false
+fi
 
 # ---------------------------------------------------------------- the end
 echo "# nothing left"

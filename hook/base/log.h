@@ -29,11 +29,6 @@ void log_msg(enum log_level level, const char *fmt, ...) PRINTF_LIKE(2, 3);
 /* Is `name`, an entry of the state directory, one of the log's files? */
 bool log_is_own_file(const char *name);
 
-struct cnirt_error;
-/* `network "N": plugin "P": CNI error C: message (details)`, leaving out
- * what the error does not name; network is used when the error names none. */
-char *cni_error_text(const char *network, const struct cnirt_error *e);
-
 #define log_error(...) log_msg(LOG_LEVEL_ERROR, __VA_ARGS__)
 #define log_warn(...)  log_msg(LOG_LEVEL_WARN, __VA_ARGS__)
 #define log_info(...)  log_msg(LOG_LEVEL_INFO, __VA_ARGS__)

@@ -9,6 +9,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <cnirt.h>
+
 #include "base/util.h"
 
 const struct json_limits hook_json = {
@@ -171,4 +173,20 @@ int mkdir_p(const char *path, int mode, char **err)
 			break;
 	}
 	return 0;
+}
+
+char *cni_error_text(const char *network, const cnirt_error *e)
+{
+	const char *net = cnirt_error_network(e) ? cnirt_error_network(e) : network;
+	const char *plugin = cnirt_error_plugin(e);
+	const char *details = cnirt_error_details(e);
+	bool has_code = cnirt_error_code(e) || cnirt_error_from_plugin(e);
+	_cleanup_free_ char *net_shown = net ? shown(net) : NULL;
+	_cleanup_free_ char *plugin_shown = plugin ? shown(plugin) : NULL;
+	_cleanup_free_ char *n = net ? xasprintf("network \"%s\": ", net_shown) : xstrdup("");
+	_cleanup_free_ char *p = plugin ? xasprintf("plugin \"%s\": ", plugin_shown) : xstrdup("");
+	_cleanup_free_ char *c =
+	    has_code ? xasprintf("CNI error %d: ", cnirt_error_code(e)) : xstrdup("");
+	_cleanup_free_ char *d = details && *details ? xasprintf(" (%s)", details) : xstrdup("");
+	return xasprintf("%s%s%s%s%s", n, p, c, cnirt_error_msg(e), d);
 }

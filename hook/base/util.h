@@ -77,4 +77,9 @@ int read_file_at(int dirfd, const char *path, size_t limit, char **out, size_t *
  * "<path>: <strerror>". */
 int mkdir_p(const char *path, int mode, char **err);
 
+struct cnirt_error;
+/* `network "N": plugin "P": CNI error C: message (details)`, leaving out
+ * what the error does not name; network is used when the error names none. */
+char *cni_error_text(const char *network, const struct cnirt_error *e);
+
 #endif

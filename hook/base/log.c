@@ -28,8 +28,6 @@
 #include <time.h>
 #include <unistd.h>
 
-#include <cnirt.h>
-
 #include "base/log.h"
 
 #define SYSLOG_SOCKET  "/dev/log"

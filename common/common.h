@@ -137,6 +137,10 @@ struct dir_entry {
 int dir_list_sorted(int dfd, bool (*keep)(const char *name, void *data), void *data,
 		    struct dir_entry **out, size_t *n);
 int dir_entry_cmp(const void *a, const void *b);
+/* fn(dfd, name, data) for each entry of the directory at `path` whose name
+ * does not start with '.' (".", ".." and temp files), in readdir order.
+ * 0, or -errno when it cannot be opened. */
+int dir_each(const char *path, void (*fn)(int dfd, const char *name, void *data), void *data);
 void dir_entries_free(struct dir_entry *v, size_t n);
 
 /* ------------------------------------------------------- file.c */

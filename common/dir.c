@@ -3,6 +3,7 @@
 #include "config.h"
 
 #include <dirent.h>
+#include <errno.h>
 #include <fcntl.h>
 #include <string.h>
 
@@ -57,5 +58,17 @@ int dir_list_sorted(int dfd, bool (*keep)(const char *name, void *data), void *d
 		qsort(v, n, sizeof(*v), dir_entry_cmp);
 	*out = v;
 	*n_out = n;
+	return 0;
+}
+
+int dir_each(const char *path, void (*fn)(int dfd, const char *name, void *data), void *data)
+{
+	_cleanup_closedir_ DIR *d = opendir(path);
+	if (d == NULL)
+		return -errno;
+	struct dirent *de;
+	while ((de = readdir(d)))
+		if (de->d_name[0] != '.')
+			fn(dirfd(d), de->d_name, data);
 	return 0;
 }

@@ -423,41 +423,38 @@ bool netns_index_find(const char *state_dir, const char *path, const char *id)
 	return holder && strcmp(holder, id) != 0;
 }
 
+static void forget_entry(int dfd, const char *name, void *data)
+{
+	const char *id = data;
+	char target[256];
+	ssize_t len = readlinkat(dfd, name, target, sizeof(target) - 1);
+	if (len <= 0)
+		return;
+	target[len] = '\0';
+	if (strcmp(target, id) == 0)
+		unlinkat(dfd, name, 0);
+}
+
 void netns_index_forget(const char *state_dir, const char *id)
 {
 	_cleanup_free_ char *dir = layout_pins_dir(state_dir);
-	_cleanup_closedir_ DIR *d = opendir(dir);
-	if (d == NULL)
-		return;
-	struct dirent *de;
-	char target[256];
-	while ((de = readdir(d))) {
-		if (de->d_name[0] == '.')
-			continue;
-		ssize_t len = readlinkat(dirfd(d), de->d_name, target, sizeof(target) - 1);
-		if (len <= 0)
-			continue;
-		target[len] = '\0';
-		if (strcmp(target, id) == 0)
-			unlinkat(dirfd(d), de->d_name, 0);
-	}
-	rmdir(dir);
+	if (dir_each(dir, forget_entry, (void *)id) == 0)
+		rmdir(dir);
+}
+
+static void sweep_entry(int dfd, const char *name, void *data)
+{
+	const char *state_dir = data;
+	_cleanup_free_ char *dir = layout_pins_dir(state_dir);
+	_cleanup_free_ char *key = xasprintf("%s/%s", dir, name);
+	_cleanup_free_ char *holder = index_holder(state_dir, key, NULL);
+	if (holder == NULL)
+		unlinkat(dfd, name, 0);
 }
 
 void netns_index_sweep(const char *state_dir)
 {
 	_cleanup_free_ char *dir = layout_pins_dir(state_dir);
-	_cleanup_closedir_ DIR *d = opendir(dir);
-	if (d == NULL)
-		return;
-	struct dirent *de;
-	while ((de = readdir(d))) {
-		if (de->d_name[0] == '.')
-			continue;
-		_cleanup_free_ char *key = xasprintf("%s/%s", dir, de->d_name);
-		_cleanup_free_ char *holder = index_holder(state_dir, key, NULL);
-		if (holder == NULL)
-			unlink(key);
-	}
-	rmdir(dir);
+	if (dir_each(dir, sweep_entry, (void *)state_dir) == 0)
+		rmdir(dir);
 }

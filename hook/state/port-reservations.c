@@ -159,28 +159,51 @@ static int update_file(const char *state_dir, const char *path, const char *drop
 	return ret;
 }
 
+/* Drop id's line from the reservation file `name`, when there is one. */
+static void release_file(const char *state_dir, const char *name, const char *id)
+{
+	_cleanup_free_ char *path = layout_port_file(state_dir, name);
+	_cleanup_free_ char *err = NULL;
+	struct stat st;
+	if (stat(path, &st) == 0)
+		update_file(state_dir, path, id, NULL, NULL, id, &err);
+}
+
 /* The container's list, layout_own_ports(), holds the names of the
  * reservation files it asked for, one a line, written before any of them
  * is touched. */
-void ports_release(const char *state_dir, const char *id)
+/* fn(line, data) for each line of the file at `path`; false when it
+ * cannot be read. */
+static bool each_line(const char *path, void (*fn)(char *line, void *data), void *data)
 {
-	_cleanup_free_ char *list = layout_own_ports(state_dir, id);
 	_cleanup_free_ char *buf = NULL;
 	size_t len;
 	_cleanup_free_ char *read_err = NULL;
-	if (read_file(list, PORTS_FILE_MAX, &buf, &len, NULL, &read_err) < 0)
-		return;
+	if (read_file(path, PORTS_FILE_MAX, &buf, &len, NULL, &read_err) < 0)
+		return false;
 	char *save = NULL;
-	for (char *name = strtok_r(buf, "\n", &save); name; name = strtok_r(NULL, "\n", &save)) {
-		if (name[0] == '.' || strchr(name, '/'))
-			continue;
-		_cleanup_free_ char *path = layout_port_file(state_dir, name);
-		_cleanup_free_ char *err = NULL;
-		struct stat st;
-		if (stat(path, &st) == 0)
-			update_file(state_dir, path, id, NULL, NULL, id, &err);
-	}
-	unlink(list);
+	for (char *line = strtok_r(buf, "\n", &save); line; line = strtok_r(NULL, "\n", &save))
+		fn(line, data);
+	return true;
+}
+
+struct release {
+	const char *state_dir, *id;
+};
+
+static void release_listed(char *name, void *data)
+{
+	const struct release *r = data;
+	if (name[0] != '.' && !strchr(name, '/'))
+		release_file(r->state_dir, name, r->id);
+}
+
+void ports_release(const char *state_dir, const char *id)
+{
+	_cleanup_free_ char *list = layout_own_ports(state_dir, id);
+	struct release r = {.state_dir = state_dir, .id = id};
+	if (each_line(list, release_listed, &r))
+		unlink(list);
 }
 
 /* The port mappings of a cache entry's capability arguments. */
@@ -208,40 +231,41 @@ void ports_release_entry(const char *state_dir, const char *id, const cnirt_cach
 	entry_mappings(e, &held, &n);
 	for (size_t i = 0; i < n; i++) {
 		_cleanup_free_ char *name = layout_port_name(held[i].proto, held[i].port);
-		_cleanup_free_ char *path = layout_port_file(state_dir, name);
-		_cleanup_free_ char *err = NULL;
-		struct stat st;
-		if (stat(path, &st) == 0)
-			update_file(state_dir, path, id, NULL, NULL, id, &err);
+		release_file(state_dir, name, id);
 	}
+}
+
+struct prune {
+	const char *state_dir;
+	const char *path; /* the file being read */
+	bool (*alive)(void *data, const char *id);
+	void *data;
+};
+
+static void prune_line(char *line, void *data)
+{
+	const struct prune *p = data;
+	char holder[256];
+	if (sscanf(line, "%255s", holder) != 1 || p->alive(p->data, holder))
+		return;
+	_cleanup_free_ char *err = NULL;
+	update_file(p->state_dir, p->path, holder, NULL, NULL, holder, &err);
+}
+
+static void prune_file(int dfd, const char *name, void *data)
+{
+	struct prune *p = data;
+	(void)dfd;
+	_cleanup_free_ char *path = layout_port_file(p->state_dir, name);
+	p->path = path;
+	each_line(path, prune_line, p);
 }
 
 void ports_prune(const char *state_dir, bool (*alive)(void *data, const char *id), void *data)
 {
 	_cleanup_free_ char *dir = layout_ports_dir(state_dir);
-	_cleanup_closedir_ DIR *d = opendir(dir);
-	if (d == NULL)
-		return;
-	struct dirent *de;
-	while ((de = readdir(d))) {
-		if (de->d_name[0] == '.')
-			continue;
-		_cleanup_free_ char *path = layout_port_file(state_dir, de->d_name);
-		_cleanup_free_ char *buf = NULL;
-		size_t len;
-		_cleanup_free_ char *read_err = NULL;
-		if (read_file(path, PORTS_FILE_MAX, &buf, &len, NULL, &read_err) < 0)
-			continue;
-		char *save = NULL;
-		for (char *line = strtok_r(buf, "\n", &save); line;
-		     line = strtok_r(NULL, "\n", &save)) {
-			char holder[256];
-			if (sscanf(line, "%255s", holder) != 1 || alive(data, holder))
-				continue;
-			_cleanup_free_ char *err = NULL;
-			update_file(state_dir, path, holder, NULL, NULL, holder, &err);
-		}
-	}
+	struct prune p = {.state_dir = state_dir, .alive = alive, .data = data};
+	dir_each(dir, prune_file, &p);
 }
 
 /*

@@ -123,7 +123,7 @@ def result_seeds():
         seeds.append(compact(v["input"]))
         if "output" in v:
             seeds.append(compact(v["output"]))
-    for s in json_objects(c_strings(os.path.join(TESTS, "unit", "test_result.c"))):
+    for s in json_objects(c_strings(os.path.join(TESTS, "unit", "lib", "test_result.c"))):
         seeds.append(s)
     # Error results (spec section 5, "Error").
     seeds += [
@@ -146,7 +146,7 @@ def netlist_seeds():
                 seeds.append(compact(single))
     for p in files("../config/net.d/*"):
         seeds.append(open(p, "rb").read())
-    for s in json_objects(c_strings(os.path.join(TESTS, "unit", "test_conf.c"))):
+    for s in json_objects(c_strings(os.path.join(TESTS, "unit", "lib", "test_conf.c"))):
         if b"%" not in s:
             seeds.append(s)
     return seeds
@@ -154,7 +154,7 @@ def netlist_seeds():
 
 def cache_seeds():
     seeds = []
-    for s in json_objects(c_strings(os.path.join(TESTS, "unit", "test_cache.c"))):
+    for s in json_objects(c_strings(os.path.join(TESTS, "unit", "lib", "test_cache.c"))):
         if b"%" not in s and (b"kind" in s or b"cniVersion" in s):
             seeds.append(s)
     # Entries as the reference library writes them, for each network of the
@@ -182,7 +182,7 @@ def cache_seeds():
 
 
 def state_seeds():
-    strings = c_strings(os.path.join(TESTS, "unit", "test_ocistate.c"))
+    strings = c_strings(os.path.join(TESTS, "unit", "hook", "request", "test_oci_state.c"))
     states, configs = [], []
     for s in json_objects(strings):
         if b"ociVersion" in s and b'"id"' in s:
@@ -201,8 +201,9 @@ def annotation_seeds():
     # The annotations' own tests, then the twin tests of the files that
     # read their values (hook/request/port-mappings.c...) and of plugin-args.c.
     strings = []
-    for name in ("annotations", "capargs", "portmap", "addresses", "bandwidth", "cniargs"):
-        strings += c_strings(os.path.join(TESTS, "unit", "test_%s.c" % name))
+    for name in ("annotations", "plugin_args", "port_mappings", "addresses", "bandwidth",
+                 "cni_args"):
+        strings += c_strings(os.path.join(TESTS, "unit", "hook", "request", "test_%s.c" % name))
     keys = [
         "k8s.v1.cni.cncf.io/networks",
         "io.cnihook.networks",

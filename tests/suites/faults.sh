@@ -562,8 +562,11 @@ hold "$bin/fb" 999
 attach "$id"
 wait "$holder"
 check "ETXTBSY past the retries (1 s): createRuntime fails (status $rc)" test "$rc" != 0 -a "$rc" -lt 128
-check "... one line naming the plugin and ETXTBSY: $err" \
-	eval 'one_line && has "plugin \"fb\"" "$err" && has "Text file busy" "$err"'
+# The rollback's DEL of fb may be busy too (the file is held for 1 s): a
+# warning line then says so (a failed rollback DEL is a possible leak).
+check "... one error line naming the plugin and ETXTBSY (and the rollback's warning): $err" \
+	eval 'has "plugin \"fb\"" "$err" && has "Text file busy" "$err" &&
+		[ "$(grep -vc "the rollback DEL after the failed ADD failed too" <<<"$err")" = 1 ]'
 check "... fa was DELeted: $(calls)" eval '[[ "$(calls)" == "fa-ADD "*"fa-DEL" ]]'
 check_gone "... nothing left" "$id"
 end_case

@@ -135,6 +135,33 @@ static int parse_result(const struct call *c, size_t i, const char *buf, size_t 
 	return 0;
 }
 
+/* Hand the running result after plugin i's ADD to the engine
+ * (cnirt_ctx_set_add_step()), before the next plugin starts. */
+static int add_step(const struct call *c, size_t i, const json *result, cnirt_error **err)
+{
+	if (c->ctx->add_step == NULL)
+		return 0;
+	size_t len;
+	_cleanup_free_ char *text = json_gen(result, false, &len);
+	const char *type = c->list->plugins[i].type;
+	cnirt_add_step step = {
+	    .network = c->list->name,
+	    .container_id = c->att->container_id,
+	    .ifname = c->att->ifname,
+	    .plugin = type,
+	    .index = i,
+	    .result = text,
+	    .result_len = len,
+	};
+	int e = c->ctx->add_step(c->ctx->add_step_data, &step);
+	if (e == 0)
+		return 0;
+	error_set_errno(err, CNIRT_ERR_IO, e, "ADD: the engine could not keep the result of %s",
+			type);
+	tag(*err, c->list, type);
+	return error_kind(err, CNIRT_KIND_IO);
+}
+
 static bool uses_prev_result_on_del(const cnirt_netlist *l)
 {
 	return version_ge(l->effective_version, "0.4.0");
@@ -277,6 +304,7 @@ CNIRT_EXPORT int cnirt_add_with_flags(cnirt_ctx *ctx, const cnirt_netlist *l,
 		if (r == 0) {
 			json_free(prev);
 			prev = res;
+			r = add_step(&c, i, prev, err);
 		}
 	}
 	if (r == 0 && cache_write(ctx, l, &att, prev, err) < 0) {
@@ -300,6 +328,17 @@ CNIRT_EXPORT int cnirt_add_with_flags(cnirt_ctx *ctx, const cnirt_netlist *l,
 	return 0;
 }
 
+/* A result in the list's version, or NULL when it is not a usable one. */
+static json *usable_result(const cnirt_netlist *l, const json *raw)
+{
+	json *out = NULL;
+	_cleanup_error_ cnirt_error *conv_err = NULL;
+	if (raw == NULL || result_validate(raw, &conv_err) < 0 ||
+	    result_convert(raw, l->effective_version, &out, &conv_err) < 0)
+		return NULL;
+	return out;
+}
+
 /* The cached result of an attachment, in the list's version, or NULL. */
 static int cached_result(cnirt_ctx *ctx, const cnirt_netlist *l, const cnirt_attachment *a,
 			 json **out, struct cache_seen *seen, cnirt_error **err)
@@ -308,12 +347,8 @@ static int cached_result(cnirt_ctx *ctx, const cnirt_netlist *l, const cnirt_att
 	*out = NULL;
 	if (cache_read_result(ctx, l->name, a->container_id, a->ifname, &raw, seen, err) < 0)
 		return -1;
-	if (raw == NULL)
-		return 0;
-	_cleanup_error_ cnirt_error *conv_err = NULL;
-	if (result_validate(raw, &conv_err) < 0 ||
-	    result_convert(raw, l->effective_version, out, &conv_err) < 0)
-		*out = NULL; /* an unusable cached result is treated as none */
+	/* an unusable cached result is treated as none */
+	*out = usable_result(l, raw);
 	return 0;
 }
 
@@ -354,9 +389,10 @@ CNIRT_EXPORT int cnirt_check(cnirt_ctx *ctx, const cnirt_netlist *l, const cnirt
 }
 
 /* DEL within the operation deadline `deadline` (0: none): the caller's own,
- * or that of the GC it is part of. */
+ * or that of the GC it is part of. `given` (JSON text, or NULL) is the
+ * prevResult when the cache has none (cnirt_del_with_result()). */
 static int del_until(cnirt_ctx *ctx, const cnirt_netlist *l, const cnirt_attachment *a,
-		     long long deadline, cnirt_error **err)
+		     const char *given, long long deadline, cnirt_error **err)
 {
 	_cleanup_json_ json *prev = NULL;
 	_cleanup_call_ struct call c = {0};
@@ -366,6 +402,12 @@ static int del_until(cnirt_ctx *ctx, const cnirt_netlist *l, const cnirt_attachm
 	struct cache_seen seen = {0};
 	if (uses_prev_result_on_del(l) && cached_result(ctx, l, a, &prev, &seen, err) < 0)
 		return error_set_network(*err, l->name);
+	if (uses_prev_result_on_del(l) && prev == NULL && given) {
+		_cleanup_json_ json *raw = NULL;
+		_cleanup_error_ cnirt_error *parse_err = NULL;
+		if (json_parse(given, strlen(given), "given prevResult", &raw, &parse_err) == 0)
+			prev = usable_result(l, raw);
+	}
 	if (del_chain(&c, prev, NULL, err) < 0)
 		return -1;
 	if (cache_remove(ctx, l->name, a->container_id, a->ifname, &seen, err) < 0)
@@ -377,7 +419,15 @@ CNIRT_EXPORT int cnirt_del(cnirt_ctx *ctx, const cnirt_netlist *l, const cnirt_a
 			   cnirt_error **err)
 {
 	ERR_OUT_INIT(err);
-	return del_until(ctx, l, a, ctx ? op_deadline(ctx) : 0, err);
+	return del_until(ctx, l, a, NULL, ctx ? op_deadline(ctx) : 0, err);
+}
+
+CNIRT_EXPORT int cnirt_del_with_result(cnirt_ctx *ctx, const cnirt_netlist *l,
+				       const cnirt_attachment *a, const char *prev_result,
+				       cnirt_error **err)
+{
+	ERR_OUT_INIT(err);
+	return del_until(ctx, l, a, prev_result, ctx ? op_deadline(ctx) : 0, err);
 }
 
 static int del_cached_until(cnirt_ctx *ctx, const char *network, const char *container_id,
@@ -411,7 +461,7 @@ static int del_cached_until(cnirt_ctx *ctx, const char *network, const char *con
 		    .n_args = e->n_args,
 		    .capability_args = e->capability_args,
 		};
-		r = del_until(ctx, l, &a, deadline, err);
+		r = del_until(ctx, l, &a, NULL, deadline, err);
 	}
 	if (r < 0)
 		error_set_network(*err, network);

@@ -281,6 +281,28 @@ typedef struct cnirt_event {
 } cnirt_event;
 typedef void (*cnirt_event_fn)(void *data, const cnirt_event *ev);
 void cnirt_ctx_set_event_observer(cnirt_ctx *ctx, cnirt_event_fn fn, void *data);
+/* The running result of an ADD, handed to the engine after each plugin's
+ * successful ADD and before the next plugin starts (the last plugin's too,
+ * before the result is cached): what the plugins of the list made so far,
+ * as the prevResult of the next one (in the list's version). An engine
+ * that can be killed in the middle of an ADD keeps it where it survives
+ * the process (not in the result cache, which other runtimes read as
+ * finished ADDs), so that its recovery DEL can give it as prevResult
+ * (cnirt_del_with_result()). ev and what it points to live for the call
+ * only. The function returns 0, or an errno value that fails the ADD
+ * (CNIRT_KIND_IO, rolled back as any failure unless
+ * CNIRT_ADD_NO_ROLLBACK). */
+typedef struct cnirt_add_step {
+	const char *network;
+	const char *container_id;
+	const char *ifname;
+	const char *plugin; /* the type of the plugin that just ADDed */
+	size_t index;	    /* its place in the list, from 0 */
+	const char *result; /* the running result, JSON text, NUL terminated */
+	size_t result_len;
+} cnirt_add_step;
+typedef int (*cnirt_add_step_fn)(void *data, const cnirt_add_step *step);
+void cnirt_ctx_set_add_step(cnirt_ctx *ctx, cnirt_add_step_fn fn, void *data);
 
 /* ----------------------------------- the runtime: engines' process control */
 
@@ -428,6 +450,15 @@ int cnirt_check(cnirt_ctx *ctx, const cnirt_netlist *l, const cnirt_attachment *
  * cache entry is removed on success, kept on failure. A corrupt cache entry
  * never blocks a DEL. */
 int cnirt_del(cnirt_ctx *ctx, const cnirt_netlist *l, const cnirt_attachment *a, cnirt_error **err);
+/* cnirt_del() for an engine that kept the running result of an ADD that
+ * never reached the cache (cnirt_ctx_set_add_step()): when the cache holds
+ * no usable result for the attachment, `prev_result` (a success result of
+ * any version, JSON text; NULL: none) is the prevResult (>= 0.4.0),
+ * converted to the list's version. A prev_result that is not a valid
+ * result is treated as none, as a corrupt cache entry is: it never blocks
+ * a DEL. */
+int cnirt_del_with_result(cnirt_ctx *ctx, const cnirt_netlist *l, const cnirt_attachment *a,
+			  const char *prev_result, cnirt_error **err);
 /* DEL using only what the cache holds for (network, container id, ifname):
  * the cached list bytes, CNI_ARGS, capability arguments and result. netns
  * overrides the cached one when not NULL. No entry: success. */

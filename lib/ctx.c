@@ -121,6 +121,14 @@ CNIRT_EXPORT void cnirt_ctx_set_event_observer(cnirt_ctx *ctx, cnirt_event_fn fn
 	ctx->event_data = data;
 }
 
+CNIRT_EXPORT void cnirt_ctx_set_add_step(cnirt_ctx *ctx, cnirt_add_step_fn fn, void *data)
+{
+	if (ctx == NULL)
+		return;
+	ctx->add_step = fn;
+	ctx->add_step_data = data;
+}
+
 /* ----------------------------------------- for engines: process control */
 
 bool ctx_cancelled(const cnirt_ctx *ctx)

@@ -95,6 +95,8 @@ struct cnirt_ctx {
 	void *preexec_data;
 	cnirt_event_fn event_observer;
 	void *event_data;
+	cnirt_add_step_fn add_step; /* cnirt_ctx_set_add_step() */
+	void *add_step_data;
 	/* For engines: their own exec, deadline, cancellation, env. */
 	cnirt_exec_fn exec_fn;
 	void *exec_data;

@@ -20,6 +20,7 @@
 #include "host/interfaces.h"
 #include "request/plugin-args.h"
 #include "state/attachment-list.h"
+#include "state/journal.h"
 #include "state/layout.h"
 #include "state/lock.h"
 #include "state/netns-pin.h"
@@ -337,6 +338,8 @@ static int add_all(struct engine_run *r, const struct selection *sel, const stru
 			run_failed_cni(r, a->network, e);
 			return -1;
 		}
+		/* The cache holds the finished ADD: the journal has served. */
+		journal_remove(r->cfg->state_dir, r->id, a->network, a->ifname);
 		log_info("%s %s: network \"%s\" attached as %s", r->id, r->stage, a->network,
 			 a->ifname);
 	}

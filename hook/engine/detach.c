@@ -15,6 +15,7 @@
 #include "base/log.h"
 #include "engine/run.h"
 #include "state/attachment-list.h"
+#include "state/journal.h"
 #include "state/layout.h"
 #include "state/lock.h"
 #include "state/netns-pin.h"
@@ -24,7 +25,8 @@
 #include "state/record.h"
 
 /* DEL one recorded attachment: from the cache when it has the entry, else
- * from the record (a hook killed before the cache was written). */
+ * from the record (a hook killed before the cache was written), with the
+ * ADD journal's running result as prevResult (journal.h). */
 static int detach_one(struct engine_run *r, const struct record_att *a, const char *netns)
 {
 	cnirt_error *e = NULL;
@@ -59,9 +61,16 @@ static int detach_one(struct engine_run *r, const struct record_att *a, const ch
 	    .capability_args = a->cap_args,
 	    .config_args = a->config_args,
 	};
-	int ret = cnirt_del(r->ctx, l, &att, &e);
+	_cleanup_free_ char *jerr = NULL;
+	_cleanup_free_ char *prev = NULL;
+	if (journal_read(r->cfg->state_dir, r->id, a->network, a->ifname, &prev, &jerr) < 0)
+		log_warn("%s %s: %s; DEL runs without the result of the interrupted ADD", r->id,
+			 r->stage, jerr);
+	int ret = cnirt_del_with_result(r->ctx, l, &att, prev, &e);
 	if (ret < 0)
 		run_failed_cni(r, a->network, e);
+	else
+		journal_remove(r->cfg->state_dir, r->id, a->network, a->ifname);
 	cnirt_netlist_free(l);
 	return ret;
 }
@@ -81,6 +90,7 @@ void remove_state(const struct engine_run *r, const char *pin)
 	_cleanup_free_ char *old_name = layout_name_old(r->cfg->state_dir, r->id);
 	_cleanup_free_ char *members = layout_pod_members(r->cfg->state_dir, r->id);
 	unlink(members);
+	journal_clear(r->cfg->state_dir, r->id);
 	unlink(status);
 	unlink(name);
 	unlink(old_name);

@@ -2,11 +2,13 @@
 /* One run of the engine: its context, its failures and their report (run.h). */
 #include "config.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "base/log.h"
 #include "engine/run.h"
+#include "state/journal.h"
 
 static void observe(void *data, const cnirt_event *ev)
 {
@@ -23,6 +25,20 @@ static void observe(void *data, const cnirt_event *ev)
 	}
 }
 
+/* The running result after each plugin's ADD, kept in the ADD journal
+ * (journal.h) before the next plugin starts: what the recovery DEL of a
+ * hook killed from here on gives as prevResult. */
+static int journal_step(void *data, const cnirt_add_step *s)
+{
+	struct engine_run *r = data;
+	_cleanup_free_ char *err = NULL;
+	if (journal_write(r->cfg->state_dir, r->id, s->network, s->ifname, s->result, s->result_len,
+			  &err) == 0)
+		return 0;
+	run_failed(r, ENGINE_OWN_ERROR, err);
+	return EIO;
+}
+
 void run_begin(struct engine_run *r, const struct hook_config *cfg, const char *id,
 	       const char *stage)
 {
@@ -30,6 +46,7 @@ void run_begin(struct engine_run *r, const struct hook_config *cfg, const char *
 	    .cfg = cfg, .stage = stage, .id = id, .start_usec = monotonic_usec()};
 	r->ctx = hookconf_ctx(cfg);
 	cnirt_ctx_set_event_observer(r->ctx, observe, r);
+	cnirt_ctx_set_add_step(r->ctx, journal_step, r);
 }
 
 void run_end(struct engine_run *r)

@@ -55,6 +55,16 @@ char *layout_pod_members(const char *state_dir, const char *id)
 	return in(state_dir, xasprintf("%s/" LAYOUT_POD_MEMBERS, id));
 }
 
+char *layout_journal_dir(const char *state_dir, const char *id)
+{
+	return in(state_dir, xasprintf("%s/" LAYOUT_JOURNAL_DIR, id));
+}
+
+char *layout_journal(const char *state_dir, const char *id, const char *network, const char *ifname)
+{
+	return in(state_dir, xasprintf("%s/" LAYOUT_JOURNAL_DIR "/%s:%s", id, network, ifname));
+}
+
 char *layout_lock(const char *state_dir, const char *id)
 {
 	return in(state_dir, xasprintf("%s" LAYOUT_LOCK_SUFFIX, id));

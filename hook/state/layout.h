@@ -11,6 +11,8 @@
  *   <stateDir>/<id>/ports             the names of its port reservation files
  *   <stateDir>/<id>/name              its name, as earlier builds wrote it
  *   <stateDir>/<id>/pod-members       a podman pod's annotated members (pod-members.h)
+ *   <stateDir>/<id>/journal/<network>:<ifname>  the running result of an ADD
+ *                                     not yet cached (journal.h)
  *   <stateDir>/<id>.lock              its lock (lock.h)
  *   <stateDir>/<id>.name              its name link (record.h)
  *   <stateDir>/ports/<proto>-<port>   host port reservations (port-reservations.h)
@@ -37,6 +39,7 @@
 #define LAYOUT_OWN_PORTS   "ports"
 #define LAYOUT_NAME_OLD	   "name"
 #define LAYOUT_POD_MEMBERS "pod-members"
+#define LAYOUT_JOURNAL_DIR "journal"
 #define LAYOUT_LOCK_SUFFIX ".lock"
 #define LAYOUT_NAME_SUFFIX ".name"
 #define LAYOUT_PORTS_DIR   "ports"
@@ -56,6 +59,11 @@ char *layout_pin(const char *state_dir, const char *id);
 char *layout_own_ports(const char *state_dir, const char *id);
 char *layout_name_old(const char *state_dir, const char *id);
 char *layout_pod_members(const char *state_dir, const char *id);
+char *layout_journal_dir(const char *state_dir, const char *id);
+/* The journal file of one attachment: ':' is in no network name and in no
+ * interface name, so that no two attachments share a file. */
+char *layout_journal(const char *state_dir, const char *id, const char *network,
+		     const char *ifname);
 char *layout_lock(const char *state_dir, const char *id);
 char *layout_name_link(const char *state_dir, const char *id);
 char *layout_ports_dir(const char *state_dir);

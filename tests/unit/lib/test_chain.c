@@ -1097,6 +1097,156 @@ static void test_del_invalid_cached_result(void **state)
 	cnirt_netlist_free(l);
 }
 
+/* ------------------------------------------ the running result of an ADD */
+
+#define STEP_A "{\"cniVersion\":\"1.0.0\",\"ips\":[{\"address\":\"10.1.0.5/24\"}]}"
+#define STEP_B                                                                                     \
+	"{\"cniVersion\":\"0.4.0\",\"ips\":[{\"version\":\"4\",\"address\":\"10.1.0.6/24\"}]}"
+
+struct steps {
+	size_t n;
+	char *result[4];
+	size_t index[4];
+	bool cached_at_step[4]; /* was the entry in the cache when the step came? */
+	int fail_at;		/* the step (from 1) that answers EROFS, or 0 */
+	struct fx *f;
+};
+
+static int on_step(void *data, const cnirt_add_step *s)
+{
+	struct steps *st = data;
+	assert_true(st->n < 4);
+	assert_string_equal(s->network, "addnet");
+	assert_string_equal(s->container_id, CONTAINER_ID);
+	assert_string_equal(s->ifname, IFNAME);
+	assert_int_equal(strlen(s->result), s->result_len);
+	st->index[st->n] = s->index;
+	st->cached_at_step[st->n] = cached(st->f, "addnet", CONTAINER_ID, IFNAME);
+	st->result[st->n++] = xstrdup(s->result);
+	return (int)st->n == st->fail_at ? EROFS : 0;
+}
+
+static void steps_free(struct steps *st)
+{
+	for (size_t i = 0; i < st->n; i++)
+		free(st->result[i]);
+}
+
+/* cnirt.h, cnirt_ctx_set_add_step(): after each plugin's ADD, before the
+ * next starts and before the cache entry is written, the running result in
+ * the list's version (b answers 0.4.0: the step gets it as 1.0.0). */
+static void test_add_step_results(void **state)
+{
+	struct fx *f = fixture(state);
+	cnirt_netlist *l = simple_list(f, "1.0.0", "addnet", "a,b");
+	answer(f, "a", "ADD", STEP_A, 0);
+	answer(f, "b", "ADD", STEP_B, 0);
+	struct steps st = {.f = f};
+	cnirt_ctx_set_add_step(f->ctx, on_step, &st);
+	_cleanup_error_ cnirt_error *err = NULL;
+	_cleanup_free_ char *result = NULL;
+	assert_ok(cnirt_add(f->ctx, l, &plain, &result, &err), err);
+	assert_int_equal(st.n, 2);
+	assert_int_equal(st.index[0], 0);
+	assert_int_equal(st.index[1], 1);
+	assert_false(st.cached_at_step[0]);
+	assert_false(st.cached_at_step[1]);
+	_cleanup_json_ json *first = text_json(st.result[0]);
+	_cleanup_json_ json *want_a = text_json(STEP_A);
+	assert_json_equal(json_obj_get(first, "ips"), json_obj_get(want_a, "ips"), "first step");
+	_cleanup_json_ json *second = text_json(st.result[1]);
+	_cleanup_json_ json *final = text_json(result);
+	assert_json_equal(second, final, "last step");
+	assert_string_equal(json_str(json_obj_get(second, "cniVersion")), "1.0.0");
+	steps_free(&st);
+	cnirt_netlist_free(l);
+}
+
+/* A step the engine cannot keep fails the ADD (an I/O error naming the
+ * plugin) before the next plugin runs; the rollback DEL gets the result of
+ * the plugin that ran last. */
+static void test_add_step_refused(void **state)
+{
+	struct fx *f = fixture(state);
+	cnirt_netlist *l = simple_list(f, "1.0.0", "addnet", "a,b,c");
+	answer(f, "a", "ADD", STEP_A, 0);
+	answer(f, "b", "ADD", STEP_B, 0);
+	struct steps st = {.f = f, .fail_at = 2};
+	cnirt_ctx_set_add_step(f->ctx, on_step, &st);
+	_cleanup_error_ cnirt_error *err = NULL;
+	assert_true(cnirt_add(f->ctx, l, &plain, NULL, &err) < 0);
+	assert_int_equal(cnirt_error_kind(err), CNIRT_KIND_IO);
+	assert_int_equal(cnirt_error_errno(err), EROFS);
+	assert_names(err, "addnet", "b");
+	struct recs r = expect_calls(f, "a ADD, b ADD, c DEL, b DEL, a DEL");
+	_cleanup_json_ json *in = rec_stdin(&r.v[2]);
+	_cleanup_json_ json *want = text_json(st.result[1]);
+	assert_json_equal(json_obj_get(in, "prevResult"), want, "rollback prevResult");
+	recs_free(&r);
+	assert_false(cached(f, "addnet", CONTAINER_ID, IFNAME));
+	steps_free(&st);
+	cnirt_netlist_free(l);
+}
+
+/* cnirt_del_with_result(): nothing cached, the given result (of another
+ * version) is every plugin's prevResult, in the list's version. */
+static void test_del_with_result_no_cache(void **state)
+{
+	struct fx *f = fixture(state);
+	cnirt_netlist *l = simple_list(f, "1.0.0", "delnet", "a,b");
+	_cleanup_error_ cnirt_error *err = NULL;
+	assert_ok(cnirt_del_with_result(f->ctx, l, &plain, STEP_B, &err), err);
+	struct recs r = expect_calls(f, "b DEL, a DEL");
+	for (size_t i = 0; i < r.n; i++) {
+		_cleanup_json_ json *in = rec_stdin(&r.v[i]);
+		const json *prev = json_obj_get(in, "prevResult");
+		assert_non_null(prev);
+		assert_string_equal(json_str(json_obj_get(prev, "cniVersion")), "1.0.0");
+		const json *ips = json_obj_get(prev, "ips");
+		assert_string_equal(json_str(json_obj_get(ips->u.array.v[0], "address")),
+				    "10.1.0.6/24");
+	}
+	recs_free(&r);
+	cnirt_netlist_free(l);
+}
+
+/* The cache wins over the given result; an invalid given result is none
+ * (never an obstacle); a 0.3.1 list never gets a prevResult. */
+static void test_del_with_result_cache_first(void **state)
+{
+	struct fx *f = fixture(state);
+	cnirt_netlist *l = simple_list(f, "1.0.0", "addnet", "a");
+	answer(f, "a", "ADD", STEP_A, 0);
+	add_ok(f, l, &plain);
+	recs_clear(f);
+	_cleanup_error_ cnirt_error *err = NULL;
+	assert_ok(cnirt_del_with_result(f->ctx, l, &plain, STEP_B, &err), err);
+	struct recs r = expect_calls(f, "a DEL");
+	_cleanup_json_ json *in = rec_stdin(&r.v[0]);
+	_cleanup_json_ json *want = text_json(STEP_A);
+	assert_json_equal(json_obj_get(json_obj_get(in, "prevResult"), "ips"),
+			  json_obj_get(want, "ips"), "cached prevResult");
+	recs_free(&r);
+	assert_false(cached(f, "addnet", CONTAINER_ID, IFNAME));
+	recs_clear(f);
+
+	assert_ok(cnirt_del_with_result(f->ctx, l, &plain, "{\"ips\":7", &err), err);
+	r = expect_calls(f, "a DEL");
+	_cleanup_json_ json *in2 = rec_stdin(&r.v[0]);
+	assert_null(json_obj_get(in2, "prevResult"));
+	recs_free(&r);
+	recs_clear(f);
+
+	cnirt_netlist *old = simple_list(f, "0.3.1", "oldnet", "a");
+	assert_ok(cnirt_del_with_result(f->ctx, old, &plain, STEP_B, &err), err);
+	r = expect_calls(f, "a DEL");
+	_cleanup_json_ json *in3 = rec_stdin(&r.v[0]);
+	assert_null(json_obj_get(in3, "prevResult"));
+	recs_free(&r);
+	cnirt_netlist_free(old);
+	cnirt_netlist_free(l);
+}
+
 /* ------------------------------------------------------ cnirt_del_cached */
 
 /* cnirt.h: "No entry: success"; nothing runs. */
@@ -1985,6 +2135,10 @@ int main(void)
 	    T(test_del_no_cache_100),
 	    T(test_del_031_never_prev_result),
 	    T(test_del_invalid_cached_result),
+	    T(test_add_step_results),
+	    T(test_add_step_refused),
+	    T(test_del_with_result_no_cache),
+	    T(test_del_with_result_cache_first),
 	    T(test_del_cached_no_entry),
 	    T(test_del_cached_bad_names),
 	    T(test_del_cached_other_network),

@@ -150,14 +150,16 @@ static const struct verb verbs[] = {
 /* The usage text after the verbs' lines. */
 static const char usage_notes[] =
     "Options: --config FILE (default $CNIHOOK_CONFIG, else " SYSCONFDIR "/cnihook/cnihook.json;\n"
-    "  for add, check, del and validate: the plugins' sandbox and confDir),\n"
+    "  for add, check, del and validate: the plugins' sandbox, and confDir, binDirs,\n"
+    "  cacheDir and pluginTimeout where the environment sets none),\n"
     "  --log-level=error|warn|info|debug; --no-trunc: full container ids in tables\n"
     "  (else their first 12 characters). add, check, del, validate and gc need root.\n"
     "\n"
     "Environment: NETCONFPATH (default: cnihook.json's confDir, built-in\n"
-    "  " CNIHOOK_CONF_DIR "), CNI_PATH (default " DEFAULT_CNI_PATH "),\n"
-    "  CNI_IFNAME (eth0), CNI_ARGS (K=V;K=V), CAP_ARGS (JSON object), CNI_CONTAINERID,\n"
-    "  CNI_CACHE_DIR (default " DEFAULT_CACHE_DIR "), CNIHOOK_PLUGIN_TIMEOUT (seconds).\n"
+    "  " CNIHOOK_CONF_DIR "), CNI_PATH (default: its binDirs), CNI_CACHE_DIR\n"
+    "  (default: its cacheDir, built-in /var/lib/cni), CNIHOOK_PLUGIN_TIMEOUT (seconds;\n"
+    "  default: its pluginTimeout), CNI_IFNAME (eth0), CNI_ARGS (K=V;K=V),\n"
+    "  CAP_ARGS (JSON object), CNI_CONTAINERID.\n"
     "See cnihook(8).\n";
 
 /* The column of the verbs' help in the usage text. */

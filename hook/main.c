@@ -4,7 +4,7 @@
  *
  * - the OCI hook: createRuntime, prestart, poststop, or no stage (the
  *   state says), with the OCI state on stdin;
- * - the operator commands: status, list and gc, which read cnihook.json,
+ * - the operator commands: status, list, gc and reload, which read cnihook.json,
  *   and add, check, del, validate and version, with cnitool's environment;
  * - plugin mode: a chained CNI plugin, run with CNI_COMMAND set and no
  *   argument.
@@ -24,6 +24,7 @@
 #include "cmd/cli.h"
 #include "cmd/cni-plugin.h"
 #include "cmd/gc.h"
+#include "cmd/reload.h"
 #include "cmd/report.h"
 #include "cmd/stage.h"
 
@@ -39,7 +40,7 @@ struct call {
 
 enum verb_kind {
 	VERB_STAGE,  /* an OCI hook stage: cnihook.json read, then the state on stdin */
-	VERB_REPORT, /* status, list, gc: cnihook.json read, then their flags */
+	VERB_REPORT, /* status, list, gc, reload: cnihook.json read, then their flags */
 	VERB_CLI,    /* the operator verbs of cnitool: logging on stderr only */
 	VERB_OPTION, /* --help, --version: taken among the options */
 	VERB_PLUGIN, /* no name: CNI_COMMAND set and no argument */
@@ -53,6 +54,7 @@ enum {
 	TAKES_NETNS_FROM_RESULT = 1 << 3, /* --netns-from-result */
 	TAKES_ID = 1 << 4,		  /* one operand, not starting with '-' */
 	LOGS_TO_SYSLOG = 1 << 5,	  /* as cnihook.json says (else on stderr only) */
+	TAKES_IDS = 1 << 6,		  /* any number of operands, not starting with '-' */
 };
 
 struct verb {
@@ -71,6 +73,7 @@ static int run_stage(const struct verb *v, struct call *c);
 static int run_status(const struct verb *v, struct call *c);
 static int run_list(const struct verb *v, struct call *c);
 static int run_gc(const struct verb *v, struct call *c);
+static int run_reload(const struct verb *v, struct call *c);
 static int run_attachment(const struct verb *v, struct call *c);
 static int run_validate(const struct verb *v, struct call *c);
 static int run_version(const struct verb *v, struct call *c);
@@ -116,6 +119,14 @@ static const struct verb verbs[] = {
      .usage = "cnihook [--config FILE] gc [--dry-run] [--netns-from-result]",
      .help = "tear down what provably gone containers\n"
 	     "left, saying why each is kept or gone"},
+    {.name = "reload",
+     .kind = VERB_REPORT,
+     .run = run_reload,
+     .flags = TAKES_IDS | LOGS_TO_SYSLOG,
+     .usage = "cnihook [--config FILE] reload [ID...]",
+     .help = "CHECK attachments; re-apply those that\n"
+	     "fail, keeping their IPs and MAC\n"
+	     "(after a firewall reload)"},
     {.name = "add",
      .kind = VERB_CLI,
      .run = run_attachment,
@@ -150,14 +161,17 @@ static const struct verb verbs[] = {
 /* The usage text after the verbs' lines. */
 static const char usage_notes[] =
     "Options: --config FILE (default $CNIHOOK_CONFIG, else " SYSCONFDIR "/cnihook/cnihook.json;\n"
-    "  for add, check, del and validate: the plugins' sandbox and confDir),\n"
+    "  for add, check, del and validate: the plugins' sandbox, and confDir, binDirs,\n"
+    "  cacheDir and pluginTimeout where the environment sets none),\n"
     "  --log-level=error|warn|info|debug; --no-trunc: full container ids in tables\n"
-    "  (else their first 12 characters). add, check, del, validate and gc need root.\n"
+    "  (else their first 12 characters). add, check, del, validate, gc and reload\n"
+    "  need root.\n"
     "\n"
     "Environment: NETCONFPATH (default: cnihook.json's confDir, built-in\n"
-    "  " CNIHOOK_CONF_DIR "), CNI_PATH (default " DEFAULT_CNI_PATH "),\n"
-    "  CNI_IFNAME (eth0), CNI_ARGS (K=V;K=V), CAP_ARGS (JSON object), CNI_CONTAINERID,\n"
-    "  CNI_CACHE_DIR (default " DEFAULT_CACHE_DIR "), CNIHOOK_PLUGIN_TIMEOUT (seconds).\n"
+    "  " CNIHOOK_CONF_DIR "), CNI_PATH (default: its binDirs), CNI_CACHE_DIR\n"
+    "  (default: its cacheDir, built-in /var/lib/cni), CNIHOOK_PLUGIN_TIMEOUT (seconds;\n"
+    "  default: its pluginTimeout), CNI_IFNAME (eth0), CNI_ARGS (K=V;K=V),\n"
+    "  CAP_ARGS (JSON object), CNI_CONTAINERID.\n"
     "See cnihook(8).\n";
 
 /* The column of the verbs' help in the usage text. */
@@ -214,9 +228,11 @@ static int run_stage(const struct verb *v, struct call *c)
 	return stage_run(c->cfg, v ? v->stage : STAGE_NONE, v ? v->name : NULL, STDIN_FILENO);
 }
 
-/* What status, list and gc take after their name. */
+/* What status, list, gc and reload take after their name. */
 struct report_args {
 	const char *id;
+	char **ids; /* TAKES_IDS: the operands (n_ids), to free */
+	size_t n_ids;
 	bool as_json, no_trunc;
 	struct gc_options gc;
 };
@@ -239,8 +255,12 @@ static int report_args(const struct verb *v, const struct call *c, struct report
 			a->gc.netns_from_result = true;
 		else if (arg[0] != '-' && !a->id && (v->flags & TAKES_ID))
 			a->id = arg;
-		else
+		else if (arg[0] != '-' && (v->flags & TAKES_IDS))
+			strv_append(&a->ids, &a->n_ids, arg);
+		else {
+			strv_free(a->ids, a->n_ids);
 			return usage_error("unexpected argument", arg);
+		}
 	}
 	log_init(c->level, (v->flags & LOGS_TO_SYSLOG) && c->cfg->log_syslog, c->cfg->state_dir);
 	return 0;
@@ -268,6 +288,18 @@ static int run_gc(const struct verb *v, struct call *c)
 		return ret;
 	hookconf_enter_sandbox(c->cfg);
 	return gc_run(c->cfg, &a.gc);
+}
+
+static int run_reload(const struct verb *v, struct call *c)
+{
+	struct report_args a;
+	int ret = report_args(v, c, &a);
+	if (ret)
+		return ret;
+	hookconf_enter_sandbox(c->cfg);
+	ret = reload_run(c->cfg, a.ids, a.n_ids);
+	strv_free(a.ids, a.n_ids);
+	return ret;
 }
 
 static int run_attachment(const struct verb *v, struct call *c)

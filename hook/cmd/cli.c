@@ -67,17 +67,19 @@ static const char *netconfpath(void)
 	return env_or("NETCONFPATH", cli_config()->conf_dir);
 }
 
+/* cnitool's environment where it is set, else what the hook uses:
+ * cnihook.json's binDirs, cacheDir and pluginTimeout (hookconf_ctx()), so
+ * that `cnihook check` finds the entries the hook cached. */
 static cnirt_ctx *ctx_from_env(void)
 {
-	cnirt_ctx *ctx = cnirt_ctx_new();
 	struct hook_config *cfg = cli_config();
-	if (cfg->sb)
-		cnirt_ctx_set_preexec(ctx, sandbox_apply, cfg->sb);
-	/* One thread, and it reaps no child it did not start. */
-	cnirt_ctx_set_spawn_direct(ctx, true);
-	cnirt_ctx_set_bin_path(ctx, env_or("CNI_PATH", DEFAULT_CNI_PATH));
-	cnirt_ctx_set_cache_dir(ctx, env_or("CNI_CACHE_DIR", DEFAULT_CACHE_DIR));
-	hookconf_pass_path(ctx); /* as cnitool's plugins get it */
+	cnirt_ctx *ctx = hookconf_ctx(cfg);
+	const char *bin_path = env_or("CNI_PATH", NULL);
+	if (bin_path)
+		cnirt_ctx_set_bin_path(ctx, bin_path);
+	const char *cache_dir = env_or("CNI_CACHE_DIR", NULL);
+	if (cache_dir)
+		cnirt_ctx_set_cache_dir(ctx, cache_dir);
 	const char *t = getenv("CNIHOOK_PLUGIN_TIMEOUT");
 	if (t && *t) {
 		char *end;

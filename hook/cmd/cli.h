@@ -4,13 +4,11 @@
 
 #include <cnirt.h>
 
-/* The defaults of the reference CLI's environment (CNI_PATH, CNI_CACHE_DIR). */
-#define DEFAULT_CNI_PATH  "/opt/cni/bin:/usr/libexec/cni:/usr/lib/cni"
-#define DEFAULT_CACHE_DIR "/var/lib/cni"
-
 /* The operator verbs of the reference CLI, argv[0] the verb. config:
  * --config FILE, or NULL (then $CNIHOOK_CONFIG, else the default file):
- * its sandbox applies to the plugins. Each returns the exit status (2 for
+ * its sandbox applies to the plugins, and its confDir, binDirs, cacheDir
+ * and pluginTimeout where NETCONFPATH, CNI_PATH, CNI_CACHE_DIR and
+ * CNIHOOK_PLUGIN_TIMEOUT are not set. Each returns the exit status (2 for
  * a wrong command line). */
 /* add, check, del NETWORK NETNS */
 int cli_attachment(int argc, char **argv, const char *config);

@@ -110,7 +110,7 @@ static int status_read(const char *dir, const struct snapshot *sd, const char *i
 /* A container named "<namespace>/<id>" (containerd's, as `status` and
  * `list` show it) is "<namespace>-<id>" in the state directory and the
  * cache; any other name is its id. Checked as a container id. */
-static int status_key(const char *arg, char **out, char **err)
+int report_key(const char *arg, char **out, char **err)
 {
 	const char *slash = strchr(arg, '/');
 	_cleanup_free_ char *key = NULL;
@@ -130,7 +130,7 @@ static int status_key(const char *arg, char **out, char **err)
 
 /* The container that `key` names: itself, or the one container of the
  * state directory whose id starts with it. */
-static int status_resolve(const struct snapshot *sd, const char *key, const char **out, char **err)
+int report_resolve(const struct snapshot *sd, const char *key, const char **out, char **err)
 {
 	const char *found = NULL;
 	size_t matches = 0, len = strlen(key);
@@ -216,7 +216,7 @@ static int status_gather_one(const char *dir, const struct snapshot *sd, const c
 			     struct status_out *out, char **err)
 {
 	const char *id = NULL;
-	if (status_resolve(sd, key, &id, err) < 0)
+	if (report_resolve(sd, key, &id, err) < 0)
 		return -1;
 	json *st = NULL;
 	int errnum;
@@ -268,7 +268,7 @@ int report_status(const struct hook_config *cfg, const char *id_arg, bool as_jso
 {
 	_cleanup_free_ char *err = NULL;
 	_cleanup_free_ char *key = NULL;
-	if (id_arg && status_key(id_arg, &key, &err) < 0) {
+	if (id_arg && report_key(id_arg, &key, &err) < 0) {
 		log_error("status: %s", err);
 		return 2;
 	}

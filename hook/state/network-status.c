@@ -9,8 +9,7 @@
 #include "base/util.h"
 #include "state/network-status.h"
 
-/* The result in 1.0.0 form (ips[].address, interfaces[]), or NULL. */
-static json *result_v1(const char *result)
+json *netstatus_result_v1(const char *result)
 {
 	if (result == NULL)
 		return NULL;
@@ -27,33 +26,45 @@ static json *result_v1(const char *result)
 	return v;
 }
 
-static json *render_one(const struct netstatus_entry *s)
+const char *netstatus_result_mac(const json *r, const char *ifname, long *ifindex)
 {
-	_cleanup_json_ json *r = result_v1(s->result);
-	json *ifaces = json_obj_get(r, "interfaces");
-	json *ips = json_obj_get(r, "ips");
-	long ifindex = -1;
+	const json *ifaces = json_obj_get(r, "interfaces");
 	const char *mac = NULL;
+	*ifindex = -1;
 	for (size_t i = 0; json_is_array(ifaces) && i < ifaces->u.array.n; i++) {
-		json *f = ifaces->u.array.v[i];
+		const json *f = ifaces->u.array.v[i];
 		const char *sandbox = json_str(json_obj_get(f, "sandbox"));
 		if (sandbox && *sandbox && json_str(json_obj_get(f, "name")) &&
-		    strcmp(json_str(json_obj_get(f, "name")), s->ifname) == 0) {
-			ifindex = (long)i;
+		    strcmp(json_str(json_obj_get(f, "name")), ifname) == 0) {
+			*ifindex = (long)i;
 			mac = json_str(json_obj_get(f, "mac"));
 		}
 	}
+	return mac;
+}
+
+bool netstatus_ip_of(const json *ip, long ifindex)
+{
+	const json *idx = json_obj_get(ip, "interface");
+	return json_str(json_obj_get(ip, "address")) &&
+	       !(idx && json_is_int(idx) && ifindex >= 0 && json_int_value(idx) != ifindex);
+}
+
+static json *render_one(const struct netstatus_entry *s)
+{
+	_cleanup_json_ json *r = netstatus_result_v1(s->result);
+	json *ips = json_obj_get(r, "ips");
+	long ifindex;
+	const char *mac = netstatus_result_mac(r, s->ifname, &ifindex);
 	json *o = json_new(JSON_OBJECT);
 	json_obj_set(o, "name", json_new_string(s->network));
 	json_obj_set(o, "interface", json_new_string(s->ifname));
 	json *addrs = json_new(JSON_ARRAY);
 	for (size_t i = 0; json_is_array(ips) && i < ips->u.array.n; i++) {
 		json *ip = ips->u.array.v[i];
-		json *idx = json_obj_get(ip, "interface");
-		const char *addr = json_str(json_obj_get(ip, "address"));
-		if (addr == NULL ||
-		    (idx && json_is_int(idx) && ifindex >= 0 && json_int_value(idx) != ifindex))
+		if (!netstatus_ip_of(ip, ifindex))
 			continue;
+		const char *addr = json_str(json_obj_get(ip, "address"));
 		const char *slash = strchr(addr, '/');
 		_cleanup_free_ char *a =
 		    slash ? xstrndup(addr, (size_t)(slash - addr)) : xstrdup(addr);
@@ -84,5 +95,35 @@ int netstatus_write(const char *path, const struct netstatus_entry *v, size_t n,
 		*err = xasprintf("network status %s: %s", path, strerror(-e));
 		return -1;
 	}
+	return 0;
+}
+
+int netstatus_update(const char *path, const struct netstatus_entry *e, char **err)
+{
+	_cleanup_free_ char *buf = NULL;
+	size_t len;
+	int errnum;
+	if (read_file(path, 16u << 20, &buf, &len, &errnum, err) < 0)
+		return -1;
+	_cleanup_json_ json *all = NULL;
+	if (json_parse_with(buf, len, path, &hook_json, &all, err) < 0)
+		return -1;
+	for (size_t i = 0; json_is_array(all) && i < all->u.array.n; i++) {
+		json **v = &all->u.array.v[i];
+		const char *name = json_str(json_obj_get(*v, "name"));
+		const char *ifname = json_str(json_obj_get(*v, "interface"));
+		if (name && ifname && strcmp(name, e->network) == 0 &&
+		    strcmp(ifname, e->ifname) == 0) {
+			bool is_default = json_is_true(json_obj_get(*v, "default"));
+			struct netstatus_entry now = *e;
+			now.is_default = is_default;
+			json_free(*v);
+			*v = render_one(&now);
+		}
+	}
+	_cleanup_free_ char *text = json_gen(all, false, NULL);
+	int r = write_file_atomic(path, text, strlen(text), 0644, false);
+	if (r < 0)
+		return set_error(err, "network status %s: %s", path, strerror(-r));
 	return 0;
 }

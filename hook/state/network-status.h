@@ -21,5 +21,18 @@ struct netstatus_entry {
 /* The status document (pretty JSON text). */
 char *netstatus_render(const struct netstatus_entry *v, size_t n);
 int netstatus_write(const char *path, const struct netstatus_entry *v, size_t n, char **err);
+/* Rewrite the entry of the status at `path` whose name and interface are
+ * e's from e's result (its "default" kept), the others as they are. */
+int netstatus_update(const char *path, const struct netstatus_entry *e, char **err);
+
+/* A result (any version) in 1.0.0 form (ips[].address, interfaces[]), or
+ * NULL when it cannot be converted. */
+struct json;
+struct json *netstatus_result_v1(const char *result);
+/* In such a result: the MAC of the container's interface `ifname` (the one
+ * with a sandbox), or NULL; *ifindex its index, or -1. */
+const char *netstatus_result_mac(const struct json *r, const char *ifname, long *ifindex);
+/* Is ips[] element `ip` an address of the interface at ifindex (-1: any)? */
+bool netstatus_ip_of(const struct json *ip, long ifindex);
 
 #endif

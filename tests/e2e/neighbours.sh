@@ -55,20 +55,6 @@ hookconf() {
 }
 hook() { capture "$CNIHOOK" --config "$HOOKCONF" "$@"; }
 
-# rules_of IP CID: the iptables rules (nat, filter) naming IP or CID, then
-# the rules of the per-container chains they jump to.
-rules_of() {
-	local t all lines c
-	for t in nat filter; do
-		all=$(iptables-save -t "$t")
-		lines=$(grep -e '^-A ' <<<"$all" | grep -F -e "$1" -e "$2" || true)
-		printf '%s\n' "$lines"
-		for c in $(sed -n 's/.* -j \(CNI-[^ ]*\).*/\1/p' <<<"$lines" | sort -u); do
-			[[ " $T_CNI_GLOBAL_CHAINS " == *" $c "* ]] || grep -e "^-A $c " <<<"$all" || true
-		done
-	done
-}
-
 # fingerprint IP CID LEASE [NS|pid:PID] CACHEFILE...: everything gc could
 # take from the attachment.
 fingerprint() {
@@ -218,19 +204,7 @@ case_own_netns_deleted() {
 	write_list "$NETCONFPATH/10-net.conflist" "$NET" 1.0.0 bridge portmap firewall
 	local port=$((20000 + RANDOM % 10001)) ns=gcn-$uniq-d cid=own-$uniq-d ip entry before sleeper
 	new_netns "$ns"
-	mkdir -p "$DIR/bundle"
-	jq -n --arg p "/run/netns/$ns" --arg n "$NET" --arg port "$port:80" \
-		'{ociVersion: "1.0.2", process: {args: ["sh"]}, root: {path: "rootfs"},
-		  annotations: {"io.cnihook.networks": $n, "io.cnihook.ports": $port},
-		  linux: {namespaces: [{type: "mount"}, {type: "network", path: $p}]}}' \
-		>"$DIR/bundle/config.json"
-	checking "the hook attaches $cid to /run/netns/$ns (createRuntime)"
-	jq -n --arg id "$cid" --arg b "$DIR/bundle" \
-		'{ociVersion: "1.0.2", id: $id, status: "creating", bundle: $b}' >"$DIR/state.json"
-	capture "$CNIHOOK" --config "$HOOKCONF" createRuntime <"$DIR/state.json"
-	[ "$RC" = 0 ] || fail "createRuntime: status $RC: $ERR"
-	cleanup_push "'$CNIHOOK' --config '$HOOKCONF' poststop <'$DIR/state.json'"
-	ok "attached"
+	hook_attach "$cid" "/run/netns/$ns" "$port"
 	ip=$(jq -r '.[0].ips[0]' "$DIR/state/$cid/network-status.json")
 	ip=${ip%/24}
 	entry=$CNI_CACHE_DIR/results/$NET-$cid-eth0

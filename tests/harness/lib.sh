@@ -404,6 +404,20 @@ assert_nothing_left() {
 # rule of their own.
 T_CNI_GLOBAL_CHAINS="CNI-HOSTPORT-DNAT CNI-HOSTPORT-MASQ CNI-HOSTPORT-SETMARK CNI-FORWARD CNI-ADMIN"
 
+# rules_of IP CID: the iptables rules (nat, filter) naming IP or CID, then
+# the rules of the per-container chains they jump to.
+rules_of() {
+	local t all lines c
+	for t in nat filter; do
+		all=$(iptables-save -t "$t")
+		lines=$(grep -e '^-A ' <<<"$all" | grep -F -e "$1" -e "$2" || true)
+		printf '%s\n' "$lines"
+		for c in $(sed -n 's/.* -j \(CNI-[^ ]*\).*/\1/p' <<<"$lines" | sort -u); do
+			[[ " $T_CNI_GLOBAL_CHAINS " == *" $c "* ]] || grep -e "^-A $c " <<<"$all" || true
+		done
+	done
+}
+
 # ipt_each CMD...: run CMD with iptables and with ip6tables (when present).
 ipt_each() {
 	local ipt
@@ -835,6 +849,27 @@ check_attachment() {
 		ok "check"
 	fi
 	[ -z "$OUT" ] || fail "check printed: $OUT"
+}
+
+# hook_attach ID NETNS HOSTPORT: the hook's createRuntime, run by hand with
+# cnihook.json $HOOKCONF, attaches container ID in the namespace at NETNS,
+# whose annotations ask for network $NET with HOSTPORT mapped to its port
+# 80 (bundle $DIR/bundle, OCI state $DIR/state.json); its poststop is
+# registered as a cleanup.
+hook_attach() {
+	mkdir -p "$DIR/bundle"
+	jq -n --arg p "$2" --arg n "$NET" --arg port "$3:80" \
+		'{ociVersion: "1.0.2", process: {args: ["sh"]}, root: {path: "rootfs"},
+		  annotations: {"io.cnihook.networks": $n, "io.cnihook.ports": $port},
+		  linux: {namespaces: [{type: "mount"}, {type: "network", path: $p}]}}' \
+		>"$DIR/bundle/config.json"
+	jq -n --arg id "$1" --arg b "$DIR/bundle" \
+		'{ociVersion: "1.0.2", id: $id, status: "creating", bundle: $b}' >"$DIR/state.json"
+	checking "the hook attaches $1 to $2 (createRuntime), hostPort $3"
+	capture "$CNIHOOK" --config "$HOOKCONF" createRuntime <"$DIR/state.json"
+	[ "$RC" = 0 ] || fail "createRuntime: status $RC: $ERR"
+	cleanup_push "'$CNIHOOK' --config '$HOOKCONF' poststop <'$DIR/state.json'"
+	ok "attached"
 }
 
 # assert_failed_add_left_nothing NS CID

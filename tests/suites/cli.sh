@@ -143,6 +143,38 @@ check "no NETCONFPATH, a confDir without the network: add fails naming that dire
 CNIHOOK_CONFIG="$tmp/empty.json" "$CNIHOOK" validate two >"$tmp/out" 2>&1
 check "NETCONFPATH set: it wins over confDir" grep -qF "$conf/10-two.conflist" "$tmp/out"
 
+# Without CNI_CACHE_DIR and CNI_PATH the cache and the plugins are those of
+# cnihook.json (cacheDir, binDirs), where the hook caches its attachments:
+# check and del of an attachment find its entry there. Set, they win.
+mkdir -p "$tmp/private"
+jq -n --arg c "$conf" --arg b "$bin" --arg k "$tmp/private/cache" \
+	'{confDir: $c, binDirs: [$b], cacheDir: $k}' >"$tmp/paths.json"
+rm -rf "$bin/rec"
+env -u NETCONFPATH -u CNI_PATH -u CNI_CACHE_DIR "$CNIHOOK" --config "$tmp/paths.json" \
+	add two /run/netns/clitest >/dev/null 2>"$tmp/err"
+rc=$?
+check "no CNI_CACHE_DIR: add caches in cnihook.json's cacheDir" \
+	eval 'test $rc = 0 && test -f "$tmp/private/cache/results/two-$id-eth0" &&
+		test ! -e "$tmp/cache/results/two-$id-eth0"'
+check "no CNI_PATH: the plugins come from binDirs (CNI_PATH=$bin)" \
+	grep -qx "CNI_PATH=$bin" "$(ls "$bin"/rec/*-alpha-ADD.env | head -1)"
+rm -rf "$bin/rec"
+env -u NETCONFPATH -u CNI_PATH -u CNI_CACHE_DIR "$CNIHOOK" --config "$tmp/paths.json" \
+	check two /run/netns/clitest 2>"$tmp/err"
+rc=$?
+check "no CNI_CACHE_DIR: check finds the entry in cacheDir" \
+	eval 'test $rc = 0 && grep -q "\"prevResult\"" "$(ls "$bin"/rec/*-alpha-CHECK.stdin | head -1)"'
+CNI_CACHE_DIR=$tmp/cache "$CNIHOOK" --config "$tmp/paths.json" check two /run/netns/clitest \
+	2>"$tmp/err"
+rc=$?
+check "CNI_CACHE_DIR set: it wins over cacheDir (no cached result there)" \
+	eval '[ $rc = 1 ] && grep -q "no cached result" "$tmp/err"'
+env -u NETCONFPATH -u CNI_PATH -u CNI_CACHE_DIR "$CNIHOOK" --config "$tmp/paths.json" \
+	del two /run/netns/clitest 2>"$tmp/err"
+rc=$?
+check "no CNI_CACHE_DIR: del removes the entry from cacheDir" \
+	eval 'test $rc = 0 && test ! -e "$tmp/private/cache/results/two-$id-eth0"'
+
 # Failures: one line on stderr naming network, plugin, code, message, details.
 printf 'exit=1\nstdout={"cniVersion":"1.0.0","code":7,"msg":"bad bridge","details":"no such thing"}\n' > "$bin/beta.ADD"
 "$CNIHOOK" add two /run/netns/clitest >"$tmp/out" 2>"$tmp/err"

@@ -83,12 +83,49 @@ static void test_write(void **state)
 	rmdir(dir);
 }
 
+/* update: the entry of that name and interface from the new result, its
+ * "default" kept; the others as they were. */
+static void test_update(void **state)
+{
+	(void)state;
+	char dir[] = "/tmp/test_netstatus.XXXXXX";
+	assert_non_null(mkdtemp(dir));
+	_cleanup_free_ char *sub = xasprintf("%s/c1", dir);
+	assert_int_equal(mkdir(sub, 0700), 0);
+	_cleanup_free_ char *path = netstatus_path(dir, "c1");
+	const struct netstatus_entry v[] = {
+	    {.network = "ns/a", .ifname = "eth0", .is_default = true, .result = NULL},
+	    {.network = "b", .ifname = "net1", .is_default = false, .result = NULL},
+	};
+	_cleanup_free_ char *err = NULL;
+	assert_int_equal(netstatus_write(path, v, 2, &err), 0);
+	const struct netstatus_entry now = {.network = "ns/a", .ifname = "eth0", .result = RESULT};
+	assert_int_equal(netstatus_update(path, &now, &err), 0);
+	_cleanup_free_ char *got = NULL;
+	size_t len;
+	int errnum;
+	assert_int_equal(read_file(path, 1 << 20, &got, &len, &errnum, &err), 0);
+	assert_string_equal(
+	    got, "[{\"name\":\"ns/a\",\"interface\":\"eth0\",\"ips\":[\"10.1.2.3\",\"fd00::3\"],"
+		 "\"mac\":\"0a:58:0a:01:02:03\",\"default\":true,\"dns\":{\"nameservers\":["
+		 "\"10.1.2.1\"]}},{\"name\":\"b\",\"interface\":\"net1\",\"ips\":[],"
+		 "\"default\":false,\"dns\":{}}]");
+	/* no file: the error says so */
+	unlink(path);
+	free(TAKE_PTR(err));
+	assert_int_equal(netstatus_update(path, &now, &err), -1);
+	assert_non_null(err);
+	rmdir(sub);
+	rmdir(dir);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_render),
 	    cmocka_unit_test(test_render_old_result),
 	    cmocka_unit_test(test_write),
+	    cmocka_unit_test(test_update),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

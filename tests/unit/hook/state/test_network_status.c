@@ -92,7 +92,7 @@ static void test_update(void **state)
 	assert_non_null(mkdtemp(dir));
 	_cleanup_free_ char *sub = xasprintf("%s/c1", dir);
 	assert_int_equal(mkdir(sub, 0700), 0);
-	_cleanup_free_ char *path = netstatus_path(dir, "c1");
+	_cleanup_free_ char *path = layout_status(dir, "c1");
 	const struct netstatus_entry v[] = {
 	    {.network = "ns/a", .ifname = "eth0", .is_default = true, .result = NULL},
 	    {.network = "b", .ifname = "net1", .is_default = false, .result = NULL},

@@ -113,9 +113,10 @@ static bool holder_alive(const char *state_dir, cnirt_ctx *ctx, const char *hold
 
 /* Rewrite the reservation file under its lock: drop the lines of `drop`
  * (and, with ctx, of holders no longer attached), then, when p is given,
- * refuse if a live holder overlaps, else add our line. */
+ * refuse if a live holder overlaps (naming it in *holder when asked), else
+ * add our line. */
 static int update_file(const char *state_dir, const char *path, const char *drop, cnirt_ctx *ctx,
-		       const struct port *p, const char *id, char **err)
+		       const struct port *p, const char *id, char **holder_out, char **err)
 {
 	int fd = -1;
 	if (lock_path(path, &fd, err) < 0)
@@ -144,6 +145,8 @@ static int update_file(const char *state_dir, const char *path, const char *drop
 					"the port mapping",
 					p->port, p->proto, strcmp(p->ip, "*") ? " on " : "",
 					strcmp(p->ip, "*") ? p->ip : "", holder);
+			if (holder_out)
+				*holder_out = xstrdup(holder);
 		}
 		o += (size_t)sprintf(out + o, "%s %s\n", holder, ip);
 	}
@@ -178,7 +181,7 @@ void ports_release(const char *state_dir, const char *id)
 		_cleanup_free_ char *err = NULL;
 		struct stat st;
 		if (stat(path, &st) == 0)
-			update_file(state_dir, path, id, NULL, NULL, id, &err);
+			update_file(state_dir, path, id, NULL, NULL, id, NULL, &err);
 	}
 	unlink(list);
 }
@@ -212,7 +215,7 @@ void ports_release_entry(const char *state_dir, const char *id, const cnirt_cach
 		_cleanup_free_ char *err = NULL;
 		struct stat st;
 		if (stat(path, &st) == 0)
-			update_file(state_dir, path, id, NULL, NULL, id, &err);
+			update_file(state_dir, path, id, NULL, NULL, id, NULL, &err);
 	}
 }
 
@@ -239,7 +242,7 @@ void ports_prune(const char *state_dir, bool (*alive)(void *data, const char *id
 			if (sscanf(line, "%255s", holder) != 1 || alive(data, holder))
 				continue;
 			_cleanup_free_ char *err = NULL;
-			update_file(state_dir, path, holder, NULL, NULL, holder, &err);
+			update_file(state_dir, path, holder, NULL, NULL, holder, NULL, &err);
 		}
 	}
 }
@@ -655,7 +658,7 @@ static int check_cache(const char *state_dir, cnirt_ctx *ctx, const struct index
 }
 
 int ports_reserve(const char *state_dir, cnirt_ctx *ctx, const char *id,
-		  const struct selection *sel, char **err)
+		  const struct selection *sel, char **holder, char **err)
 {
 	struct port *want = NULL;
 	size_t n = 0;
@@ -699,7 +702,7 @@ int ports_reserve(const char *state_dir, cnirt_ctx *ctx, const char *id,
 		_cleanup_free_ char *path = layout_port_file(state_dir, name);
 		r = check_cache(state_dir, ctx, &idx, id, &want[i], err);
 		if (r == 0)
-			r = update_file(state_dir, path, NULL, ctx, &want[i], id, err);
+			r = update_file(state_dir, path, NULL, ctx, &want[i], id, holder, err);
 	}
 	if (r < 0)
 		ports_release(state_dir, id);

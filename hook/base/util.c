@@ -132,6 +132,23 @@ void strv_free(char **v, size_t n)
 	free(v);
 }
 
+static int strp_cmp(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+void strset_sort(struct strset *s)
+{
+	if (s->n > 1)
+		qsort(s->v, s->n, sizeof(*s->v), strp_cmp);
+}
+
+const char *strset_find(const struct strset *s, const char *key)
+{
+	char *const *hit = s->n ? bsearch(&key, s->v, s->n, sizeof(*s->v), strp_cmp) : NULL;
+	return hit ? *hit : NULL;
+}
+
 int read_file_at(int dirfd, const char *path, size_t limit, char **out, size_t *len, int *errnum,
 		 char **err)
 {

@@ -58,6 +58,16 @@ const char *kvlist_get(const struct kvlist *l, const char *key);
 void strv_append(char ***v, size_t *n, const char *s);
 void strv_free(char **v, size_t n);
 
+/* A set of strings: strv_append()ed, then sorted once and searched by
+ * bisection (gc's and the verdicts' lookups among many containers). */
+struct strset {
+	char **v;
+	size_t n;
+};
+void strset_sort(struct strset *s);
+/* The member equal to key, or NULL. */
+const char *strset_find(const struct strset *s, const char *key);
+
 /* Read all of fd, at most `limit` bytes; NUL terminated. On failure *err
  * is the problem ("larger than 16 MiB", strerror), for the caller to name
  * what it read. */

@@ -22,6 +22,7 @@
 #include "state/attachment-list.h"
 #include "state/journal.h"
 #include "state/layout.h"
+#include "state/liveness.h"
 #include "state/lock.h"
 #include "state/netns-pin.h"
 #include "state/network-status.h"
@@ -237,6 +238,53 @@ static void record_init(struct record *rec, const struct engine_run *r, const st
 	}
 }
 
+/* The container `holder` stands in the way of this attach (it holds a host
+ * port asked for) and may be gone without a poststop (a start that failed
+ * after createRuntime, a runtime killed): when gc's rules prove it gone, it
+ * is detached first, as gc would (its lock not waited for), and the log
+ * says so. 0 collected; -1 it is not provably gone, or busy, or its
+ * teardown failed: the refusal stands. */
+static int collect_gone(struct engine_run *r, const char *holder)
+{
+	if (strcmp(holder, r->id) == 0)
+		return -1;
+	_cleanup_free_ char *dir = layout_container_dir(r->cfg->state_dir, holder);
+	struct stat st;
+	cnirt_cache_entry **v = NULL;
+	size_t n = 0;
+	cnirt_error *e = NULL;
+	if (cnirt_cache_list_container(r->ctx, holder, &v, &n, &e) < 0) {
+		cnirt_error_free(e);
+		return -1;
+	}
+	const struct liveness_candidate c = {
+	    .id = holder,
+	    .own = stat(dir, &st) == 0 && S_ISDIR(st.st_mode),
+	    .v = (const cnirt_cache_entry *const *)v,
+	    .n = n,
+	};
+	struct liveness_world *w = liveness_world_read();
+	_cleanup_free_ char *why = NULL;
+	bool gone = liveness_gone(r->cfg->state_dir, false, w, &c, &why);
+	liveness_world_free(w);
+	cnirt_cache_entries_free(v, n);
+	if (!gone)
+		return -1;
+	size_t done = 0;
+	int d = engine_detach(r->cfg, holder, r->stage, &done);
+	if (d != 0) {
+		log_warn("%s %s: container \"%s\", which holds a host port asked for, is gone (%s) "
+			 "but %s",
+			 r->id, r->stage, holder, why,
+			 d > 0 ? "a stage holds its lock" : "its teardown failed");
+		return -1;
+	}
+	log_warn("%s %s: collected container \"%s\" first, which held a host port asked for: "
+		 "gone, as gc would find it (%s); detached %zu attachment(s)",
+		 r->id, r->stage, holder, why, done);
+	return 0;
+}
+
 /* Everything the state directory holds before the first plugin runs, in
  * the order that lets a hook killed at any point be cleaned up (the
  * directory, the port reservations, the record, the name, the pin's index
@@ -253,7 +301,13 @@ static int record_before_add(struct engine_run *r, const struct selection *sel,
 	}
 	/* Host ports, once the state directory shows we are attaching (a
 	 * reservation whose holder has none and no cache entry is stale). */
-	if (ports_reserve(r->cfg->state_dir, r->ctx, r->id, sel, err) < 0) {
+	_cleanup_free_ char *holder = NULL;
+	int reserved = ports_reserve(r->cfg->state_dir, r->ctx, r->id, sel, &holder, err);
+	if (reserved < 0 && holder && collect_gone(r, holder) == 0) {
+		free(TAKE_PTR(*err));
+		reserved = ports_reserve(r->cfg->state_dir, r->ctx, r->id, sel, NULL, err);
+	}
+	if (reserved < 0) {
 		remove_state(r, NULL);
 		return -1;
 	}

@@ -113,9 +113,10 @@ static bool holder_alive(const char *state_dir, cnirt_ctx *ctx, const char *hold
 
 /* Rewrite the reservation file under its lock: drop the lines of `drop`
  * (and, with ctx, of holders no longer attached), then, when p is given,
- * refuse if a live holder overlaps, else add our line. */
+ * refuse if a live holder overlaps (naming it in *holder when asked), else
+ * add our line. */
 static int update_file(const char *state_dir, const char *path, const char *drop, cnirt_ctx *ctx,
-		       const struct port *p, const char *id, char **err)
+		       const struct port *p, const char *id, char **holder_out, char **err)
 {
 	int fd = -1;
 	if (lock_path(path, &fd, err) < 0)
@@ -144,6 +145,8 @@ static int update_file(const char *state_dir, const char *path, const char *drop
 					"the port mapping",
 					p->port, p->proto, strcmp(p->ip, "*") ? " on " : "",
 					strcmp(p->ip, "*") ? p->ip : "", holder);
+			if (holder_out)
+				*holder_out = xstrdup(holder);
 		}
 		o += (size_t)sprintf(out + o, "%s %s\n", holder, ip);
 	}
@@ -166,7 +169,7 @@ static void release_file(const char *state_dir, const char *name, const char *id
 	_cleanup_free_ char *err = NULL;
 	struct stat st;
 	if (stat(path, &st) == 0)
-		update_file(state_dir, path, id, NULL, NULL, id, &err);
+		update_file(state_dir, path, id, NULL, NULL, id, NULL, &err);
 }
 
 /* The container's list, layout_own_ports(), holds the names of the
@@ -249,7 +252,7 @@ static void prune_line(char *line, void *data)
 	if (sscanf(line, "%255s", holder) != 1 || p->alive(p->data, holder))
 		return;
 	_cleanup_free_ char *err = NULL;
-	update_file(p->state_dir, p->path, holder, NULL, NULL, holder, &err);
+	update_file(p->state_dir, p->path, holder, NULL, NULL, holder, NULL, &err);
 }
 
 static void prune_file(int dfd, const char *name, void *data)
@@ -679,7 +682,7 @@ static int check_cache(const char *state_dir, cnirt_ctx *ctx, const struct index
 }
 
 int ports_reserve(const char *state_dir, cnirt_ctx *ctx, const char *id,
-		  const struct selection *sel, char **err)
+		  const struct selection *sel, char **holder, char **err)
 {
 	struct port *want = NULL;
 	size_t n = 0;
@@ -723,7 +726,7 @@ int ports_reserve(const char *state_dir, cnirt_ctx *ctx, const char *id,
 		_cleanup_free_ char *path = layout_port_file(state_dir, name);
 		r = check_cache(state_dir, ctx, &idx, id, &want[i], err);
 		if (r == 0)
-			r = update_file(state_dir, path, NULL, ctx, &want[i], id, err);
+			r = update_file(state_dir, path, NULL, ctx, &want[i], id, holder, err);
 	}
 	if (r < 0)
 		ports_release(state_dir, id);

@@ -20,9 +20,11 @@
 /* Reserve every host port of the selection for container `id`. A holder
  * whose attachment is gone (no cache entry and no state directory) is
  * replaced. Port mappings held by attachments of other runtimes (cache
- * entries with portMappings) count too. On failure nothing stays reserved. */
+ * entries with portMappings) count too. On failure nothing stays reserved;
+ * when a reservation of cnihook's refused it, *holder (if holder is not
+ * NULL) names its container, for the caller to judge. */
 int ports_reserve(const char *state_dir, cnirt_ctx *ctx, const char *id,
-		  const struct selection *sel, char **err);
+		  const struct selection *sel, char **holder, char **err);
 /* Release every reservation of container `id`: the files its list
  * (<stateDir>/<id>/ports) names, then the list. */
 void ports_release(const char *state_dir, const char *id);

@@ -202,6 +202,45 @@ EOF
 	rt_teardown_and_check
 }
 
+# 5. A start that fails after createRuntime (a mistyped command): podman
+# leaves the container "Created" and runs no poststop, so its attachment
+# stays; the corrected run with the same host port finds the holder
+# provably gone (gc's rules), collects it first and attaches.
+case_failed_start() {
+	local bad=bad-$uniq good=good-$uniq port badid out
+	rt_setup_case e
+	rt_add_net "$NET" "$BR" "$SUB"
+	port=$((20000 + RANDOM % 10001))
+	pm_hooks_dir
+	checking "podman run $bad with io.cnihook.ports=$port:80 and command /nonexistent: fails"
+	cleanup_push "pm rm -f -t 0 '$bad' >/dev/null 2>&1"
+	if pm run -d --name "$bad" --network none --ulimit nofile=20000:20000 \
+		--ulimit nproc=32768:32768 --annotation "io.cnihook.networks=$NET" \
+		--annotation "io.cnihook.ports=$port:80" "$PM_IMAGE" /nonexistent \
+		</dev/null >"$DIR/$bad.out" 2>&1; then
+		fail "podman run /nonexistent succeeded"
+	fi
+	badid=$(podman inspect -f '{{.Id}}' "$bad" 2>/dev/null) || badid=
+	[ -n "$badid" ] || fail "podman forgot $bad: $(cat "$DIR/$bad.out")"
+	RT_IDS+=("$badid")
+	rt_hook_log
+	ok "failed, $bad is $(podman inspect -f '{{.State.Status}}' "$bad")"
+	checking "its attachment stayed (no poststop): a port reservation of $port names it"
+	grep -rqF -- "$badid" "$STATEDIR/ports" 2>/dev/null ||
+		fail "no reservation left: the case reproduces nothing"
+	ok "reserved for ${badid:0:12}"
+	rt_start_ok "start $good with the same port: the gone holder is collected first" \
+		"$good" "$(annotations io.cnihook.networks "$NET" io.cnihook.ports "$port:80")"
+	checking "the hook's log names the collected container and gc's evidence"
+	grep -F "collected container \"$badid\"" "$HOOKLOG" | grep -qF "no process lives in its pinned network namespace" ||
+		fail "no such line in $HOOKLOG: $(cat "$HOOKLOG")"
+	ok "$(grep -F "collected container \"$badid\"" "$HOOKLOG" | head -1 | cut -c1-200)"
+	assert_page "http://127.0.0.1:$port/"
+	rt_stop "$good"
+	pm rm -f -t 0 "$bad" >/dev/null 2>&1 || fail "podman rm -f $bad failed"
+	rt_teardown_and_check
+}
+
 run_case "1. beside podman's netavark network: cnihook's net1, netavark's eth0 and route" \
 	case_beside
 run_case "2. a name netavark's eth0 has: refused before any plugin runs, netavark whole" \
@@ -209,6 +248,8 @@ run_case "2. a name netavark's eth0 has: refused before any plugin runs, netavar
 run_case "3. a podman pod: annotated members share the pod's network, the last detaches it" \
 	case_pod
 run_case "4. podman kube play with the network in the pod's annotations" case_kube_play
+run_case "5. a start that failed after createRuntime: its gone holder of the port is collected" \
+	case_failed_start
 log "--- whole script"
 assert_nothing_left
 finish

@@ -690,9 +690,19 @@ refused_for() { # the last attach was refused before any plugin ran, naming HOLD
 	[ "$rc" != 0 ] && one_line && has "\"$1\"" "$err" && has "host port" "$err" && no_plugin_ran &&
 		[ -z "$(left "$id")" ]
 }
+# live_in NS: a process in the namespace, so that its container is alive by
+# gc's rules (a holder whose pinned namespace has no process is provably
+# gone, and an attach asking its port collects it: below).
+port_live=()
+live_in() {
+	ip netns exec "$1" sleep 600 &
+	port_live+=("$!")
+	SLEEPERS+=("$!")
+}
 nss=()
 port_case pA 18080:80
 A_id=$id
+live_in "$ns"
 check "ports: A (18080:80) attached" eval '[ "$rc" = 0 ] && reserved tcp-18080 "$A_id"'
 clear_rec
 port_case pB 18080:80
@@ -723,6 +733,7 @@ rm -f "$state/ports/tcp-18082"
 
 port_case pE 10.1.2.3:18083:80
 E_id=$id
+live_in "$ns"
 check "ports: E holds 10.1.2.3:18083/tcp" eval '[ "$rc" = 0 ] && reserved tcp-18083 "$E_id"'
 clear_rec
 port_case pF 0.0.0.0:18083:80
@@ -739,6 +750,7 @@ I_id=$id
 check "ports: 10.1.2.3:18083/udp does not overlap tcp" eval '[ "$rc" = 0 ] && reserved udp-18083 "$I_id"'
 port_case pJ 18084:80
 J_id=$id
+live_in "$ns"
 echo "ghost2-$uniq *" >"$state/ports/tcp-18086"
 port_case pM 18086:80
 M_id=$id
@@ -753,6 +765,25 @@ for x in "$E_id" "$H_id" "$I_id" "$J_id"; do poststop "$x"; done
 check "ports: all detached, no reservation left" \
 	eval '[ -z "$(left "$E_id")$(left "$H_id")$(left "$I_id")$(left "$J_id")" ] &&
 	      [ -z "$(cat "$state"/ports/* 2>/dev/null)" ]'
+
+for p in "${port_live[@]}"; do kill_child "$p"; done
+
+# A holder whose container is provably gone by gc's rules (no runtime state,
+# no process in its pinned namespace: a start that failed after
+# createRuntime, which runs no poststop) is collected first, and the log
+# says so with gc's evidence.
+port_case pN 18087:80
+N_id=$id
+check "ports: N holds 18087, no process in its namespace" eval '[ "$rc" = 0 ] && reserved tcp-18087 "$N_id"'
+clear_rec
+port_case pO 18087:80
+O_id=$id
+check "ports: O asking 18087 collects N first, saying why: $err" \
+	eval '[ "$rc" = 0 ] && reserved tcp-18087 "$O_id" && ! reserved tcp-18087 "$N_id" &&
+	      has "collected container \"$N_id\" first, which held a host port asked for: gone, as gc would find it (no state of runc, crun or containerd; no process lives in its pinned network namespace $state/$N_id/netns); detached 1 attachment(s)" "$err" &&
+	      [ -z "$(left "$N_id")" ]'
+poststop "$O_id"
+check "ports: O detached, nothing left of N or O" eval '[ -z "$(left "$N_id")$(left "$O_id")" ]'
 
 # A port held by another runtime's attachment (a cache entry without cnihook
 # state, here made by `cnihook add`).

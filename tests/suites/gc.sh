@@ -396,6 +396,36 @@ check "gc after its runtime state went: ctrd is gone and detached" \
 	eval '[ "$rc" = 0 ] && has "gc: container \"$ctrd\": gone: detached 1 attachment(s)" "$out"'
 check_gone "... nothing left of it" "$ctrd"
 
+# A runtime state that is stopped: runc keeps a container's state after its
+# init process died unseen (`runc run -d` and a kill -9, conmon killed), and
+# never starts it again; with no process in its pin, it is gone.
+echo "# a runc state whose init process is gone: stopped"
+stopped=stopped-$uniq ns_stopped=cnihook-gc$uniq-stopped
+new_netns "$ns_stopped"
+bundle "$stopped" "$(annotations io.cnihook.networks g11)" "/run/netns/$ns_stopped"
+attach "$stopped"
+check "stopped: attached" test "$rc" = 0
+ip netns delete "$ns_stopped"
+mkdir -m 0700 "/run/runc/$stopped"
+cleanup_push "rm -rf '/run/runc/$stopped'"
+start_of() { awk '{ sub(/.*\) /, ""); print $20 }' "/proc/$1/stat"; }
+jq -n --argjson p "$$" --argjson s "$(start_of $$)" '{id: "x", init_process_pid: $p, init_process_start: $s}' \
+	>"/run/runc/$stopped/state.json"
+runhook "" gc --dry-run
+check "gc --dry-run keeps stopped while the init process its runc state names lives" \
+	has "gc: container \"$stopped\": kept: its runtime has state for it (/run/runc/$stopped), and its init process $$ lives" "$out"
+sh -c 'exit 0' &
+dead=$!
+wait "$dead"
+jq -n --argjson p "$dead" '{id: "x", init_process_pid: $p, init_process_start: 1}' >"/run/runc/$stopped/state.json"
+clear_rec
+runhook "" gc
+check "gc: stopped is gone (its runc state is stopped, no process in its pin) and detached" \
+	has "gc: container \"$stopped\": gone: detached 1 attachment(s), state removed (its runtime's state (/run/runc/$stopped) is stopped: its init process $dead is gone; no process lives in its pinned network namespace $state/$stopped/netns)" "$out"
+check "... DELs gb and gc on eth0: $(dels "$stopped")" test "$(dels "$stopped")" = "gb:eth0 gc:eth0"
+check_gone "... nothing left of it" "$stopped"
+rm -rf "/run/runc/$stopped"
+
 # ---------------------------------------------------------------- --netns-from-result
 echo "# gc --netns-from-result: the sandbox of a cached result stands in for a missing netns"
 before=$(snapshot)

@@ -103,7 +103,7 @@ static int reserve2(struct fx *f, const char *id, const char *pm1, const char *p
 	    {.network = "net1", .ifname = "eth0", .port_mappings = (char *)pm1},
 	    {.network = "net2", .ifname = "net1", .port_mappings = (char *)pm2}};
 	struct selection sel = {.v = v, .n = pm2 ? 2 : 1};
-	return ports_reserve(f->state, f->ctx, id, &sel, err);
+	return ports_reserve(f->state, f->ctx, id, &sel, NULL, err);
 }
 
 static int reserve(struct fx *f, const char *id, const char *pm, char **err)

@@ -207,3 +207,11 @@ char *cni_error_text(const char *network, const cnirt_error *e)
 	_cleanup_free_ char *d = details && *details ? xasprintf(" (%s)", details) : xstrdup("");
 	return xasprintf("%s%s%s%s%s", n, p, c, cnirt_error_msg(e), d);
 }
+
+cnirt_kv *kvlist_to_cnirt(const struct kvlist *l)
+{
+	cnirt_kv *v = xreallocarray(NULL, l->n ? l->n : 1, sizeof(*v));
+	for (size_t i = 0; i < l->n; i++)
+		v[i] = (cnirt_kv){l->v[i].key, l->v[i].value};
+	return v;
+}

@@ -88,6 +88,10 @@ int read_file_at(int dirfd, const char *path, size_t limit, char **out, size_t *
 int mkdir_p(const char *path, int mode, char **err);
 
 struct cnirt_error;
+struct cnirt_kv;
+/* The pairs as libcnirt takes them (cnirt_kv; the strings stay the
+ * list's; free() the array). */
+struct cnirt_kv *kvlist_to_cnirt(const struct kvlist *l);
 /* `network "N": plugin "P": CNI error C: message (details)`, leaving out
  * what the error does not name; network is used when the error names none. */
 char *cni_error_text(const char *network, const struct cnirt_error *e);

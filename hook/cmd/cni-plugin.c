@@ -295,9 +295,7 @@ static int cmd_check(struct plugin_call *c)
 		const struct record_att *a = &rec->v[i];
 		cnirt_error *e = NULL;
 		cnirt_netlist *l = NULL;
-		cnirt_kv *kv = xreallocarray(NULL, a->args.n ? a->args.n : 1, sizeof(*kv));
-		for (size_t k = 0; k < a->args.n; k++)
-			kv[k] = (cnirt_kv){a->args.v[k].key, a->args.v[k].value};
+		cnirt_kv *kv = kvlist_to_cnirt(&a->args);
 		cnirt_attachment att = {
 		    .container_id = c->id,
 		    .netns = *c->netns ? c->netns : rec->netns,
@@ -338,7 +336,7 @@ static bool is_valid(json *valid, const char *id)
 static int cmd_gc(struct plugin_call *c)
 {
 	/* cni.dev/attachments: the name spec 1.1.0 first gave the field (the
-	 * spec's issue 1101), which a runtime may still send alone. */
+	 * spec's own change log), which a runtime may still send alone. */
 	const char *key = "cni.dev/valid-attachments";
 	json *valid = json_obj_get(c->conf, key);
 	if (valid == NULL && json_obj_get(c->conf, "cni.dev/attachments")) {

@@ -105,7 +105,7 @@ static int prepare(const char *by, const cnirt_confdir *dir, const struct select
 		cnirt_netlist_free(found);
 		return -1;
 	}
-	p->cnikv = to_cnikv(&p->args);
+	p->cnikv = kvlist_to_cnirt(&p->args);
 	/* libcnirt passes cni-args as args.cni of every plugin (derive.c). */
 	p->config_args = xstrdup(a->cni_args);
 	p->list = found;

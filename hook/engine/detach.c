@@ -51,7 +51,7 @@ static int detach_one(struct engine_run *r, const struct record_att *a, const ch
 		run_failed_cni(r, a->network, e);
 		return -1;
 	}
-	_cleanup_free_ cnirt_kv *kv = to_cnikv(&a->args);
+	_cleanup_free_ cnirt_kv *kv = kvlist_to_cnirt(&a->args);
 	cnirt_attachment att = {
 	    .container_id = r->id,
 	    .netns = netns,

@@ -106,11 +106,3 @@ const char *run_given_netns(const struct engine_run *r)
 {
 	return r->t && r->t->netns && *r->t->netns ? r->t->netns : NULL;
 }
-
-cnirt_kv *to_cnikv(const struct kvlist *args)
-{
-	cnirt_kv *v = xreallocarray(NULL, args->n ? args->n : 1, sizeof(*v));
-	for (size_t i = 0; i < args->n; i++)
-		v[i] = (cnirt_kv){args->v[i].key, args->v[i].value};
-	return v;
-}

@@ -68,9 +68,6 @@ void run_log_done(const struct engine_run *r, const char *what, size_t n);
 /* The namespace for DEL: the one the CNI plugin was given, else NULL. */
 const char *run_given_netns(const struct engine_run *r);
 
-/* CNI_ARGS pairs as libcnirt takes them (the strings are args'). */
-cnirt_kv *to_cnikv(const struct kvlist *args);
-
 /* Shared by attach.c and detach.c (detach.c). */
 /* Detach r->id, whose lock the caller holds. */
 int detach_run_locked(struct engine_run *r);

@@ -804,7 +804,7 @@ for n in "${nss[@]}" "$ns_cli"; do del_netns "$n"; done
 reset
 
 # ------------------------------------------------- SIGKILL around the indexes
-# Issue 12's indexes (docs/architecture.md, "Indexes"): the hook killed
+# The scale indexes (docs/architecture.md, "Indexes"): the hook killed
 # between an index update and the state it indexes, then poststop or gc
 # leave nothing, index entries included (left_more checks the pin index and
 # the container's port list). The attach side is covered above: "ports"

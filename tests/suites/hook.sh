@@ -351,7 +351,7 @@ hookin "$(jq -cn --arg b "$tmp/bundles/$id" \
 bad "container id ../x at poststop" x '../x'
 
 # ---------------------------------------------------------------- misspelt keys
-# Issue 9: io.cnihook.port=18280:80 started the container with a network but
+# A misspelt key once went unseen: io.cnihook.port=18280:80 started the container with a network but
 # no port mapping and no word; a container with only a misspelt key was left
 # alone. An unknown io.cnihook.* key is refused before any plugin runs, with
 # the nearest key; poststop never refuses a teardown over a key.

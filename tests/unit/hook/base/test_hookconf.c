@@ -695,7 +695,7 @@ static void test_unknown_fields(void **state)
 		   "field \"sandbox.colour\": unknown field " SANDBOX_KNOWN);
 }
 
-/* Issue 9: a misspelt field names the one meant, at every level. Names are
+/* A misspelt field names the one meant, at every level. Names are
  * case-sensitive: a field that differs only in case is refused too. */
 static void test_misspelt_fields(void **state)
 {

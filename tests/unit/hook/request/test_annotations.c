@@ -571,7 +571,7 @@ static void test_ports(void **state)
 	"(known: io.cnihook.networks, io.cnihook.ports, io.cnihook.mac, io.cnihook.ips, "          \
 	"io.cnihook.bandwidth, io.cnihook.args, io.cnihook.netns)"
 
-/* Issue 9: io.cnihook.port=18280:80 started the container with no port
+/* A misspelt key: io.cnihook.port=18280:80 started the container with no port
  * mapping and no word. Every io.cnihook.* key that is not one of cnihook's
  * is refused, naming the nearest key and the known ones. */
 static void test_unknown_keys(void **state)
@@ -660,7 +660,7 @@ static void test_unknown_keys_everywhere(void **state)
 static void test_ports_misspelt(void **state)
 {
 	(void)state;
-	/* Issue 9: the protocol after a ':' read as a host IP "18280". */
+	/* A mistake once made: the protocol after a ':' read as a host IP "18280". */
 	ports_refused("18280:80:tcp", "annotation \"io.cnihook.ports\": \"18280:80:tcp\": the "
 				      "protocol follows a '/', not a ':'; did you mean "
 				      "\"18280:80/tcp\"?");

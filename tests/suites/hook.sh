@@ -973,6 +973,10 @@ if command -v setpriv >/dev/null; then
 	cleanup_push "rm -rf '$pubdir'"
 	chmod 755 "$pubdir"
 	cp "$cfg" "$pubdir/cnihook.json"
+	# a copy of the binary: the build tree may be under a directory only
+	# root can enter
+	cp "$CNIHOOK" "$pubdir/cnihook"
+	chmod 755 "$pubdir/cnihook"
 	chmod 644 "$pubdir/cnihook.json"
 	id=rl-$uniq
 	mkdir -p "$pubdir/bundles/$id"
@@ -983,7 +987,7 @@ if command -v setpriv >/dev/null; then
 		'{ociVersion: "1.0.2", id: $id, status: $st, bundle: $b, pid: 1}'; }
 	rootless() { # rootless STAGE: the hook as uid 0 of a user namespace (host uid 65534)
 		run_in "$(rlstate "$2")" setpriv --reuid=65534 --regid=65534 --clear-groups \
-			unshare --user --map-root-user "$CNIHOOK" --config "$pubdir/cnihook.json" "$1"
+			unshare --user --map-root-user "$pubdir/cnihook" --config "$pubdir/cnihook.json" "$1"
 	}
 	before=$(ls -A "$state")
 	clear_rec

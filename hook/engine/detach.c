@@ -286,6 +286,10 @@ static int detach(struct engine_run *r)
 		record_free(rec);
 		return 0;
 	}
+	/* The name dnsname was given at ADD, for its DEL (checked then). */
+	_cleanup_free_ char *name_err = NULL;
+	if (rec && rec->hostname)
+		(void)run_name_plugins(r, rec->hostname, &name_err);
 	size_t n = rec ? rec->n : 0;
 	int ret = rec ? detach_record(r, rec) : detach_from_cache(r, &n);
 	r->detached = n;

@@ -608,8 +608,10 @@ static int name_plugins(struct engine_run *r, const struct selection *sel, const
 			if (strcmp(cnirt_netlist_plugin_type(p[i].list, k),
 				   PLUGIN_ARGS_NAME_TYPE) != 0)
 				continue;
+			/* Without a name, plugin_args_name() says so. */
 			_cleanup_free_ char *problem = NULL;
-			if (run_name_plugins(r, r->hostname, &problem) == 0)
+			if (r->hostname ? plugin_args_give_name(r->ctx, r->hostname, &problem) == 0
+					: plugin_args_name(NULL, NULL, &problem) == 0)
 				return 0;
 			return set_error(err,
 					 "network \"%s\": plugin \"%s\" needs the container's name "

@@ -8,7 +8,6 @@
 
 #include "base/log.h"
 #include "engine/run.h"
-#include "request/plugin-args.h"
 #include "state/journal.h"
 
 static void observe(void *data, const cnirt_event *ev)
@@ -106,20 +105,4 @@ void run_log_done(const struct engine_run *r, const char *what, size_t n)
 const char *run_given_netns(const struct engine_run *r)
 {
 	return r->t && r->t->netns && *r->t->netns ? r->t->netns : NULL;
-}
-
-int run_name_plugins(struct engine_run *r, const char *hostname, char **err)
-{
-	struct kvlist v = {0};
-	if (plugin_args_name(hostname, &v, err) < 0)
-		return -1;
-	_cleanup_free_ struct cnirt_kv *kv = kvlist_to_cnirt(&v);
-	cnirt_error *e = NULL;
-	int ret = cnirt_ctx_set_plugin_args(r->ctx, PLUGIN_ARGS_NAME_TYPE, kv, v.n, &e);
-	if (ret < 0) {
-		set_error(err, "%s", cnirt_error_msg(e));
-		cnirt_error_free(e);
-	}
-	kvlist_free(&v);
-	return ret < 0 ? -1 : 0;
 }

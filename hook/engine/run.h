@@ -54,10 +54,6 @@ void run_end(struct engine_run *r);
 /* Record a failure: the code is the plugin's CNI code, else
  * ENGINE_OWN_ERROR. */
 void run_failed(struct engine_run *r, int code, const char *msg);
-/* Give `hostname` to the plugins that take the container's name, and to
- * them alone (plugin-args.h: dnsname's K8S_POD_NAME), in every operation
- * of the run. -1 and *err (the problem) when it is no name they take. */
-int run_name_plugins(struct engine_run *r, const char *hostname, char **err);
 /* Record a libcnirt failure (and free e). */
 void run_failed_cni(struct engine_run *r, const char *network, cnirt_error *e);
 /* A failed ADD's rollback that failed too (cnirt_error_rollback()): a

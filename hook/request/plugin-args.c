@@ -4,6 +4,7 @@
 
 #include <string.h>
 
+#include "cnirt.h"
 #include "request/plugin-args.h"
 
 /* The capabilities the network's chain declares. */
@@ -124,6 +125,22 @@ int plugin_args_name(const char *hostname, struct kvlist *args, char **problem)
 	kvlist_append(&v, PLUGIN_ARGS_NAME_KEY, hostname);
 	*args = v;
 	return 0;
+}
+
+int plugin_args_give_name(cnirt_ctx *ctx, const char *name, char **problem)
+{
+	struct kvlist v = {0};
+	if (name && plugin_args_name(name, &v, problem) < 0)
+		return -1;
+	_cleanup_free_ struct cnirt_kv *kv = kvlist_to_cnirt(&v);
+	cnirt_error *e = NULL;
+	int ret = cnirt_ctx_set_plugin_args(ctx, PLUGIN_ARGS_NAME_TYPE, kv, v.n, &e);
+	if (ret < 0) {
+		set_error(problem, "%s", cnirt_error_msg(e));
+		cnirt_error_free(e);
+	}
+	kvlist_free(&v);
+	return ret < 0 ? -1 : 0;
 }
 
 int plugin_args_build(const struct selection *s, size_t i, has_capability_fn has_cap, void *data,

@@ -41,5 +41,11 @@ int plugin_args_check_name(const char *name, char **problem);
  * config.json's hostname; NULL: none). -1 and the problem when it is none
  * or not a name it takes. */
 int plugin_args_name(const char *name, struct kvlist *args, char **problem);
+/* Give `name` to the plugins of type PLUGIN_ARGS_NAME_TYPE, and to them
+ * alone, in every operation of ctx (cnirt_ctx_set_plugin_args()); NULL:
+ * take back a name given before. -1 and the problem (plugin_args_name()'s)
+ * otherwise, ctx unchanged. */
+struct cnirt_ctx;
+int plugin_args_give_name(struct cnirt_ctx *ctx, const char *name, char **problem);
 
 #endif

@@ -17,7 +17,8 @@
 # /run/containers/cni/dnsname/NETWORK; dnsname's iptables rule (udp 53 from
 # the bridge) stays, as cnihook(8) says, and the test removes it.
 # Under runc, an ADD that fails after dnsname's (a tuning plugin with a
-# sysctl that does not exist) leaves nothing of dnsname's.
+# sysctl that does not exist) leaves nothing of dnsname's, and a name that
+# is no DNS name is refused before any plugin runs.
 #
 # The whole script runs in a mount namespace of its own, as crun.sh does,
 # so that crun's case can unmount /sys/fs/cgroup/unified (it runs last).
@@ -229,11 +230,25 @@ dn_case_failed_add() {
 	ok "none"
 	rt_force_remove "$a"
 	dn_remove_rule "$BR"
+
+	# A name dnsname cannot take: refused before any plugin runs.
+	a=$(rt_id b)
+	checking "start $a with io.cnihook.name=not_a_name is refused before any plugin runs"
+	if rt_start "$a" "$(annotations io.cnihook.networks "$NET" io.cnihook.name not_a_name)"; then
+		fail "runc started it"
+	fi
+	grep -q 'annotation "io.cnihook.name": "not_a_name" is not a DNS name' \
+		"${RT_OUT[$RT_CID]}" "$HOOKLOG" || fail "the error does not name the annotation"
+	[ ! -e "$DN_DIR/$NET" ] || fail "$DN_DIR/$NET exists"
+	! iptables -w -C $(dn_rule "$BR") 2>/dev/null || fail "dnsname ran: its rule is there"
+	ok "refused: annotation \"io.cnihook.name\": \"not_a_name\" is not a DNS name"
+	rt_force_remove "$a"
 	rt_teardown_and_check
 }
 
 run_case "two containers resolve each other through dnsname (runc)" dn_case runc a
-run_case "an ADD failing after dnsname's leaves nothing of it (runc)" dn_case_failed_add
+run_case "an ADD failing after dnsname's leaves nothing of it; a bad name is refused (runc)" \
+	dn_case_failed_add
 run_case "two containers resolve each other through dnsname (podman --network none)" dn_case podman b
 run_case "two containers resolve each other through dnsname (containerd)" dn_case containerd c
 run_case "two containers resolve each other through dnsname (crun)" dn_case crun d

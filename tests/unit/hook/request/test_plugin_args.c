@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "cnirt.h"
 #include "request/plugin-args.h"
 #include "hooktest.h"
 
@@ -121,6 +122,17 @@ static void test_name_pairs(void **state)
 				     "digits and '-', separated by '.', at most 253 characters)");
 	free(problem);
 	assert_string_equal(PLUGIN_ARGS_NAME_TYPE, "dnsname");
+
+	/* Given to a context (and taken back); a bad name leaves it alone. */
+	cnirt_ctx *ctx = cnirt_ctx_new();
+	problem = NULL;
+	assert_int_equal(plugin_args_give_name(ctx, "peer", &problem), 0);
+	assert_int_equal(plugin_args_give_name(ctx, NULL, &problem), 0);
+	assert_null(problem);
+	assert_int_equal(plugin_args_give_name(ctx, "a;b", &problem), -1);
+	assert_non_null(strstr(problem, "is not a DNS name"));
+	free(problem);
+	cnirt_ctx_free(ctx);
 }
 
 /* CONVENTIONS.md: "Plugins can request that the runtime insert this dynamic

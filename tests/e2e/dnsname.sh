@@ -33,6 +33,11 @@ T_NETPREFIX=dn
 . "$srcdir/tests/harness/runtime-lib.sh"
 
 DN_DIR=/run/containers/cni/dnsname
+# dnsname keeps its base directory (cnihook(8)): removed at the end when
+# this script made it and it is empty.
+for d in /run/containers /run/containers/cni "$DN_DIR"; do
+	[ -e "$d" ] || cleanup_push "rmdir '$d' 2>/dev/null || true"
+done
 
 # dn_add_net [KIND]: the case's network $NET: bridge $BR (host-local,
 # $SUB.0/24), dnsname with domain dn-$uniq.test; KIND "failing": then a

@@ -136,7 +136,10 @@ static int attach(struct hook_call *r, const struct oci_state *st)
 		ret = namespace_source(r, st, &sel, by, &source, &err);
 		if (ret == 0 && sel.pod_id) {
 			_cleanup_free_ char *digest = annotations_request_digest(&st->annotations);
-			struct engine_container c = {.id = r->id, .stage = r->stage};
+			struct engine_container c = {.id = r->id,
+						     .stage = r->stage,
+						     .hostname =
+							 sel.name ? sel.name : st->hostname};
 			struct engine_pod pod = {.member = st->key, .request = digest};
 			ret = engine_attach_pod_member(r->cfg, &c, &pod, &sel, by, source);
 		} else if (ret == 0) {
@@ -145,6 +148,7 @@ static int attach(struct hook_call *r, const struct oci_state *st)
 			    .stage = r->stage,
 			    .bundle = st->bundle,
 			    .name = strcmp(st->name, st->key) != 0 ? st->name : NULL,
+			    .hostname = sel.name ? sel.name : st->hostname,
 			    .pid = st->pid,
 			};
 			ret = engine_attach_container(r->cfg, &c, &sel, by, source);

@@ -214,6 +214,7 @@ static void record_init(struct record *rec, const struct engine_run *r, const st
 	    .bundle = (char *)r->bundle,
 	    .pid = (int)r->pid,
 	    .name = (char *)r->name,
+	    .hostname = (char *)r->hostname,
 	    .n = sel->n,
 	};
 	rec->v = xreallocarray(NULL, sel->n, sizeof(*rec->v));
@@ -708,6 +709,33 @@ static int attach_or_join(struct engine_run *r, struct selection *sel, const cha
 	return ret;
 }
 
+/* The container's name to the plugins that take it (dnsname), when a
+ * network of the selection has one; recorded (r->hostname) only then, for
+ * the DEL. The CNI plugin's runtime passes the pod's K8S_POD_* pairs to
+ * the whole chain itself. */
+static int name_plugins(struct engine_run *r, const struct selection *sel, const struct prepared *p,
+			char **err)
+{
+	for (size_t i = 0; !r->t && i < sel->n; i++)
+		for (size_t k = 0; k < cnirt_netlist_plugin_count(p[i].list); k++) {
+			if (strcmp(cnirt_netlist_plugin_type(p[i].list, k),
+				   PLUGIN_ARGS_NAME_TYPE) != 0)
+				continue;
+			/* Without a name, plugin_args_name() says so. */
+			_cleanup_free_ char *problem = NULL;
+			if (r->hostname ? plugin_args_give_name(r->ctx, r->hostname, &problem) == 0
+					: plugin_args_name(NULL, NULL, &problem) == 0)
+				return 0;
+			return set_error(err,
+					 "network \"%s\": plugin \"%s\" needs the container's name "
+					 "(CNI_ARGS %s): %s",
+					 sel->v[i].network, PLUGIN_ARGS_NAME_TYPE,
+					 PLUGIN_ARGS_NAME_KEY, problem);
+		}
+	r->hostname = NULL;
+	return 0;
+}
+
 static int attach_selection(struct engine_run *r, struct selection *sel, const char *by,
 			    const char *source, const struct engine_pod *pod)
 {
@@ -730,6 +758,10 @@ static int attach_selection(struct engine_run *r, struct selection *sel, const c
 			ret = -1;
 		}
 	cnirt_confdir_free(dir);
+	if (ret == 0 && name_plugins(r, sel, p, &err) < 0) {
+		run_failed(r, ENGINE_OWN_ERROR, err);
+		ret = -1;
+	}
 	if (ret == 0) {
 		int fd = -1;
 		if (lock_take(r->cfg->state_dir, r->id, &fd, &err) < 0) {
@@ -754,6 +786,7 @@ int engine_attach_container(const struct hook_config *cfg, const struct engine_c
 	run_begin(&r, cfg, c->id, c->stage);
 	r.bundle = c->bundle;
 	r.name = c->name;
+	r.hostname = c->hostname;
 	r.pid = c->pid;
 	int ret = attach_selection(&r, sel, by, source, NULL);
 	run_report(&r);
@@ -779,6 +812,7 @@ int engine_attach_pod_member(const struct hook_config *cfg, const struct engine_
 {
 	struct engine_run r;
 	run_begin(&r, cfg, c->id, c->stage);
+	r.hostname = c->hostname;
 	int ret = attach_selection(&r, sel, by, source, pod);
 	run_report(&r);
 	run_end(&r);

@@ -192,11 +192,22 @@ int rootless_netns_write_pidfile(const char *pidfile, long pid, char **err)
 	return 0;
 }
 
-/* Is pid still the process that started at `start`? */
+/* Is pid still the process that started at `start`, and not a zombie
+ * (which its parent, perhaps not the hook, has yet to reap)? */
 static bool same_process(long pid, unsigned long long start)
 {
 	unsigned long long now;
-	return proc_start_time(pid, &now) == 0 && now == start;
+	if (proc_start_time(pid, &now) < 0 || now != start)
+		return false;
+	char path[64];
+	snprintf(path, sizeof(path), "/proc/%ld/stat", pid);
+	_cleanup_free_ char *buf = NULL;
+	_cleanup_free_ char *err = NULL;
+	size_t len;
+	if (read_file(path, 4096, &buf, &len, NULL, &err) < 0)
+		return false;
+	const char *p = strrchr(buf, ')');
+	return p && p[1] == ' ' && p[2] != 'Z' && p[2] != 'X';
 }
 
 int rootless_netns_stop_pidfile(const char *pidfile, char **err)
@@ -218,15 +229,12 @@ int rootless_netns_stop_pidfile(const char *pidfile, char **err)
 	}
 	if (same_process(pid, start)) {
 		kill(pid, SIGTERM);
-		for (int i = 0; i < 100 && same_process(pid, start); i++) {
-			/* A zombie child of ours is reaped here; others by init. */
-			waitpid(pid, NULL, WNOHANG);
+		/* The processes are detached: their parent, not the hook,
+		 * reaps them; a zombie counts as gone. */
+		for (int i = 0; i < 100 && same_process(pid, start); i++)
 			usleep(10000);
-		}
-		if (same_process(pid, start)) {
+		if (same_process(pid, start))
 			kill(pid, SIGKILL);
-			waitpid(pid, NULL, 0);
-		}
 	}
 	if (unlink(pidfile) < 0 && errno != ENOENT)
 		return set_error(err, "%s: %m", pidfile);

@@ -229,7 +229,11 @@ static int run_stage(const struct verb *v, struct call *c)
 	struct rootless_user rl = {.lock_fd = -1};
 	_cleanup_free_ char *why = NULL;
 	bool rootless = !userns_is_host() && rootless_configure(c->cfg, &rl, &why) == 0;
-	log_init(c->level, c->cfg->log_syslog, c->cfg->state_dir);
+	/* The user's log file lives in the user's directory, which goes with
+	 * the user's last container: only an attach may make it again. */
+	bool log_file =
+	    !rootless || (v && v->stage == STAGE_ATTACH) || access(c->cfg->state_dir, F_OK) == 0;
+	log_init(c->level, c->cfg->log_syslog, log_file ? c->cfg->state_dir : NULL);
 	hookconf_enter_sandbox(c->cfg);
 	int ret = stage_run(c->cfg, rootless ? &rl : NULL, why, v ? v->stage : STAGE_NONE,
 			    v ? v->name : NULL, STDIN_FILENO);

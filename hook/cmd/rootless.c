@@ -199,16 +199,13 @@ int rootless_attach(const struct rootless_call *c, struct selection *sel, rootle
 {
 	_cleanup_free_ char *err = NULL;
 	struct forward_plan plan = {0};
-	if (take_ports(c, sel, &plan) < 0) {
-		forwarder_plan_free(&plan);
-		return -1;
-	}
 	if (rootless_netns_lock(c->user, &err) < 0) {
 		log_error("%s %s: %s", c->id, c->stage, err);
-		forwarder_plan_free(&plan);
 		return -1;
 	}
-	int ret = prepare(c);
+	int ret = take_ports(c, sel, &plan);
+	if (ret == 0)
+		ret = prepare(c);
 	if (ret == 0)
 		ret = in_child(c, true, attach, data);
 	/* The engine's child wrote the status: one entry per attachment, in

@@ -4,6 +4,7 @@
 # /run/user/UID, runs podman 4 (runc, vfs storage, --network none) with the
 # shipped hook entries in a hooks directory of the test's, cnihook.json
 # naming a bridge/portmap network of the test's:
+#   - a UDP mapping is refused (the forwarder carries TCP), nothing made;
 #   - two containers annotated io.cnihook.networks=NET reach each other by
 #     HTTP (busybox httpd in each, wget from the other);
 #   - a's published port (io.cnihook.ports 127.0.0.1:PORT:80) serves on the
@@ -20,6 +21,8 @@
 #     gc`, which leaves nothing either.
 # The user, its ranges, its runtime directory and podman's storage are
 # removed at the end, podman's pause process stopped by its pid.
+# ok never fails, so that `A && ok ... || not_ok ...` is an if-then-else.
+# shellcheck disable=SC2015
 set -euo pipefail
 srcdir=${abs_top_srcdir:-$(cd "$(dirname "$0")/../.." && pwd)}
 . "$srcdir/tests/harness/lib.sh"
@@ -125,6 +128,18 @@ DIR=$RUNDIR/cnihook
 serve() { # serve NAME: the container's command: httpd serving NAME
 	printf 'echo %s >/www/index.html && exec httpd -f -p 80 -h /www' "$1"
 }
+# A mapping the forwarder cannot carry (UDP): the start is refused, naming
+# it, and the user's first container leaves nothing behind.
+if out=$(pm run -d --name u --network none --annotation "io.cnihook.networks=$NET" \
+	--annotation "io.cnihook.ports=$PORT:53/udp" "$IMAGE" sleep 1 2>&1); then
+	not_ok "a UDP mapping is refused" "$out"
+elif grep -q 'protocol "udp": a rootless container.s ports are forwarded for tcp only' \
+	<<<"$out" && [ ! -e "$DIR" ]; then
+	ok "a UDP mapping is refused, naming it; nothing made"
+else
+	not_ok "a UDP mapping is refused, naming it; nothing made" "$out$(ls -R "$DIR" 2>&1)"
+fi
+pm rm -f -t 0 u >/dev/null 2>&1 || true
 out=$(pm run -d --name a --network none --annotation "io.cnihook.networks=$NET" \
 	--annotation "io.cnihook.ports=127.0.0.1:$PORT:80" "$IMAGE" sh -c "$(serve a)" 2>&1) ||
 	fail "podman run a: $out"
@@ -148,6 +163,7 @@ esac
 # host_get: the body of GET / on 127.0.0.1:PORT (bash's /dev/tcp: no
 # client of the host's needed), or a failure.
 host_get() {
+	# shellcheck disable=SC2016
 	timeout 5 bash -c 'exec 3<>"/dev/tcp/127.0.0.1/$1" && printf "GET / HTTP/1.0\r\n\r\n" >&3 &&
 		sed "1,/^\r\{0,1\}$/d" <&3' _ "$PORT"
 }
@@ -188,6 +204,8 @@ user_clean() {
 	if [ -n "$SLIRP" ] && kill -0 "$SLIRP" 2>/dev/null; then
 		not_ok "$1: slirp4netns (pid $SLIRP) stopped"
 	fi
+	# (pgrep: a pattern of more than 15 bytes matches nothing)
+	# shellcheck disable=SC2009
 	procs=$(ps -u "$RL_USER" -o pid=,comm= | grep -E 'cnihook|slirp4netns' || true)
 	[ -z "$procs" ] && ok "$1: no forwarder, no slirp4netns, no cnihook process of the user's" ||
 		not_ok "$1: no forwarder, no slirp4netns, no cnihook process of the user's" "$procs"

@@ -199,7 +199,7 @@ soak_gc() {
 }
 
 soak_case() {
-	local ns nspath fid deadline r before after
+	local ns nspath fid capargs deadline r before after
 	rt_setup_case s
 	rt_add_net "$NET" "$BR" "$SUB"
 	# The hook as runc runs it: exec keeps its pid (the plugins' parent).
@@ -216,11 +216,13 @@ soak_case() {
 	new_netns "$ns"
 	nspath=/run/netns/$ns
 	fid=foreign-$uniq
+	# As with cnitool, the DEL is given the same CAP_ARGS (portmap finds
+	# its rules by them).
+	capargs="{\"portMappings\":[{\"hostPort\":$((40000 + RANDOM % 20000)),\"containerPort\":80,\"protocol\":\"tcp\"}]}"
 	CNI_CONTAINERID=$fid CNI_PATH=$PLUGINDIR CNI_CACHE_DIR=$CACHEDIR NETCONFPATH=$DIR/net.d \
-		CAP_ARGS="{\"portMappings\":[{\"hostPort\":$((40000 + RANDOM % 20000)),\"containerPort\":80,\"protocol\":\"tcp\"}]}" \
-		"$HOOKBIN" --config "$HOOKCONF" add "$NET" "$nspath" >"$DIR/foreign.out" 2>&1 ||
+		CAP_ARGS=$capargs "$HOOKBIN" --config "$HOOKCONF" add "$NET" "$nspath" >"$DIR/foreign.out" 2>&1 ||
 		fail "cnihook add of the foreign attachment failed: $(cat "$DIR/foreign.out")"
-	cleanup_push "CNI_CONTAINERID='$fid' CNI_PATH='$PLUGINDIR' CNI_CACHE_DIR='$CACHEDIR' NETCONFPATH='$DIR/net.d' '$HOOKBIN' --config '$HOOKCONF' del '$NET' '$nspath' >/dev/null 2>&1"
+	cleanup_push "CNI_CONTAINERID='$fid' CNI_PATH='$PLUGINDIR' CNI_CACHE_DIR='$CACHEDIR' NETCONFPATH='$DIR/net.d' CAP_ARGS='$capargs' '$HOOKBIN' --config '$HOOKCONF' del '$NET' '$nspath' >/dev/null 2>&1"
 	before=$(picture)
 	grep -q "^cache ./results/$NET-$fid-eth0 " <<<"$before" ||
 		fail "the foreign attachment has no cache entry: $before"
@@ -267,7 +269,7 @@ soak_case() {
 	fi
 	ok "leak audit: leases, bridge ports, CNI chains and rules, cache, state as before the soak; the foreign attachment byte-identical"
 	CNI_CONTAINERID=$fid CNI_PATH=$PLUGINDIR CNI_CACHE_DIR=$CACHEDIR NETCONFPATH=$DIR/net.d \
-		"$HOOKBIN" --config "$HOOKCONF" del "$NET" "$nspath" >"$DIR/foreign.out" 2>&1 ||
+		CAP_ARGS=$capargs "$HOOKBIN" --config "$HOOKCONF" del "$NET" "$nspath" >"$DIR/foreign.out" 2>&1 ||
 		fail "cnihook del of the foreign attachment failed: $(cat "$DIR/foreign.out")"
 	ip netns delete "$ns"
 	rt_teardown_and_check

@@ -553,7 +553,7 @@ check "status: killed's row, missing cache and status, gc would detach" \
 	grep -Eq "^$killed +g11 +eth0 +10\.99\.0\.2 +[-0-9a-f:]+ +yes +would-detach +cache,status\$" <<<"$out"
 runhook "" status --json "$killed"
 check "status --json ID: its network from the record, missing, gc" \
-	jqe '.[0] | .name == "g11" and .interface == "eth0" and .ips == ["10.99.0.2"] and
+	jqe -n 'input | .[0] | .name == "g11" and .interface == "eth0" and .ips == ["10.99.0.2"] and
 		.missing == ["cache", "status"] and .gc == "would-detach"' <<<"$out"
 runhook "" gc --dry-run
 check "gc --dry-run: gone, would detach" has "gc: container \"$killed\": gone: would detach" "$out"

@@ -90,19 +90,19 @@ static char *result_ips(const char *result);
 /* ---------------------------------------------------- unfinished attaches */
 
 /*
- * A container of the state directory without a network status: its attach
- * did not finish (the hook was killed, or its status could not be written),
- * or one is under way. Status and list show what cnihook holds of it (its
- * attachment record, the ADD journal, the pin, its port reservation, cache
- * entries), what a finished attach has that it lacks, and gc's verdict on
- * it (liveness.h, the rules gc itself applies). Only these containers cost
- * more than the one look-up of their status file: their record is read and
- * judged.
+ * A container of the state directory whose attach did not finish (the hook
+ * was killed: no network status, perhaps no cache entry), or is under way.
+ * Status and list show what cnihook holds of it (its attachment record, the
+ * ADD journal, the pin, cache entries), what a finished attach has that it
+ * lacks, and gc's verdict on it (liveness.h, the rules gc itself applies).
+ * Status finds them by their missing status file, list by the lock a
+ * killed hook leaves beside the directory; only these cost more: their
+ * record is read and judged.
  */
 struct unfinished {
 	char *id;
 	struct record *rec;
-	bool pin;
+	bool pin, status;
 	long long mtime;	     /* of the record, else of the directory */
 	const cnirt_cache_entry **v; /* its cache entries (the caller's) */
 	size_t n;
@@ -167,7 +167,7 @@ static const cnirt_cache_entry *unfinished_entry(const struct unfinished *u, con
 static unsigned unfinished_missing(const struct unfinished *u, const char *network,
 				   const char *ifname)
 {
-	unsigned m = MISS_STATUS;
+	unsigned m = u->status ? 0 : MISS_STATUS;
 	if (u->rec == NULL)
 		m |= MISS_RECORD;
 	if (!u->pin)
@@ -671,7 +671,7 @@ struct list {
 	struct unfinished *u;
 	size_t n_u;
 	struct list_row *rows;
-	size_t n_rows;
+	size_t n_rows, cap_rows;
 };
 
 static void list_free(struct list *l)
@@ -713,7 +713,10 @@ static struct unfinished *list_unfinished(const struct list *l, const char *id)
 
 static struct list_row *list_row_new(struct list *l)
 {
-	l->rows = xreallocarray(l->rows, l->n_rows + 1, sizeof(*l->rows));
+	if (l->n_rows == l->cap_rows) {
+		l->cap_rows = l->cap_rows ? 2 * l->cap_rows : 16;
+		l->rows = xreallocarray(l->rows, l->cap_rows, sizeof(*l->rows));
+	}
 	struct list_row *r = &l->rows[l->n_rows++];
 	*r = (struct list_row){0};
 	return r;
@@ -775,15 +778,32 @@ static void list_unfinished_rows(struct list *l, const struct hook_config *cfg,
 	}
 }
 
-/* The unfinished attaches of the state directory (its containers without
- * a network status: one fstatat() each), sorted by id as the listing is,
- * each with its cache entries, read and judged. */
+/* Whether u, read, lacks anything a finished attach has. */
+static bool unfinished_lacks(const struct unfinished *u)
+{
+	if (!u->status || u->rec == NULL || !u->pin)
+		return true;
+	for (size_t i = 0; i < u->rec->n; i++)
+		if (unfinished_entry(u, u->rec->v[i].network, u->rec->v[i].ifname) == NULL)
+			return true;
+	return false;
+}
+
+/* The unfinished attaches of the state directory, sorted by id as the
+ * listing is, each with its cache entries, read and judged. A hook removes
+ * the lock beside a container's directory (<id>.lock) when its attach or
+ * detach is done, and a hook killed leaves it: so only the containers with a
+ * lock in the listing (found there, no system call) are looked at further,
+ * and those that lack nothing (a stage under way, in time) are left out. */
 static void list_find_unfinished(struct list *l, const struct hook_config *cfg,
 				 const struct snapshot *sd)
 {
 	for (size_t i = 0; sd->listed && i < sd->n; i++) {
 		const struct dir_entry *f = &sd->v[i];
-		if (!snapshot_is_container(sd, f) || has_status(sd, f->name))
+		if (!snapshot_is_container(sd, f))
+			continue;
+		_cleanup_free_ char *lock = layout_lock(NULL, f->name);
+		if (snapshot_find(sd, lock) == NULL)
 			continue;
 		l->u = xreallocarray(l->u, l->n_u + 1, sizeof(*l->u));
 		l->u[l->n_u++] = (struct unfinished){.id = xstrdup(f->name)};
@@ -798,10 +818,19 @@ static void list_find_unfinished(struct list *l, const struct hook_config *cfg,
 		u->v[u->n++] = l->v[i];
 	}
 	struct liveness_world *w = NULL;
+	size_t k = 0;
 	for (size_t i = 0; i < l->n_u; i++) {
-		unfinished_read(cfg, sd, &l->u[i]);
-		unfinished_judge(cfg, &w, &l->u[i]);
+		struct unfinished *u = &l->u[i];
+		unfinished_read(cfg, sd, u);
+		u->status = has_status(sd, u->id);
+		if (!unfinished_lacks(u)) {
+			unfinished_free(u);
+			continue;
+		}
+		unfinished_judge(cfg, &w, u);
+		l->u[k++] = *u;
 	}
+	l->n_u = k;
 	liveness_world_free(w);
 }
 
@@ -826,7 +855,8 @@ static int list_read(const struct hook_config *cfg, const cnirt_ctx *ctx, struct
 	snapshot_open(cfg->state_dir, &sd, &ignored);
 	long long now = (long long)time(NULL);
 	list_find_unfinished(l, cfg, &sd);
-	l->rows = xreallocarray(NULL, l->n + 1, sizeof(*l->rows));
+	l->cap_rows = l->n + 1;
+	l->rows = xreallocarray(NULL, l->cap_rows, sizeof(*l->rows));
 	for (size_t i = 0; i < l->n; i++)
 		list_row(l, &sd, l->v[i], now);
 	for (size_t i = 0; i < l->n_u; i++)

@@ -1,6 +1,9 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * What is attached: the status of containers, and the cache's attachments.
+ * What is attached: the status of containers, and the cache's attachments;
+ * both with the attaches a killed hook left unfinished (struct unfinished),
+ * as gc judges them (docs/architecture.md, "What the tools show of an
+ * unfinished attach").
  *
  * Both commands cost a few system calls per entry and nothing that grows
  * with the others: the state directory is read once (one listing, sorted,

@@ -62,7 +62,8 @@ PLUGINS=(bridge host-local portmap firewall tuning)
 
 # soak_wrappers: the plugin wrappers in $DIR/bin.
 soak_wrappers() {
-	local p real comm
+	local p real comm hookcomm
+	hookcomm=$(basename "$HOOKBIN" | cut -c1-15)
 	mkdir -p "$DIR/bin"
 	for p in "${PLUGINS[@]}" loopback; do
 		real=$(readlink -f "$PLUGINDIR/$p")
@@ -74,7 +75,7 @@ f='$DIR/fault'
 if [ -e "\$f" ] && read -r cmd plugin who delay <"\$f" && [ "\$cmd" = "\$CNI_COMMAND" ] &&
 	[ "\$plugin" = '$p' ] && mv "\$f" "\$f.\$\$" 2>/dev/null; then
 	rm -f "\$f.\$\$"
-	if [ "\$who" = hook ]; then t=\$PPID c=cnihook; else t=\$\$ c='$comm'; fi
+	if [ "\$who" = hook ]; then t=\$PPID c='$hookcomm'; else t=\$\$ c='$comm'; fi
 	echo "\$cmd $p \$who \$delay \$CNI_CONTAINERID" >>'$DIR/faults.log'
 	(
 		sleep "\$delay"

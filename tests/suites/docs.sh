@@ -27,7 +27,8 @@ else
 fi
 
 # ---------------------------------------------------------------- examples
-# blocks FILE KIND: "SCRIPT<TAB>LINE" for each command line of the blocks
+# blocks FILE KIND: "SCRIPT<US>DATA<US>LINE" (US: the byte 0x1f; DATA empty
+# but for "run by SCRIPT from DATA") for each command line of the blocks
 # of FILE marked as run by SCRIPT: in markdown (KIND md) a fenced block
 # right after a line <!-- run by tests/e2e/X.sh -->; in roff (KIND roff) the
 # .nf ... .fi block after a line .\" run by tests/e2e/X.sh, roff's escapes
@@ -39,13 +40,13 @@ blocks() {
 	python3 - "$1" "$2" <<'EOF'
 import re, sys
 path, kind = sys.argv[1], sys.argv[2]
-mark = re.compile(r'(?:<!--|\.\\") run by (tests/[A-Za-z0-9_/.-]+\.sh)')
+mark = re.compile(r'(?:<!--|\.\\") run by (tests/[A-Za-z0-9_/.-]+\.sh)(?: from ([A-Za-z0-9_/.-]+))?')
 script, inside = None, False
 for raw in open(path, encoding='utf-8'):
     line = raw.rstrip('\n')
     m = mark.search(line)
     if m and not inside:
-        script = m.group(1)
+        script = m.group(1) + '\x1f' + (m.group(2) or '')
         continue
     if script is None:
         continue
@@ -66,18 +67,25 @@ for raw in open(path, encoding='utf-8'):
     line = re.sub(r'\s+#\s.*$', '', line).strip()
     if not line or line.startswith('#'):
         continue
-    print(f'{script}\t{line}')
+    print(f'{script}\x1f{line}')
 EOF
 }
-# examples FILE KIND WHAT: check the marked blocks of FILE
+# examples FILE KIND WHAT: check the marked blocks of FILE. A block marked
+# "run by SCRIPT from DATA" shows a file the script uses (a configuration):
+# its lines are DATA's, and SCRIPT must name DATA.
 examples() {
-	local file=$1 kind=$2 what=$3 n=0 bad='' script line
-	while IFS=$'\t' read -r script line; do
+	local file=$1 kind=$2 what=$3 n=0 bad='' script data line in
+	while IFS=$'\x1f' read -r script data line; do
 		n=$((n + 1))
+		in=${data:-$script}
 		if [ ! -f "$src/$script" ]; then
 			bad+="$script (named by $what) does not exist"$'\n'
-		elif ! sed 's/^[[:space:]]*//; s/[[:space:]]*$//' "$src/$script" | grep -qxF -- "$line"; then
-			bad+="$script does not run this line of $what: $line"$'\n'
+		elif [ -n "$data" ] && ! grep -qF -- "$data" "$src/$script"; then
+			bad+="$script does not use $data (named by $what)"$'\n'
+		elif [ ! -f "$src/$in" ]; then
+			bad+="$in (named by $what) does not exist"$'\n'
+		elif ! sed 's/^[[:space:]]*//; s/[[:space:]]*$//' "$src/$in" | grep -qxF -- "$line"; then
+			bad+="$in does not have this line of $what: $line"$'\n'
 		fi
 	done < <(blocks "$file" "$kind")
 	if [ "$n" = 0 ]; then

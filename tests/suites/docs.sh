@@ -64,11 +64,19 @@ for raw in open(path, encoding='utf-8'):
             continue
         line = re.sub(r'\\f[BIRP]', '', line).replace('\\-', '-').replace('\\e', '\\')
         line = line.replace('\\(dq', '"').replace('\\(aq', "'").replace('\\&', '')
+        # the paths as configure's defaults make them (the README's /usr/local)
+        line = line.replace('@datadir@', '/usr/local/share').replace('@sysconfdir@', '/usr/local/etc')
+        line = line.replace('@bindir@', '/usr/local/bin')
     line = re.sub(r'\s+#\s.*$', '', line).strip()
     if not line or line.startswith('#'):
         continue
     print(f'{script}\x1f{line}')
 EOF
+}
+# trimmed FILE: its lines without leading and trailing white space and
+# without a trailing "  # comment", as blocks prints a block's lines.
+trimmed() {
+	sed -E 's/^[[:space:]]+//; s/[[:space:]]+#[[:space:]].*$//; s/[[:space:]]+$//' "$1"
 }
 # examples FILE KIND WHAT: check the marked blocks of FILE. A block marked
 # "run by SCRIPT from DATA" shows a file the script uses (a configuration):
@@ -84,7 +92,7 @@ examples() {
 			bad+="$script does not use $data (named by $what)"$'\n'
 		elif [ ! -f "$src/$in" ]; then
 			bad+="$in (named by $what) does not exist"$'\n'
-		elif ! sed 's/^[[:space:]]*//; s/[[:space:]]*$//' "$src/$in" | grep -qxF -- "$line"; then
+		elif ! trimmed "$src/$in" >"$T_TMP/lines" || ! grep -qxF -- "$line" "$T_TMP/lines"; then
 			bad+="$in does not have this line of $what: $line"$'\n'
 		fi
 	done < <(blocks "$file" "$kind")

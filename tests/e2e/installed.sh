@@ -299,7 +299,8 @@ EOF
 # beside a network of podman's own on 10.90.0.0/24 (the test's storage, with
 # the busybox image tagged as the README pulls it). Between the README's
 # lines the test checks what they did; each block's output goes to a file
-# of the case.
+# of the case. cnihook(8)'s EXAMPLES of a pod, of list and gc, and of the
+# CLI alone run here too.
 
 # qs_fetch: the README's fetch. qs_page WHAT: it says hello (the container's
 # httpd may take a moment to listen).
@@ -360,6 +361,10 @@ qs_case() {
 	! runc state web >/dev/null 2>&1 || skip "a runc container web exists"
 	[ ! -e /run/cnihook/web ] || skip "/run/cnihook/web exists"
 	[ "$INST_ETC" = /usr/local/etc/cnihook ] || skip "this build installs in $INST_ETC, the README in /usr/local"
+	[ ! -e /run/netns/demo ] || skip "a network namespace demo exists: cnihook(8)'s CLI example makes one"
+	# As a user's shell: the CLI takes its defaults from the installed
+	# cnihook.json.
+	unset NETCONFPATH CNI_PATH CNI_CACHE_DIR CNIHOOK_CONFIG
 
 	checking "make install with this build's defaults (the README's /usr/local)"
 	inst_forget_state_dir
@@ -433,12 +438,37 @@ qs_case() {
 	cid=$(podman inspect -f '{{.Id}}' web)
 	qs_page "podman (CNI backend)"
 	{
-		cnihook status web
-	} >>"$DIR/qs-podman.out" 2>&1 || fail "cnihook status web failed"
+		cnihook status "$(podman inspect --format '{{.Id}}' web)"
+	} >>"$DIR/qs-podman.out" 2>&1 || fail "cnihook status of web failed"
 	qs_status "$cid" "podman (CNI backend)"
+	checking "cnihook(8)'s list and gc --dry-run: gc keeps the running web"
+	{
+		cnihook list # every attachment of the cache, whoever made it
+		cnihook gc --dry-run # what gc would collect, with the evidence
+	} </dev/null >"$DIR/qs-gc.out" 2>&1
+	grep -F "\"$cid\": kept" "$DIR/qs-gc.out" >/dev/null ||
+		grep -F "\"${cid:0:12}\": kept" "$DIR/qs-gc.out" >/dev/null ||
+		fail "gc --dry-run does not keep $cid: $(cat "$DIR/qs-gc.out")"
+	ok "kept"
 	{
 		podman rm -f web # poststop: detached
 	} </dev/null >>"$DIR/qs-podman.out" 2>&1 || fail "podman rm -f web: $(cat "$DIR/qs-podman.out")"
+	rt_nothing_left_for "$cid"
+
+	log "cnihook(8): a podman pod"
+	cleanup_push "podman pod rm -f p >/dev/null 2>&1"
+	{
+		podman pod create --network none --name p
+		podman run -d --pod p --annotation io.cnihook.networks=cnihook docker.io/library/busybox sleep 1d
+	} </dev/null >"$DIR/qs-pod.out" 2>&1 || fail "cnihook(8)'s pod block: $(cat "$DIR/qs-pod.out")"
+	cid=$(podman pod inspect p --format '{{.InfraContainerID}}')
+	{
+		cnihook status "$(podman pod inspect p --format '{{.InfraContainerID}}')"
+	} >>"$DIR/qs-pod.out" 2>&1 || fail "cnihook status of the pod: $(cat "$DIR/qs-pod.out")"
+	qs_status "$cid" "podman pod"
+	{
+		podman pod rm -f p # the last member stopped: detached
+	} </dev/null >>"$DIR/qs-pod.out" 2>&1 || fail "podman pod rm -f p: $(cat "$DIR/qs-pod.out")"
 	rt_nothing_left_for "$cid"
 
 	log "README: podman, netavark, beside a network of podman's own"
@@ -468,13 +498,27 @@ qs_case() {
 		fail "eth0: $(podman exec web ip -o -4 addr 2>&1)"
 	ok "$out"
 	{
-		cnihook status web
-	} >>"$DIR/qs-netavark.out" 2>&1 || fail "cnihook status web failed"
+		cnihook status "$(podman inspect --format '{{.Id}}' web)"
+	} >>"$DIR/qs-netavark.out" 2>&1 || fail "cnihook status of web failed"
 	qs_status "$cid" "podman (netavark)"
 	{
 		podman rm -f web && podman network rm web-net
 	} </dev/null >>"$DIR/qs-netavark.out" 2>&1 || fail "podman rm, network rm: $(cat "$DIR/qs-netavark.out")"
 	rt_nothing_left_for "$cid"
+
+	log "cnihook(8): the CLI alone, as cnitool"
+	cleanup_push "ip netns del demo 2>/dev/null || true"
+	{
+		ip netns add demo
+		CAP_ARGS='{"portMappings":[{"hostPort":8080,"containerPort":80,"protocol":"tcp"}]}' \
+		    cnihook add cnihook /run/netns/demo
+		cnihook check cnihook /run/netns/demo
+		cnihook del cnihook /run/netns/demo
+		ip netns del demo
+	} </dev/null >"$DIR/qs-cli.out" 2>&1 || fail "cnihook(8)'s CLI block: $(cat "$DIR/qs-cli.out")"
+	checking "cnihook add printed an address of 10.89.0.0/24"
+	grep -q '"address": *"10\.89\.0\.' "$DIR/qs-cli.out" || fail "$(cat "$DIR/qs-cli.out")"
+	ok "yes"
 	delete_link "qsn$uniq"
 	delete_link cnihook0
 	assert_nothing_left --id web --id "$CTD_NS-web" --id "$cid" --subnet 10.89.0 --subnet 10.90.0 \

@@ -510,12 +510,13 @@ qs_case() {
 	cleanup_push "ip netns del demo 2>/dev/null || true"
 	{
 		ip netns add demo
-		CAP_ARGS='{"portMappings":[{"hostPort":8080,"containerPort":80,"protocol":"tcp"}]}' \
-		    cnihook add cnihook /run/netns/demo
+		export CAP_ARGS='{"portMappings":[{"hostPort":8080,"containerPort":80,"protocol":"tcp"}]}'
+		cnihook add cnihook /run/netns/demo
 		cnihook check cnihook /run/netns/demo
-		cnihook del cnihook /run/netns/demo
+		cnihook del cnihook /run/netns/demo # with the same CAP_ARGS
 		ip netns del demo
 	} </dev/null >"$DIR/qs-cli.out" 2>&1 || fail "cnihook(8)'s CLI block: $(cat "$DIR/qs-cli.out")"
+	unset CAP_ARGS
 	checking "cnihook add printed an address of 10.89.0.0/24"
 	grep -q '"address": *"10\.89\.0\.' "$DIR/qs-cli.out" || fail "$(cat "$DIR/qs-cli.out")"
 	ok "yes"

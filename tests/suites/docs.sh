@@ -115,7 +115,7 @@ if command -v groff >/dev/null; then
 			not_ok "$p renders without a warning" "$f was not built"
 			continue
 		fi
-		w=$(groff -man -Tutf8 -ww -Wbreak -z "$f" 2>&1)
+		w=$(groff -t -man -Tutf8 -ww -Wbreak -z "$f" 2>&1)
 		if [ -z "$w" ]; then ok "$p renders without a warning"; else
 			not_ok "$p renders without a warning" "$w"; fi
 	done

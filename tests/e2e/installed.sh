@@ -289,10 +289,255 @@ EOF
 	ok "nothing"
 }
 
+# ---------------------------------------------------------------- quick starts
+# The README's quick starts, as a user runs them once `make install` is done
+# (README.md, "Quick start"; tests/suites/docs.sh checks that every line of
+# them is a line of this script, so they cannot drift): the installed hook,
+# its network cnihook (bridge cnihook0, 10.89.0.0/24), host port 8080,
+# containers named web under runc, containerd (a containerd of the test's
+# own, in its own namespace), podman with its CNI backend, then netavark
+# beside a network of podman's own on 10.90.0.0/24 (the test's storage, with
+# the busybox image tagged as the README pulls it). Between the README's
+# lines the test checks what they did; each block's output goes to a file
+# of the case. cnihook(8)'s EXAMPLES of a pod, of list and gc, and of the
+# CLI alone run here too.
+
+# qs_fetch: the README's fetch. qs_page WHAT: it says hello (the container's
+# httpd may take a moment to listen).
+qs_fetch() {
+	curl http://127.0.0.1:8080/index.html
+}
+qs_page() {
+	local i got=''
+	checking "$1: curl http://127.0.0.1:8080/index.html says hello"
+	for ((i = 0; i < 30; i++)); do
+		got=$(qs_fetch 2>/dev/null) && [ "$got" = hello ] && break
+		sleep 0.2
+	done
+	[ "$got" = hello ] || fail "$1: GET http://127.0.0.1:8080/index.html: got \"$got\""
+	ok "hello"
+}
+# qs_status ID WHAT: the installed cnihook (on PATH, as the README runs it)
+# shows the network cnihook for the container.
+qs_status() {
+	checking "$2: the installed cnihook status shows the network cnihook"
+	cnihook status --json "$1" | jq -e '.[0].name == "cnihook"' >/dev/null ||
+		fail "cnihook status $1: $(cnihook status "$1" 2>&1)"
+	ok "yes"
+}
+# qs_conf BACKEND: the test's podman configuration with BACKEND, runc and
+# the ulimits this machine's runc needs (the README's podman takes no
+# option for them).
+qs_conf() {
+	mkdir -p "$PM_DIR/qs-$1.d"
+	cat >"$DIR/qs-$1.conf" <<EOT
+[engine]
+tmp_dir = "$PM_DIR/tmp"
+events_logger = "file"
+events_logfile_path = "$PM_DIR/events.log"
+runtime = "runc"
+[network]
+network_backend = "$1"
+network_config_dir = "$PM_DIR/qs-$1.d"
+[containers]
+default_ulimits = ["nofile=20000:20000", "nproc=32768:32768"]
+EOT
+	export CONTAINERS_CONF=$DIR/qs-$1.conf
+	[ "$(podman info --format '{{.Host.NetworkBackend}}')" = "$1" ] || fail "podman does not use $1"
+}
+
+qs_case() {
+	local cid out d
+	rt_setup_case q
+	CACHEDIR=/var/lib/cni
+	STATEDIR=/run/cnihook
+	[ -z "$(ip -o link show cnihook0 2>/dev/null)" ] ||
+		skip "the bridge cnihook0 exists: the README's network is in use on this host"
+	! ip -4 route show | grep -q '^10\.89\.0\.' ||
+		skip "10.89.0.0/24 is routed on this host: the README's network would collide"
+	! ip -4 route show | grep -q '^10\.90\.0\.' ||
+		skip "10.90.0.0/24 is routed on this host: the README's podman network would collide"
+	[ -z "$(ss -Hlnt 'sport = :8080')" ] || skip "host port 8080 is in use: the README maps it"
+	! runc state web >/dev/null 2>&1 || skip "a runc container web exists"
+	[ ! -e /run/cnihook/web ] || skip "/run/cnihook/web exists"
+	[ "$INST_ETC" = /usr/local/etc/cnihook ] || skip "this build installs in $INST_ETC, the README in /usr/local"
+	[ ! -e /run/netns/demo ] || skip "a network namespace demo exists: cnihook(8)'s CLI example makes one"
+	# As a user's shell: the CLI takes its defaults from the installed
+	# cnihook.json.
+	unset NETCONFPATH CNI_PATH CNI_CACHE_DIR CNIHOOK_CONFIG
+
+	checking "make install with this build's defaults (the README's /usr/local)"
+	inst_forget_state_dir
+	for d in /var/lib/cni/results /var/lib/cni/networks /var/lib/cni; do inst_dir_made "$d"; done
+	[ -e /var/lib/cni/cnihook-ports.index ] ||
+		cleanup_push "rm -f /var/lib/cni/cnihook-ports.index /var/lib/cni/.cnihook-ports.index.tmp* /var/lib/cni/cnihook-ports.held /var/lib/cni/.cnihook-ports.held.tmp*"
+	cleanup_push "inst_make uninstall >/dev/null 2>&1; inst_remove"
+	inst_make install >"$DIR/install.log" 2>&1 ||
+		fail "make install failed: $(tail -20 "$DIR/install.log")"
+	[ -f /usr/local/share/doc/cnihook/examples/runc-hooks.json ] ||
+		fail "no /usr/local/share/doc/cnihook/examples/runc-hooks.json"
+	ok "installed"
+	PATH=/usr/local/bin:$PATH
+	cleanup_push "delete_link cnihook0"
+	cleanup_push "purge_iptables '(^|[^0-9])10\\.89\\.0\\.'"
+	forget_new_lease_dir /var/lib/cni/networks/cnihook
+	cd "$DIR"
+
+	log "README: runc"
+	cleanup_push "runc delete -f web >/dev/null 2>&1 || true"
+	{
+		mkdir -p web/rootfs/bin && cp /bin/busybox web/rootfs/bin/ && cd web
+		echo hello >rootfs/index.html
+		runc spec
+		jq --slurpfile h /usr/local/share/doc/cnihook/examples/runc-hooks.json '.hooks = $h[0].hooks
+		    | .annotations = {"io.cnihook.networks": "cnihook", "io.cnihook.ports": "8080:80"}
+		    | .process.terminal = false | .process.args = ["/bin/busybox", "httpd", "-f", "-p", "80", "-h", "/"]' \
+		    config.json >c.json && mv c.json config.json
+		runc run -d web
+	} </dev/null >"$DIR/qs-runc.out" 2>&1 || fail "the README's runc block: $(cat "$DIR/qs-runc.out")"
+	qs_page runc
+	{
+		cnihook status web
+	} >>"$DIR/qs-runc.out" 2>&1 || fail "cnihook status web failed"
+	qs_status web runc
+	{
+		runc delete -f web # poststop: detached, nothing left
+	} </dev/null >>"$DIR/qs-runc.out" 2>&1 || fail "runc delete -f web: $(cat "$DIR/qs-runc.out")"
+	rt_nothing_left_for web
+
+	log "README: containerd, with the same bundle"
+	ctd_init
+	export CONTAINERD_ADDRESS=$CTD_SOCK CONTAINERD_NAMESPACE=$CTD_NS
+	{
+		jq --arg root "$PWD/rootfs" '.root.path = $root' config.json >web.json
+		ctr run -d --config web.json web
+	} </dev/null >"$DIR/qs-ctr.out" 2>&1 || fail "the README's ctr block: $(cat "$DIR/qs-ctr.out")"
+	qs_page containerd
+	checking "containerd: cnihook list names $CTD_NS/web"
+	out=$(
+		cnihook list
+	) || fail "cnihook list failed"
+	grep -qF "$CTD_NS/web" <<<"$out" || fail "cnihook list: $out"
+	ok "yes"
+	{
+		ctr task rm -f web && ctr container rm web # poststop: detached
+	} </dev/null >>"$DIR/qs-ctr.out" 2>&1 || fail "ctr task rm, container rm: $(cat "$DIR/qs-ctr.out")"
+	rt_nothing_left_for "$CTD_NS-web"
+	cd "$DIR"
+
+	log "README: podman, CNI backend"
+	qs_conf cni
+	podman tag "$PM_IMAGE" docker.io/library/busybox >/dev/null || fail "podman tag"
+	cleanup_push "podman rmi -f docker.io/library/busybox >/dev/null 2>&1"
+	cleanup_push "podman rm -f -t 0 web >/dev/null 2>&1"
+	{
+		podman run -d --name web --network none --annotation io.cnihook.networks=cnihook \
+		    --annotation io.cnihook.ports=8080:80 docker.io/library/busybox \
+		    sh -c 'echo hello >/index.html && exec httpd -f -p 80 -h /'
+	} </dev/null >"$DIR/qs-podman.out" 2>&1 || fail "the README's podman block: $(cat "$DIR/qs-podman.out")"
+	cid=$(podman inspect -f '{{.Id}}' web)
+	qs_page "podman (CNI backend)"
+	{
+		cnihook status "$(podman inspect --format '{{.Id}}' web)"
+	} >>"$DIR/qs-podman.out" 2>&1 || fail "cnihook status of web failed"
+	qs_status "$cid" "podman (CNI backend)"
+	checking "cnihook(8)'s list and gc --dry-run: gc keeps the running web"
+	{
+		cnihook list # every attachment of the cache, whoever made it
+		cnihook gc --dry-run # what gc would collect, with the evidence
+	} </dev/null >"$DIR/qs-gc.out" 2>&1
+	grep -F "\"$cid\": kept" "$DIR/qs-gc.out" >/dev/null ||
+		grep -F "\"${cid:0:12}\": kept" "$DIR/qs-gc.out" >/dev/null ||
+		fail "gc --dry-run does not keep $cid: $(cat "$DIR/qs-gc.out")"
+	ok "kept"
+	{
+		podman rm -f web # poststop: detached
+	} </dev/null >>"$DIR/qs-podman.out" 2>&1 || fail "podman rm -f web: $(cat "$DIR/qs-podman.out")"
+	rt_nothing_left_for "$cid"
+
+	log "cnihook(8): a podman pod"
+	cleanup_push "podman pod rm -f p >/dev/null 2>&1"
+	{
+		podman pod create --network none --name p
+		podman run -d --pod p --annotation io.cnihook.networks=cnihook docker.io/library/busybox sleep 1d
+	} </dev/null >"$DIR/qs-pod.out" 2>&1 || fail "cnihook(8)'s pod block: $(cat "$DIR/qs-pod.out")"
+	cid=$(podman pod inspect p --format '{{.InfraContainerID}}')
+	{
+		cnihook status "$(podman pod inspect p --format '{{.InfraContainerID}}')"
+	} >>"$DIR/qs-pod.out" 2>&1 || fail "cnihook status of the pod: $(cat "$DIR/qs-pod.out")"
+	qs_status "$cid" "podman pod"
+	{
+		podman pod rm -f p # the last member stopped: detached
+	} </dev/null >>"$DIR/qs-pod.out" 2>&1 || fail "podman pod rm -f p: $(cat "$DIR/qs-pod.out")"
+	rt_nothing_left_for "$cid"
+
+	log "README: podman, netavark, beside a network of podman's own"
+	qs_conf netavark
+	cleanup_push "podman network rm -f web-net >/dev/null 2>&1"
+	cleanup_push "purge_iptables '(^|[^0-9])10\\.90\\.0\\.'"
+	{
+		podman network create --internal --disable-dns --subnet 10.90.0.0/24 web-net
+	} </dev/null >"$DIR/qs-netavark.out" 2>&1 || fail "podman network create: $(cat "$DIR/qs-netavark.out")"
+	# Its bridge gets a name of the test's before first use: other suites'
+	# podman may pick netavark's next name at the same time.
+	jq --arg br "qsn$uniq" '.network_interface = $br' "$PM_DIR/qs-netavark.d/web-net.json" \
+		>"$DIR/web-net.json" && mv "$DIR/web-net.json" "$PM_DIR/qs-netavark.d/web-net.json" ||
+		fail "renaming web-net's bridge"
+	cleanup_push "delete_link qsn$uniq"
+	{
+		podman run -d --name web --network web-net --annotation io.cnihook.networks=cnihook \
+		    docker.io/library/busybox sleep 1d
+	} </dev/null >>"$DIR/qs-netavark.out" 2>&1 || fail "the README's netavark block: $(cat "$DIR/qs-netavark.out")"
+	cid=$(podman inspect -f '{{.Id}}' web)
+	checking "netavark: net1 is cnihook's (10.89.0.0/24), eth0 podman's (10.90.0.0/24)"
+	out=$(
+		podman exec web ip -o -4 addr show net1 # cnihook's address, 10.89.0.0/24
+	) || fail "podman exec web ip: $out"
+	grep -q ' 10\.89\.0\.' <<<"$out" || fail "net1: $out"
+	podman exec web ip -o -4 addr show eth0 | grep -q ' 10\.90\.0\.' ||
+		fail "eth0: $(podman exec web ip -o -4 addr 2>&1)"
+	ok "$out"
+	{
+		cnihook status "$(podman inspect --format '{{.Id}}' web)"
+	} >>"$DIR/qs-netavark.out" 2>&1 || fail "cnihook status of web failed"
+	qs_status "$cid" "podman (netavark)"
+	{
+		podman rm -f web && podman network rm web-net
+	} </dev/null >>"$DIR/qs-netavark.out" 2>&1 || fail "podman rm, network rm: $(cat "$DIR/qs-netavark.out")"
+	rt_nothing_left_for "$cid"
+
+	log "cnihook(8): the CLI alone, as cnitool"
+	cleanup_push "ip netns del demo 2>/dev/null || true"
+	{
+		ip netns add demo
+		export CAP_ARGS='{"portMappings":[{"hostPort":8080,"containerPort":80,"protocol":"tcp"}]}'
+		cnihook add cnihook /run/netns/demo
+		cnihook check cnihook /run/netns/demo
+		cnihook del cnihook /run/netns/demo # with the same CAP_ARGS
+		ip netns del demo
+	} </dev/null >"$DIR/qs-cli.out" 2>&1 || fail "cnihook(8)'s CLI block: $(cat "$DIR/qs-cli.out")"
+	unset CAP_ARGS
+	checking "cnihook add printed an address of 10.89.0.0/24"
+	grep -q '"address": *"10\.89\.0\.' "$DIR/qs-cli.out" || fail "$(cat "$DIR/qs-cli.out")"
+	ok "yes"
+	delete_link "qsn$uniq"
+	delete_link cnihook0
+	assert_nothing_left --id web --id "$CTD_NS-web" --id "$cid" --subnet 10.89.0 --subnet 10.90.0 \
+		--link cnihook0 --link "qsn$uniq" --datadir /var/lib/cni/networks
+
+	checking "make uninstall"
+	inst_make uninstall >"$DIR/uninstall.log" 2>&1 ||
+		fail "make uninstall failed: $(tail -20 "$DIR/uninstall.log")"
+	inst_remove
+	[ -z "$(inst_left)" ] || fail "left: $(inst_left)"
+	ok "all gone"
+}
+
 rt_init podman
 inst_plan
 cleanup_push inst_remove
 run_case "an installed cnihook under podman without --hooks-dir, beside podman's CNI network" inst_case
+run_case "the README's quick starts, line for line: runc, containerd, podman (CNI, netavark)" qs_case
 log "--- whole script"
 inst_remove
 checking "nothing of the install is left after the cleanups"

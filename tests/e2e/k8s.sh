@@ -67,11 +67,15 @@ bridge() { # bridge BRIDGE SUBNET DATADIR: a bridge plugin with host-local
 		'{type: "bridge", bridge: $br, isGateway: true, ipMasq: false,
 		  ipam: {type: "host-local", dataDir: $dd, ranges: [[{subnet: $sub}]]}}'
 }
+# The cluster list: the test's bridge, then cnihook's entry as the shipped
+# example config/k8s/10-cluster.conflist writes it (the README shows it),
+# with this test's cnihook.json.
 jq -n --arg n "$CLUSTER" --argjson b "$(bridge "$CBR" "$CSUB" "$tmp/ipam-c")" \
-	--arg cfg "$tmp/cnihook.json" \
-	'{cniVersion: "1.0.0", name: $n, plugins: [$b,
-	  {type: "cnihook", capabilities: {"io.kubernetes.cri.pod-annotations": true},
-	   config: $cfg}]}' >"$cniconf/10-cluster.conflist"
+	--arg cfg "$tmp/cnihook.json" --slurpfile ex "$srcdir/config/k8s/10-cluster.conflist" \
+	'($ex[0].plugins | map(select(.type == "cnihook"))) as $hook
+	 | if ($hook | length) != 1 then error("no cnihook entry in the example") else . end
+	 | {cniVersion: "1.0.0", name: $n, plugins: [$b, $hook[0] + {config: $cfg}]}' \
+	>"$cniconf/10-cluster.conflist" || fail "the cluster list from config/k8s/10-cluster.conflist"
 jq -n --arg n "$NETA" --arg br "$ABR" \
 	'{cniVersion: "1.0.0", name: $n, plugins: [
 	  {type: "bridge", bridge: $br, capabilities: {ips: true}, ipam: {type: "static"}},

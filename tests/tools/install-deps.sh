@@ -19,3 +19,7 @@ apt-get install -y -q --no-install-recommends \
 # The Kubernetes path (tests/e2e/k8s.sh): containerd's CRI, and gRPC for the
 # test's own CRI client (Debian's /usr/bin/python3).
 apt-get install -y -q --no-install-recommends containerd python3-grpcio python3-grpc-tools
+# The documentation's checks (tests/suites/docs.sh: python3 extracts the
+# hook's messages, groff renders the man pages) and the README's quick
+# starts (tests/e2e/installed.sh runs their curl).
+apt-get install -y -q --no-install-recommends python3 groff-base curl

@@ -119,7 +119,7 @@ check "cnihook status --json ID exits 0" test "$rc" = 0
 check "cnihook status --json ID prints network-status.json" test -n "$st_file" -a "$out" = "$st_file"
 hookin "" --config "$cfg" status "$id"
 check "cnihook status ID prints a table row: id, network, interface, address, default" \
-	eval 'printf "%s\n" "$out" | grep -Eq "^$id +net1 +eth0 +10\.99\.0\.2 +- +yes\$"'
+	eval 'printf "%s\n" "$out" | grep -Eq "^$id +net1 +eth0 +10\.99\.0\.2 +- +yes +own +-\$"'
 hookin "" --config "$cfg" status --json
 check "cnihook status --json (all) has the container" \
 	eval 'printf "%s" "$out" | jq -e --arg id "$id" ".[\$id][0].interface == \"eth0\"" >/dev/null' 

@@ -145,6 +145,7 @@ static int attach(struct hook_call *r, const struct oci_state *st)
 			    .stage = r->stage,
 			    .bundle = st->bundle,
 			    .name = strcmp(st->name, st->key) != 0 ? st->name : NULL,
+			    .oci_id = st->id,
 			    .pid = st->pid,
 			};
 			ret = engine_attach_container(r->cfg, &c, &sel, by, source);

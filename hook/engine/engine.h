@@ -38,6 +38,7 @@ struct engine_container {
 	const char *stage;  /* for messages */
 	const char *bundle; /* tells containers of one id apart */
 	const char *name;   /* the name users know, when it is not the id, or NULL */
+	const char *oci_id; /* the id as its engine names it (names/names.h) */
 	pid_t pid;
 };
 

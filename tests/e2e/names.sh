@@ -58,6 +58,27 @@ host_mounts_clean() {
 		fail "the host's mount table shows a names file: $(grep -F -- "$T_TMP" /proc/self/mountinfo | grep /etc/)"
 }
 
+# names_untouched NAME: the container reads the engine's (or the rootfs's)
+# own files: the engine's hosts file, if any, byte-identical; no file of
+# cnihook's in the state directory.
+names_untouched() {
+	local f
+	checking "$1 reads its engine's or rootfs's own files; no names file in the state directory"
+	! in_container "$1" /etc/resolv.conf 2>/dev/null | grep -q cnihook || fail "resolv.conf written"
+	! in_container "$1" /etc/hosts | grep -q cnihook || fail "hosts written"
+	if [ "$RT" != podman ]; then
+		[ "$(in_container "$1" /etc/resolv.conf)" = "$(cat "$RT_ROOTFS/etc/resolv.conf")" ] &&
+			[ "$(in_container "$1" /etc/hosts)" = "$(cat "$RT_ROOTFS/etc/hosts")" ] ||
+			fail "the files differ from the rootfs's"
+	else
+		f=$(jq -r '.mounts[] | select(.destination == "/etc/hosts") | .source' "${RT_BUNDLE[$RT_CID]}/config.json")
+		[ "$(in_container "$1" /etc/hosts)" = "$(cat "$f")" ] || fail "hosts differs from podman's $f"
+	fi
+	[ ! -e "$STATEDIR/$RT_CID/resolv.conf" ] && [ ! -e "$STATEDIR/$RT_CID/hosts" ] ||
+		fail "names files in $STATEDIR/$RT_CID"
+	ok "nothing written"
+}
+
 # The case's cnihook.json with "dns" set to JSON value $1.
 set_dns_conf() {
 	jq --argjson d "$1" '.dns = $d' "$HOOKCONF" >"$HOOKCONF.new" && mv "$HOOKCONF.new" "$HOOKCONF"
@@ -92,9 +113,11 @@ names_case_one() {
 	ok "hosts maps $ip to $id"
 	host_mounts_clean
 	rt_stop "$id"
-	checking "the rootfs is byte-identical"
-	[ "$(rootfs_digest "$RT_ROOTFS")" = "$before" ] || fail "the rootfs changed"
-	ok "unchanged"
+	if [ "$RT" != podman ]; then
+		checking "the rootfs is byte-identical"
+		[ "$(rootfs_digest "$RT_ROOTFS")" = "$before" ] || fail "the rootfs changed"
+		ok "unchanged"
+	fi
 	rt_teardown_and_check
 }
 
@@ -107,14 +130,7 @@ names_case_no_dns() {
 	id=$(rt_id)
 	before=$(rootfs_digest "$RT_ROOTFS")
 	rt_start_ok "start $id on $NET (no dns)" "$id" "$(annotations io.cnihook.networks "$NET")"
-	checking "$id reads the rootfs's own files, no file in the state directory"
-	[ "$(in_container "$id" /etc/resolv.conf)" = "$(cat "$RT_ROOTFS/etc/resolv.conf")" ] ||
-		fail "resolv.conf differs from the rootfs's"
-	[ "$(in_container "$id" /etc/hosts)" = "$(cat "$RT_ROOTFS/etc/hosts")" ] ||
-		fail "hosts differs from the rootfs's"
-	[ ! -e "$STATEDIR/$RT_CID/resolv.conf" ] && [ ! -e "$STATEDIR/$RT_CID/hosts" ] ||
-		fail "names files in $STATEDIR/$RT_CID"
-	ok "nothing written"
+	names_untouched "$id"
 	rt_stop "$id"
 	set_dns_conf '"always"'
 	rt_start_ok "start ${id}x on $NET with cnihook.json dns always" "${id}x" "$(annotations io.cnihook.networks "$NET")"
@@ -124,9 +140,11 @@ names_case_no_dns() {
 	in_container "${id}x" /etc/hosts | grep -q "${id}x" || fail "no hosts line for ${id}x"
 	ok "written"
 	rt_stop "${id}x"
-	checking "the rootfs is byte-identical"
-	[ "$(rootfs_digest "$RT_ROOTFS")" = "$before" ] || fail "the rootfs changed"
-	ok "unchanged"
+	if [ "$RT" != podman ]; then
+		checking "the rootfs is byte-identical"
+		[ "$(rootfs_digest "$RT_ROOTFS")" = "$before" ] || fail "the rootfs changed"
+		ok "unchanged"
+	fi
 	rt_teardown_and_check
 }
 
@@ -140,18 +158,13 @@ names_case_off() {
 	id=$(rt_id)
 	rt_start_ok "start $id with io.cnihook.dns=off" "$id" \
 		"$(annotations io.cnihook.networks "$NET" io.cnihook.dns off)"
-	checking "$id reads the rootfs's own files"
-	[ "$(in_container "$id" /etc/resolv.conf)" = "$(cat "$RT_ROOTFS/etc/resolv.conf")" ] &&
-		[ "$(in_container "$id" /etc/hosts)" = "$(cat "$RT_ROOTFS/etc/hosts")" ] ||
-		fail "a names file was written"
-	ok "nothing written"
+	names_untouched "$id"
 	rt_stop "$id"
 	set_dns_conf '{"resolvConf": "off"}'
 	rt_start_ok "start ${id}h with cnihook.json dns.resolvConf off" "${id}h" \
 		"$(annotations io.cnihook.networks "$NET")"
 	checking "${id}h: resolv.conf the rootfs's, hosts cnihook's"
-	[ "$(in_container "${id}h" /etc/resolv.conf)" = "$(cat "$RT_ROOTFS/etc/resolv.conf")" ] ||
-		fail "resolv.conf was written"
+	! in_container "${id}h" /etc/resolv.conf | grep -q cnihook || fail "resolv.conf was written"
 	in_container "${id}h" /etc/hosts | grep -q "${id}h" || fail "no hosts line"
 	ok "as set"
 	rt_stop "${id}h"

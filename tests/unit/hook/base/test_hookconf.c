@@ -608,6 +608,31 @@ static void test_plugin_timeout(void **state)
 
 /* ------------------------------------------------------------ log */
 
+/* "dns" (cnihook.json(5)): one mode for both files, or one per file; a
+ * member left out keeps "auto". */
+static void test_dns(void **state)
+{
+	(void)state;
+	struct hook_config *c = load("{}");
+	assert_int_equal(c->dns_resolv_conf, NAMES_AUTO);
+	assert_int_equal(c->dns_hosts, NAMES_AUTO);
+	hookconf_free(c);
+	c = load("{\"dns\": \"off\"}");
+	assert_int_equal(c->dns_resolv_conf, NAMES_OFF);
+	assert_int_equal(c->dns_hosts, NAMES_OFF);
+	hookconf_free(c);
+	c = load("{\"dns\": {\"hosts\": \"always\"}}");
+	assert_int_equal(c->dns_resolv_conf, NAMES_AUTO);
+	assert_int_equal(c->dns_hosts, NAMES_ALWAYS);
+	hookconf_free(c);
+	field_fails("dns", "\"on\"", "dns", "must be \"auto\", \"off\" or \"always\"");
+	field_fails("dns", "{\"resolvConf\": true}", "dns.resolvConf",
+		    "must be \"auto\", \"off\" or \"always\"");
+	field_fails("dns", "{\"resolvconf\": \"off\"}", "dns.resolvconf",
+		    "unknown field; did you mean \"dns.resolvConf\"? (known: dns.resolvConf, "
+		    "dns.hosts)");
+}
+
 static void test_log(void **state)
 {
 	(void)state;
@@ -1020,6 +1045,7 @@ int main(void)
 	    cmocka_unit_test(test_default_networks_limit),
 	    cmocka_unit_test(test_plugin_timeout),
 	    cmocka_unit_test(test_log),
+	    cmocka_unit_test(test_dns),
 	    cmocka_unit_test(test_log_level_unknown),
 	    cmocka_unit_test(test_log_syslog_not_boolean),
 	    cmocka_unit_test(test_unknown_fields),

@@ -158,8 +158,11 @@ static int child_target(int wfd, int rootfd, const struct rootfs_target *t)
 	if (fstat(fd, &st) < 0)
 		child_say(wfd, 2, "/%s in the rootfs: %m", rel);
 	if (!S_ISREG(st.st_mode))
-		child_say(wfd, 1, "/%s in the rootfs is not a regular file (mode %o)", rel,
-			  (unsigned)(st.st_mode & S_IFMT));
+		child_say(wfd, 1, "/%s in the rootfs is not a regular file but %s", rel,
+			  S_ISFIFO(st.st_mode)	 ? "a FIFO"
+			  : S_ISDIR(st.st_mode)	 ? "a directory"
+			  : S_ISSOCK(st.st_mode) ? "a socket"
+						 : "a device");
 	return fd;
 }
 

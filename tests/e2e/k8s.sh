@@ -76,12 +76,12 @@ jq -n --arg n "$NETA" --arg br "$ABR" \
 	'{cniVersion: "1.0.0", name: $n, plugins: [
 	  {type: "bridge", bridge: $br, capabilities: {ips: true}, ipam: {type: "static"}},
 	  {type: "tuning", capabilities: {mac: true}}]}' >"$conf/$NETA.conflist"
-# NETB's result carries dns (host-local's resolvConf): in plugin mode cnihook
-# still writes neither /etc/resolv.conf nor /etc/hosts (cnihook(8), NAMES).
-printf 'nameserver %s.1\nsearch names.test\n' "$BSUB" >"$tmp/resolv-b.conf"
+# NETB's result carries dns (the bridge plugin returns its configuration's):
+# in plugin mode cnihook still writes neither /etc/resolv.conf nor
+# /etc/hosts (cnihook(8), NAMES).
 jq -n --arg n "$NETB" --argjson b "$(bridge "$BBR" "$BSUB" "$tmp/ipam-b")" \
-	--arg rc "$tmp/resolv-b.conf" \
-	'{cniVersion: "1.0.0", name: $n, plugins: [($b | .ipam.resolvConf = $rc),
+	--arg ns "$BSUB.1" \
+	'{cniVersion: "1.0.0", name: $n, plugins: [($b | .dns = {nameservers: [$ns], search: ["names.test"]}),
 	  {type: "portmap", capabilities: {portMappings: true}}]}' >"$conf/$NETB.conflist"
 jq -n --arg n "$NETX" --argjson b "$(bridge "$XBR" "$XSUB" "$tmp/ipam-x")" \
 	'{cniVersion: "1.0.0", name: $n, plugins: [$b,
@@ -266,7 +266,7 @@ check "StartContainer succeeds" test "$rc" = 0
 cri exec "$CID" ip -o link
 check "the application container sees eth0, net1 and net2" \
 	eval '[ "$rc" = 0 ] && has " eth0@" "$out" && has " net1@" "$out" && has " net2@" "$out"'
-check "net2's result carries dns (host-local's resolvConf)" \
+check "net2's result carries dns (the bridge plugin's)" \
 	eval 'jq -e ".result.dns.nameservers | index(\"$BSUB.1\") != null" "$tmp/cache/results/$NETB-$SB-net2" >/dev/null'
 cri exec "$CID" cat /etc/resolv.conf /etc/hosts
 check "the pod's /etc/resolv.conf and /etc/hosts are the CRI's: no server of net2, no block of cnihook's" \

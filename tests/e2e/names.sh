@@ -2,8 +2,7 @@
 # The container's names files (cnihook(8), NAMES) under a real engine: runc
 # by default, NAMES_RT=crun|podman|containerd for the others (names.sh runs
 # runc; the others as `NAMES_RT=podman tests/e2e/names.sh`). Networks whose
-# host-local IPAM returns `dns` (its `resolvConf` option, a file of the
-# case's own), real containers on the busybox rootfs of runtime-lib.sh.
+# bridge plugin returns `dns` (from its configuration), real containers on the busybox rootfs of runtime-lib.sh.
 #
 # Every case checks what the container reads in /etc/resolv.conf and
 # /etc/hosts, that the rootfs on disk is byte-identical afterwards (cnihook
@@ -25,20 +24,21 @@ T_NETPREFIX=nm
 . "$srcdir/tests/harness/runtime-lib.sh"
 
 # names_net NAME BRIDGE SUBNET SERVER... : a network (bridge + host-local)
-# whose result carries `dns`: nameservers SERVER..., search names.test (no
+# whose result carries `dns` (the bridge plugin returns its configuration's
+# `dns`): nameservers SERVER..., search NAME.names.test, options ndots:2 (no
 # SERVER: no dns at all).
 names_net() {
-	local name=$1 br=$2 sub=$3 rc=''
+	local name=$1 br=$2 sub=$3 dns=null
 	shift 3
 	if [ $# -gt 0 ]; then
-		rc=$DIR/resolv-$name.conf
-		{ printf 'nameserver %s\n' "$@"; printf 'search %s.names.test\noptions ndots:2\n' "$name"; } >"$rc"
+		dns=$(jq -cn --arg n "$name" '{nameservers: $ARGS.positional, search: ["\($n).names.test"],
+			options: ["ndots:2"]}' --args "$@")
 	fi
-	jq -n --arg n "$name" --arg br "$br" --arg sub "$sub.0/24" --arg dd "$DATADIR" --arg rc "$rc" '
+	jq -n --arg n "$name" --arg br "$br" --arg sub "$sub.0/24" --arg dd "$DATADIR" --argjson dns "$dns" '
 		{cniVersion: "1.0.0", name: $n, plugins: [
-			{type: "bridge", bridge: $br, isGateway: true, ipMasq: false,
-			 ipam: ({type: "host-local", dataDir: $dd, ranges: [[{subnet: $sub}]], routes: []}
-				+ if $rc != "" then {resolvConf: $rc} else {} end)}]}' \
+			({type: "bridge", bridge: $br, isGateway: true, ipMasq: false,
+			  ipam: {type: "host-local", dataDir: $dd, ranges: [[{subnet: $sub}]], routes: []}}
+			 + if $dns != null then {dns: $dns} else {} end)]}' \
 		>"$DIR/net.d/50-$name.conflist"
 }
 
@@ -247,6 +247,8 @@ names_case_userns() {
 	names_net "$NET" "$BR" "$SUB" "$GW"
 	root=$DIR/rootfs
 	cp -a "$RT_ROOTFS" "$root" && chown -R 100000:100000 "$root"
+	# The container's root (host uid 100000) must reach its rootfs.
+	chmod o+x "$T_TMP" "$DIR"
 	id=$(rt_id)
 	NAMES_JQ='.linux.namespaces += [{type: "user"}] | .linux.uidMappings = [{containerID: 0, hostID: 100000, size: 65536}]
 		| .linux.gidMappings = [{containerID: 0, hostID: 100000, size: 65536}]

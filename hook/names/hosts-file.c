@@ -58,6 +58,33 @@ bool hosts_name_ok(const char *name)
 	       n;
 }
 
+static bool is_loopback(const char *a)
+{
+	return strncmp(a, "127.", 4) == 0 || strcmp(a, "::1") == 0;
+}
+
+void hosts_engine_names(const char *engine, char ***names, size_t *n)
+{
+	_cleanup_free_ char *text = hosts_compose(engine, NULL, 0, NULL, 0);
+	char *save = NULL;
+	for (char *line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		line[strcspn(line, "#")] = '\0';
+		char *w = NULL;
+		char *addr = strtok_r(line, " \t", &w);
+		if (addr == NULL || !is_loopback(addr))
+			continue;
+		for (char *name = strtok_r(NULL, " \t", &w); name;
+		     name = strtok_r(NULL, " \t", &w)) {
+			bool skip = !hosts_name_ok(name) || strncmp(name, "localhost", 9) == 0 ||
+				    strncmp(name, "ip6-", 4) == 0;
+			for (size_t k = 0; k < *n && !skip; k++)
+				skip = strcmp((*names)[k], name) == 0;
+			if (!skip)
+				strv_append(names, n, name);
+		}
+	}
+}
+
 /* The engine's text without an earlier block of cnihook's. */
 static void append_without_block(struct buf *b, const char *text)
 {

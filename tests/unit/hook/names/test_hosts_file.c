@@ -92,13 +92,29 @@ static void test_engine_restart(void **state)
 	free(t3);
 }
 
+/* The engine's names for the container: those of its loopback lines. */
+static void test_engine_names(void **state)
+{
+	(void)state;
+	char **v = NULL;
+	size_t n = 0;
+	hosts_engine_names(
+	    BLOCK_FOR("10.0.0.2", "old") "127.0.0.1 localhost localhost.localdomain\n"
+					 "::1 localhost ip6-localhost\n127.0.1.1 abc123 web # x\n"
+					 "10.9.9.9 peer\n127.0.0.1 web bad/name\n",
+	    &v, &n);
+	assert_int_equal(n, 2);
+	assert_string_equal(v[0], "abc123");
+	assert_string_equal(v[1], "web");
+	strv_free(v, n);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_addresses),
-	    cmocka_unit_test(test_names),
-	    cmocka_unit_test(test_own),
-	    cmocka_unit_test(test_engine_restart),
+	    cmocka_unit_test(test_addresses),	 cmocka_unit_test(test_names),
+	    cmocka_unit_test(test_own),		 cmocka_unit_test(test_engine_restart),
+	    cmocka_unit_test(test_engine_names),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

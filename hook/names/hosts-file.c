@@ -63,12 +63,25 @@ static bool is_loopback(const char *a)
 	return strncmp(a, "127.", 4) == 0 || strcmp(a, "::1") == 0;
 }
 
-void hosts_engine_names(const char *engine, char ***names, size_t *n)
+/* Does the hosts line (address, then names) name `name`? */
+static bool line_names(const char *line, const char *name)
+{
+	size_t k = strlen(name);
+	for (const char *p = line; (p = strstr(p, name)) != NULL; p++)
+		if (p > line && (p[-1] == ' ' || p[-1] == '\t') &&
+		    (p[k] == '\0' || p[k] == ' ' || p[k] == '\t'))
+			return true;
+	return false;
+}
+
+void hosts_engine_names(const char *engine, const char *hostname, char ***names, size_t *n)
 {
 	_cleanup_free_ char *text = hosts_compose(engine, NULL, 0, NULL, 0);
 	char *save = NULL;
 	for (char *line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
 		line[strcspn(line, "#")] = '\0';
+		if (hostname == NULL || !line_names(line, hostname))
+			continue;
 		char *w = NULL;
 		char *addr = strtok_r(line, " \t", &w);
 		if (addr == NULL || !is_loopback(addr))

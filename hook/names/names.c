@@ -226,7 +226,7 @@ char *names_compose_resolv(const struct names_request *req, json *const *results
 
 /* The container's names in its hosts file: its host name, and its id when
  * that is a host name too (runc, crun, ctr ids chosen by people); then
- * those the engine's own file gives a loopback address (podman's name). */
+ * those the engine's own file gives with the host name (podman's name). */
 static void hosts_names(const struct names_input *in, const struct names_bundle *b, char ***v,
 			size_t *n)
 {
@@ -256,7 +256,7 @@ static char *compose(const struct names_input *in, const struct names_bundle *b,
 		hosts_add_result(results[i], &addrs, &n_addrs);
 	hosts_names(in, b, &names, &n_names);
 	if (engine)
-		hosts_engine_names(engine, &names, &n_names);
+		hosts_engine_names(engine, b->hostname, &names, &n_names);
 	char *text = hosts_compose(engine, addrs, n_addrs, names, n_names);
 	strv_free(addrs, n_addrs);
 	strv_free(names, n_names);

@@ -297,6 +297,10 @@ names_case_restart() {
 	hosts=$(in_container "$id" /etc/hosts)
 	printf '%s\n' "$hosts" | sed 's/^/    hosts| /'
 	[ "$(grep -c '^# cnihook: end' <<<"$hosts")" = 1 ] || fail "blocks: $(grep -c '^# cnihook: end' <<<"$hosts")"
+	# The address, podman's host name (the short id) and the container's
+	# name: none of the host's own names that podman copied.
+	[ "$(grep -A1 '^# cnihook: this' <<<"$hosts" | tail -1 | awk '{print NF}')" = 3 ] ||
+		fail "the block's line names more than the container"
 	in_container "$id" /etc/resolv.conf | grep -q "^nameserver $GW" || fail "resolv.conf"
 	ok "one block"
 	rt_stop "$id"

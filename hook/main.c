@@ -26,7 +26,9 @@
 #include "cmd/gc.h"
 #include "cmd/reload.h"
 #include "cmd/report.h"
+#include "cmd/rootless.h"
 #include "cmd/stage.h"
+#include "host/userns.h"
 
 /* What one run of cnihook was given. */
 struct call {
@@ -223,9 +225,20 @@ static int usage_error(const char *what, const char *arg)
 /* A hook stage: v, or none (v NULL: the state says). */
 static int run_stage(const struct verb *v, struct call *c)
 {
-	log_init(c->level, c->cfg->log_syslog, c->cfg->state_dir);
+	/* Rootless podman: the user's directories (cnihook(8), ROOTLESS). */
+	struct rootless_user rl = {.lock_fd = -1};
+	_cleanup_free_ char *why = NULL;
+	bool rootless = !userns_is_host() && rootless_configure(c->cfg, &rl, &why) == 0;
+	/* The user's log file lives in the user's directory, which goes with
+	 * the user's last container: only an attach may make it again. */
+	bool log_file =
+	    !rootless || (v && v->stage == STAGE_ATTACH) || access(c->cfg->state_dir, F_OK) == 0;
+	log_init(c->level, c->cfg->log_syslog, log_file ? c->cfg->state_dir : NULL);
 	hookconf_enter_sandbox(c->cfg);
-	return stage_run(c->cfg, v ? v->stage : STAGE_NONE, v ? v->name : NULL, STDIN_FILENO);
+	int ret = stage_run(c->cfg, rootless ? &rl : NULL, why, v ? v->stage : STAGE_NONE,
+			    v ? v->name : NULL, STDIN_FILENO);
+	rootless_netns_user_free(&rl);
+	return ret;
 }
 
 /* What status, list, gc and reload take after their name. */
@@ -280,6 +293,18 @@ static int run_list(const struct verb *v, struct call *c)
 	return ret ? ret : report_list(c->cfg, a.as_json, a.no_trunc);
 }
 
+/* gc of a rootless user's attachments, inside the user's namespace. */
+struct gc_call {
+	const struct hook_config *cfg;
+	const struct gc_options *o;
+};
+
+static int gc_in_netns(void *data)
+{
+	const struct gc_call *g = data;
+	return gc_run(g->cfg, g->o);
+}
+
 static int run_gc(const struct verb *v, struct call *c)
 {
 	struct report_args a;
@@ -287,7 +312,18 @@ static int run_gc(const struct verb *v, struct call *c)
 	if (ret)
 		return ret;
 	hookconf_enter_sandbox(c->cfg);
-	return gc_run(c->cfg, &a.gc);
+	/* `podman unshare cnihook gc`: the user's rootless attachments
+	 * (cnihook(8), ROOTLESS). */
+	struct rootless_user rl = {.lock_fd = -1};
+	_cleanup_free_ char *why = NULL;
+	if (userns_is_host() || geteuid() != 0 || rootless_configure(c->cfg, &rl, &why) < 0)
+		return gc_run(c->cfg, &a.gc);
+	a.gc.rootless = true;
+	struct rootless_call rc = {.cfg = c->cfg, .user = &rl, .id = "-", .stage = "gc"};
+	struct gc_call g = {.cfg = c->cfg, .o = &a.gc};
+	ret = rootless_gc(&rc, gc_in_netns, &g);
+	rootless_netns_user_free(&rl);
+	return ret;
 }
 
 static int run_reload(const struct verb *v, struct call *c)

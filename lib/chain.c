@@ -80,13 +80,18 @@ static int run_stdin(const struct call *c, size_t i, const char *stdin_data, siz
 		     char **out, size_t *out_len, cnirt_error **err)
 {
 	const char *type = c->list->plugins[i].type;
-	_cleanup_free_ char *found = NULL;
+	_cleanup_free_ char *found = NULL, *args = NULL;
+	/* The pairs for this plugin's type alone (cnirt_ctx_set_plugin_args()). */
+	const char *own = c->att ? ctx_plugin_args(c->ctx, type) : NULL;
+	if (own)
+		args = c->args && *c->args ? xasprintf("%s;%s", c->args, own) : xstrdup(own);
 	struct exec_request req = {
 	    .command = c->command,
 	    .container_id = c->att ? c->att->container_id : NULL,
 	    .netns = c->att ? c->att->netns : NULL,
 	    .ifname = c->att ? c->att->ifname : NULL,
-	    .args = c->args,
+	    .args = own ? args : c->args,
+	    .plugin = type,
 	    .stdin_data = stdin_data,
 	    .stdin_len = stdin_len,
 	    .deadline = c->deadline,
@@ -635,7 +640,8 @@ static int probe_versions(cnirt_ctx *ctx, const char *network, const char *type,
 	_cleanup_free_ char *in = json_gen(conf, false, &in_len);
 	_cleanup_free_ char *out = NULL;
 	size_t len;
-	struct exec_request req = {.command = "VERSION", .stdin_data = in, .stdin_len = in_len};
+	struct exec_request req = {
+	    .command = "VERSION", .stdin_data = in, .stdin_len = in_len, .plugin = type};
 	long long start = monotonic_usec();
 	req.deadline = deadline;
 	int r = exec_find_plugin(ctx, type, &path, err);

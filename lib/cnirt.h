@@ -266,6 +266,12 @@ void cnirt_ctx_set_path_env(cnirt_ctx *ctx, const char *path);
  * returns 0, or an errno value that fails the execution. */
 typedef int (*cnirt_preexec_fn)(void *data);
 void cnirt_ctx_set_preexec(cnirt_ctx *ctx, cnirt_preexec_fn fn, void *data);
+/* The preexec function told which plugin it prepares: `plugin` is the type
+ * of the plugin's configuration ("bridge"; for cnirt_plugin_version() the
+ * type asked for). Same rules as cnirt_preexec_fn; when set it is called
+ * instead of the cnirt_ctx_set_preexec() function (fn NULL: not set). */
+typedef int (*cnirt_plugin_preexec_fn)(void *data, const char *plugin);
+void cnirt_ctx_set_plugin_preexec(cnirt_ctx *ctx, cnirt_plugin_preexec_fn fn, void *data);
 /* The observer, told of every plugin execution (for logging and timing),
  * VERSION probing and a plugin that is not found included. ev and what it
  * points to live for the call only. */
@@ -401,6 +407,19 @@ typedef struct cnirt_kv {
 	const char *key;
 	const char *value;
 } cnirt_kv;
+
+/* CNI_ARGS pairs for the plugins of one type only: appended to the
+ * attachment's pairs in every execution of a plugin whose configuration's
+ * "type" is `plugin`, in every operation of ctx on an attachment (ADD,
+ * CHECK, DEL, the rollback DEL, cnirt_del_cached()), and in no other
+ * plugin's. For a pair that one plugin needs and that others would read
+ * otherwise (dnsname's K8S_POD_NAME, which Kubernetes plugins take as a
+ * sign of a pod). The pairs replace those given before for the type; n 0
+ * removes them. Keys non-empty without '=' or ';', values without ';'
+ * (configuration error otherwise). They are not cached: a DEL from the
+ * cache entry by another program does not have them. */
+int cnirt_ctx_set_plugin_args(cnirt_ctx *ctx, const char *plugin, const cnirt_kv *args, size_t n,
+			      cnirt_error **err);
 
 /* The attachment parameters of spec section 3. */
 typedef struct cnirt_attachment {

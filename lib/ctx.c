@@ -48,6 +48,11 @@ CNIRT_EXPORT void cnirt_ctx_free(cnirt_ctx *ctx)
 	for (size_t i = 0; i < ctx->n_env; i++)
 		free(ctx->env[i]);
 	free(ctx->env);
+	for (size_t i = 0; i < ctx->n_plugin_args; i++) {
+		free(ctx->plugin_args[i].plugin);
+		free(ctx->plugin_args[i].args);
+	}
+	free(ctx->plugin_args);
 	if (ctx->cancel_fd >= 0)
 		close(ctx->cancel_fd);
 	free(ctx);
@@ -110,6 +115,13 @@ CNIRT_EXPORT void cnirt_ctx_set_path_env(cnirt_ctx *ctx, const char *path)
 CNIRT_EXPORT void cnirt_ctx_set_preexec(cnirt_ctx *ctx, cnirt_preexec_fn fn, void *data)
 {
 	ctx->preexec = fn;
+	ctx->preexec_data = data;
+}
+
+CNIRT_EXPORT void cnirt_ctx_set_plugin_preexec(cnirt_ctx *ctx, cnirt_plugin_preexec_fn fn,
+					       void *data)
+{
+	ctx->plugin_preexec = fn;
 	ctx->preexec_data = data;
 }
 
@@ -207,6 +219,58 @@ CNIRT_EXPORT int cnirt_ctx_set_env(cnirt_ctx *ctx, const char *name, const char 
 		ctx->env[ctx->n_env++] = xasprintf("%s=%s", name, value);
 	}
 	return 0;
+}
+
+CNIRT_EXPORT int cnirt_ctx_set_plugin_args(cnirt_ctx *ctx, const char *plugin, const cnirt_kv *args,
+					   size_t n, cnirt_error **err)
+{
+	if (ctx == NULL || plugin == NULL || (args == NULL && n)) {
+		error_set(err, CNIRT_ERR_NONE, "%s: NULL given",
+			  ctx == NULL	   ? "ctx"
+			  : plugin == NULL ? "plugin"
+					   : "args");
+		return error_kind(err, CNIRT_KIND_INVALID_ARGUMENT);
+	}
+	for (size_t i = 0; i < n; i++) {
+		const char *k = args[i].key, *v = args[i].value;
+		if (k == NULL || *k == '\0' || strpbrk(k, "=;") || v == NULL || strchr(v, ';')) {
+			error_set(err, CNIRT_ERR_INVALID_CONFIG,
+				  "CNI_ARGS of plugin \"%s\", pair %zu (\"%s\"): keys must be "
+				  "non-empty without '=' or ';', values without ';'",
+				  plugin, i + 1, k ? k : "");
+			return error_kind(err, CNIRT_KIND_CONFIG);
+		}
+	}
+	size_t i = 0;
+	while (i < ctx->n_plugin_args && strcmp(ctx->plugin_args[i].plugin, plugin) != 0)
+		i++;
+	if (i == ctx->n_plugin_args) {
+		if (n == 0)
+			return 0;
+		ctx->plugin_args = xreallocarray(ctx->plugin_args, ctx->n_plugin_args + 1,
+						 sizeof(*ctx->plugin_args));
+		ctx->plugin_args[ctx->n_plugin_args++] =
+		    (struct ctx_plugin_args){.plugin = xstrdup(plugin)};
+	}
+	free(ctx->plugin_args[i].args);
+	ctx->plugin_args[i].args = NULL;
+	if (n) {
+		ctx->plugin_args[i].args = args_join(args, n);
+		return 0;
+	}
+	free(ctx->plugin_args[i].plugin);
+	memmove(&ctx->plugin_args[i], &ctx->plugin_args[i + 1],
+		(ctx->n_plugin_args - i - 1) * sizeof(*ctx->plugin_args));
+	ctx->n_plugin_args--;
+	return 0;
+}
+
+const char *ctx_plugin_args(const cnirt_ctx *ctx, const char *plugin)
+{
+	for (size_t i = 0; i < ctx->n_plugin_args; i++)
+		if (strcmp(ctx->plugin_args[i].plugin, plugin) == 0)
+			return ctx->plugin_args[i].args;
+	return NULL;
 }
 
 CNIRT_EXPORT void cnirt_ctx_set_spawn_direct(cnirt_ctx *ctx, bool direct)

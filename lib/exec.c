@@ -298,6 +298,7 @@ struct child_report {
 struct child_args {
 	const cnirt_ctx *ctx;
 	const char *path;
+	const char *plugin; /* the plugin's type, for cnirt_ctx_set_plugin_preexec() */
 	char *const *argv;
 	char *const *envp;
 	int in_r, out_w, err_w;
@@ -385,8 +386,10 @@ static int child_main(void *arg)
 	sigemptyset(&none);
 	sigprocmask(SIG_SETMASK, &none, NULL);
 
-	if (a->ctx->preexec) {
-		int r = a->ctx->preexec(a->ctx->preexec_data);
+	if (a->ctx->plugin_preexec || a->ctx->preexec) {
+		int r = a->ctx->plugin_preexec
+			    ? a->ctx->plugin_preexec(a->ctx->preexec_data, a->plugin)
+			    : a->ctx->preexec(a->ctx->preexec_data);
 
 		if (r != 0)
 			child_fail(a, st, STAGE_PREEXEC, r < 0 ? -r : r);
@@ -425,6 +428,7 @@ struct helper_msg {
 struct helper_args {
 	const cnirt_ctx *ctx;
 	const char *path;
+	const char *plugin;
 	char *const *argv;
 	char *const *envp;
 	int in_r, out_w, err_w; /* the plugin's ends of its pipes */
@@ -640,6 +644,7 @@ static int helper_main(void *arg)
 
 	pid = start_child((struct child_args){.ctx = h->ctx,
 					      .path = h->path,
+					      .plugin = h->plugin,
 					      .argv = h->argv,
 					      .envp = h->envp,
 					      .in_r = H_IN,
@@ -919,20 +924,23 @@ static int spawn(const cnirt_ctx *ctx, const char *path, char *const argv[], cha
 		close_fd(&in[1]); /* all of it is in the pipe: EOF after it */
 
 	if (direct) {
-		if (start_direct((struct child_args){.ctx = ctx,
-						     .path = path,
-						     .argv = argv,
-						     .envp = envp,
-						     .in_r = in[0],
-						     .out_w = out[1],
-						     .err_w = errp[1]},
-				 r) < 0) {
+		if (start_direct(
+			(struct child_args){.ctx = ctx,
+					    .path = path,
+					    .plugin = req->plugin ? req->plugin : base_name(path),
+					    .argv = argv,
+					    .envp = envp,
+					    .in_r = in[0],
+					    .out_w = out[1],
+					    .err_w = errp[1]},
+			r) < 0) {
 			saved = errno;
 			goto out;
 		}
 	} else {
 		struct helper_args h = {.ctx = ctx,
 					.path = path,
+					.plugin = req->plugin ? req->plugin : base_name(path),
 					.argv = argv,
 					.envp = envp,
 					.in_r = in[0],

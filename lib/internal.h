@@ -92,6 +92,7 @@ struct cnirt_ctx {
 	size_t output_limit;
 	char *path_env;
 	cnirt_preexec_fn preexec;
+	cnirt_plugin_preexec_fn plugin_preexec; /* wins over preexec */
 	void *preexec_data;
 	cnirt_event_fn event_observer;
 	void *event_data;
@@ -106,7 +107,17 @@ struct cnirt_ctx {
 	int cancelled;	      /* atomic */
 	char **env;	      /* extra "NAME=value" for plugins */
 	size_t n_env;
+	struct ctx_plugin_args *plugin_args; /* cnirt_ctx_set_plugin_args() */
+	size_t n_plugin_args;
 };
+/* CNI_ARGS pairs for the plugins of one type (cnirt_ctx_set_plugin_args()). */
+struct ctx_plugin_args {
+	char *plugin;
+	char *args; /* joined "K=V;K=V" */
+};
+/* The pairs cnirt_ctx_set_plugin_args() gave for plugin type `plugin`
+ * (joined), or NULL. */
+const char *ctx_plugin_args(const cnirt_ctx *ctx, const char *plugin);
 /* Whether cnirt_ctx_cancel() was called (and not reset). */
 bool ctx_cancelled(const cnirt_ctx *ctx);
 
@@ -153,7 +164,9 @@ struct exec_request {
 	const char *container_id; /* may be NULL: variable left empty/unset as spec allows */
 	const char *netns;
 	const char *ifname;
-	const char *args; /* CNI_ARGS, already joined "K=V;K=V" */
+	const char *args;   /* CNI_ARGS, already joined "K=V;K=V" */
+	const char *plugin; /* the plugin's type (the preexec function's); NULL: the
+			     * file's name */
 	const char *stdin_data;
 	size_t stdin_len;
 	long long deadline; /* the operation's, CLOCK_MONOTONIC ms (0: none) */

@@ -360,6 +360,6 @@ cnirt_ctx *hookconf_ctx(const struct hook_config *c)
 	cnirt_ctx_set_spawn_direct(ctx, true);
 	hookconf_pass_path(ctx);
 	if (c->sb)
-		cnirt_ctx_set_preexec(ctx, sandbox_apply, c->sb);
+		cnirt_ctx_set_plugin_preexec(ctx, sandbox_apply, c->sb);
 	return ctx;
 }

@@ -96,4 +96,8 @@ struct cnirt_kv *kvlist_to_cnirt(const struct kvlist *l);
  * what the error does not name; network is used when the error names none. */
 char *cni_error_text(const char *network, const struct cnirt_error *e);
 
+/* The start time of process `pid` (field 22 of /proc/<pid>/stat, in clock
+ * ticks since boot), or -1 when there is no such process. */
+int proc_start_time(long pid, unsigned long long *start);
+
 #endif

@@ -404,7 +404,7 @@ static cnirt_cache_entry **verb_valid(const struct gc_options *o, struct strset 
 
 int gc_run(const struct hook_config *cfg, const struct gc_options *o)
 {
-	_cleanup_free_ char *why = userns_not_host_root();
+	_cleanup_free_ char *why = o->rootless ? NULL : userns_not_host_root();
 	if (why) {
 		log_error("gc needs root in the host's user namespace (it reads the state "
 			  "directory and the cache, and runs the plugins); %s",

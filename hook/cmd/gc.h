@@ -25,6 +25,9 @@
 struct gc_options {
 	bool dry_run;		/* say what would be done, do nothing */
 	bool netns_from_result; /* --netns-from-result */
+	/* Root of a rootless user's namespace, the user's directories in cfg
+	 * (cmd/rootless.h): no root of the host's needed. */
+	bool rootless;
 };
 
 /* Returns the exit status. Prints each container's verdict and its evidence

@@ -25,6 +25,7 @@
 #include "base/util.h"
 #include "cmd/reload.h"
 #include "cmd/report.h"
+#include "request/plugin-args.h"
 #include "state/layout.h"
 #include "state/lock.h"
 #include "state/netns-pin.h"
@@ -287,6 +288,10 @@ static bool reload_container(const struct hook_config *cfg, cnirt_ctx *ctx, cons
 		       "attached): nothing to reload\n",
 		       id);
 	}
+	/* The name dnsname was given at ADD (the record's), for its DEL and
+	 * ADD here; none for a record without one (ctx serves every target). */
+	_cleanup_free_ char *name_err = NULL;
+	(void)plugin_args_give_name(ctx, rec ? rec->hostname : NULL, &name_err);
 	const char *netns = rec && rec->netns ? rec->netns : "";
 	bool alive = rec && netns_is_netns(netns);
 	_cleanup_free_ char *spath = layout_status(cfg->state_dir, id);

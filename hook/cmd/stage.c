@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "base/log.h"
+#include "cmd/rootless.h"
 #include "cmd/stage.h"
 #include "engine/engine.h"
 #include "host/userns.h"
@@ -30,6 +31,9 @@ struct hook_call {
 	const char *stage;
 	const char *id;	    /* the key in its engine scope (oci-state.h) */
 	const char *oci_id; /* the OCI id, as the state gives it */
+	/* Rootless podman (cmd/rootless.h): the user, or NULL and why none. */
+	struct rootless_user *rl;
+	const char *rl_why;
 };
 
 /* The network namespace to attach (*source), as the selection, config.json
@@ -109,49 +113,104 @@ static void stage_fail(const struct hook_call *r, const char *msg)
 	log_error("%s %s: %s", r->id ? r->id : "-", r->stage, msg);
 }
 
+/* Attach the selection: a pod member joins its pod's networks, any other
+ * container gets its own. */
+static int attach_selected(struct hook_call *r, const struct oci_state *st, struct selection *sel,
+			   const char *by, char **err)
+{
+	_cleanup_free_ char *source = NULL;
+	/* A podman pod's member: the networks are the pod's, under its infra
+	 * container's id, in the namespace the members share. */
+	if (sel->pod_id)
+		r->id = sel->pod_id;
+	int ret = namespace_source(r, st, sel, by, &source, err);
+	if (ret == 0 && sel->pod_id) {
+		_cleanup_free_ char *digest = annotations_request_digest(&st->annotations);
+		struct engine_container c = {.id = r->id,
+					     .stage = r->stage,
+					     .hostname = sel->name ? sel->name : st->hostname};
+		struct engine_pod pod = {.member = st->key, .request = digest};
+		ret = engine_attach_pod_member(r->cfg, &c, &pod, sel, by, source);
+	} else if (ret == 0) {
+		struct engine_container c = {
+		    .id = r->id,
+		    .stage = r->stage,
+		    .bundle = st->bundle,
+		    .name = strcmp(st->name, st->key) != 0 ? st->name : NULL,
+		    .hostname = sel->name ? sel->name : st->hostname,
+		    .oci_id = st->id,
+		    .pid = st->pid,
+		};
+		ret = engine_attach_container(r->cfg, &c, sel, by, source);
+	} else if (ret > 0) {
+		ret = 0;
+	}
+	return ret;
+}
+
+/* What the rootless stages run inside the user's namespace. */
+struct in_netns {
+	struct hook_call *r;
+	const struct oci_state *st;
+	struct selection *sel;
+	const char *by;
+};
+
+static int attach_in_netns(void *data)
+{
+	struct in_netns *d = data;
+	_cleanup_free_ char *err = NULL;
+	int ret = attach_selected(d->r, d->st, d->sel, d->by, &err);
+	if (ret < 0 && err)
+		stage_fail(d->r, err);
+	return ret;
+}
+
+static int detach_container(const struct hook_call *r, const struct oci_state *st);
+
+static int detach_in_netns(void *data)
+{
+	struct in_netns *d = data;
+	return detach_container(d->r, d->st);
+}
+
+/* Rootless podman: the selection attached in the user's rootless network
+ * namespace (cmd/rootless.h), or a refusal that says what is missing. */
+static int attach_rootless(struct hook_call *r, const struct oci_state *st, struct selection *sel,
+			   const char *by, char **err)
+{
+	if (!r->rl) {
+		_cleanup_free_ char *where = userns_describe();
+		*err = xasprintf("the container asks for networks (%s), but cnihook runs in %s "
+				 "(rootless podman?) and %s: no rootless network namespace "
+				 "(cnihook(8), ROOTLESS)",
+				 by ? by : "defaultNetworks", where, r->rl_why);
+		return -1;
+	}
+	if (sel->pod_id) {
+		*err = xasprintf("annotation \"%s\": the container is a member of pod %s: "
+				 "rootless pods are not attached (cnihook(8), ROOTLESS)",
+				 by ? by : "defaultNetworks", sel->pod_id);
+		return -1;
+	}
+	_cleanup_free_ char *status = layout_status(r->cfg->state_dir, r->id);
+	struct rootless_call c = {
+	    .cfg = r->cfg, .user = r->rl, .id = r->id, .stage = r->stage, .status_path = status};
+	struct in_netns d = {.r = r, .st = st, .sel = sel, .by = by};
+	return rootless_attach(&c, sel, attach_in_netns, detach_in_netns, &d);
+}
+
 static int attach(struct hook_call *r, const struct oci_state *st)
 {
 	struct selection sel = {0};
 	_cleanup_free_ char *err = NULL;
-	_cleanup_free_ char *source = NULL;
 	const char *by = annotations_selected_by(&st->annotations);
 	int ret = select_networks(r, st, &sel, &err);
-	if (ret == 0 && sel.n > 0 && !sel.skip_reason && !userns_is_host()) {
-		/* Rootless podman: root of the user's namespace only, in the
-		 * host's network namespace; nothing of the host's can be
-		 * changed from there, so nothing is touched (cnihook(8),
-		 * ROOTLESS). */
-		_cleanup_free_ char *where = userns_describe();
-		err = xasprintf("the container asks for networks (%s), but cnihook runs in %s "
-				"(rootless podman?), where it can attach none: CNI networks need "
-				"root in the host's user namespace; run the container as root, or "
-				"without the annotation (cnihook(8), ROOTLESS)",
-				by ? by : "defaultNetworks", where);
-		ret = -1;
-	} else if (ret == 0 && sel.n > 0 && !sel.skip_reason) {
-		/* A podman pod's member: the networks are the pod's, under its
-		 * infra container's id, in the namespace the members share. */
-		if (sel.pod_id)
-			r->id = sel.pod_id;
-		ret = namespace_source(r, st, &sel, by, &source, &err);
-		if (ret == 0 && sel.pod_id) {
-			_cleanup_free_ char *digest = annotations_request_digest(&st->annotations);
-			struct engine_container c = {.id = r->id, .stage = r->stage};
-			struct engine_pod pod = {.member = st->key, .request = digest};
-			ret = engine_attach_pod_member(r->cfg, &c, &pod, &sel, by, source);
-		} else if (ret == 0) {
-			struct engine_container c = {
-			    .id = r->id,
-			    .stage = r->stage,
-			    .bundle = st->bundle,
-			    .name = strcmp(st->name, st->key) != 0 ? st->name : NULL,
-			    .oci_id = st->id,
-			    .pid = st->pid,
-			};
-			ret = engine_attach_container(r->cfg, &c, &sel, by, source);
-		} else if (ret > 0) {
-			ret = 0;
-		}
+	if (ret == 0 && sel.n > 0 && !sel.skip_reason) {
+		if (userns_is_host())
+			ret = attach_selected(r, st, &sel, by, &err);
+		else
+			ret = attach_rootless(r, st, &sel, by, &err);
 	}
 	if (ret < 0 && err)
 		stage_fail(r, err);
@@ -224,14 +283,8 @@ static bool state_reachable(const struct hook_call *r)
 
 /* poststop: a podman pod's annotated member leaves its pod's networks (the
  * last one detaches them); any other container is detached by its id. */
-static int detach(const struct hook_call *r, const struct oci_state *st)
+static int detach_container(const struct hook_call *r, const struct oci_state *st)
 {
-	if (!userns_is_host() && !state_reachable(r)) {
-		_cleanup_free_ char *where = userns_describe();
-		log_info("%s %s: nothing to detach: cnihook runs in %s, where it attaches nothing",
-			 r->id, r->stage, where);
-		return 0;
-	}
 	const char *pod = kubepod_member_sandbox(&st->annotations);
 	if (pod && annotations_select(&st->annotations)) {
 		int ret = engine_detach_pod_member(r->cfg, pod, st->key, r->stage);
@@ -242,9 +295,27 @@ static int detach(const struct hook_call *r, const struct oci_state *st)
 	return engine_detach_container(r->cfg, &c);
 }
 
-int stage_run(const struct hook_config *cfg, enum stage stage, const char *stage_name, int fd)
+static int detach(struct hook_call *r, const struct oci_state *st)
 {
-	struct hook_call r = {.cfg = cfg, .stage = stage_name ? stage_name : "hook"};
+	if (userns_is_host())
+		return detach_container(r, st);
+	if (!r->rl || !state_reachable(r)) {
+		_cleanup_free_ char *where = userns_describe();
+		log_info("%s %s: nothing to detach: cnihook runs in %s and attached nothing "
+			 "to it",
+			 r->id, r->stage, where);
+		return 0;
+	}
+	struct rootless_call c = {.cfg = r->cfg, .user = r->rl, .id = r->id, .stage = r->stage};
+	struct in_netns d = {.r = r, .st = st};
+	return rootless_detach(&c, detach_in_netns, &d);
+}
+
+int stage_run(const struct hook_config *cfg, struct rootless_user *rl, const char *rl_why,
+	      enum stage stage, const char *stage_name, int fd)
+{
+	struct hook_call r = {
+	    .cfg = cfg, .stage = stage_name ? stage_name : "hook", .rl = rl, .rl_why = rl_why};
 	_cleanup_free_ char *err = NULL;
 	struct oci_state *st = NULL;
 	if (read_state(&r, fd, &stage, &st, &err) < 0) {

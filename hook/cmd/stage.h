@@ -4,6 +4,7 @@
 #define CNIHOOK_STAGE_H
 
 #include "base/hookconf.h"
+#include "host/rootless-netns.h"
 
 enum stage {
 	STAGE_NONE, /* infer from the state's status */
@@ -11,7 +12,11 @@ enum stage {
 	STAGE_DETACH,
 };
 
-/* Run a stage on the OCI state read from fd; returns the exit status. */
-int stage_run(const struct hook_config *cfg, enum stage stage, const char *stage_name, int fd);
+/* Run a stage on the OCI state read from fd; returns the exit status. In a
+ * user namespace other than the host's (rootless podman), rl is the user
+ * whose directories cfg names (rootless_configure()), or NULL and
+ * rl_why says why the user has none. */
+int stage_run(const struct hook_config *cfg, struct rootless_user *rl, const char *rl_why,
+	      enum stage stage, const char *stage_name, int fd);
 
 #endif

@@ -20,6 +20,7 @@
 #include "host/interfaces.h"
 #include "names/names.h"
 #include "request/plugin-args.h"
+#include "state/address-holders.h"
 #include "state/attachment-list.h"
 #include "state/journal.h"
 #include "state/layout.h"
@@ -165,6 +166,7 @@ static void write_names(const struct engine_run *r, const struct selection *sel,
 	    .state_dir = r->cfg->state_dir,
 	    .id = r->id,
 	    .oci_id = r->oci_id,
+	    .name = r->hostname,
 	    .bundle = r->bundle,
 	    .pid = r->pid,
 	    .mode = {r->cfg->dns_resolv_conf, r->cfg->dns_hosts},
@@ -252,6 +254,7 @@ static void record_init(struct record *rec, const struct engine_run *r, const st
 	    .bundle = (char *)r->bundle,
 	    .pid = (int)r->pid,
 	    .name = (char *)r->name,
+	    .hostname = (char *)r->hostname,
 	    .n = sel->n,
 	};
 	rec->v = xreallocarray(NULL, sel->n, sizeof(*rec->v));
@@ -277,50 +280,80 @@ static void record_init(struct record *rec, const struct engine_run *r, const st
 	}
 }
 
-/* The container `holder` stands in the way of this attach (it holds a host
- * port asked for) and may be gone without a poststop (a start that failed
- * after createRuntime, a runtime killed): when gc's rules prove it gone, it
- * is detached first, as gc would (its lock not waited for), and the log
- * says so. 0 collected; -1 it is not provably gone, or busy, or its
- * teardown failed: the refusal stands. */
-static int collect_gone(struct engine_run *r, const char *holder)
+/* gc's verdict on container `holder` (liveness.h): provably gone? *own:
+ * the hook attached it (its state directory exists); *why: the evidence. */
+static bool holder_gone(struct engine_run *r, const char *holder, bool *own, char **why)
 {
-	if (strcmp(holder, r->id) == 0)
-		return -1;
 	_cleanup_free_ char *dir = layout_container_dir(r->cfg->state_dir, holder);
 	struct stat st;
 	cnirt_cache_entry **v = NULL;
 	size_t n = 0;
 	cnirt_error *e = NULL;
+	*own = stat(dir, &st) == 0 && S_ISDIR(st.st_mode);
 	if (cnirt_cache_list_container(r->ctx, holder, &v, &n, &e) < 0) {
+		*why = xasprintf("its cache entries: %s", cnirt_error_msg(e));
 		cnirt_error_free(e);
-		return -1;
+		return false;
 	}
 	const struct liveness_candidate c = {
 	    .id = holder,
-	    .own = stat(dir, &st) == 0 && S_ISDIR(st.st_mode),
+	    .own = *own,
 	    .v = (const cnirt_cache_entry *const *)v,
 	    .n = n,
 	};
 	struct liveness_world *w = liveness_world_read();
-	_cleanup_free_ char *why = NULL;
-	bool gone = liveness_gone(r->cfg->state_dir, false, w, &c, &why);
+	bool gone = liveness_gone(r->cfg->state_dir, false, w, &c, why);
 	liveness_world_free(w);
 	cnirt_cache_entries_free(v, n);
+	return gone;
+}
+
+/* Hand `why` to *why_not when the caller wants it: -1. */
+static int not_collected(char **why_not, char *why)
+{
+	if (why_not)
+		*why_not = why;
+	else
+		free(why);
+	return -1;
+}
+
+/* The container `holder` stands in the way of this attach (it holds `held`:
+ * a host port, an IP or a MAC asked for) and may be gone without a poststop
+ * (a start that failed after createRuntime, a runtime killed): when gc's
+ * rules prove it gone, it is detached first, as gc would (its lock not
+ * waited for), and the log says so. With `own_only`, a holder the hook did
+ * not attach is never collected. 0 collected; -1 it is not provably gone,
+ * or another program's, or busy, or its teardown failed (*why_not, if not
+ * NULL, says which): the refusal stands. */
+static int collect_gone(struct engine_run *r, const char *holder, const char *held, bool own_only,
+			char **why_not)
+{
+	if (strcmp(holder, r->id) == 0)
+		return not_collected(why_not, xstrdup("it is this container"));
+	bool own = false;
+	char *why = NULL;
+	bool gone = holder_gone(r, holder, &own, &why);
+	if (own_only && !own) {
+		free(why);
+		return not_collected(why_not, xstrdup("cnihook has no state for it: another "
+						      "program's attachment, never collected"));
+	}
 	if (!gone)
-		return -1;
+		return not_collected(why_not, why);
 	size_t done = 0;
 	int d = engine_detach(r->cfg, holder, r->stage, &done);
 	if (d != 0) {
-		log_warn("%s %s: container \"%s\", which holds a host port asked for, is gone (%s) "
-			 "but %s",
-			 r->id, r->stage, holder, why,
-			 d > 0 ? "a stage holds its lock" : "its teardown failed");
-		return -1;
+		const char *but = d > 0 ? "a stage holds its lock" : "its teardown failed";
+		log_warn("%s %s: container \"%s\", which holds %s, is gone (%s) but %s", r->id,
+			 r->stage, holder, held, why, but);
+		free(why);
+		return not_collected(why_not, xasprintf("it is gone, but %s", but));
 	}
-	log_warn("%s %s: collected container \"%s\" first, which held a host port asked for: "
-		 "gone, as gc would find it (%s); detached %zu attachment(s)",
-		 r->id, r->stage, holder, why, done);
+	log_warn("%s %s: collected container \"%s\" first, which held %s: gone, as gc would "
+		 "find it (%s); detached %zu attachment(s)",
+		 r->id, r->stage, holder, held, why, done);
+	free(why);
 	return 0;
 }
 
@@ -342,7 +375,8 @@ static int record_before_add(struct engine_run *r, const struct selection *sel,
 	 * reservation whose holder has none and no cache entry is stale). */
 	_cleanup_free_ char *holder = NULL;
 	int reserved = ports_reserve(r->cfg->state_dir, r->ctx, r->id, sel, &holder, err);
-	if (reserved < 0 && holder && collect_gone(r, holder) == 0) {
+	if (reserved < 0 && holder &&
+	    collect_gone(r, holder, "a host port asked for", false, NULL) == 0) {
 		free(TAKE_PTR(*err));
 		reserved = ports_reserve(r->cfg->state_dir, r->ctx, r->id, sel, NULL, err);
 	}
@@ -519,6 +553,86 @@ static int check_ifnames(struct engine_run *r, struct selection *sel, const char
 	return ret;
 }
 
+/* The first address asked for that another container's cached result holds
+ * (address-holders.h): 1 with *hit, its entry one of *v (the cache, which
+ * the caller frees), and *i the attachment; 0 none; -1 the cache could not
+ * be read (recorded). */
+static int find_held(struct engine_run *r, const struct selection *sel, cnirt_cache_entry ***v,
+		     size_t *n, struct holder_hit *hit, size_t *i)
+{
+	cnirt_error *e = NULL;
+	if (cnirt_cache_list(r->ctx, v, n, &e) < 0) {
+		_cleanup_free_ char *m =
+		    xasprintf("who holds the IP addresses and MACs asked for: %s; refusing "
+			      "before any plugin runs",
+			      cnirt_error_msg(e));
+		cnirt_error_free(e);
+		run_failed(r, ENGINE_OWN_ERROR, m);
+		return -1;
+	}
+	for (*i = 0; *i < sel->n; (*i)++)
+		if (holders_find(&sel->v[*i], r->id, *v, *n, hit) > 0)
+			return 1;
+	return 0;
+}
+
+/* Collect the holder of an address asked for (hit, attachment a) when it is
+ * cnihook's and gone, else refuse naming the address, the network and the
+ * holder. `again`: it was collected already and still holds it. */
+static int collect_or_refuse(struct engine_run *r, const struct attach_req *a,
+			     const struct holder_hit *hit, bool again)
+{
+	_cleanup_free_ char *holder = xstrdup(cnirt_cache_entry_container_id(hit->entry));
+	_cleanup_free_ char *held =
+	    xasprintf("the %s asked for on network \"%s\"", hit->what, a->network);
+	_cleanup_free_ char *why =
+	    again ? xstrdup("it still holds it after it was collected") : NULL;
+	if (!again && collect_gone(r, holder, held, true, &why) == 0)
+		return 0;
+	_cleanup_free_ char *id = shown(holder);
+	_cleanup_free_ char *ifname = shown(cnirt_cache_entry_ifname(hit->entry));
+	_cleanup_free_ char *m = xasprintf(
+	    "network \"%s\": the %s asked for is held by container \"%s\" (its interface %s, "
+	    "in the result cache), not collected: %s; refusing before any plugin runs (stop or "
+	    "remove that container, or ask for another address)",
+	    a->network, hit->what, id, ifname, why);
+	run_failed(r, ENGINE_OWN_ERROR, m);
+	return -1;
+}
+
+/* The static IPs and MACs asked for against the result cache, before any
+ * plugin runs: the holder of one, on the same network, is collected first
+ * when it is cnihook's own and gc's rules prove it gone, else the attach
+ * is refused. The cache is read only when some attachment asks for such an
+ * address (and once more after each collection). */
+static int check_held_addresses(struct engine_run *r, const struct selection *sel)
+{
+	bool any = false;
+	for (size_t i = 0; i < sel->n; i++)
+		any |= holders_asked(&sel->v[i]);
+	char **collected = NULL;
+	size_t n_collected = 0;
+	int ret = any ? 1 : 0;
+	while (ret > 0) {
+		cnirt_cache_entry **v = NULL;
+		size_t n = 0, i = 0;
+		struct holder_hit hit = {0};
+		ret = find_held(r, sel, &v, &n, &hit, &i);
+		if (ret > 0) {
+			const char *holder = cnirt_cache_entry_container_id(hit.entry);
+			bool again = false;
+			for (size_t k = 0; k < n_collected && !again; k++)
+				again = strcmp(collected[k], holder) == 0;
+			strv_append(&collected, &n_collected, holder);
+			ret = collect_or_refuse(r, &sel->v[i], &hit, again) < 0 ? -1 : 1;
+		}
+		holder_hit_free(&hit);
+		cnirt_cache_entries_free(v, n);
+	}
+	strv_free(collected, n_collected);
+	return ret;
+}
+
 /* Attach, under the container's lock: the state first (so that a hook
  * killed from here on leaves enough behind to clean up), then the
  * networks. */
@@ -528,7 +642,8 @@ static int attach_locked(struct engine_run *r, struct selection *sel, const char
 	_cleanup_free_ char *err = NULL;
 	_cleanup_free_ char *pin = layout_pin(r->cfg->state_dir, r->id);
 	_cleanup_free_ char *rpath = layout_record(r->cfg->state_dir, r->id);
-	if (replace_old_record(r, rpath, pin) < 0 || check_ifnames(r, sel, by, source) < 0)
+	if (replace_old_record(r, rpath, pin) < 0 || check_ifnames(r, sel, by, source) < 0 ||
+	    check_held_addresses(r, sel) < 0)
 		return -1;
 	/* The hook pins the container's namespace; the CNI plugin works in the
 	 * runtime's, which the runtime keeps until its DEL. */
@@ -636,6 +751,33 @@ static int attach_or_join(struct engine_run *r, struct selection *sel, const cha
 	return ret;
 }
 
+/* The container's name to the plugins that take it (dnsname), when a
+ * network of the selection has one; recorded (r->hostname) only then, for
+ * the DEL. The CNI plugin's runtime passes the pod's K8S_POD_* pairs to
+ * the whole chain itself. */
+static int name_plugins(struct engine_run *r, const struct selection *sel, const struct prepared *p,
+			char **err)
+{
+	for (size_t i = 0; !r->t && i < sel->n; i++)
+		for (size_t k = 0; k < cnirt_netlist_plugin_count(p[i].list); k++) {
+			if (strcmp(cnirt_netlist_plugin_type(p[i].list, k),
+				   PLUGIN_ARGS_NAME_TYPE) != 0)
+				continue;
+			/* Without a name, plugin_args_name() says so. */
+			_cleanup_free_ char *problem = NULL;
+			if (r->hostname ? plugin_args_give_name(r->ctx, r->hostname, &problem) == 0
+					: plugin_args_name(NULL, NULL, &problem) == 0)
+				return 0;
+			return set_error(err,
+					 "network \"%s\": plugin \"%s\" needs the container's name "
+					 "(CNI_ARGS %s): %s",
+					 sel->v[i].network, PLUGIN_ARGS_NAME_TYPE,
+					 PLUGIN_ARGS_NAME_KEY, problem);
+		}
+	r->hostname = NULL;
+	return 0;
+}
+
 static int attach_selection(struct engine_run *r, struct selection *sel, const char *by,
 			    const char *source, const struct engine_pod *pod)
 {
@@ -658,6 +800,10 @@ static int attach_selection(struct engine_run *r, struct selection *sel, const c
 			ret = -1;
 		}
 	cnirt_confdir_free(dir);
+	if (ret == 0 && name_plugins(r, sel, p, &err) < 0) {
+		run_failed(r, ENGINE_OWN_ERROR, err);
+		ret = -1;
+	}
 	if (ret == 0) {
 		int fd = -1;
 		if (lock_take(r->cfg->state_dir, r->id, &fd, &err) < 0) {
@@ -682,6 +828,7 @@ int engine_attach_container(const struct hook_config *cfg, const struct engine_c
 	run_begin(&r, cfg, c->id, c->stage);
 	r.bundle = c->bundle;
 	r.name = c->name;
+	r.hostname = c->hostname;
 	r.oci_id = c->oci_id;
 	r.pid = c->pid;
 	int ret = attach_selection(&r, sel, by, source, NULL);
@@ -708,6 +855,7 @@ int engine_attach_pod_member(const struct hook_config *cfg, const struct engine_
 {
 	struct engine_run r;
 	run_begin(&r, cfg, c->id, c->stage);
+	r.hostname = c->hostname;
 	int ret = attach_selection(&r, sel, by, source, pod);
 	run_report(&r);
 	run_end(&r);

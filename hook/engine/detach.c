@@ -15,6 +15,7 @@
 #include "base/log.h"
 #include "engine/run.h"
 #include "names/names.h"
+#include "request/plugin-args.h"
 #include "state/attachment-list.h"
 #include "state/journal.h"
 #include "state/layout.h"
@@ -288,6 +289,10 @@ static int detach(struct engine_run *r)
 		record_free(rec);
 		return 0;
 	}
+	/* The name dnsname was given at ADD, for its DEL (checked then). */
+	_cleanup_free_ char *name_err = NULL;
+	if (rec && rec->hostname)
+		(void)plugin_args_give_name(r->ctx, rec->hostname, &name_err);
 	size_t n = rec ? rec->n : 0;
 	int ret = rec ? detach_record(r, rec) : detach_from_cache(r, &n);
 	r->detached = n;

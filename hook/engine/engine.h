@@ -38,6 +38,9 @@ struct engine_container {
 	const char *stage;  /* for messages */
 	const char *bundle; /* tells containers of one id apart */
 	const char *name;   /* the name users know, when it is not the id, or NULL */
+	/* The name the dnsname plugin answers for (plugin-args.h):
+	 * io.cnihook.name, else config.json's hostname; or NULL */
+	const char *hostname;
 	const char *oci_id; /* the id as its engine names it (names/names.h) */
 	pid_t pid;
 };

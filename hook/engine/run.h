@@ -33,6 +33,7 @@ struct engine_run {
 	 * not its id, its process; NULL and 0 for gc and the CNI plugin. */
 	const char *bundle;
 	const char *name;
+	const char *hostname; /* engine_container's */
 	const char *oci_id;
 	pid_t pid;
 	size_t detached; /* attachments a detach tore down */

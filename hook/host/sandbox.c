@@ -65,10 +65,45 @@ static const char *const default_caps[] = {
     "CAP_DAC_OVERRIDE",
 };
 
+/*
+ * Plugins that need capabilities beyond the default ones, by type
+ * (sandbox.plugins of cnihook.json(5)): a plugin of such a type gets its
+ * profile's set instead of the default one, and no other plugin gets more.
+ */
+static const char *const dnsname_caps[] = {
+    /* dnsname inserts an iptables rule (udp 53 from the bridge) through
+     * the iptables program: CAP_NET_ADMIN, and CAP_NET_RAW for
+     * iptables-legacy, as for portmap. */
+    "CAP_NET_ADMIN",
+    "CAP_NET_RAW",
+    /* The dnsmasq it starts binds port 53 on the bridge's address:
+     * "failed to create listening socket for ...: Permission denied". */
+    "CAP_NET_BIND_SERVICE",
+    /* and then changes its group to "dip" (Debian's dnsmasq): "failed to
+     * change group-id to dip: Operation not permitted". */
+    "CAP_SETGID",
+};
+
+static const struct {
+	const char *plugin;
+	const char *const *caps;
+	size_t n;
+} default_profiles[] = {
+    {"dnsname", dnsname_caps, ARRAY_SIZE(dnsname_caps)},
+};
+
+struct sandbox_mask {
+	char *plugin;
+	uint64_t keep;
+};
+
 struct sandbox {
 	bool enabled;
-	uint64_t keep; /* bit n: keep capability n */
-	int last_cap;  /* the kernel's highest capability number */
+	uint64_t keep; /* bit n: keep capability n (a plugin without a profile) */
+	uint64_t all;  /* keep, and every profile's: the hook's own sets */
+	struct sandbox_mask *profiles;
+	size_t n_profiles;
+	int last_cap; /* the kernel's highest capability number */
 	bool seccomp;
 	struct sock_fprog prog; /* the compiled filter, when seccomp */
 	pid_t hook;		/* the hook's pid, for the parent-death check */
@@ -83,6 +118,24 @@ void sandbox_defaults(struct sandbox_config *s)
 	for (size_t i = 0; i < ARRAY_SIZE(default_caps); i++)
 		strv_append(&s->capabilities, &s->n_capabilities, default_caps[i]);
 	s->seccomp = true;
+	s->n_profiles = ARRAY_SIZE(default_profiles);
+	s->profiles = xcalloc(s->n_profiles, sizeof(*s->profiles));
+	for (size_t i = 0; i < s->n_profiles; i++) {
+		struct sandbox_profile *p = &s->profiles[i];
+		p->plugin = xstrdup(default_profiles[i].plugin);
+		for (size_t k = 0; k < default_profiles[i].n; k++)
+			strv_append(&p->capabilities, &p->n_capabilities,
+				    default_profiles[i].caps[k]);
+	}
+}
+
+static void profiles_free(struct sandbox_profile *p, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		free(p[i].plugin);
+		strv_free(p[i].capabilities, p[i].n_capabilities);
+	}
+	free(p);
 }
 
 void sandbox_config_free(struct sandbox_config *s)
@@ -92,6 +145,9 @@ void sandbox_config_free(struct sandbox_config *s)
 	strv_free(s->capabilities, s->n_capabilities);
 	s->capabilities = NULL;
 	s->n_capabilities = 0;
+	profiles_free(s->profiles, s->n_profiles);
+	s->profiles = NULL;
+	s->n_profiles = 0;
 }
 
 static int bad(char **err, const char *path, const char *field, const char *problem)
@@ -109,15 +165,18 @@ static int cap_number(const char *name, cap_value_t *out)
 	return 0;
 }
 
-static int get_caps(json *v, const char *path, char ***out, size_t *n_out, char **err)
+/* The array of capability names at field `name` ("capabilities",
+ * "plugins.dnsname.capabilities"). */
+static int get_caps(json *v, const char *path, const char *name, char ***out, size_t *n_out,
+		    char **err)
 {
 	if (!json_is_array(v))
-		return bad(err, path, "capabilities",
+		return bad(err, path, name,
 			   "must be an array of capability names (\"CAP_NET_ADMIN\")");
 	char **caps = NULL;
 	size_t n = 0;
 	for (size_t i = 0; i < v->u.array.n; i++) {
-		_cleanup_free_ char *field = xasprintf("capabilities[%zu]", i);
+		_cleanup_free_ char *field = xasprintf("%s[%zu]", name, i);
 		const char *s = json_str(v->u.array.v[i]);
 		cap_value_t c;
 		int r = 0;
@@ -137,6 +196,66 @@ static int get_caps(json *v, const char *path, char ***out, size_t *n_out, char 
 		strv_append(&caps, &n, s);
 	}
 	*out = caps;
+	*n_out = n;
+	return 0;
+}
+
+/* One profile of sandbox.plugins: {"capabilities": [...]}. */
+static int get_profile(const char *plugin, json *v, const char *path, struct sandbox_profile *out,
+		       char **err)
+{
+	_cleanup_free_ char *where = xasprintf("plugins.%s", plugin);
+	if (*plugin == '\0' || strchr(plugin, '/'))
+		return bad(err, path, where, "is not a plugin type (a file name in binDirs)");
+	if (!json_is_object(v))
+		return bad(err, path, where, "must be an object: {\"capabilities\": [...]}");
+	struct sandbox_profile p = {0};
+	bool have_caps = false;
+	for (size_t i = 0; i < v->u.object.n; i++) {
+		const char *k = v->u.object.k[i];
+		_cleanup_free_ char *field = xasprintf("%s.%s", where, k);
+		int r;
+		if (strcmp(k, "capabilities") == 0) {
+			strv_free(p.capabilities, p.n_capabilities);
+			p.capabilities = NULL;
+			p.n_capabilities = 0;
+			r = get_caps(v->u.object.v[i], path, field, &p.capabilities,
+				     &p.n_capabilities, err);
+			have_caps = true;
+		} else {
+			static const char *const fields[] = {"capabilities"};
+			_cleanup_free_ char *prefix = xasprintf("sandbox.%s.", where);
+			_cleanup_free_ char *problem =
+			    suggest_unknown("unknown field", k, prefix, fields, ARRAY_SIZE(fields));
+			r = bad(err, path, field, problem);
+		}
+		if (r < 0) {
+			strv_free(p.capabilities, p.n_capabilities);
+			return -1;
+		}
+	}
+	if (!have_caps)
+		return bad(err, path, where, "field \"capabilities\" is missing");
+	p.plugin = xstrdup(plugin);
+	*out = p;
+	return 0;
+}
+
+/* sandbox.plugins: an object of plugin types. */
+static int get_profiles(json *v, const char *path, struct sandbox_profile **out, size_t *n_out,
+			char **err)
+{
+	if (!json_is_object(v))
+		return bad(err, path, "plugins",
+			   "must be an object: {\"TYPE\": {\"capabilities\": [...]}}");
+	size_t n = v->u.object.n;
+	struct sandbox_profile *p = xcalloc(n ? n : 1, sizeof(*p));
+	for (size_t i = 0; i < n; i++)
+		if (get_profile(v->u.object.k[i], v->u.object.v[i], path, &p[i], err) < 0) {
+			profiles_free(p, i);
+			return -1;
+		}
+	*out = p;
 	*n_out = n;
 	return 0;
 }
@@ -165,11 +284,20 @@ int sandbox_parse(const json *v, const char *path, struct sandbox_config *out, c
 		} else if (strcmp(k, "capabilities") == 0) {
 			char **caps = NULL;
 			size_t n = 0;
-			r = get_caps(x, path, &caps, &n, err);
+			r = get_caps(x, path, k, &caps, &n, err);
 			if (r == 0) {
 				strv_free(c.capabilities, c.n_capabilities);
 				c.capabilities = caps;
 				c.n_capabilities = n;
+			}
+		} else if (strcmp(k, "plugins") == 0) {
+			struct sandbox_profile *p = NULL;
+			size_t n = 0;
+			r = get_profiles(x, path, &p, &n, err);
+			if (r == 0) {
+				profiles_free(c.profiles, c.n_profiles);
+				c.profiles = p;
+				c.n_profiles = n;
 			}
 		} else if (strcmp(k, "seccomp") == 0) {
 			const char *s = json_str(x);
@@ -181,7 +309,8 @@ int sandbox_parse(const json *v, const char *path, struct sandbox_config *out, c
 				r = bad(err, path, k, "must be \"default\" or \"off\"");
 		} else {
 			/* Those of the branches above. */
-			static const char *const fields[] = {"enabled", "capabilities", "seccomp"};
+			static const char *const fields[] = {"enabled", "capabilities", "seccomp",
+							     "plugins"};
 			_cleanup_free_ char *problem = suggest_unknown(
 			    "unknown field", k, "sandbox.", fields, ARRAY_SIZE(fields));
 			r = bad(err, path, k, problem);
@@ -199,7 +328,27 @@ void sandbox_free(struct sandbox *s)
 {
 	if (s == NULL)
 		return;
+	for (size_t i = 0; i < s->n_profiles; i++)
+		free(s->profiles[i].plugin);
+	free(s->profiles);
 	free(s);
+}
+
+/* The bits of the capabilities `names` of field `field` (checked by
+ * sandbox_parse() already, unless the caller built the configuration). */
+static int caps_mask(char *const *names, size_t n, const char *field, uint64_t *out, char **err)
+{
+	uint64_t m = 0;
+	for (size_t i = 0; i < n; i++) {
+		cap_value_t v;
+		if (cap_number(names[i], &v) < 0)
+			return set_error(err,
+					 "field \"sandbox.%s\": \"%s\" is not a capability name",
+					 field, names[i]);
+		m |= UINT64_C(1) << v;
+	}
+	*out = m;
+	return 0;
 }
 
 int sandbox_prepare(const struct sandbox_config *c, struct sandbox **out, char **err)
@@ -212,17 +361,22 @@ int sandbox_prepare(const struct sandbox_config *c, struct sandbox **out, char *
 		*out = s;
 		return 0;
 	}
-	for (size_t i = 0; i < c->n_capabilities; i++) {
-		cap_value_t v;
-		if (cap_number(c->capabilities[i], &v) < 0) {
+	if (caps_mask(c->capabilities, c->n_capabilities, "capabilities", &s->keep, err) < 0) {
+		sandbox_free(s);
+		return -1;
+	}
+	s->all = s->keep;
+	s->profiles = xcalloc(c->n_profiles ? c->n_profiles : 1, sizeof(*s->profiles));
+	for (size_t i = 0; i < c->n_profiles; i++) {
+		const struct sandbox_profile *p = &c->profiles[i];
+		struct sandbox_mask *m = &s->profiles[s->n_profiles++];
+		m->plugin = xstrdup(p->plugin);
+		_cleanup_free_ char *field = xasprintf("plugins.%s.capabilities", p->plugin);
+		if (caps_mask(p->capabilities, p->n_capabilities, field, &m->keep, err) < 0) {
 			sandbox_free(s);
-			return set_error(
-			    err,
-			    "field \"sandbox.capabilities\": \"%s\" is not a capability "
-			    "name",
-			    c->capabilities[i]);
+			return -1;
 		}
-		s->keep |= UINT64_C(1) << v;
+		s->all |= m->keep;
 	}
 	/* The kernel's highest capability (/proc/sys/kernel/cap_last_cap),
 	 * which may be above or below what libcap was built with. */
@@ -247,15 +401,15 @@ int sandbox_prepare(const struct sandbox_config *c, struct sandbox **out, char *
  * own process, are the edge.
  */
 
-/* The bounding and inheritable sets reduced to what the sandbox keeps, in
- * the calling process: 0 or an errno value. No allocation. */
-static int reduce_sets(const struct sandbox *s)
+/* The bounding and inheritable sets reduced to `keep`, in the calling
+ * process: 0 or an errno value. No allocation. */
+static int reduce_sets(const struct sandbox *s, uint64_t keep)
 {
 	/* The bounding set first (needs CAP_SETPCAP, which it may drop).
 	 * Dropped straight away: a capability is read first only when the
 	 * drop is refused, since dropping one already gone is no error. */
 	for (int c = 0; c <= s->last_cap; c++) {
-		if (s->keep & (UINT64_C(1) << c))
+		if (keep & (UINT64_C(1) << c))
 			continue;
 		if (prctl(PR_CAPBSET_DROP, (unsigned long)c, 0, 0, 0) == 0)
 			continue;
@@ -275,8 +429,8 @@ static int reduce_sets(const struct sandbox *s)
 	memset(d, 0, sizeof(d));
 	if (syscall(SYS_capget, &hdr, d) < 0)
 		return errno;
-	d[0].inheritable &= (uint32_t)s->keep;
-	d[1].inheritable &= (uint32_t)(s->keep >> 32);
+	d[0].inheritable &= (uint32_t)keep;
+	d[1].inheritable &= (uint32_t)(keep >> 32);
 	if (syscall(SYS_capset, &hdr, d) < 0)
 		return errno;
 	return 0;
@@ -288,7 +442,7 @@ void sandbox_enter(struct sandbox *s)
 	 * its own effective capabilities stay. Reduced once here, the plugin's
 	 * own step has only a few calls left (without CAP_SETPCAP, as a
 	 * non-root user, each plugin's step does it instead). */
-	if (s && s->enabled && reduce_sets(s) == 0)
+	if (s && s->enabled && reduce_sets(s, s->all) == 0)
 		s->entered = true;
 }
 
@@ -324,7 +478,17 @@ int sandbox_confine(struct sandbox *s, char **err)
 	return 0;
 }
 
-int sandbox_apply(void *data)
+/* The capabilities of a plugin of type `plugin`: its profile's, else the
+ * default ones. No allocation. */
+static uint64_t plugin_keep(const struct sandbox *s, const char *plugin)
+{
+	for (size_t i = 0; plugin && i < s->n_profiles; i++)
+		if (strcmp(s->profiles[i].plugin, plugin) == 0)
+			return s->profiles[i].keep;
+	return s->keep;
+}
+
+int sandbox_apply(void *data, const char *plugin)
 {
 	const struct sandbox *s = data;
 	if (s == NULL || !s->enabled)
@@ -342,8 +506,10 @@ int sandbox_apply(void *data)
 	if (getppid() != parent || (parent != s->hook && kill(s->hook, 0) < 0 && errno == ESRCH))
 		return ESRCH; /* the parent or the hook died before the line above */
 
-	if (!s->entered) {
-		int e = reduce_sets(s);
+	/* What the hook kept for every plugin, reduced to this one's. */
+	uint64_t keep = plugin_keep(s, plugin);
+	if (!s->entered || keep != s->all) {
+		int e = reduce_sets(s, keep);
 		if (e)
 			return e;
 	}

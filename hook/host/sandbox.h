@@ -17,12 +17,22 @@
 #include <stddef.h>
 #include "json.h"
 
+/* sandbox.plugins: the capabilities of the plugins of one type, instead of
+ * sandbox.capabilities. */
+struct sandbox_profile {
+	char *plugin; /* the plugin's type, as in its configuration */
+	char **capabilities;
+	size_t n_capabilities;
+};
+
 struct sandbox_config {
 	bool enabled;	     /* sandbox.enabled; default true */
 	char **capabilities; /* sandbox.capabilities: names ("CAP_NET_ADMIN"); default: the
 			      * smallest set Debian's plugins need */
 	size_t n_capabilities;
-	bool seccomp; /* sandbox.seccomp: "default" (true) or "off" (false) */
+	bool seccomp;			  /* sandbox.seccomp: "default" (true) or "off" (false) */
+	struct sandbox_profile *profiles; /* sandbox.plugins; default: dnsname's */
+	size_t n_profiles;
 };
 
 void sandbox_defaults(struct sandbox_config *s);
@@ -36,8 +46,9 @@ struct sandbox;
 int sandbox_prepare(const struct sandbox_config *c, struct sandbox **out, char **err);
 void sandbox_free(struct sandbox *s);
 /* Reduce the calling (hook) process's own bounding and inheritable sets to
- * the sandbox's, once, so that each plugin inherits them; sandbox_apply then
- * skips that part. */
+ * the sandbox's (every profile's capabilities with the default ones), once,
+ * so that each plugin inherits them; sandbox_apply then only drops what its
+ * plugin's type does not keep. */
 void sandbox_enter(struct sandbox *s);
 /* The whole sandbox applied to the calling (hook) process itself: the sets
  * as sandbox_enter() does, no ambient capabilities, no_new_privs and the
@@ -47,11 +58,13 @@ void sandbox_enter(struct sandbox *s);
  * validate). On failure -1 and *err (the system's reason); each plugin's
  * sandbox_apply() still applies what is missing. */
 int sandbox_confine(struct sandbox *s, char **err);
-/* The cnirt_preexec_fn: apply the sandbox in the plugin's process. Returns 0
+/* The cnirt_plugin_preexec_fn: apply the sandbox in the process of a
+ * plugin of type `plugin` (its profile's capabilities, else the default
+ * ones). Returns 0
  * or an errno value: it runs between clone() and execve(), async-signal-safe,
  * with no allocation, so it cannot build hook/'s *err message (the one
  * exception to that convention; libcnirt reports the errno). */
-int sandbox_apply(void *sandbox);
+int sandbox_apply(void *sandbox, const char *plugin);
 
 /* The filter's BPF program, hook/seccomp-filter.c, generated at build time
  * by hook/seccomp-gen. */

@@ -224,17 +224,22 @@ char *names_compose_resolv(const struct names_request *req, json *const *results
 	return text;
 }
 
-/* The container's names in its hosts file: its host name, and its id when
- * that is a host name too (runc, crun, ctr ids chosen by people); then
- * those the engine's own file gives with the host name (podman's name). */
+/* The container's names in its hosts file: its host name, its name
+ * (io.cnihook.name), and its id when that is a host name too (runc, crun, ctr ids chosen by
+ * people); then those the engine's own file gives with the host name (podman's name). */
 static void hosts_names(const struct names_input *in, const struct names_bundle *b, char ***v,
 			size_t *n)
 {
 	if (b->hostname && hosts_name_ok(b->hostname))
 		strv_append(v, n, b->hostname);
-	if (strlen(in->oci_id) <= 63 && hosts_name_ok(in->oci_id) &&
-	    !(b->hostname && strcmp(b->hostname, in->oci_id) == 0))
-		strv_append(v, n, in->oci_id);
+	const char *more[] = {in->name, in->oci_id};
+	for (size_t k = 0; k < ARRAY_SIZE(more); k++) {
+		bool dup = more[k] == NULL || strlen(more[k]) > 63 || !hosts_name_ok(more[k]);
+		for (size_t i = 0; i < *n && !dup; i++)
+			dup = strcmp((*v)[i], more[k]) == 0;
+		if (!dup)
+			strv_append(v, n, more[k]);
+	}
 }
 
 static char *compose(const struct names_input *in, const struct names_bundle *b, enum names_file f,

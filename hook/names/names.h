@@ -41,6 +41,7 @@ struct names_input {
 	const char *state_dir;
 	const char *id;	    /* its key: <stateDir>/<id>/ */
 	const char *oci_id; /* as the engine names it (in its files' paths) */
+	const char *name;   /* io.cnihook.name, else the host name, or NULL */
 	const char *bundle;
 	pid_t pid;
 	enum names_mode mode[2]; /* cnihook.json's dns, per names_file */

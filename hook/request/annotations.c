@@ -26,6 +26,7 @@
 #include "request/annotation-value.h"
 #include "request/annotations.h"
 #include "request/bandwidth.h"
+#include "request/plugin-args.h"
 #include "request/cni-args.h"
 #include "request/kube-pod.h"
 #include "request/policy.h"
@@ -46,6 +47,7 @@ static const char *const known_keys[] = {
     ANN_BANDWIDTH,
     ANN_ARGS,
     ANN_NETNS,
+    ANN_NAME,
     ANN_DNS,
     ANN_DNS_SERVERS,
     ANN_DNS_SEARCH,
@@ -66,8 +68,9 @@ static const char *const known_keys[] = {
  * lists them. */
 #define OWN_KEY(key) ((key) + sizeof(ANN_PREFIX) - 1)
 static const char *const own_keys[] = {
-    OWN_KEY(ANN_NETWORKS),    OWN_KEY(ANN_PORTS),      OWN_KEY(ANN_MAC),	 OWN_KEY(ANN_IPS),
-    OWN_KEY(ANN_BANDWIDTH),   OWN_KEY(ANN_ARGS),       OWN_KEY(ANN_NETNS),	 OWN_KEY(ANN_DNS),
+    OWN_KEY(ANN_NETWORKS),    OWN_KEY(ANN_PORTS),      OWN_KEY(ANN_MAC),
+    OWN_KEY(ANN_IPS),	      OWN_KEY(ANN_BANDWIDTH),  OWN_KEY(ANN_ARGS),
+    OWN_KEY(ANN_NETNS),	      OWN_KEY(ANN_NAME),       OWN_KEY(ANN_DNS),
     OWN_KEY(ANN_DNS_SERVERS), OWN_KEY(ANN_DNS_SEARCH), OWN_KEY(ANN_DNS_OPTIONS),
 };
 
@@ -98,6 +101,7 @@ void selection_free(struct selection *s)
 	kvlist_free(&s->args);
 	kvlist_free(&s->pod);
 	free(s->netns);
+	free(s->name);
 	free(s->pod_id);
 	names_request_free(&s->names);
 	memset(s, 0, sizeof(*s));
@@ -492,6 +496,17 @@ static int parse_netns(const char *value, struct selection *s, char **err)
 	return 0;
 }
 
+/* io.cnihook.name: the container's name for the plugins that take one
+ * (plugin-args.h: dnsname), instead of config.json's hostname. */
+static int parse_name(const char *value, struct selection *s, char **err)
+{
+	char *problem = NULL;
+	if (plugin_args_check_name(value, &problem) < 0)
+		return ann_fail(err, ANN_NAME, problem);
+	s->name = xstrdup(value);
+	return 0;
+}
+
 /* The selection of the annotations with its pod pairs: read from the
  * annotations with d's defaults (a container; pod NULL), or as given (the
  * CNI plugin: pod from CNI_ARGS; d NULL). */
@@ -509,6 +524,7 @@ static int parse_all(const struct kvlist *ann, const struct container_defaults *
 	    parse_single_keys(ann, &s, err) < 0 ||
 	    ((v = kvlist_get(ann, ANN_ARGS)) && parse_args(v, &s, err) < 0) ||
 	    ((v = kvlist_get(ann, ANN_NETNS)) && parse_netns(v, &s, err) < 0) ||
+	    ((v = kvlist_get(ann, ANN_NAME)) && parse_name(v, &s, err) < 0) ||
 	    names_request_parse(ann, &s.names, err) < 0 ||
 	    (!in_pod && kubepod_parse(ann, d->container_id, &s.pod, err) < 0)) {
 		selection_free(&s);

@@ -25,6 +25,7 @@
 #define ANN_BANDWIDTH ANN_PREFIX "bandwidth"
 #define ANN_ARGS      ANN_PREFIX "args"
 #define ANN_NETNS     ANN_PREFIX "netns"
+#define ANN_NAME      ANN_PREFIX "name"
 
 /* One requested attachment. JSON members are normalised compact JSON text. */
 struct attach_req {
@@ -57,6 +58,7 @@ struct selection {
 	struct kvlist pod;  /* K8S_POD_NAME, K8S_POD_NAMESPACE, K8S_POD_UID,
 			     * K8S_POD_INFRA_CONTAINER_ID from the engine's annotations */
 	char *netns;	    /* io.cnihook.netns, or NULL */
+	char *name;	    /* io.cnihook.name (a DNS name), or NULL */
 	/* Not NULL: leave this container alone, and why (not a pod sandbox). */
 	const char *skip_reason;
 	/* A member of a podman pod: its pod's infra container id; the networks

@@ -246,6 +246,12 @@ int ocistate_load_config(struct oci_state *s, bool need_config, char **err)
 		return 0;
 	if (parse_namespaces(config, path, s, err) < 0)
 		return -1;
+	json *h = json_obj_get(config, "hostname");
+	if (h && !json_is_null(h) && json_str(h) == NULL)
+		return set_error(err, "%s: field \"hostname\": must be a string, not %s", path,
+				 json_type_name(h));
+	free(s->hostname);
+	s->hostname = json_str(h) && *json_str(h) ? xstrdup(json_str(h)) : NULL;
 	if (s->annotations.n == 0 && parse_annotations(config, path, &s->annotations, err) < 0)
 		return -1;
 	s->has_config = true;
@@ -367,6 +373,7 @@ void ocistate_free(struct oci_state *s)
 	free(s->status);
 	free(s->bundle);
 	kvlist_free(&s->annotations);
+	free(s->hostname);
 	free(s->netns_path);
 	free(s->scope);
 	free(s->key);

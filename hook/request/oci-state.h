@@ -20,6 +20,7 @@ struct oci_state {
 	bool has_config;
 	bool netns_in_config; /* linux.namespaces has a "network" entry */
 	char *netns_path;     /* its "path", or NULL (a new namespace) */
+	char *hostname;	      /* its "hostname", or NULL */
 	/* The container's identity (cnihook(8), "CONTAINER IDENTITY"): an id
 	 * is unique only within its engine's scope. containerd's namespace
 	 * is the one scope the state shows (in the bundle's path); podman,

@@ -4,6 +4,7 @@
 
 #include <string.h>
 
+#include "cnirt.h"
 #include "request/plugin-args.h"
 
 /* The capabilities the network's chain declares. */
@@ -83,6 +84,63 @@ static void cni_args(const struct selection *s, const struct attach_req *r, cons
 		kvlist_append(v, "MAC", r->mac);
 	kvlist_append_all(v, &s->args);
 	kvlist_append_all(v, &s->pod);
+}
+
+int plugin_args_check_name(const char *hostname, char **problem)
+{
+	size_t len = strlen(hostname), label = 0;
+	bool ok = len > 0 && len <= 253;
+	for (size_t k = 0; ok && k <= len; k++) {
+		char c = hostname[k];
+		if (c == '.' || c == '\0') {
+			/* A label: 1 to 63 characters, no '-' at either end. */
+			ok = label > 0 && label <= 63 && hostname[k - 1] != '-' &&
+			     hostname[k - label] != '-';
+			label = 0;
+		} else {
+			ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+			     (c >= '0' && c <= '9') || c == '-';
+			label++;
+		}
+	}
+	if (!ok) {
+		_cleanup_free_ char *text = shown(hostname);
+		return set_error(problem,
+				 "\"%s\" is not a DNS name (labels of letters, digits and '-', "
+				 "separated by '.', at most 253 characters)",
+				 text);
+	}
+	return 0;
+}
+
+int plugin_args_name(const char *hostname, struct kvlist *args, char **problem)
+{
+	if (hostname == NULL)
+		return set_error(problem,
+				 "no annotation " ANN_NAME " and no \"hostname\" in config.json");
+	_cleanup_free_ char *bad = NULL;
+	if (plugin_args_check_name(hostname, &bad) < 0)
+		return set_error(problem, "the name %s", bad);
+	struct kvlist v = {0};
+	kvlist_append(&v, PLUGIN_ARGS_NAME_KEY, hostname);
+	*args = v;
+	return 0;
+}
+
+int plugin_args_give_name(cnirt_ctx *ctx, const char *name, char **problem)
+{
+	struct kvlist v = {0};
+	if (name && plugin_args_name(name, &v, problem) < 0)
+		return -1;
+	_cleanup_free_ struct cnirt_kv *kv = kvlist_to_cnirt(&v);
+	cnirt_error *e = NULL;
+	int ret = cnirt_ctx_set_plugin_args(ctx, PLUGIN_ARGS_NAME_TYPE, kv, v.n, &e);
+	if (ret < 0) {
+		set_error(problem, "%s", cnirt_error_msg(e));
+		cnirt_error_free(e);
+	}
+	kvlist_free(&v);
+	return ret < 0 ? -1 : 0;
 }
 
 int plugin_args_build(const struct selection *s, size_t i, has_capability_fn has_cap, void *data,

@@ -26,4 +26,26 @@ typedef bool (*has_capability_fn)(void *data, const char *cap);
 int plugin_args_build(const struct selection *s, size_t i, has_capability_fn has_cap, void *data,
 		      char **cap_args, struct kvlist *args, char **err);
 
+/* The plugin that takes the container's name, and the CNI_ARGS key it takes
+ * it as: dnsname (dnsmasq per network, answering the containers' names)
+ * reads K8S_POD_NAME, a key that other plugins (Calico) take as a sign of
+ * a Kubernetes pod, so it is given to the plugins of this type alone
+ * (cnirt_ctx_set_plugin_args()), in ADD and DEL. */
+#define PLUGIN_ARGS_NAME_TYPE "dnsname"
+#define PLUGIN_ARGS_NAME_KEY  "K8S_POD_NAME"
+/* Is `name` a name PLUGIN_ARGS_NAME_TYPE takes: a DNS name (labels of
+ * letters, digits and '-', separated by '.', at most 253 characters), as
+ * dnsmasq's hosts file and CNI_ARGS take it? -1 and the problem if not. */
+int plugin_args_check_name(const char *name, char **problem);
+/* The pairs for PLUGIN_ARGS_NAME_TYPE: `name` (io.cnihook.name, else
+ * config.json's hostname; NULL: none). -1 and the problem when it is none
+ * or not a name it takes. */
+int plugin_args_name(const char *name, struct kvlist *args, char **problem);
+/* Give `name` to the plugins of type PLUGIN_ARGS_NAME_TYPE, and to them
+ * alone, in every operation of ctx (cnirt_ctx_set_plugin_args()); NULL:
+ * take back a name given before. -1 and the problem (plugin_args_name()'s)
+ * otherwise, ctx unchanged. */
+struct cnirt_ctx;
+int plugin_args_give_name(struct cnirt_ctx *ctx, const char *name, char **problem);
+
 #endif

@@ -168,29 +168,6 @@ void liveness_world_free(struct liveness_world *w)
 	free(w);
 }
 
-/* The start time of process `pid` (field 22 of /proc/<pid>/stat, in clock
- * ticks since boot, as runc and crun record it), or -1 when there is no
- * such process. */
-static int proc_start_time(long pid, unsigned long long *start)
-{
-	char path[64];
-	snprintf(path, sizeof(path), "/proc/%ld/stat", pid);
-	_cleanup_free_ char *buf = NULL;
-	_cleanup_free_ char *err = NULL;
-	size_t len = 0;
-	if (read_file(path, 4096, &buf, &len, NULL, &err) < 0)
-		return -1;
-	/* After the command's ")": the state is field 3, the start time 22. */
-	const char *p = strrchr(buf, ')');
-	if (p == NULL ||
-	    sscanf(p + 1,
-		   " %*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %*u %*u %*d %*d %*d %*d "
-		   "%*d %*d %llu",
-		   start) != 1)
-		return -1;
-	return 0;
-}
-
 /*
  * The runtime's state directory `dir` for a container: is the container
  * stopped, the runtime's init process it names gone (runc's and

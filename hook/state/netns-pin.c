@@ -222,7 +222,7 @@ static bool is_shared_mount_root(int fd)
  * a mount point. Done once: a directory that is the root of a shared mount
  * already is left as it is (MS_SHARED|MS_REC walks every pin under it). Serialised by a lock on the
  * directory, so that two hooks starting at once do not both bind it. */
-static int make_shared_mount_point(const char *dir, char **err)
+int netns_share_dir(const char *dir, char **err)
 {
 	_cleanup_close_ int fd =
 	    TEMP_FAILURE_RETRY(open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOCTTY));
@@ -268,7 +268,7 @@ int netns_pin(const char *state_dir, const char *source, const char *pin, char *
 		return set_error(err, "netns \"%s\": %s", source, why);
 	if (r == 0 || !fd_is_netns(ns))
 		return set_error(err, "netns \"%s\": not a network namespace", source);
-	if (make_shared_mount_point(state_dir, err) < 0)
+	if (netns_share_dir(state_dir, err) < 0)
 		return -1;
 
 	int fd = TEMP_FAILURE_RETRY(

@@ -14,6 +14,10 @@
 /* Bind-mount the namespace at `source` (e.g. /proc/123/ns/net) on `pin`
  * (an empty file is created; its directory must exist). `state_dir` is made
  * a shared mount point first if it is not one. */
+/* Make the state directory dir the root of a shared mount, where pins
+ * propagate to every mount namespace that has it (done once; netns_pin()
+ * does it too). */
+int netns_share_dir(const char *dir, char **err);
 int netns_pin(const char *state_dir, const char *source, const char *pin, char **err);
 /* Unmount (MNT_DETACH) and remove the pin. A missing pin is fine. */
 int netns_unpin(const char *pin, char **err);

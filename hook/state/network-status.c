@@ -127,3 +127,21 @@ int netstatus_update(const char *path, const struct netstatus_entry *e, char **e
 		return set_error(err, "network status %s: %s", path, strerror(-r));
 	return 0;
 }
+
+char *netstatus_first_ip(const char *path, size_t index, char **err)
+{
+	_cleanup_free_ char *buf = NULL;
+	size_t len;
+	int errnum;
+	if (read_file(path, 16u << 20, &buf, &len, &errnum, err) < 0)
+		return NULL;
+	_cleanup_json_ json *all = NULL;
+	if (json_parse_with(buf, len, path, &hook_json, &all, err) < 0)
+		return NULL;
+	const json *e = json_is_array(all) && index < all->u.array.n ? all->u.array.v[index] : NULL;
+	const json *ips = e ? json_obj_get(e, "ips") : NULL;
+	if (json_is_array(ips) && ips->u.array.n > 0 && json_str(ips->u.array.v[0]))
+		return xstrdup(json_str(ips->u.array.v[0]));
+	*err = xasprintf("network status %s: no address in entry %zu", path, index);
+	return NULL;
+}

@@ -35,4 +35,9 @@ const char *netstatus_result_mac(const struct json *r, const char *ifname, long 
 /* Is ips[] element `ip` an address of the interface at ifindex (-1: any)? */
 bool netstatus_ip_of(const struct json *ip, long ifindex);
 
+/* The first address of entry `index` of the status at path (allocated), or
+ * NULL (*err). A hook's status has one entry per attachment, in the
+ * selection's order. */
+char *netstatus_first_ip(const char *path, size_t index, char **err);
+
 #endif

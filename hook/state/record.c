@@ -61,6 +61,8 @@ static json *record_tree(const struct record *r)
 		json_obj_set(o, "pid", json_new_int(r->pid));
 	if (r->name)
 		json_obj_set(o, "name", json_new_string(r->name));
+	if (r->hostname)
+		json_obj_set(o, "hostname", json_new_string(r->hostname));
 	json *atts = json_new(JSON_ARRAY);
 	for (size_t i = 0; i < r->n; i++)
 		json_arr_append(atts, att_tree(&r->v[i]));
@@ -99,6 +101,7 @@ void record_free(struct record *r)
 	free(r->cluster);
 	free(r->bundle);
 	free(r->name);
+	free(r->hostname);
 	free(r);
 }
 
@@ -164,6 +167,7 @@ static int parse_record(const json *root, struct record **out, char **err)
 	/* Absent in records of cnihook 0.1 before engine scopes (no bundle, pid or name). */
 	r->bundle = xstrdup(json_str(json_obj_get(root, "bundle")));
 	r->name = xstrdup(json_str(json_obj_get(root, "name")));
+	r->hostname = xstrdup(json_str(json_obj_get(root, "hostname")));
 	long long pid;
 	if (json_int(json_obj_get(root, "pid"), &pid) && pid > 0 && pid <= INT_MAX)
 		r->pid = (int)pid;

@@ -34,6 +34,9 @@ struct record {
 	char *bundle;
 	int pid;
 	char *name;
+	/* The hostname the container's name is given to the dnsname plugin
+	 * as (plugin-args.h), so that its DEL removes it; NULL: none. */
+	char *hostname;
 	struct record_att *v;
 	size_t n;
 };

@@ -142,7 +142,7 @@ case_refcni_no_netns() {
 	gc_keeps "$kept" "$IP" "$CID" "$LEASE" "$NS" "$ENTRY"
 	checking "list: GC column kept:no-netns"
 	hook list --no-trunc
-	grep -Eq "^$CID +$NET +eth0 +$IP/24 +- +[0-9]+s +kept:no-netns$" <<<"$OUT" || fail "list: $OUT"
+	grep -Eq "^$CID +$NET +eth0 +$IP/24 +- +[0-9]+s +kept:no-netns +-$" <<<"$OUT" || fail "list: $OUT"
 	ok "kept:no-netns"
 	assert_attached "$NS" "$IP" "$GW" "$CID"
 

@@ -241,6 +241,57 @@ case_failed_start() {
 	rt_teardown_and_check
 }
 
+# 6. The same with a static IP and a MAC (io.cnihook.ips, io.cnihook.mac):
+# the failed start's attachment holds them (host-local's lease, its cached
+# result), so host-local would refuse the corrected run's IP; cnihook finds
+# the holder provably gone, collects it first, and the corrected run gets
+# the IP and the MAC.
+case_failed_start_ip_mac() {
+	local bad=bad-$uniq-f good=good-$uniq-f ip mac badid cid
+	rt_setup_case f
+	rt_add_net "$NET" "$BR" "$SUB"
+	ip=$SUB.77
+	mac=$(printf '02:cb:%02x:%02x:%02x:%02x' $((RANDOM % 256)) $((RANDOM % 256)) \
+		$((RANDOM % 256)) $((RANDOM % 256)))
+	pm_hooks_dir
+	checking "podman run $bad with io.cnihook.ips=$ip/24, io.cnihook.mac=$mac, command /nonexistent: fails"
+	cleanup_push "pm rm -f -t 0 '$bad' >/dev/null 2>&1"
+	if pm run -d --name "$bad" --network none --ulimit nofile=20000:20000 \
+		--ulimit nproc=32768:32768 --annotation "io.cnihook.networks=$NET" \
+		--annotation "io.cnihook.ips=$ip/24" --annotation "io.cnihook.mac=$mac" \
+		"$PM_IMAGE" /nonexistent </dev/null >"$DIR/$bad.out" 2>&1; then
+		fail "podman run /nonexistent succeeded"
+	fi
+	badid=$(podman inspect -f '{{.Id}}' "$bad" 2>/dev/null) || badid=
+	[ -n "$badid" ] || fail "podman forgot $bad: $(cat "$DIR/$bad.out")"
+	RT_IDS+=("$badid")
+	rt_hook_log
+	ok "failed, $bad is $(podman inspect -f '{{.State.Status}}' "$bad")"
+	checking "its attachment stayed (no poststop): the lease of $ip and the cache name it"
+	grep -qF -- "$badid" "$DATADIR/$NET/$ip" 2>/dev/null ||
+		fail "no lease of $ip for it: the case reproduces nothing"
+	[ -f "$CACHEDIR/results/$NET-$badid-eth0" ] || fail "no cache entry of it"
+	ok "leased to ${badid:0:12}"
+	rt_start_ok "start $good with the same IP and MAC: the gone holder is collected first" \
+		"$good" "$(annotations io.cnihook.networks "$NET" io.cnihook.ips "$ip/24" \
+			io.cnihook.mac "$mac")"
+	cid=$RT_CID
+	checking "the hook's log names the collected container, the IP and gc's evidence"
+	grep -F "collected container \"$badid\" first, which held the IP $ip asked for on network \"$NET\"" "$HOOKLOG" |
+		grep -qF "no process lives in its pinned network namespace" ||
+		fail "no such line in $HOOKLOG: $(cat "$HOOKLOG")"
+	ok "$(grep -F "collected container \"$badid\"" "$HOOKLOG" | head -1 | cut -c1-200)"
+	checking "$good has $ip (leased to it) and $mac on eth0"
+	[ "$(assert_attached_to "$good" "$cid" "$NET" eth0 "$SUB")" = "$ip" ] ||
+		fail "eth0: $(rt_exec "$good" ip -o addr 2>&1)"
+	[ "$(container_mac "$good" eth0)" = "$mac" ] ||
+		fail "eth0's MAC is $(container_mac "$good" eth0), not $mac"
+	ok "eth0 $ip $mac"
+	rt_stop "$good"
+	pm rm -f -t 0 "$bad" >/dev/null 2>&1 || fail "podman rm -f $bad failed"
+	rt_teardown_and_check
+}
+
 run_case "1. beside podman's netavark network: cnihook's net1, netavark's eth0 and route" \
 	case_beside
 run_case "2. a name netavark's eth0 has: refused before any plugin runs, netavark whole" \
@@ -250,6 +301,8 @@ run_case "3. a podman pod: annotated members share the pod's network, the last d
 run_case "4. podman kube play with the network in the pod's annotations" case_kube_play
 run_case "5. a start that failed after createRuntime: its gone holder of the port is collected" \
 	case_failed_start
+run_case "6. the same with a static IP and a MAC: their gone holder is collected" \
+	case_failed_start_ip_mac
 log "--- whole script"
 assert_nothing_left
 finish

@@ -357,7 +357,7 @@ done
 "$CNIHOOK" --config "$cfg" status 0123456789ab >"$tmp/out" 2>"$tmp/err"
 rc=$?
 check "status PREFIX: the one container whose id starts with it" \
-	eval '[ $rc = 0 ] && grep -qE "^0123456789ab +two +eth0 +10\.99\.0\.64/24 +aa:bb:cc:dd:ee:ff +yes$" "$tmp/out" && [ ! -s "$tmp/err" ]'
+	eval '[ $rc = 0 ] && grep -qE "^0123456789ab +two +eth0 +10\.99\.0\.64/24 +aa:bb:cc:dd:ee:ff +yes +own +-$" "$tmp/out" && [ ! -s "$tmp/err" ]'
 "$CNIHOOK" --config "$cfg" status --json 0123 >"$tmp/out" 2>"$tmp/err"
 rc=$?
 check "status --json PREFIX: that container's network-status" \
@@ -386,18 +386,18 @@ aligned() {
 rc=$?
 check "status table: ids cut to 12 characters, columns aligned, nothing on stderr" \
 	eval '[ ! -s "$tmp/err" ] && [ "$(grep -c "^f3e99e1ae839 " "$tmp/out")" = 2 ] && ! grep -q "$a" "$tmp/out" &&
-	      aligned "$tmp/out" 6'
+	      aligned "$tmp/out" 8'
 "$CNIHOOK" --config "$cfg" status --no-trunc >"$tmp/out"
 rc=$?
 check "status --no-trunc: whole 64-character ids, columns aligned" \
 	eval 'grep -q "^$a " "$tmp/out" && grep -q "^$c " "$tmp/out" &&
-	      aligned "$tmp/out" 6 &&
+	      aligned "$tmp/out" 8 &&
 	      [ "$(column_at 2 "$tmp/out")" = 67 ]'
 CNI_CONTAINERID=$a "$CNIHOOK" add two /run/netns/clitest >/dev/null
 "$CNIHOOK" --config "$cfg" list --no-trunc >"$tmp/out"
 rc=$?
 check "list --no-trunc: a 64-character id whole, columns aligned" \
-	eval 'grep -q "^$a " "$tmp/out" && aligned "$tmp/out" 7'
+	eval 'grep -q "^$a " "$tmp/out" && aligned "$tmp/out" 8'
 "$CNIHOOK" --config "$cfg" list >"$tmp/out"
 rc=$?
 check "list: the id cut to 12 characters" eval 'grep -q "^f3e99e1ae839 " "$tmp/out" && ! grep -q "$a" "$tmp/out"'
@@ -413,6 +413,8 @@ mkdir -p "$ipd/cache/results" "$ipd/state/k8s.io-c1"
 printf '{"confDir":"%s","binDirs":["%s"],"cacheDir":"%s","stateDir":"%s","log":{"syslog":false},"sandbox":{"enabled":false}}\n' \
 	"$conf" "$bin" "$ipd/cache" "$ipd/state" >"$ipcfg"
 ln -s k8s.io/c1 "$ipd/state/k8s.io-c1.name"
+# A finished attach has its status (one without is shown as unfinished).
+echo '[]' >"$ipd/state/k8s.io-c1/network-status.json"
 cached() { # cached ID RESULT: an entry of network n, eth0
 	printf '{"kind":"cniCacheV1","containerId":"%s","ifName":"eth0","networkName":"n","netns":"/x","result":%s}\n' \
 		"$1" "$2" >"$ipd/cache/results/n-$1-eth0"
@@ -430,8 +432,8 @@ check "list IPS: as converted to 1.0.0, none for an invalid result" \
 	      [ ! -s "$tmp/err" ]'
 "$CNIHOOK" --config "$ipcfg" list >"$tmp/out"
 check "list: a containerd container by its name, its own (GC column)" \
-	grep -qE '^k8s.io/c1 +n +eth0 +10\.0\.0\.2/24,fd00::2/64 +/x +[0-9]+[smhd] +own$' "$tmp/out"
-check "list: another program's entry naming a namespace" grep -qE '^old +n +eth0 .* netns$' "$tmp/out"
+	grep -qE '^k8s.io/c1 +n +eth0 +10\.0\.0\.2/24,fd00::2/64 +/x +[0-9]+[smhd] +own +-$' "$tmp/out"
+check "list: another program's entry naming a namespace" grep -qE '^old +n +eth0 .* netns +-$' "$tmp/out"
 
 # A command that needs root says so and fails, as another user; version
 # and --help work for anyone. (The configuration is readable, the state and

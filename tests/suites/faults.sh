@@ -20,7 +20,8 @@
 # network configuration deleted or changed between createRuntime and
 # poststop; the state directory wiped while the container runs; the plugin
 # binary held open for writing (ETXTBSY); poststop with a reused pid;
-# createRuntime and poststop racing on one id; host port reservations; SIGKILL
+# createRuntime and poststop racing on one id; host port reservations; static
+# IPs and MACs held by another container (collected when gone); SIGKILL
 # between an index update and the state it indexes, and a damaged index of
 # other runtimes' port mappings.
 #
@@ -800,6 +801,67 @@ check "ports: 18085 held by another runtime's cache entry: refused, naming it: $
 NETCONFPATH=$conf CNI_PATH=$bin CNI_CACHE_DIR=$cache CNI_CONTAINERID=other-$uniq \
 	"$HOOKBIN" del chain "/run/netns/$ns_cli" >/dev/null 2>&1
 check "(cnihook del removed it)" test ! -e "$cache/results/chain-other-$uniq-eth0"
+for n in "${nss[@]}" "$ns_cli"; do del_netns "$n"; done
+reset
+
+# ------------------------------------------------- static IPs and MACs held
+# A static IP (io.cnihook.ips) or MAC (io.cnihook.mac) that the cached
+# result of another container's attachment to the same network holds: the
+# holder is collected first when it is cnihook's and provably gone by gc's
+# rules (no runtime state, no process in its pinned namespace), and the log
+# says so; a holder that runs, or another program's, refuses the attach
+# before any plugin runs, naming the address, the network and the holder.
+# fa answers a result with the address and the MAC (fb and fc pass it on).
+echo "# static IPs and MACs held by another container"
+addr_ip=10.1.2.3 addr_mac=02:cb:00:00:00:01
+printf 'stdout={"cniVersion":"1.0.0","interfaces":[{"name":"eth0","mac":"%s","sandbox":"/run/netns/x"}],"ips":[{"address":"%s/24","interface":0}]}\n' \
+	"$addr_mac" "$addr_ip" >"$bin/fa.ADD"
+addr_case() { # addr_case NAME KEY VALUE: setup and attach asking KEY=VALUE; id in $id
+	begin_case "$1" "$(annotations io.cnihook.networks chain "$2" "$3")"
+	nss+=("$ns")
+	attach "$id"
+}
+nss=() port_live=()
+for kind in ips mac; do
+	key=io.cnihook.$kind val=$addr_ip/24 what="IP $addr_ip"
+	[ "$kind" = mac ] && val=$addr_mac what="MAC $addr_mac"
+	clear_rec
+	addr_case "a$kind-P" "$key" "$val"
+	P_id=$id
+	check "$kind: P holds the $what, no process in its namespace" test "$rc" = 0
+	clear_rec
+	addr_case "a$kind-Q" "$key" "$val"
+	Q_id=$id
+	check "$kind: Q asking the $what collects P first, saying why: $err" \
+		eval '[ "$rc" = 0 ] &&
+		      has "collected container \"$P_id\" first, which held the $what asked for on network \"chain\": gone, as gc would find it (no state of runc, crun or containerd; no process lives in its pinned network namespace $state/$P_id/netns); detached 1 attachment(s)" "$err" &&
+		      [ -z "$(left "$P_id")" ]'
+	live_in "$ns"
+	clear_rec
+	addr_case "a$kind-R" "$key" "$val"
+	check "$kind: R asking the $what while Q runs: refused before any plugin runs, naming it: $err" \
+		eval '[ "$rc" != 0 ] && one_line && no_plugin_ran && [ -z "$(left "$id")" ] &&
+		      has "network \"chain\": the $what asked for is held by container \"$Q_id\" (its interface eth0, in the result cache), not collected: process " "$err"'
+	poststop "$Q_id"
+	check "$kind: Q detached, nothing left" eval '[ -z "$(left "$Q_id")" ]'
+done
+for p in "${port_live[@]}"; do kill_child "$p"; done
+# Another program's attachment (here the CLI's) holds the IP: refused,
+# never collected, whatever its namespace.
+ns_cli=cnihook-f$uniq-acli
+new_netns "$ns_cli"
+NETCONFPATH=$conf CNI_PATH=$bin CNI_CACHE_DIR=$cache CNI_CONTAINERID=aother-$uniq \
+	"$HOOKBIN" add chain "/run/netns/$ns_cli" >/dev/null 2>&1
+check "(cnihook add cached the IP $addr_ip)" test -f "$cache/results/chain-aother-$uniq-eth0"
+clear_rec
+addr_case aips-S io.cnihook.ips "$addr_ip/24"
+check "ips: the IP held by another program's attachment: refused, naming it: $err" \
+	eval '[ "$rc" != 0 ] && one_line && no_plugin_ran && [ -z "$(left "$id")" ] &&
+	      has "the IP $addr_ip asked for is held by container \"aother-$uniq\"" "$err" &&
+	      has "another program" "$err"'
+NETCONFPATH=$conf CNI_PATH=$bin CNI_CACHE_DIR=$cache CNI_CONTAINERID=aother-$uniq \
+	"$HOOKBIN" del chain "/run/netns/$ns_cli" >/dev/null 2>&1
+check "(cnihook del removed it)" test ! -e "$cache/results/chain-aother-$uniq-eth0"
 for n in "${nss[@]}" "$ns_cli"; do del_netns "$n"; done
 reset
 

@@ -155,11 +155,11 @@ echo "# list and status show everything"
 runhook "" list --no-trunc
 show "$out"
 check "list exits 0" test "$rc" = 0
-check "list has a header CONTAINER NETWORK INTERFACE IPS NETNS AGE GC" \
-	eval 'head -1 <<<"$out" | grep -Eq "^CONTAINER +NETWORK +INTERFACE +IPS +NETNS +AGE +GC$"'
+check "list has a header CONTAINER NETWORK INTERFACE IPS NETNS AGE GC MISSING" \
+	eval 'head -1 <<<"$out" | grep -Eq "^CONTAINER +NETWORK +INTERFACE +IPS +NETNS +AGE +GC +MISSING$"'
 check "list has 11 entries" test "$(($(wc -l <<<"$out") - 1))" = 11
-row() { # row ID NETWORK IFNAME NETNS GC: list --no-trunc has that row
-	grep -Eq "^$1 +$2 +$3 +10\.99\.0\.2/24 +$4 +[0-9]+s +$5\$" <<<"$out"
+row() { # row ID NETWORK IFNAME NETNS GC: list --no-trunc has that row, nothing missing
+	grep -Eq "^$1 +$2 +$3 +10\.99\.0\.2/24 +$4 +[0-9]+s +$5 +-\$" <<<"$out"
 }
 check "list: live, g10 and g11 (eth0, eth1) in its pin, own" \
 	eval 'row "$live" g10 eth0 "$state/$live/netns" own && row "$live" g11 eth1 "$state/$live/netns" own'
@@ -181,7 +181,7 @@ check "list --json: every entry has containerId, network, ifname, ips, netns, ag
 	eval 'jq -e "all(.[]; (.containerId|type) == \"string\" and (.network|type) == \"string\" and
 		(.ifname|type) == \"string\" and .ips == [\"10.99.0.2/24\"] and (.netns|type) == \"string\" and
 		(.ageSeconds|type) == \"number\" and .ageSeconds >= 0 and
-		(.gc | IN(\"own\", \"netns\", \"kept:no-netns\")))" <<<"$out" >/dev/null'
+		(.gc | IN(\"own\", \"netns\", \"kept:no-netns\")) and .missing == [])" <<<"$out" >/dev/null'
 want=$(jq -cn --arg l "$live" --arg g "$gone" --arg w "$wiped" --arg c "$cli_id" --arg o "$clioff" \
 	--arg x "$cligone" --arg r "$running" --arg s "$state" --arg nc "/run/netns/$ns_cli" \
 	--arg nx "/run/netns/$ns_cligone" --arg n "$nons" --arg ng "$nonsgone" \
@@ -195,9 +195,9 @@ check "list --json: exactly the 11 attachments (id, network, ifname, netns)" \
 runhook "" status --no-trunc
 check "status (all) exits 0" test "$rc" = 0
 check "status (all): header and the rows of live and gone (hook-attached), not the CLI's" \
-	eval 'head -1 <<<"$out" | grep -Eq "^CONTAINER +NETWORK +INTERFACE +IPS +MAC +DEFAULT$" &&
-	      grep -Eq "^$live +g10 +eth0 +10\.99\.0\.2 +- +yes$" <<<"$out" &&
-	      grep -Eq "^$live +g11 +eth1 +10\.99\.0\.2 +- +no$" <<<"$out" &&
+	eval 'head -1 <<<"$out" | grep -Eq "^CONTAINER +NETWORK +INTERFACE +IPS +MAC +DEFAULT +GC +MISSING$" &&
+	      grep -Eq "^$live +g10 +eth0 +10\.99\.0\.2 +- +yes +own +-$" <<<"$out" &&
+	      grep -Eq "^$live +g11 +eth1 +10\.99\.0\.2 +- +no +own +-$" <<<"$out" &&
 	      grep -Eq "^$gone +g10 +eth0 " <<<"$out" && grep -Eq "^$wiped +g11 +eth0 " <<<"$out" &&
 	      ! grep -q -- "$cli_id" <<<"$out" && [ "$(wc -l <<<"$out")" = 6 ]'
 runhook "" status --json
@@ -514,6 +514,56 @@ check "the GC went out after the attach's ADDs, late among its valid attachments
 poststop "$late"
 check_gone "late: poststop leaves nothing" "$late"
 ip netns delete "$ns_late"
+
+# ---------------------------------------------------------------- killed before its cache entry
+# A hook SIGKILLed in the middle of an attach, after its record and its ADD
+# journal (gb's ADD done, gc's running) and before any cache entry: list and
+# status show it (cnihook(8), "UNFINISHED ATTACHES IN STATUS AND LIST"), with what
+# is missing and gc's verdict, as gc itself judges it.
+echo "# killed before its cache entry: list and status show it, and what gc would do"
+killed=killed-$uniq ns_killed=cnihook-gc$uniq-killed
+new_netns "$ns_killed"
+bundle "$killed" "$(annotations io.cnihook.networks g11)" "/run/netns/$ns_killed"
+printf 'sleep-ms=3000\n' >"$bin/gc.ADD"
+clear_rec
+"$HOOKBIN" --config "$cfg" createRuntime <<<"$(state "$killed" creating)" \
+	>"$tmp/killed.out" 2>"$tmp/killed.err" &
+killed_pid=$!
+SLEEPERS+=("$killed_pid")
+wait_for 100 eval '[ -n "$(rec gc ADD)" ]'
+kill -9 "$killed_pid"
+wait "$killed_pid" 2>/dev/null
+rm -f "$bin/gc.ADD"
+ip netns delete "$ns_killed"
+check "killed: record and journal written, no cache entry, no status" \
+	eval '[ -f "$state/$killed/record.json" ] && [ -f "$state/$killed/journal/g11:eth0" ] &&
+	      [ ! -e "$cache/results/g11-$killed-eth0" ] && [ ! -e "$state/$killed/network-status.json" ]'
+runhook "" list --no-trunc
+show "$out"
+check "list: killed's row, its address from the journal, missing cache and status, gc would detach" \
+	grep -Eq "^$killed +g11 +eth0 +10\.99\.0\.2/24 +$state/$killed/netns +[0-9]+s +would-detach +cache,status\$" <<<"$out"
+runhook "" list --json
+check "list --json: killed with missing [cache, status], gc would-detach and the evidence" \
+	jqe --arg k "$killed" '[.[] | select(.containerId == $k)] | length == 1 and
+		(.[0] | .network == "g11" and .ifname == "eth0" and .missing == ["cache", "status"] and
+		 .gc == "would-detach" and (.gcEvidence | test("no process lives in its pinned")))' <<<"$out"
+runhook "" status --no-trunc
+show "$out"
+check "status: killed's row, missing cache and status, gc would detach" \
+	grep -Eq "^$killed +g11 +eth0 +10\.99\.0\.2 +[-0-9a-f:]+ +yes +would-detach +cache,status\$" <<<"$out"
+runhook "" status --json "$killed"
+check "status --json ID: its network from the record, missing, gc" \
+	jqe -n 'input | .[0] | .name == "g11" and .interface == "eth0" and .ips == ["10.99.0.2"] and
+		.missing == ["cache", "status"] and .gc == "would-detach"' <<<"$out"
+runhook "" gc --dry-run
+check "gc --dry-run: gone, would detach" has "gc: container \"$killed\": gone: would detach" "$out"
+clear_rec
+runhook "" gc
+check "gc detaches it: DEL of gc and gb on eth0 ($(dels "$killed"))" \
+	eval 'has "gc: container \"$killed\": gone: detached" "$out" && [ "$(dels "$killed")" = "gb:eth0 gc:eth0" ]'
+check_gone "killed: nothing left" "$killed"
+runhook "" list --no-trunc
+check "list: killed is gone from it" not grep -q "^$killed " <<<"$out"
 
 # ---------------------------------------------------------------- the end
 cnihook_cli CNI_CONTAINERID="$nons" del g11 "/run/netns/$ns_cli"

@@ -3,12 +3,17 @@
 set -euo pipefail
 export DEBIAN_FRONTEND=noninteractive
 apt-get update -q
+# dnsname and dnsmasq-base: tests/e2e/dnsname.sh. With dnsname installed,
+# podman's CNI backend adds it to the networks it creates: the suites that
+# create podman networks pass --disable-dns.
 apt-get install -y -q --no-install-recommends \
 	build-essential autoconf automake libtool pkg-config \
 	libyajl-dev libseccomp-dev libcap-dev libcmocka-dev \
 	containernetworking-plugins iproute2 iptables iputils-ping jq \
 	runc crun podman containerd busybox-static \
+	slirp4netns uidmap \
 	netavark aardvark-dns catatonit \
+	golang-github-containernetworking-plugin-dnsname dnsmasq-base \
 	golang-go golang-github-appc-cni-dev \
 	clang clang-format libclang-rt-14-dev valgrind procps
 # The Kubernetes path (tests/e2e/k8s.sh): containerd's CRI, and gRPC for the

@@ -653,6 +653,69 @@ static void test_attachment_args_joined(void **state)
 	cnirt_netlist_free(l);
 }
 
+/* The preexec function told the type of each plugin it prepares: one line
+ * per plugin appended to <bin>/preexec.types (the child may not share our
+ * memory). */
+static int preexec_types(void *data, const char *plugin)
+{
+	int fd = open(data, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0600);
+	if (fd < 0)
+		return errno;
+	char line[64];
+	int n = snprintf(line, sizeof(line), "%s\n", plugin ? plugin : "(null)");
+	int e = write(fd, line, (size_t)n) == n ? 0 : EIO;
+	close(fd);
+	return e;
+}
+
+/* cnirt_ctx_set_plugin_args(): pairs for one plugin type reach that
+ * plugin alone, in ADD, CHECK, DEL and the DEL from the cache; n 0 removes
+ * them; cnirt_ctx_set_plugin_preexec() is told each plugin's type. */
+static void test_plugin_args_one_type(void **state)
+{
+	struct fx *f = fixture(state);
+	cnirt_netlist *l = simple_list(f, "1.0.0", "attnet", "a,b");
+	const cnirt_kv args[] = {{"IgnoreUnknown", "1"}};
+	const cnirt_kv own[] = {{"K8S_POD_NAME", "web"}};
+	_cleanup_free_ char *types = xasprintf("%s/preexec.types", f->bin);
+	cnirt_ctx_set_plugin_preexec(f->ctx, preexec_types, types);
+	_cleanup_error_ cnirt_error *err = NULL;
+	assert_ok(cnirt_ctx_set_plugin_args(f->ctx, "b", own, 1, &err), err);
+	cnirt_attachment a = plain;
+	a.args = args;
+	a.n_args = 1;
+	add_ok(f, l, &a);
+	assert_ok(cnirt_check(f->ctx, l, &a, &err), err);
+	assert_ok(cnirt_del_cached(f->ctx, "attnet", a.container_id, a.ifname, NULL, &err), err);
+	struct recs r = expect_calls(f, "a ADD, b ADD, a CHECK, b CHECK, b DEL, a DEL");
+	for (size_t i = 0; i < r.n; i++)
+		assert_env(&r.v[i], "CNI_ARGS",
+			   i % 2 == (i < 4 ? 1 : 0) ? "IgnoreUnknown=1;K8S_POD_NAME=web"
+						    : "IgnoreUnknown=1");
+	recs_free(&r);
+	size_t len;
+	_cleanup_free_ char *seen = read_file(types, &len);
+	assert_non_null(seen);
+	assert_string_equal(seen, "a\nb\na\nb\nb\na\n");
+
+	/* Alone (no attachment pairs), then removed. */
+	recs_clear(f);
+	add_ok(f, l, &plain);
+	assert_ok(cnirt_ctx_set_plugin_args(f->ctx, "b", NULL, 0, &err), err);
+	assert_ok(cnirt_del(f->ctx, l, &plain, &err), err);
+	r = expect_calls(f, "a ADD, b ADD, b DEL, a DEL");
+	assert_env(&r.v[0], "CNI_ARGS", "");
+	assert_env(&r.v[1], "CNI_ARGS", "K8S_POD_NAME=web");
+	assert_env(&r.v[2], "CNI_ARGS", "");
+	recs_free(&r);
+
+	/* The pairs' rules are the attachment's. */
+	const cnirt_kv bad[] = {{"K8S_POD_NAME", "a;b"}};
+	assert_true(cnirt_ctx_set_plugin_args(f->ctx, "b", bad, 1, &err) < 0);
+	assert_error(err, CNIRT_ERR_INVALID_CONFIG, "CNI_ARGS of plugin \"b\", pair 1");
+	cnirt_netlist_free(l);
+}
+
 /*
  * Spec 1.0.0 section 3, "Deriving runtimeConfig": runtimeConfig is built
  * from the capability arguments, which are keys of a JSON object; anything
@@ -2120,6 +2183,7 @@ int main(void)
 	    T(test_attachment_empty_netns),
 	    T(test_attachment_bad_args),
 	    T(test_attachment_args_joined),
+	    T(test_plugin_args_one_type),
 	    T(test_capability_args_refused),
 	    T(test_capability_args_empty),
 	    T(test_add_no_output),

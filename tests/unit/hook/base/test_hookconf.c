@@ -700,7 +700,8 @@ static void test_log_syslog_not_boolean(void **state)
 #define POLICY_KNOWN                                                                               \
 	"(known: policy.networks, policy.allowedFields, policy.hostPortRange, policy.hostIPs, "    \
 	"policy.netnsPrefixes, policy.maxAttachments, policy.maxAnnotationSize)"
-#define SANDBOX_KNOWN "(known: sandbox.enabled, sandbox.capabilities, sandbox.seccomp)"
+#define SANDBOX_KNOWN                                                                              \
+	"(known: sandbox.enabled, sandbox.capabilities, sandbox.seccomp, sandbox.plugins)"
 
 /* ERRORS: "a field is not one of those above, at the top level or inside
  * log, policy or sandbox", named with its place, with the known fields. */

@@ -39,10 +39,15 @@
 #define CAP_SYS_MODULE_NR   16
 #define CAP_SYS_ADMIN_NR    21
 #define CAP_SYS_BOOT_NR	    22
+#define CAP_SETGID_NR	    6
+#define CAP_NET_BIND_NR	    10
 #define BIT(n)		    (UINT64_C(1) << (n))
 #define DEFAULT_KEEP                                                                               \
 	(BIT(CAP_DAC_OVERRIDE_NR) | BIT(CAP_NET_ADMIN_NR) | BIT(CAP_NET_RAW_NR) |                  \
 	 BIT(CAP_SYS_ADMIN_NR))
+/* dnsname's built-in profile. */
+#define DNSNAME_KEEP                                                                               \
+	(BIT(CAP_NET_ADMIN_NR) | BIT(CAP_NET_RAW_NR) | BIT(CAP_NET_BIND_NR) | BIT(CAP_SETGID_NR))
 
 /* ------------------------------------------------------------ helpers */
 
@@ -175,6 +180,9 @@ static bool ia32_works(void)
 }
 #endif
 
+/* The type of the plugin sandboxed_child() stands for. */
+static const char *child_plugin = "bridge";
+
 /* In a forked child: apply the sandbox, try things, report. */
 static void sandboxed_child(struct sandbox *sb, int out)
 {
@@ -184,7 +192,7 @@ static void sandboxed_child(struct sandbox *sb, int out)
 #if defined(__x86_64__)
 	bool ia32 = ia32_works();
 #endif
-	s.apply = sandbox_apply(sb);
+	s.apply = sandbox_apply(sb, child_plugin);
 	/* Wrong magic numbers: without the filter, EINVAL (or EPERM when
 	 * CAP_SYS_BOOT is missing); it can never reboot anything. */
 	s.reboot = call_errno(syscall(SYS_reboot, 0, 0, 0, NULL));
@@ -264,6 +272,13 @@ static void assert_defaults(const struct sandbox_config *c)
 	assert_string_equal(c->capabilities[1], "CAP_NET_ADMIN");
 	assert_string_equal(c->capabilities[2], "CAP_NET_RAW");
 	assert_string_equal(c->capabilities[3], "CAP_DAC_OVERRIDE");
+	assert_int_equal(c->n_profiles, 1);
+	assert_string_equal(c->profiles[0].plugin, "dnsname");
+	assert_int_equal(c->profiles[0].n_capabilities, 4);
+	assert_string_equal(c->profiles[0].capabilities[0], "CAP_NET_ADMIN");
+	assert_string_equal(c->profiles[0].capabilities[1], "CAP_NET_RAW");
+	assert_string_equal(c->profiles[0].capabilities[2], "CAP_NET_BIND_SERVICE");
+	assert_string_equal(c->profiles[0].capabilities[3], "CAP_SETGID");
 }
 
 static void test_defaults(void **state)
@@ -301,6 +316,45 @@ static void test_parse(void **state)
 	sandbox_config_free(&c);
 }
 
+/* sandbox.plugins replaces the built-in profiles. */
+static void test_parse_plugins(void **state)
+{
+	(void)state;
+	struct sandbox_config c;
+	load("{\"plugins\": {\"myplugin\": {\"capabilities\": [\"CAP_NET_ADMIN\"]}, "
+	     "\"other\": {\"capabilities\": []}}}",
+	     &c);
+	assert_int_equal(c.n_capabilities, 4);
+	assert_int_equal(c.n_profiles, 2);
+	assert_string_equal(c.profiles[0].plugin, "myplugin");
+	assert_int_equal(c.profiles[0].n_capabilities, 1);
+	assert_string_equal(c.profiles[0].capabilities[0], "CAP_NET_ADMIN");
+	assert_string_equal(c.profiles[1].plugin, "other");
+	assert_int_equal(c.profiles[1].n_capabilities, 0);
+	sandbox_config_free(&c);
+	load("{\"plugins\": {}}", &c);
+	assert_int_equal(c.n_profiles, 0);
+	sandbox_config_free(&c);
+
+	parse_fails("{\"plugins\": []}",
+		    CONF ": field \"sandbox.plugins\": must be an object: {\"TYPE\": "
+			 "{\"capabilities\": [...]}}");
+	parse_fails("{\"plugins\": {\"dnsname\": [\"CAP_SETGID\"]}}",
+		    CONF ": field \"sandbox.plugins.dnsname\": must be an object: "
+			 "{\"capabilities\": [...]}");
+	parse_fails("{\"plugins\": {\"dnsname\": {}}}",
+		    CONF ": field \"sandbox.plugins.dnsname\": field \"capabilities\" is missing");
+	parse_fails("{\"plugins\": {\"a/b\": {\"capabilities\": []}}}",
+		    CONF ": field \"sandbox.plugins.a/b\": is not a plugin type (a file name in "
+			 "binDirs)");
+	parse_fails("{\"plugins\": {\"dnsname\": {\"capabilities\": [\"CAP_SETGIDS\"]}}}",
+		    CONF ": field \"sandbox.plugins.dnsname.capabilities[0]\": \"CAP_SETGIDS\" is "
+			 "not a capability name (like \"CAP_NET_ADMIN\", see capabilities(7))");
+	parse_fails("{\"plugins\": {\"dnsname\": {\"caps\": []}}}",
+		    CONF ": field \"sandbox.plugins.dnsname.caps\": unknown field (known: "
+			 "sandbox.plugins.dnsname.capabilities)");
+}
+
 static void test_parse_errors(void **state)
 {
 	(void)state;
@@ -308,7 +362,7 @@ static void test_parse_errors(void **state)
 	parse_fails("{\"capability\": []}",
 		    CONF ": field \"sandbox.capability\": unknown field; did you mean "
 			 "\"sandbox.capabilities\"? (known: sandbox.enabled, sandbox.capabilities, "
-			 "sandbox.seccomp)");
+			 "sandbox.seccomp, sandbox.plugins)");
 	parse_fails("{\"enabled\": \"yes\"}",
 		    CONF ": field \"sandbox.enabled\": must be true or false");
 	parse_fails("{\"capabilities\": \"CAP_NET_ADMIN\"}",
@@ -392,6 +446,43 @@ static void test_apply_defaults(void **state)
 	assert_default_sandbox(&s, bnd);
 }
 
+/* A plugin of a type with a profile gets the profile's capabilities, and
+ * the others the default ones, though the hook kept both (sandbox_enter). */
+static void test_apply_profile(void **state)
+{
+	(void)state;
+	need_root();
+	uint64_t bnd = own_bounding_set();
+	struct seen s;
+	for (int entered = 0; entered < 2; entered++) {
+		pid_t pid = fork();
+		assert_true(pid >= 0);
+		if (pid == 0) {
+			struct sandbox *sb = prepare(NULL);
+			if (entered)
+				sandbox_enter(sb);
+			child_plugin = "dnsname";
+			run_sandboxed(sb, &s);
+			if (s.cap_bnd != (DNSNAME_KEEP & bnd) || (s.cap_inh & ~DNSNAME_KEEP) ||
+			    s.seccomp != 2 || s.no_new_privs != 1)
+				_exit(20);
+			child_plugin = "bridge";
+			run_sandboxed(sb, &s);
+			if (s.cap_bnd != (DEFAULT_KEEP & bnd))
+				_exit(21);
+			child_plugin = NULL;
+			run_sandboxed(sb, &s);
+			if (s.cap_bnd != (DEFAULT_KEEP & bnd))
+				_exit(22);
+			_exit(0);
+		}
+		int st;
+		assert_int_equal(waitpid(pid, &st, 0), pid);
+		assert_true(WIFEXITED(st));
+		assert_int_equal(WEXITSTATUS(st), 0);
+	}
+}
+
 /* sandbox_confine(): a process (standing for the CLI) takes the sandbox on
  * itself, and what it starts (a grandchild here, as a plugin would be)
  * inherits every part of it; the grandchild's own step applies nothing
@@ -415,6 +506,10 @@ static void test_confine(void **state)
 		/* The confined process itself is in the sandbox too. */
 		if (syscall(SYS_reboot, 0, 0, 0, NULL) != -1 || errno != EPERM)
 			_exit(11);
+		/* The hook kept dnsname's capabilities for it; this plugin
+		 * drops them. */
+		if (!(own_bounding_set() & BIT(CAP_SETGID_NR)) && (bnd & BIT(CAP_SETGID_NR)))
+			_exit(14);
 		pid_t g = fork();
 		if (g < 0)
 			_exit(12);
@@ -585,7 +680,7 @@ static char *run_evil(const char *sandbox_json)
 	const char *dirs[] = {path};
 	cnirt_ctx_set_bin_dirs(ctx, dirs, 1);
 	cnirt_ctx_set_cache_dir(ctx, cache);
-	cnirt_ctx_set_preexec(ctx, sandbox_apply, sb);
+	cnirt_ctx_set_plugin_preexec(ctx, sandbox_apply, sb);
 	static const char conf[] = "{\"cniVersion\": \"1.0.0\", \"name\": \"evil\", \"plugins\": "
 				   "[{\"type\": \"evilplugin\"}]}";
 	cnirt_netlist *l = NULL;
@@ -665,7 +760,8 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_defaults),	   cmocka_unit_test(test_parse),
-	    cmocka_unit_test(test_parse_errors),   cmocka_unit_test(test_prepare),
+	    cmocka_unit_test(test_parse_plugins),  cmocka_unit_test(test_parse_errors),
+	    cmocka_unit_test(test_prepare),	   cmocka_unit_test(test_apply_profile),
 	    cmocka_unit_test(test_apply_defaults), cmocka_unit_test(test_filter_alone),
 	    cmocka_unit_test(test_seccomp_off),	   cmocka_unit_test(test_no_caps),
 	    cmocka_unit_test(test_disabled),	   cmocka_unit_test(test_evilplugin),

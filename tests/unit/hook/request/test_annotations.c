@@ -569,8 +569,8 @@ static void test_ports(void **state)
 
 #define OWN_KNOWN                                                                                  \
 	"(known: io.cnihook.networks, io.cnihook.ports, io.cnihook.mac, io.cnihook.ips, "          \
-	"io.cnihook.bandwidth, io.cnihook.args, io.cnihook.netns, io.cnihook.dns, "                \
-	"io.cnihook.dns-servers, io.cnihook.dns-search, io.cnihook.dns-options)"
+	"io.cnihook.bandwidth, io.cnihook.args, io.cnihook.netns, io.cnihook.name, "               \
+	"io.cnihook.dns, io.cnihook.dns-servers, io.cnihook.dns-search, io.cnihook.dns-options)"
 
 /* A misspelt key: io.cnihook.port=18280:80 started the container with no port
  * mapping and no word. Every io.cnihook.* key that is not one of cnihook's
@@ -957,6 +957,22 @@ static void test_netns(void **state)
 		 "annotation \"io.cnihook.netns\": contains control characters");
 }
 
+/* io.cnihook.name: a DNS name, for the dnsname plugin. */
+static void test_name(void **state)
+{
+	(void)state;
+	struct selection s;
+	parse1(ANN_NAME, "db-1.example", &s);
+	assert_string_equal(s.name, "db-1.example");
+	selection_free(&s);
+	refused1(ANN_NAME, "db_1",
+		 "annotation \"io.cnihook.name\": \"db_1\" is not a DNS name (labels of "
+		 "letters, digits and '-', separated by '.', at most 253 characters)");
+	refused1(ANN_NAME, "",
+		 "annotation \"io.cnihook.name\": \"\" is not a DNS name (labels of letters, "
+		 "digits and '-', separated by '.', at most 253 characters)");
+}
+
 /* ------------------------------------------------------------ Kubernetes */
 
 /* The CNI plugin's parse of a pod's annotations: the pod pairs as given (from
@@ -1263,6 +1279,7 @@ int main(void)
 	    cmocka_unit_test(test_bandwidth),
 	    cmocka_unit_test(test_args),
 	    cmocka_unit_test(test_netns),
+	    cmocka_unit_test(test_name),
 	    cmocka_unit_test(test_crio_sandbox),
 	    cmocka_unit_test(test_containerd_sandbox),
 	    cmocka_unit_test(test_pod_containers_skipped),

@@ -244,6 +244,28 @@ static void test_netns_path_from_config(void **unused)
 	ocistate_free(s);
 }
 
+/* config.json's hostname (the name the dnsname plugin answers for, unless
+ * io.cnihook.name gives one); empty or absent: none. */
+static void test_hostname_from_config(void **unused)
+{
+	_cleanup_free_ char *text =
+	    xasprintf("{\"ociVersion\":\"1.0\",\"id\":\"x\",\"status\":\"creating\",\"pid\":9,"
+		      "\"bundle\":\"%s\"}",
+		      bundle);
+	write_config("{\"hostname\":\"web-1\"}");
+	struct oci_state *s = parse_ok(text, true);
+	assert_string_equal(s->hostname, "web-1");
+	ocistate_free(s);
+	write_config("{\"hostname\":\"\"}");
+	s = parse_ok(text, true);
+	assert_null(s->hostname);
+	ocistate_free(s);
+	write_config("{}");
+	s = parse_ok(text, true);
+	assert_null(s->hostname);
+	ocistate_free(s);
+}
+
 /* An empty path is treated as no path (runc and crun create a new namespace). */
 static void test_netns_empty_path(void **unused)
 {
@@ -342,6 +364,7 @@ static void test_config_errors(void **unused)
 	    {"{\"annotations\":{\"io.cnihook.ports\":80}}",
 	     "config.json: annotation \"io.cnihook.ports\": must be a string, not a number"},
 	    {"{\"linux\":[]}", "config.json: field \"linux\": must be an object, not an array"},
+	    {"{\"hostname\":5}", "config.json: field \"hostname\": must be a string, not a number"},
 	    {"{\"linux\":{\"namespaces\":{}}}",
 	     "config.json: field \"linux.namespaces\": must be an array, not an object"},
 	    {"{\"linux\":{\"namespaces\":[\"network\"]}}",
@@ -640,6 +663,7 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_annotations_empty_in_state, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_annotations_null_in_state, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_netns_path_from_config, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_hostname_from_config, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_netns_empty_path, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_no_network_namespace, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_config_missing, setup, teardown),

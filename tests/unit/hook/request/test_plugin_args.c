@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "cnirt.h"
 #include "request/plugin-args.h"
 #include "hooktest.h"
 
@@ -54,6 +55,84 @@ static void args_refused(const struct selection *s, size_t i, const char **caps,
 	assert_ptr_equal(args.v, (struct kv *)&cap_args);
 	assert_int_equal(args.n, 4242);
 	free(err);
+}
+
+static void name_refused(const char *name)
+{
+	char *problem = NULL;
+	if (plugin_args_check_name(name, &problem) == 0)
+		fail_msg("\"%s\" taken as a DNS name", name);
+	assert_non_null(strstr(problem, "is not a DNS name"));
+	free(problem);
+}
+
+/* The names dnsname can take: DNS names, as dnsmasq's hosts file and
+ * CNI_ARGS (no ';' or '=') hold them. */
+static void test_name_checked(void **state)
+{
+	(void)state;
+	char *problem = NULL;
+	static const char *const good[] = {"a", "web-1", "db.example.org", "A1", "1a"};
+	for (size_t i = 0; i < COUNT(good); i++)
+		if (plugin_args_check_name(good[i], &problem) < 0)
+			fail_msg("\"%s\" refused: %s", good[i], problem);
+	static const char *const bad[] = {"",	 "-a",	"a-",	  "a..b", ".a", "a.",
+					  "a b", "a;b", "K=V",	  "a_b",  "é",	"a\tb",
+					  "a\n", "a/b", "a.-b.c", "a-.b"};
+	for (size_t i = 0; i < COUNT(bad); i++)
+		name_refused(bad[i]);
+	/* Labels of 63 characters at most. */
+	char label[65];
+	memset(label, 'a', 64);
+	label[63] = '\0';
+	assert_int_equal(plugin_args_check_name(label, &problem), 0);
+	label[63] = 'a';
+	label[64] = '\0';
+	name_refused(label);
+	/* 253 characters at most. */
+	char long_name[256];
+	memset(long_name, 'a', sizeof(long_name));
+	for (size_t k = 63; k < 253; k += 64)
+		long_name[k] = '.';
+	long_name[253] = '\0';
+	assert_int_equal(plugin_args_check_name(long_name, &problem), 0);
+	long_name[253] = 'a';
+	long_name[254] = '\0';
+	name_refused(long_name);
+}
+
+/* The pair dnsname takes, and the problem without a name. */
+static void test_name_pairs(void **state)
+{
+	(void)state;
+	struct kvlist v = {0};
+	char *problem = NULL;
+	assert_int_equal(plugin_args_name("peer", &v, &problem), 0);
+	assert_int_equal(v.n, 1);
+	assert_string_equal(v.v[0].key, "K8S_POD_NAME");
+	assert_string_equal(v.v[0].value, "peer");
+	kvlist_free(&v);
+	assert_int_equal(plugin_args_name(NULL, &v, &problem), -1);
+	assert_string_equal(problem,
+			    "no annotation io.cnihook.name and no \"hostname\" in config.json");
+	free(problem);
+	problem = NULL;
+	assert_int_equal(plugin_args_name("a b", &v, &problem), -1);
+	assert_string_equal(problem, "the name \"a b\" is not a DNS name (labels of letters, "
+				     "digits and '-', separated by '.', at most 253 characters)");
+	free(problem);
+	assert_string_equal(PLUGIN_ARGS_NAME_TYPE, "dnsname");
+
+	/* Given to a context (and taken back); a bad name leaves it alone. */
+	cnirt_ctx *ctx = cnirt_ctx_new();
+	problem = NULL;
+	assert_int_equal(plugin_args_give_name(ctx, "peer", &problem), 0);
+	assert_int_equal(plugin_args_give_name(ctx, NULL, &problem), 0);
+	assert_null(problem);
+	assert_int_equal(plugin_args_give_name(ctx, "a;b", &problem), -1);
+	assert_non_null(strstr(problem, "is not a DNS name"));
+	free(problem);
+	cnirt_ctx_free(ctx);
 }
 
 /* CONVENTIONS.md: "Plugins can request that the runtime insert this dynamic
@@ -192,6 +271,8 @@ int main(void)
 	    cmocka_unit_test(test_args_all_capabilities),
 	    cmocka_unit_test(test_args_no_capabilities),
 	    cmocka_unit_test(test_args_edges),
+	    cmocka_unit_test(test_name_checked),
+	    cmocka_unit_test(test_name_pairs),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

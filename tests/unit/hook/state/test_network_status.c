@@ -119,13 +119,42 @@ static void test_update(void **state)
 	rmdir(dir);
 }
 
+/* first_ip: the first address of the entry asked for; none, an error
+ * naming the entry. */
+static void test_first_ip(void **state)
+{
+	(void)state;
+	char dir[] = "/tmp/test_netstatus.XXXXXX";
+	assert_non_null(mkdtemp(dir));
+	_cleanup_free_ char *sub = xasprintf("%s/c1", dir);
+	assert_int_equal(mkdir(sub, 0700), 0);
+	_cleanup_free_ char *path = layout_status(dir, "c1");
+	const struct netstatus_entry v[] = {
+	    {.network = "b", .ifname = "net1", .result = NULL},
+	    {.network = "ns/a", .ifname = "eth0", .result = RESULT},
+	};
+	_cleanup_free_ char *err = NULL;
+	assert_int_equal(netstatus_write(path, v, 2, &err), 0);
+	_cleanup_free_ char *ip = netstatus_first_ip(path, 1, &err);
+	assert_string_equal(ip, "10.1.2.3");
+	assert_null(netstatus_first_ip(path, 0, &err));
+	free(TAKE_PTR(err));
+	assert_null(netstatus_first_ip(path, 2, &err));
+	free(TAKE_PTR(err));
+	assert_null(netstatus_first_ip(path, 0, &err));
+	_cleanup_free_ char *want = xasprintf("network status %s: no address in entry 0", path);
+	assert_string_equal(err, want);
+	unlink(path);
+	rmdir(sub);
+	rmdir(dir);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_render),
-	    cmocka_unit_test(test_render_old_result),
-	    cmocka_unit_test(test_write),
-	    cmocka_unit_test(test_update),
+	    cmocka_unit_test(test_render),   cmocka_unit_test(test_render_old_result),
+	    cmocka_unit_test(test_write),    cmocka_unit_test(test_update),
+	    cmocka_unit_test(test_first_ip),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

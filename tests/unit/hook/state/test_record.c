@@ -44,7 +44,8 @@ static struct record_att sample_att(void)
  * and earlier versions reads. */
 static const char sample_text[] =
     "{\"version\":1,\"id\":\"c1\",\"netns\":\"/run/cnihook/c1/netns\","
-    "\"bundle\":\"/b\",\"pid\":42,\"name\":\"k8s.io/c1\",\"attachments\":[{"
+    "\"bundle\":\"/b\",\"pid\":42,\"name\":\"k8s.io/c1\",\"hostname\":\"web-1\","
+    "\"attachments\":[{"
     "\"network\":\"net1\",\"namespace\":\"default\",\"ifname\":\"eth0\",\"default\":true,"
     "\"config\":\"{\\\"cniVersion\\\":\\\"1.0.0\\\",\\\"name\\\":\\\"net1\\\",\\\"plugins\\\":[]}"
     "\","
@@ -62,6 +63,7 @@ static void test_round_trip(void **state)
 			   .bundle = "/b",
 			   .pid = 42,
 			   .name = "k8s.io/c1",
+			   .hostname = "web-1",
 			   .v = &a,
 			   .n = 1};
 	_cleanup_free_ char *path = xasprintf("%s/rt.json", dir);
@@ -84,6 +86,7 @@ static void test_round_trip(void **state)
 	assert_string_equal(back->bundle, "/b");
 	assert_int_equal(back->pid, 42);
 	assert_string_equal(back->name, "k8s.io/c1");
+	assert_string_equal(back->hostname, "web-1");
 	assert_null(back->cluster);
 	assert_int_equal(back->n, 1);
 	assert_string_equal(back->v[0].network, "net1");

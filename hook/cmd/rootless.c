@@ -1,0 +1,290 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * The hook's stages for rootless podman (rootless.h; cnihook(8),
+ * ROOTLESS; docs/architecture.md, "Rootless podman"). The user's lock is
+ * held from the first step to the last, so that a start and the last stop
+ * of one user never cross: the namespace is made or removed under it.
+ */
+#include "config.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "base/log.h"
+#include "cmd/rootless.h"
+#include "host/port-forwarder.h"
+#include "state/layout.h"
+#include "state/netns-pin.h"
+#include "state/network-status.h"
+
+int rootless_configure(struct hook_config *cfg, struct rootless_user *u, char **why)
+{
+	if (rootless_netns_user(u, why) < 0)
+		return -1;
+	free(cfg->state_dir);
+	free(cfg->cache_dir);
+	cfg->state_dir = rootless_netns_path(u, "state");
+	cfg->cache_dir = rootless_netns_path(u, "cache");
+	return 0;
+}
+
+/* Does the user's state directory still hold a container? */
+static bool any_container(const struct hook_config *cfg)
+{
+	DIR *d = opendir(cfg->state_dir);
+	if (!d)
+		return false;
+	bool any = false;
+	struct dirent *de;
+	while (!any && (de = readdir(d))) {
+		struct stat st;
+		any = layout_entry(de->d_name, NULL) == LAYOUT_CONTAINER &&
+		      fstatat(dirfd(d), de->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+		      S_ISDIR(st.st_mode);
+	}
+	closedir(d);
+	return any;
+}
+
+/* After a stop, or a start that failed: the namespace goes with the user's
+ * last container. */
+static void teardown_if_last(const struct rootless_call *c)
+{
+	if (any_container(c->cfg))
+		return;
+	_cleanup_free_ char *err = NULL;
+	if (rootless_netns_teardown(c->user, &err) < 0)
+		log_error("%s %s: the user's last container is gone, but its rootless network "
+			  "namespace could not be removed: %s (remove it with `podman unshare "
+			  "cnihook gc`)",
+			  c->id, c->stage, err);
+}
+
+/* The namespace, made if needed, with slirp4netns for outbound traffic; the
+ * state and cache directories. */
+static int prepare(const struct rootless_call *c)
+{
+	_cleanup_free_ char *err = NULL;
+	int made = rootless_netns_ensure(c->user, &err);
+	if (made < 0) {
+		log_error("%s %s: %s", c->id, c->stage, err);
+		return -1;
+	}
+	if (made > 0 && rootless_netns_start_slirp(c->user, &err) < 0) {
+		log_warn("%s %s: rootless network namespace: no outbound traffic: %s", c->id,
+			 c->stage, err);
+		free(TAKE_PTR(err));
+	}
+	if (mkdir_p(c->cfg->state_dir, 0700, &err) < 0 ||
+	    mkdir_p(c->cfg->cache_dir, 0700, &err) < 0 ||
+	    netns_share_dir(c->cfg->state_dir, &err) < 0) {
+		log_error("%s %s: %s", c->id, c->stage, err);
+		return -1;
+	}
+	return 0;
+}
+
+/* Wait for the child; 0 when it exited 0. */
+static int wait_child(const struct rootless_call *c, pid_t pid)
+{
+	int status;
+	if (pid < 0) {
+		log_error("%s %s: fork: %m", c->id, c->stage);
+		return -1;
+	}
+	if (TEMP_FAILURE_RETRY(waitpid(pid, &status, 0)) < 0) {
+		log_error("%s %s: wait: %m", c->id, c->stage);
+		return -1;
+	}
+	if (WIFSIGNALED(status))
+		log_error("%s %s: the rootless child was killed by signal %d", c->id, c->stage,
+			  WTERMSIG(status));
+	return WIFEXITED(status) && WEXITSTATUS(status) == 0 ? 0 : -1;
+}
+
+/* In a child: inside the namespace (with the plugins' mounts when
+ * `mounts`), fn; never returns. */
+static void run_child(const struct rootless_call *c, bool mounts, rootless_fn fn, void *data)
+{
+	_cleanup_free_ char *err = NULL;
+	int r = mounts ? rootless_netns_enter(c->user, &err) : rootless_netns_join(c->user, &err);
+	if (r < 0)
+		log_error("%s %s: %s", c->id, c->stage, err);
+	else
+		r = fn(data);
+	fflush(NULL);
+	_exit(r < 0 ? 1 : 0);
+}
+
+/* fn run in a child inside the namespace; 0 when it succeeded. */
+static int in_child(const struct rootless_call *c, bool mounts, rootless_fn fn, void *data)
+{
+	fflush(NULL);
+	pid_t pid = fork();
+	if (pid == 0)
+		run_child(c, mounts, fn, data);
+	return wait_child(c, pid);
+}
+
+struct forwarder_start {
+	const struct rootless_call *c;
+	const struct forward_plan *plan;
+};
+
+/* In the forwarder's child: started, its pid file written. */
+static int spawn_forwarder(void *data)
+{
+	const struct forwarder_start *f = data;
+	_cleanup_free_ char *err = NULL;
+	_cleanup_free_ char *dir = rootless_netns_path(f->c->user, "forwarders");
+	_cleanup_free_ char *pidfile = xasprintf("%s/%s", dir, f->c->id);
+	long pid = -1;
+	if (mkdir_p(dir, 0700, &err) == 0 && forwarder_spawn(f->plan, &pid, &err) == 0 &&
+	    rootless_netns_write_pidfile(pidfile, pid, &err) == 0)
+		return 0;
+	log_error("%s %s: port forwarder: %s", f->c->id, f->c->stage, err);
+	return -1;
+}
+
+/* The forwarder of a container just attached: its targets from the
+ * network status, then started by a child that joins the namespace (in
+ * podman's mount namespace, not the plugins'). */
+static int start_forwarder(const struct rootless_call *c, const struct selection *sel,
+			   struct forward_plan *plan)
+{
+	for (size_t i = 0; i < sel->n; i++) {
+		if (!sel->v[i].port_mappings)
+			continue;
+		_cleanup_free_ char *err = NULL;
+		_cleanup_free_ char *ip = netstatus_first_ip(c->status_path, i, &err);
+		if (!ip) {
+			log_error("%s %s: port forwarder: %s", c->id, c->stage, err);
+			return -1;
+		}
+		forwarder_set_target(plan, i, ip);
+	}
+	struct forwarder_start f = {.c = c, .plan = plan};
+	return in_child(c, false, spawn_forwarder, &f);
+}
+
+/* The forward plan of the selection, its ports taken on the host. */
+static int take_ports(const struct rootless_call *c, const struct selection *sel,
+		      struct forward_plan *plan)
+{
+	_cleanup_free_ char *err = NULL;
+	for (size_t i = 0; i < sel->n; i++) {
+		const struct attach_req *a = &sel->v[i];
+		if (a->port_mappings && forwarder_plan_add(plan, i, a->port_mappings, &err) < 0) {
+			log_error("%s %s: annotation \"%s\": %s", c->id, c->stage,
+				  a->ports_key ? a->ports_key : "io.cnihook.networks", err);
+			return -1;
+		}
+	}
+	if (forwarder_listen(plan, &err) < 0) {
+		log_error("%s %s: %s", c->id, c->stage, err);
+		return -1;
+	}
+	return 0;
+}
+
+int rootless_attach(const struct rootless_call *c, struct selection *sel, rootless_fn attach,
+		    rootless_fn detach, void *data)
+{
+	_cleanup_free_ char *err = NULL;
+	struct forward_plan plan = {0};
+	if (rootless_netns_lock(c->user, &err) < 0) {
+		log_error("%s %s: %s", c->id, c->stage, err);
+		return -1;
+	}
+	int ret = take_ports(c, sel, &plan);
+	if (ret == 0)
+		ret = prepare(c);
+	if (ret == 0)
+		ret = in_child(c, true, attach, data);
+	/* The engine's child wrote the status: one entry per attachment, in
+	 * the selection's order. */
+	if (ret == 0 && plan.n > 0 && start_forwarder(c, sel, &plan) < 0) {
+		in_child(c, true, detach, data);
+		ret = -1;
+	}
+	forwarder_plan_free(&plan);
+	if (ret < 0)
+		teardown_if_last(c);
+	rootless_netns_unlock(c->user);
+	return ret;
+}
+
+int rootless_detach(const struct rootless_call *c, rootless_fn detach, void *data)
+{
+	_cleanup_free_ char *err = NULL;
+	if (rootless_netns_lock(c->user, &err) < 0) {
+		log_error("%s %s: %s", c->id, c->stage, err);
+		return -1;
+	}
+	_cleanup_free_ char *dir = rootless_netns_path(c->user, "forwarders");
+	_cleanup_free_ char *pidfile = xasprintf("%s/%s", dir, c->id);
+	if (rootless_netns_stop_pidfile(pidfile, &err) < 0) {
+		log_warn("%s %s: port forwarder: %s", c->id, c->stage, err);
+		free(TAKE_PTR(err));
+	}
+	int ret = prepare(c);
+	if (ret == 0)
+		ret = in_child(c, true, detach, data);
+	teardown_if_last(c);
+	rootless_netns_unlock(c->user);
+	return ret;
+}
+
+/* The forwarders of containers that have no state directory any more (gc
+ * tore them down): stopped. */
+static void stop_orphan_forwarders(const struct rootless_call *c)
+{
+	_cleanup_free_ char *dir = rootless_netns_path(c->user, "forwarders");
+	DIR *d = opendir(dir);
+	if (!d)
+		return;
+	struct dirent *de;
+	while ((de = readdir(d))) {
+		if (layout_entry(de->d_name, NULL) != LAYOUT_CONTAINER)
+			continue;
+		_cleanup_free_ char *state = layout_container_dir(c->cfg->state_dir, de->d_name);
+		if (access(state, F_OK) == 0)
+			continue;
+		_cleanup_free_ char *pidfile = xasprintf("%s/%s", dir, de->d_name);
+		_cleanup_free_ char *err = NULL;
+		if (rootless_netns_stop_pidfile(pidfile, &err) < 0)
+			log_warn("gc: %s: port forwarder: %s", de->d_name, err);
+		else
+			log_info("gc: %s: port forwarder stopped", de->d_name);
+	}
+	closedir(d);
+}
+
+int rootless_gc(const struct rootless_call *c, rootless_fn gc, void *data)
+{
+	_cleanup_free_ char *err = NULL;
+	struct stat st;
+	if (stat(c->user->dir, &st) < 0)
+		return 0; /* nothing of the user's */
+	if (rootless_netns_lock(c->user, &err) < 0) {
+		log_error("gc: %s", err);
+		return 1;
+	}
+	int ret = 0;
+	if (any_container(c->cfg)) {
+		ret = prepare(c) < 0;
+		if (ret == 0)
+			ret = in_child(c, true, gc, data) < 0;
+	}
+	stop_orphan_forwarders(c);
+	teardown_if_last(c);
+	rootless_netns_unlock(c->user);
+	return ret;
+}

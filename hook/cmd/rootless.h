@@ -1,0 +1,48 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * The hook's stages for rootless podman (cnihook(8), ROOTLESS): the
+ * user's rootless network namespace made at the first container and
+ * removed after the last, the engine run in it, the port forwarders
+ * (host/rootless-netns.h, host/port-forwarder.h).
+ */
+#ifndef CNIHOOK_ROOTLESS_H
+#define CNIHOOK_ROOTLESS_H
+
+#include "base/hookconf.h"
+#include "host/rootless-netns.h"
+#include "request/annotations.h"
+
+/* The hook runs in a user namespace other than the host's: the user's
+ * directories replace cnihook.json's stateDir and cacheDir. 0 when they
+ * do; -1 when the user has none (*why: what is missing). */
+int rootless_configure(struct hook_config *cfg, struct rootless_user *u, char **why);
+
+/* What a stage runs inside the rootless namespace: 0 or -1 (it has logged
+ * its failure). */
+typedef int (*rootless_fn)(void *data);
+
+struct rootless_call {
+	const struct hook_config *cfg;
+	struct rootless_user *user;
+	const char *id;
+	const char *stage;
+	const char *status_path; /* attach: the container's network status */
+};
+
+/* Attach: the namespace made if needed (and slirp4netns started), the
+ * container's ports taken on the host, `attach` run in a child inside the
+ * namespace, then the forwarder started; `detach` undoes `attach` when
+ * the forwarder cannot start. */
+int rootless_attach(const struct rootless_call *c, struct selection *sel, rootless_fn attach,
+		    rootless_fn detach, void *data);
+/* Detach: the forwarder stopped, `detach` run in a child inside the
+ * namespace; after the user's last container, the namespace torn down. */
+int rootless_detach(const struct rootless_call *c, rootless_fn detach, void *data);
+
+/* `podman unshare cnihook gc`: gc (which returns an exit status) run in a
+ * child inside the namespace, the forwarders of containers it tore down
+ * stopped, and after the user's last container the namespace torn down.
+ * Returns the exit status. */
+int rootless_gc(const struct rootless_call *c, rootless_fn gc, void *data);
+
+#endif

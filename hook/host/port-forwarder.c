@@ -1,0 +1,303 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* The port forwarder of a rootless container (port-forwarder.h). */
+#include "config.h"
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "base/util.h"
+#include "common/json.h"
+#include "host/port-forwarder.h"
+
+/* How long a forwarded connection may take to reach the container. */
+#define CONNECT_TIMEOUT_MS 10000
+/* The most listeners one forwarder serves (mappings of one container). */
+#define MAX_RULES 256
+
+static int rule_from_json(struct forward_rule *r, const json *m, char **err)
+{
+	const json *proto = json_obj_get(m, "protocol");
+	const json *hp = json_obj_get(m, "hostPort");
+	const json *cp = json_obj_get(m, "containerPort");
+	const json *ip = json_obj_get(m, "hostIP");
+	const char *pr = proto && json_is_string(proto) ? json_str(proto) : "tcp";
+	if (strcasecmp(pr, "tcp") != 0)
+		return set_error(err,
+				 "protocol \"%s\": a rootless container's ports are forwarded "
+				 "for tcp only",
+				 pr);
+	long long h, c;
+	if (!hp || !json_int(hp, &h) || h < 1 || h > 65535 || !cp || !json_int(cp, &c) || c < 1 ||
+	    c > 65535)
+		return set_error(err, "a mapping without a hostPort and containerPort in 1-65535");
+	r->host_port = (unsigned)h;
+	r->container_port = (unsigned)c;
+	if (ip && json_is_string(ip) && json_str(ip)[0]) {
+		unsigned char buf[sizeof(struct in6_addr)];
+		const char *s = json_str(ip);
+		if (inet_pton(strchr(s, ':') ? AF_INET6 : AF_INET, s, buf) != 1)
+			return set_error(err, "hostIP \"%s\": not an IP address", s);
+		r->host_ip = xstrdup(s);
+	}
+	return 0;
+}
+
+int forwarder_plan_add(struct forward_plan *p, size_t attachment, const char *mappings, char **err)
+{
+	_cleanup_json_ json *a = NULL;
+	_cleanup_free_ char *e = NULL;
+	if (json_parse_with(mappings, strlen(mappings), "portMappings", &hook_json, &a, &e) < 0)
+		return set_error(err, "%s", e);
+	if (!json_is_array(a))
+		return set_error(err, "portMappings: not an array");
+	for (size_t i = 0; i < a->u.array.n; i++) {
+		if (p->n >= MAX_RULES)
+			return set_error(err, "more than %d port mappings", MAX_RULES);
+		struct forward_rule r = {.attachment = attachment, .fd = -1};
+		if (rule_from_json(&r, a->u.array.v[i], err) < 0)
+			return -1;
+		p->v = xreallocarray(p->v, p->n + 1, sizeof(*p->v));
+		p->v[p->n++] = r;
+	}
+	return 0;
+}
+
+void forwarder_set_target(struct forward_plan *p, size_t attachment, const char *ip)
+{
+	for (size_t i = 0; i < p->n; i++) {
+		if (p->v[i].attachment == attachment && !p->v[i].target)
+			p->v[i].target = xstrdup(ip);
+	}
+}
+
+void forwarder_plan_free(struct forward_plan *p)
+{
+	for (size_t i = 0; i < p->n; i++) {
+		free(p->v[i].host_ip);
+		free(p->v[i].target);
+		if (p->v[i].fd >= 0)
+			close(p->v[i].fd);
+	}
+	free(p->v);
+	p->v = NULL;
+	p->n = 0;
+}
+
+/* ip:port as a socket address; false when ip is no address. */
+static bool sockaddr_of(const char *ip, unsigned port, struct sockaddr_storage *ss, socklen_t *len)
+{
+	memset(ss, 0, sizeof(*ss));
+	if (ip && strchr(ip, ':')) {
+		struct sockaddr_in6 *s6 = (struct sockaddr_in6 *)ss;
+		s6->sin6_family = AF_INET6;
+		s6->sin6_port = htons(port);
+		*len = sizeof(*s6);
+		return inet_pton(AF_INET6, ip, &s6->sin6_addr) == 1;
+	}
+	struct sockaddr_in *s4 = (struct sockaddr_in *)ss;
+	s4->sin_family = AF_INET;
+	s4->sin_port = htons(port);
+	*len = sizeof(*s4);
+	if (!ip)
+		return true; /* INADDR_ANY */
+	return inet_pton(AF_INET, ip, &s4->sin_addr) == 1;
+}
+
+int forwarder_listen(struct forward_plan *p, char **err)
+{
+	for (size_t i = 0; i < p->n; i++) {
+		struct forward_rule *r = &p->v[i];
+		struct sockaddr_storage ss;
+		socklen_t len;
+		const char *shown_ip = r->host_ip ? r->host_ip : "0.0.0.0";
+		if (!sockaddr_of(r->host_ip, r->host_port, &ss, &len))
+			return set_error(err, "host port %s:%u/tcp: not an address", shown_ip,
+					 r->host_port);
+		int fd = socket(ss.ss_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
+		int one = 1;
+		if (fd < 0 || setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one)) < 0 ||
+		    bind(fd, (struct sockaddr *)&ss, len) < 0 || listen(fd, 128) < 0) {
+			int e = errno;
+			if (fd >= 0)
+				close(fd);
+			return set_error(err, "host port %s:%u/tcp: %s", shown_ip, r->host_port,
+					 strerror(e));
+		}
+		r->fd = fd;
+	}
+	return 0;
+}
+
+/* Connect to the rule's target, waiting up to CONNECT_TIMEOUT_MS. */
+static int connect_target(const struct forward_rule *r)
+{
+	struct sockaddr_storage ss;
+	socklen_t len;
+	if (!sockaddr_of(r->target, r->container_port, &ss, &len))
+		return -1;
+	int fd = socket(ss.ss_family, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+	if (fd < 0)
+		return -1;
+	if (connect(fd, (struct sockaddr *)&ss, len) < 0 && errno != EINPROGRESS) {
+		close(fd);
+		return -1;
+	}
+	struct pollfd w = {.fd = fd, .events = POLLOUT};
+	int so = 0;
+	socklen_t solen = sizeof(so);
+	if (poll(&w, 1, CONNECT_TIMEOUT_MS) != 1 ||
+	    getsockopt(fd, SOL_SOCKET, SO_ERROR, &so, &solen) < 0 || so != 0) {
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+/* Copy both ways between a and b until both have ended. */
+static void relay(int a, int b)
+{
+	int fl = fcntl(b, F_GETFL);
+	fcntl(b, F_SETFL, fl & ~O_NONBLOCK);
+	bool open_ab = true, open_ba = true;
+	char buf[65536];
+	while (open_ab || open_ba) {
+		struct pollfd p[2] = {{.fd = open_ab ? a : -1, .events = POLLIN},
+				      {.fd = open_ba ? b : -1, .events = POLLIN}};
+		if (poll(p, 2, -1) < 0) {
+			if (errno == EINTR)
+				continue;
+			return;
+		}
+		for (int k = 0; k < 2; k++) {
+			if (!(p[k].revents & (POLLIN | POLLHUP | POLLERR)))
+				continue;
+			int from = k == 0 ? a : b, to = k == 0 ? b : a;
+			ssize_t n = read(from, buf, sizeof(buf));
+			if (n <= 0) {
+				shutdown(to, SHUT_WR);
+				if (k == 0)
+					open_ab = false;
+				else
+					open_ba = false;
+				continue;
+			}
+			for (ssize_t off = 0; off < n;) {
+				ssize_t w = write(to, buf + off, (size_t)(n - off));
+				if (w <= 0)
+					return;
+				off += w;
+			}
+		}
+	}
+}
+
+/* One connection, in a child of the forwarder's that dies with it. */
+static void serve_connection(const struct forward_plan *p, const struct forward_rule *r, int c)
+{
+	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	for (size_t i = 0; i < p->n; i++)
+		close(p->v[i].fd);
+	int t = connect_target(r);
+	if (t >= 0) {
+		relay(c, t);
+		close(t);
+	}
+	close(c);
+	_exit(0);
+}
+
+/* The forwarder's loop: accept on every listener, a child per connection. */
+static void serve(const struct forward_plan *p)
+{
+	signal(SIGCHLD, SIG_IGN);
+	signal(SIGPIPE, SIG_IGN);
+	signal(SIGTERM, SIG_DFL);
+	struct pollfd *fds = xreallocarray(NULL, p->n, sizeof(*fds));
+	for (size_t i = 0; i < p->n; i++)
+		fds[i] = (struct pollfd){.fd = p->v[i].fd, .events = POLLIN};
+	for (;;) {
+		if (poll(fds, p->n, -1) < 0) {
+			if (errno == EINTR)
+				continue;
+			_exit(1);
+		}
+		for (size_t i = 0; i < p->n; i++) {
+			if (!(fds[i].revents & POLLIN))
+				continue;
+			int c = accept4(fds[i].fd, NULL, NULL, SOCK_CLOEXEC);
+			if (c < 0)
+				continue;
+			pid_t pid = fork();
+			if (pid == 0)
+				serve_connection(p, &p->v[i], c);
+			close(c);
+		}
+	}
+}
+
+/* The forwarder's process: stdio on /dev/null, no descriptor of the hook's
+ * but the listeners (the user's lock above all). */
+static void forwarder_main(const struct forward_plan *p)
+{
+	int null = open("/dev/null", O_RDWR | O_CLOEXEC);
+	if (null < 0 || dup2(null, 0) < 0 || dup2(null, 1) < 0 || dup2(null, 2) < 0)
+		_exit(127);
+	for (int fd = 3; fd < 1024; fd++) {
+		bool keep = false;
+		for (size_t i = 0; i < p->n; i++)
+			keep = keep || p->v[i].fd == fd;
+		if (!keep)
+			close(fd);
+	}
+	prctl(PR_SET_NAME, "cnihook-fwd");
+	serve(p);
+}
+
+int forwarder_spawn(const struct forward_plan *p, long *pid, char **err)
+{
+	for (size_t i = 0; i < p->n; i++)
+		if (!p->v[i].target || p->v[i].fd < 0)
+			return set_error(err,
+					 "host port %u/tcp: no address of the container to "
+					 "forward it to",
+					 p->v[i].host_port);
+	int pids[2];
+	if (pipe2(pids, O_CLOEXEC) < 0)
+		return set_error(err, "port forwarder: pipe: %m");
+	pid_t child = fork();
+	if (child == 0) {
+		setsid();
+		pid_t f = fork();
+		if (f == 0) {
+			close(pids[1]);
+			forwarder_main(p);
+		}
+		long l = f;
+		_exit(write(pids[1], &l, sizeof(l)) == (ssize_t)sizeof(l) && f > 0 ? 0 : 1);
+	}
+	close(pids[1]);
+	int ret = 0;
+	long l = -1;
+	if (child < 0) {
+		ret = set_error(err, "port forwarder: fork: %m");
+	} else {
+		TEMP_FAILURE_RETRY(waitpid(child, NULL, 0));
+		if (read(pids[0], &l, sizeof(l)) != (ssize_t)sizeof(l) || l <= 0)
+			ret = set_error(err, "port forwarder: could not be started");
+	}
+	close(pids[0]);
+	if (ret == 0)
+		*pid = l;
+	return ret;
+}

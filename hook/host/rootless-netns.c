@@ -1,0 +1,457 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* The rootless network namespace of a user (rootless-netns.h). */
+#include "config.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <net/if.h>
+#include <poll.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/ioctl.h>
+#include <sys/mount.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/vfs.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "base/util.h"
+#include "host/rootless-netns.h"
+
+#ifndef NSFS_MAGIC
+#define NSFS_MAGIC 0x6e736673
+#endif
+
+/* Where slirp4netns is looked for: the hook has no PATH. */
+static const char *const slirp_paths[] = {"/usr/bin/slirp4netns", "/usr/local/bin/slirp4netns",
+					  "/bin/slirp4netns"};
+/* How long slirp4netns may take to configure tap0. */
+#define SLIRP_READY_MS 5000
+
+int rootless_netns_host_uid(const char *map, unsigned long *uid, char **err)
+{
+	const char *p = map;
+	while (p && *p) {
+		unsigned long in, out, count;
+		if (sscanf(p, "%lu %lu %lu", &in, &out, &count) == 3 && in == 0 && count > 0) {
+			*uid = out;
+			return 0;
+		}
+		p = strchr(p, '\n');
+		if (p)
+			p++;
+	}
+	return set_error(err, "uid_map: uid 0 of the user namespace maps to no host uid");
+}
+
+void rootless_netns_user_free(struct rootless_user *u)
+{
+	rootless_netns_unlock(u);
+	free(u->run_dir);
+	free(u->dir);
+	u->run_dir = u->dir = NULL;
+}
+
+int rootless_netns_user(struct rootless_user *u, char **err)
+{
+	_cleanup_free_ char *map = NULL;
+	size_t len;
+	_cleanup_free_ char *e = NULL;
+	unsigned long uid;
+	if (read_file("/proc/self/uid_map", 65536, &map, &len, NULL, &e) < 0)
+		return set_error(err, "%s", e);
+	if (rootless_netns_host_uid(map, &uid, err) < 0)
+		return -1;
+	_cleanup_free_ char *run = xasprintf(ROOTLESS_RUN_DIR "/%lu", uid);
+	struct stat st;
+	if (stat(run, &st) < 0)
+		return set_error(
+		    err,
+		    "the user's runtime directory %s: %m (it is made by "
+		    "systemd-logind at login, or by hand: owned by uid %lu, mode 0700)",
+		    run, uid);
+	/* Owned by the user: uid 0 as the namespace sees it. */
+	if (!S_ISDIR(st.st_mode) || st.st_uid != 0)
+		return set_error(
+		    err, "the user's runtime directory %s: not a directory owned by uid %lu", run,
+		    uid);
+	*u = (struct rootless_user){.uid = uid, .run_dir = TAKE_PTR(run), .lock_fd = -1};
+	u->dir = xasprintf("%s/cnihook", u->run_dir);
+	return 0;
+}
+
+char *rootless_netns_path(const struct rootless_user *u, const char *name)
+{
+	return xasprintf("%s/%s", u->dir, name);
+}
+
+int rootless_netns_lock(struct rootless_user *u, char **err)
+{
+	int fd = TEMP_FAILURE_RETRY(open(u->run_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+	if (fd < 0)
+		return set_error(err, "%s: %m", u->run_dir);
+	if (TEMP_FAILURE_RETRY(flock(fd, LOCK_EX)) < 0) {
+		set_error(err, "%s: lock: %m", u->run_dir);
+		close(fd);
+		return -1;
+	}
+	u->lock_fd = fd;
+	if (mkdir(u->dir, 0700) < 0 && errno != EEXIST) {
+		set_error(err, "%s: %m", u->dir);
+		rootless_netns_unlock(u);
+		return -1;
+	}
+	return 0;
+}
+
+void rootless_netns_unlock(struct rootless_user *u)
+{
+	if (u->lock_fd >= 0)
+		close(u->lock_fd);
+	u->lock_fd = -1;
+}
+
+/* Is path a namespace file (nsfs) bound there? */
+static bool is_nsfs(const char *path)
+{
+	struct statfs fs;
+	return statfs(path, &fs) == 0 && fs.f_type == NSFS_MAGIC;
+}
+
+/* In the child that makes the namespace: a new network namespace, its
+ * loopback up, bound on path. Returns an errno value. */
+static int make_netns(const char *path)
+{
+	if (unshare(CLONE_NEWNET) < 0)
+		return errno;
+	int s = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	if (s < 0)
+		return errno;
+	struct ifreq ifr = {0};
+	strcpy(ifr.ifr_name, "lo");
+	int r = ioctl(s, SIOCGIFFLAGS, &ifr);
+	if (r == 0) {
+		ifr.ifr_flags |= IFF_UP;
+		r = ioctl(s, SIOCSIFFLAGS, &ifr);
+	}
+	int e = errno;
+	close(s);
+	if (r < 0)
+		return e;
+	if (mount("/proc/self/ns/net", path, "none", MS_BIND, NULL) < 0)
+		return errno;
+	return 0;
+}
+
+int rootless_netns_ensure(const struct rootless_user *u, char **err)
+{
+	_cleanup_free_ char *path = rootless_netns_path(u, "netns");
+	if (is_nsfs(path))
+		return 0;
+	int fd = TEMP_FAILURE_RETRY(open(path, O_WRONLY | O_CREAT | O_CLOEXEC | O_NOCTTY, 0600));
+	if (fd < 0)
+		return set_error(err, "rootless network namespace %s: %m", path);
+	close(fd);
+	pid_t pid = fork();
+	if (pid < 0)
+		return set_error(err, "rootless network namespace %s: fork: %m", path);
+	if (pid == 0)
+		_exit(make_netns(path));
+	int status;
+	if (TEMP_FAILURE_RETRY(waitpid(pid, &status, 0)) < 0)
+		return set_error(err, "rootless network namespace %s: wait: %m", path);
+	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+		int e = WIFEXITED(status) ? WEXITSTATUS(status) : EINTR;
+		unlink(path);
+		return set_error(err, "rootless network namespace %s: %s", path, strerror(e));
+	}
+	return 1;
+}
+
+int rootless_netns_write_pidfile(const char *pidfile, long pid, char **err)
+{
+	unsigned long long start = 0;
+	if (proc_start_time(pid, &start) < 0)
+		return set_error(err, "%s: process %ld is gone", pidfile, pid);
+	_cleanup_free_ char *text = xasprintf("%ld %llu\n", pid, start);
+	int fd = TEMP_FAILURE_RETRY(
+	    open(pidfile, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOCTTY, 0600));
+	if (fd < 0)
+		return set_error(err, "%s: %m", pidfile);
+	ssize_t n = write(fd, text, strlen(text));
+	int e = errno;
+	close(fd);
+	if (n != (ssize_t)strlen(text))
+		return set_error(err, "%s: write: %s", pidfile, strerror(n < 0 ? e : EIO));
+	return 0;
+}
+
+/* Is pid still the process that started at `start`, and not a zombie
+ * (which its parent, perhaps not the hook, has yet to reap)? */
+static bool same_process(long pid, unsigned long long start)
+{
+	unsigned long long now;
+	if (proc_start_time(pid, &now) < 0 || now != start)
+		return false;
+	char path[64];
+	snprintf(path, sizeof(path), "/proc/%ld/stat", pid);
+	_cleanup_free_ char *buf = NULL;
+	_cleanup_free_ char *err = NULL;
+	size_t len;
+	if (read_file(path, 4096, &buf, &len, NULL, &err) < 0)
+		return false;
+	const char *p = strrchr(buf, ')');
+	return p && p[1] == ' ' && p[2] != 'Z' && p[2] != 'X';
+}
+
+int rootless_netns_stop_pidfile(const char *pidfile, char **err)
+{
+	_cleanup_free_ char *buf = NULL;
+	_cleanup_free_ char *e = NULL;
+	size_t len;
+	int errnum = 0;
+	if (read_file(pidfile, 256, &buf, &len, &errnum, &e) < 0) {
+		if (errnum == ENOENT)
+			return 0;
+		return set_error(err, "%s", e);
+	}
+	long pid;
+	unsigned long long start;
+	if (sscanf(buf, "%ld %llu", &pid, &start) != 2 || pid <= 1) {
+		unlink(pidfile);
+		return set_error(err, "%s: not \"PID STARTTIME\": removed", pidfile);
+	}
+	if (same_process(pid, start)) {
+		kill(pid, SIGTERM);
+		/* The processes are detached: their parent, not the hook,
+		 * reaps them; a zombie counts as gone. */
+		for (int i = 0; i < 100 && same_process(pid, start); i++)
+			usleep(10000);
+		if (same_process(pid, start))
+			kill(pid, SIGKILL);
+	}
+	if (unlink(pidfile) < 0 && errno != ENOENT)
+		return set_error(err, "%s: %m", pidfile);
+	return 0;
+}
+
+static const char *slirp_binary(void)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(slirp_paths); i++)
+		if (access(slirp_paths[i], X_OK) == 0)
+			return slirp_paths[i];
+	return NULL;
+}
+
+/* In the first child: a session of its own, then slirp4netns in a second
+ * child (reparented to init when this one exits), whose pid goes down
+ * `pidw`; stdio on /dev/null, the ready descriptor as fd 3. */
+static void slirp_child(const char *bin, const char *ns, int readyw, int pidw)
+{
+	setsid();
+	pid_t pid = fork();
+	if (pid != 0) {
+		long p = pid;
+		_exit(write(pidw, &p, sizeof(p)) == (ssize_t)sizeof(p) && pid > 0 ? 0 : 1);
+	}
+	int null = open("/dev/null", O_RDWR | O_CLOEXEC);
+	if (null < 0 || dup2(null, 0) < 0 || dup2(null, 1) < 0 || dup2(null, 2) < 0 ||
+	    dup2(readyw, 3) < 0)
+		_exit(127);
+	/* Nothing else of the hook's: its lock above all. */
+	for (int fd = 4; fd < 1024; fd++)
+		close(fd);
+	char *argv[] = {(char *)bin,
+			"--configure",
+			"--mtu=65520",
+			"--disable-host-loopback",
+			"--netns-type=path",
+			"--ready-fd=3",
+			(char *)ns,
+			"tap0",
+			NULL};
+	char *envp[] = {"PATH=/usr/sbin:/usr/bin:/sbin:/bin", NULL};
+	execve(bin, argv, envp);
+	_exit(127);
+}
+
+/* Wait up to SLIRP_READY_MS for "1" on fd. */
+static bool slirp_ready(int fd)
+{
+	struct pollfd p = {.fd = fd, .events = POLLIN};
+	char c = 0;
+	return poll(&p, 1, SLIRP_READY_MS) == 1 && read(fd, &c, 1) == 1 && c == '1';
+}
+
+int rootless_netns_start_slirp(const struct rootless_user *u, char **err)
+{
+	const char *bin = slirp_binary();
+	if (!bin)
+		return set_error(err, "slirp4netns: not found in /usr/bin, /usr/local/bin or /bin");
+	_cleanup_free_ char *ns = rootless_netns_path(u, "netns");
+	_cleanup_free_ char *pidfile = rootless_netns_path(u, "slirp4netns.pid");
+	int ready[2], pids[2];
+	if (pipe2(ready, O_CLOEXEC) < 0)
+		return set_error(err, "slirp4netns: pipe: %m");
+	if (pipe2(pids, O_CLOEXEC) < 0) {
+		close(ready[0]);
+		close(ready[1]);
+		return set_error(err, "slirp4netns: pipe: %m");
+	}
+	pid_t child = fork();
+	if (child == 0)
+		slirp_child(bin, ns, ready[1], pids[1]);
+	close(ready[1]);
+	close(pids[1]);
+	long pid = -1;
+	int ret = 0;
+	if (child < 0) {
+		ret = set_error(err, "slirp4netns: fork: %m");
+	} else {
+		int status;
+		TEMP_FAILURE_RETRY(waitpid(child, &status, 0));
+		if (read(pids[0], &pid, sizeof(pid)) != (ssize_t)sizeof(pid) || pid <= 0)
+			ret = set_error(err, "slirp4netns: could not be started");
+	}
+	if (ret == 0 && rootless_netns_write_pidfile(pidfile, pid, err) < 0)
+		ret = -1;
+	if (ret == 0 && !slirp_ready(ready[0])) {
+		ret =
+		    set_error(err,
+			      "%s exited or did not configure tap0 within %d ms (can the user open "
+			      "/dev/net/tun?)",
+			      bin, SLIRP_READY_MS);
+		_cleanup_free_ char *e = NULL;
+		rootless_netns_stop_pidfile(pidfile, &e);
+	}
+	close(ready[0]);
+	close(pids[0]);
+	return ret;
+}
+
+/* Make the mount on path private, so that what is mounted under it stays in
+ * this mount namespace; path that is no mount point is left (EINVAL). */
+static void make_private(const char *path)
+{
+	mount("none", path, NULL, MS_PRIVATE, NULL);
+}
+
+int rootless_netns_join(const struct rootless_user *u, char **err)
+{
+	_cleanup_free_ char *ns = rootless_netns_path(u, "netns");
+	int fd = TEMP_FAILURE_RETRY(open(ns, O_RDONLY | O_CLOEXEC));
+	if (fd < 0)
+		return set_error(err, "rootless network namespace %s: %m", ns);
+	int r = setns(fd, CLONE_NEWNET);
+	int e = errno;
+	close(fd);
+	if (r < 0)
+		return set_error(err, "rootless network namespace %s: setns: %s", ns, strerror(e));
+	return 0;
+}
+
+/* A user's PATH has no sbin directories, where portmap and firewall find
+ * iptables: they are added after the user's own (or stand alone when the
+ * engine gave no PATH). */
+static void with_sbin_path(void)
+{
+	static const char sbin[] = "/usr/local/sbin:/usr/sbin:/sbin";
+	const char *path = getenv("PATH");
+	_cleanup_free_ char *p =
+	    path && *path ? xasprintf("%s:%s", path, sbin) : xasprintf("%s:/usr/bin:/bin", sbin);
+	setenv("PATH", p, 1);
+}
+
+int rootless_netns_enter(const struct rootless_user *u, char **err)
+{
+	_cleanup_free_ char *cni = rootless_netns_path(u, "cni");
+	if (mkdir(cni, 0700) < 0 && errno != EEXIST)
+		return set_error(err, "%s: %m", cni);
+	if (unshare(CLONE_NEWNS) < 0)
+		return set_error(err, "rootless network namespace: unshare(CLONE_NEWNS): %m");
+	make_private("/");
+	make_private("/var");
+	make_private("/var/lib");
+	struct stat st;
+	if (stat("/var/lib/cni", &st) < 0 || !S_ISDIR(st.st_mode)) {
+		/* The user cannot make /var/lib/cni: a tmpfs over /var/lib,
+		 * in this mount namespace only. */
+		if (mount("tmpfs", "/var/lib", "tmpfs", MS_NOSUID | MS_NODEV, "mode=0755") < 0)
+			return set_error(err, "rootless network namespace: tmpfs on /var/lib: %m");
+		if (mkdir("/var/lib/cni", 0755) < 0)
+			return set_error(err, "rootless network namespace: /var/lib/cni: %m");
+	} else {
+		make_private("/var/lib/cni");
+	}
+	if (mount(cni, "/var/lib/cni", "none", MS_BIND, NULL) < 0)
+		return set_error(err, "rootless network namespace: bind %s on /var/lib/cni: %m",
+				 cni);
+	with_sbin_path();
+	return rootless_netns_join(u, err);
+}
+
+/* rm -r of name (under parent, shown as `full`), going on past failures
+ * and returning the first; mounts below it are not crossed (rmdir fails
+ * on them). */
+static int remove_tree(int parent, const char *name, const char *full, char **err)
+{
+	int fd = openat(parent, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	int ret = 0;
+	if (fd >= 0) {
+		DIR *d = fdopendir(fd);
+		if (!d) {
+			close(fd);
+			return set_error(err, "%s: %m", full);
+		}
+		struct dirent *de;
+		while ((de = readdir(d))) {
+			if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
+				continue;
+			if (unlinkat(dirfd(d), de->d_name, 0) == 0)
+				continue;
+			_cleanup_free_ char *sub = xasprintf("%s/%s", full, de->d_name);
+			if (errno == EISDIR || errno == EPERM) {
+				_cleanup_free_ char *e = NULL;
+				if (remove_tree(dirfd(d), de->d_name, sub, &e) < 0 && ret == 0)
+					ret = set_error(err, "%s", e);
+			} else if (ret == 0) {
+				ret = set_error(err, "%s: %m", sub);
+			}
+		}
+		closedir(d);
+	}
+	if (ret == 0 && unlinkat(parent, name, AT_REMOVEDIR) < 0 && errno != ENOENT)
+		ret = set_error(err, "%s: %m", full);
+	return ret;
+}
+
+int rootless_netns_teardown(const struct rootless_user *u, char **err)
+{
+	int ret = 0;
+	char *e = NULL;
+	_cleanup_free_ char *pidfile = rootless_netns_path(u, "slirp4netns.pid");
+	_cleanup_free_ char *ns = rootless_netns_path(u, "netns");
+	_cleanup_free_ char *state = rootless_netns_path(u, "state");
+	if (rootless_netns_stop_pidfile(pidfile, &e) < 0 && ret == 0) {
+		ret = set_error(err, "slirp4netns: %s", e);
+	}
+	free(TAKE_PTR(e));
+	if (is_nsfs(ns) && umount2(ns, MNT_DETACH) < 0 && ret == 0)
+		ret = set_error(err, "rootless network namespace %s: unmount: %m", ns);
+	/* The state directory's bind on itself (netns-pin.h), once per
+	 * mount on it. */
+	while (umount2(state, MNT_DETACH | UMOUNT_NOFOLLOW) == 0)
+		;
+	if (errno != EINVAL && errno != ENOENT && ret == 0)
+		ret = set_error(err, "%s: unmount: %m", state);
+	if (ret == 0 && remove_tree(AT_FDCWD, u->dir, u->dir, &e) < 0)
+		ret = set_error(err, "%s", e);
+	free(e);
+	return ret;
+}

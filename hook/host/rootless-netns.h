@@ -1,0 +1,78 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * The rootless network namespace: one per user, where a rootless podman's
+ * containers get their CNI networks (cnihook(8), ROOTLESS). The hook runs
+ * as uid 0 of podman's user namespace, in podman's mount namespace and the
+ * host's network namespace; everything here is owned by that user
+ * namespace and lives under the user's runtime directory:
+ *
+ *   /run/user/UID/cnihook/         the user's directory (UID: the host uid
+ *                                  of the namespace's uid 0, from uid_map)
+ *     netns                        the namespace, bind-mounted in podman's
+ *                                  mount namespace
+ *     slirp4netns.pid              "PID STARTTIME" of its slirp4netns
+ *     state/                       the hook's stateDir (a shared mount)
+ *     cache/                       the hook's cacheDir
+ *     cni/                         bound over /var/lib/cni for the plugins
+ *     forwarders/<id>              "PID STARTTIME" of a container's port
+ *                                  forwarder
+ *
+ * The lock that serialises a user's starts and stops is a flock(2) on
+ * /run/user/UID itself, which outlives the user's directory.
+ */
+#ifndef CNIHOOK_ROOTLESS_NETNS_H
+#define CNIHOOK_ROOTLESS_NETNS_H
+
+#include <stdbool.h>
+
+#define ROOTLESS_RUN_DIR "/run/user"
+
+struct rootless_user {
+	unsigned long uid; /* the host uid of the namespace's uid 0 */
+	char *run_dir;	   /* /run/user/UID */
+	char *dir;	   /* /run/user/UID/cnihook */
+	int lock_fd;	   /* run_dir, flocked; -1 when not held */
+};
+
+/* The host uid that uid 0 of the namespace whose uid_map is `map` maps
+ * to (a line "0 UID COUNT"); -1 when none does (*err). */
+int rootless_netns_host_uid(const char *map, unsigned long *uid, char **err);
+/* The user of the process's own user namespace, with its directory's
+ * paths; -1 when uid 0 maps to no host uid or /run/user/UID is absent
+ * or not the user's (*err: why, and what to do). */
+int rootless_netns_user(struct rootless_user *u, char **err);
+void rootless_netns_user_free(struct rootless_user *u);
+/* A path in the user's directory (allocated). */
+char *rootless_netns_path(const struct rootless_user *u, const char *name);
+
+/* Take the user's lock (blocking) and make the user's directory; release
+ * with rootless_netns_unlock(). */
+int rootless_netns_lock(struct rootless_user *u, char **err);
+void rootless_netns_unlock(struct rootless_user *u);
+
+/* Make the namespace unless it is there: 0 when it was, 1 when made now;
+ * the namespace has its loopback up. */
+int rootless_netns_ensure(const struct rootless_user *u, char **err);
+/* Start slirp4netns on the namespace, detached (its own session, stdio on
+ * /dev/null), and wait until it has configured tap0; its pid is written
+ * to slirp4netns.pid. */
+int rootless_netns_start_slirp(const struct rootless_user *u, char **err);
+/* In a child of the hook that runs the plugins: a private mount namespace
+ * with the user's cni/ over /var/lib/cni (on a tmpfs over /var/lib when
+ * the host has no /var/lib/cni), and the rootless namespace entered. */
+int rootless_netns_enter(const struct rootless_user *u, char **err);
+/* The rootless namespace entered, nothing else (the forwarder's child). */
+int rootless_netns_join(const struct rootless_user *u, char **err);
+/* The last container gone: stop slirp4netns, unmount the namespace and the
+ * state directory, remove the user's directory. Goes on past failures and
+ * returns the first. */
+int rootless_netns_teardown(const struct rootless_user *u, char **err);
+
+/* Stop the process whose "PID STARTTIME" is in `pidfile` (SIGTERM, then
+ * SIGKILL after a second) if it is still that process, and remove the
+ * file; 0 when there was none. */
+int rootless_netns_stop_pidfile(const char *pidfile, char **err);
+/* Write "PID STARTTIME" of pid to `pidfile`. */
+int rootless_netns_write_pidfile(const char *pidfile, long pid, char **err);
+
+#endif

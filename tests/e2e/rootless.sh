@@ -1,0 +1,245 @@
+#!/bin/bash
+# Rootless podman with CNI networks (cnihook(8), ROOTLESS): a user of the
+# test's own, with subordinate uid and gid ranges and a runtime directory
+# /run/user/UID, runs podman 4 (runc, vfs storage, --network none) with the
+# shipped hook entries in a hooks directory of the test's, cnihook.json
+# naming a bridge/portmap network of the test's:
+#   - a UDP mapping is refused (the forwarder carries TCP), nothing made;
+#   - two containers annotated io.cnihook.networks=NET reach each other by
+#     HTTP (busybox httpd in each, wget from the other);
+#   - a's published port (io.cnihook.ports 127.0.0.1:PORT:80) serves on the
+#     host's 127.0.0.1;
+#   - the user's rootless network namespace, its slirp4netns (when the user
+#     can open /dev/net/tun; without it, a warning and no outbound traffic)
+#     and a's port forwarder are there while they run;
+#   - removing a stops its forwarder and frees the port; removing b, the
+#     last, leaves nothing: no /run/user/UID/cnihook (namespace, state,
+#     cache, leases), no process of cnihook's or slirp4netns of the user's,
+#     no mount of cnihook's in podman's mount namespace;
+#   - a container removed without its poststop (a hooks directory without
+#     it) keeps its attachment and forwarder until `podman unshare cnihook
+#     gc`, which leaves nothing either.
+# The user, its ranges, its runtime directory and podman's storage are
+# removed at the end, podman's pause process stopped by its pid.
+# ok never fails, so that `A && ok ... || not_ok ...` is an if-then-else.
+# shellcheck disable=SC2015
+set -euo pipefail
+srcdir=${abs_top_srcdir:-$(cd "$(dirname "$0")/../.." && pwd)}
+. "$srcdir/tests/harness/lib.sh"
+
+require_root "to create a user with subordinate ids"
+require_cmd podman runc jq useradd userdel runuser newuidmap newgidmap nsenter
+CNIHOOK=${CNIHOOK:-${abs_top_builddir:-$srcdir}/hook/cnihook}
+[ -x "$CNIHOOK" ] || fail "cnihook not found at $CNIHOOK (set CNIHOOK)"
+PLUGINDIR=${CNI_PLUGIN_DIR:-/usr/lib/cni}
+require_plugins bridge host-local portmap
+BUSYBOX=${CNIHOOK_BUSYBOX:-/bin/busybox}
+[ -x "$BUSYBOX" ] || skip "no static busybox at $BUSYBOX (busybox-static)"
+
+guard_host_state
+log "cnihook: $CNIHOOK"
+log "suffix:  $uniq"
+
+# ---------------------------------------------------------------- the user
+# A free range of 65536 subordinate ids: after every range the files name.
+sub_start() {
+	local end
+	end=$(cat /etc/subuid /etc/subgid 2>/dev/null |
+		awk -F: 'BEGIN {m = 300000} {e = $2 + $3; if (e > m) m = e} END {print m}')
+	echo $(((end / 65536 + 1) * 65536))
+}
+
+RL_USER=cnirl$uniq
+useradd -M -d /nonexistent -s /bin/sh "$RL_USER" || fail "useradd $RL_USER"
+cleanup_push "userdel '$RL_USER'; sed -i '/^$RL_USER:/d' /etc/subuid /etc/subgid"
+RL_UID=$(id -u "$RL_USER")
+SUB=$(sub_start)
+printf '%s:%s:65536\n' "$RL_USER" "$SUB" >>/etc/subuid
+printf '%s:%s:65536\n' "$RL_USER" "$SUB" >>/etc/subgid
+RUNDIR=/run/user/$RL_UID
+[ ! -e "$RUNDIR" ] || fail "$RUNDIR exists already"
+install -d -o "$RL_USER" -g "$RL_USER" -m 0700 "$RUNDIR"
+cleanup_push "rm -rf '$RUNDIR'"
+log "user $RL_USER (uid $RL_UID), subordinate ids $SUB-$((SUB + 65535))"
+
+# The user's files: T_TMP is root's; the user gets a directory in it.
+chmod 0711 "$T_TMP"
+U=$T_TMP/user
+install -d -o "$RL_USER" -g "$RL_USER" -m 0755 "$U" "$U/home"
+cp "$CNIHOOK" "$U/cnihook"
+chmod 0755 "$U/cnihook"
+
+# as_user CMD...: CMD as the user, with what a login gives (HOME, the
+# runtime directory, a user's PATH without sbin) and nothing else.
+as_user() {
+	(cd "$U" && runuser -u "$RL_USER" -- env -i HOME="$U/home" XDG_RUNTIME_DIR="$RUNDIR" \
+		PATH=/usr/local/bin:/usr/bin:/bin "$@")
+}
+pm() {
+	as_user podman --runtime runc --storage-driver vfs --cgroup-manager cgroupfs \
+		--events-backend file --hooks-dir "$U/hooks.d" "$@"
+}
+
+# podman's pause process holds the user's namespaces: stopped by its pid at
+# the end, after the containers; then the storage (the subordinate ids'
+# files) goes with T_TMP.
+stop_pause() {
+	local pid
+	local pid i
+	pid=$(cat "$RUNDIR/libpod/tmp/pause.pid" 2>/dev/null) || return 0
+	kill "$pid" 2>/dev/null || return 0
+	for ((i = 0; i < 50; i++)); do
+		kill -0 "$pid" 2>/dev/null || return 0
+		sleep 0.1
+	done
+}
+cleanup_push stop_pause
+cleanup_push "pm rm -af -t 0"
+
+# ---------------------------------------------------------------- network
+NET=rl$uniq
+SUBNET=$(random_subnet)
+mkdir -p "$U/net.d" "$U/hooks.d"
+jq -n --arg n "$NET" --arg s "$SUBNET.0/24" '{cniVersion: "1.0.0", name: $n, plugins: [
+	{type: "bridge", bridge: $n, isGateway: true,
+	 ipam: {type: "host-local", ranges: [[{subnet: $s}]]}},
+	{type: "portmap", capabilities: {portMappings: true}}]}' >"$U/net.d/10-$NET.conflist"
+jq -n --arg c "$U/net.d" --arg b "$PLUGINDIR" \
+	'{confDir: $c, binDirs: [$b], log: {level: "info"}}' >"$U/cnihook.json"
+for f in cnihook-createRuntime.json cnihook-poststop.json; do
+	jq --arg p "$U/cnihook" --arg c "$U/cnihook.json" \
+		'.hook.path = $p | .hook.args = .hook.args[:1] + ["--config", $c] + .hook.args[1:]' \
+		"$srcdir/config/hooks.d/$f" >"$U/hooks.d/$f"
+done
+chmod -R a+rX "$U/net.d" "$U/hooks.d" "$U/cnihook.json"
+
+# The image: the static busybox and its applets.
+mkdir -p "$U/rootfs/bin" "$U/rootfs/www"
+cp "$BUSYBOX" "$U/rootfs/bin/busybox"
+for a in sh httpd wget sleep cat; do ln -s busybox "$U/rootfs/bin/$a"; done
+IMAGE=localhost/cnihook-rootless:$uniq
+tar -C "$U/rootfs" -c . | as_user podman --storage-driver vfs --cgroup-manager cgroupfs \
+	--events-backend file import -q - "$IMAGE" >/dev/null || fail "podman import failed"
+ok "rootless podman imported the image as $RL_USER"
+
+# ---------------------------------------------------------------- containers
+PORT=$((20000 + RANDOM % 10001))
+DIR=$RUNDIR/cnihook
+serve() { # serve NAME: the container's command: httpd serving NAME
+	printf 'echo %s >/www/index.html && exec httpd -f -p 80 -h /www' "$1"
+}
+# A mapping the forwarder cannot carry (UDP): the start is refused, naming
+# it, and the user's first container leaves nothing behind.
+if out=$(pm run -d --name u --network none --annotation "io.cnihook.networks=$NET" \
+	--annotation "io.cnihook.ports=$PORT:53/udp" "$IMAGE" sleep 1 2>&1); then
+	not_ok "a UDP mapping is refused" "$out"
+elif grep -q 'protocol "udp": a rootless container.s ports are forwarded for tcp only' \
+	<<<"$out" && [ ! -e "$DIR" ]; then
+	ok "a UDP mapping is refused, naming it; nothing made"
+else
+	not_ok "a UDP mapping is refused, naming it; nothing made" "$out$(ls -R "$DIR" 2>&1)"
+fi
+pm rm -f -t 0 u >/dev/null 2>&1 || true
+out=$(pm run -d --name a --network none --annotation "io.cnihook.networks=$NET" \
+	--annotation "io.cnihook.ports=127.0.0.1:$PORT:80" "$IMAGE" sh -c "$(serve a)" 2>&1) ||
+	fail "podman run a: $out"
+A=$(tail -n 1 <<<"$out")
+out=$(pm run -d --name b --network none --annotation "io.cnihook.networks=$NET" \
+	"$IMAGE" sh -c "$(serve b)" 2>&1) || fail "podman run b: $out"
+B=$(tail -n 1 <<<"$out")
+ok "two rootless containers started with io.cnihook.networks=$NET"
+[ ! -e "$DIR/state/cnihook.log" ] || sed 's/^/#   log: /' "$DIR/state/cnihook.log"
+
+ip_of() { jq -r '.[0].ips[0]' "$DIR/state/$1/network-status.json"; }
+IP_A=$(ip_of "$A") IP_B=$(ip_of "$B")
+case $IP_A/$IP_B in
+"$SUBNET".*/"$SUBNET".*) ok "both have an address of $SUBNET.0/24 ($IP_A, $IP_B)" ;;
+*) not_ok "both have an address of $SUBNET.0/24" "a: $IP_A, b: $IP_B" ;;
+esac
+[ "$(pm exec b wget -q -O- "http://$IP_A/" 2>&1)" = a ] &&
+	ok "b reaches a ($IP_A:80)" || not_ok "b reaches a ($IP_A:80)"
+[ "$(pm exec a wget -q -O- "http://$IP_B/" 2>&1)" = b ] &&
+	ok "a reaches b ($IP_B:80)" || not_ok "a reaches b ($IP_B:80)"
+# host_get: the body of GET / on 127.0.0.1:PORT (bash's /dev/tcp: no
+# client of the host's needed), or a failure.
+host_get() {
+	# shellcheck disable=SC2016
+	timeout 5 bash -c 'exec 3<>"/dev/tcp/127.0.0.1/$1" && printf "GET / HTTP/1.0\r\n\r\n" >&3 &&
+		sed "1,/^\r\{0,1\}$/d" <&3' _ "$PORT"
+}
+got=$(host_get 2>&1) || true
+[ "$got" = a ] && ok "a's published port serves on 127.0.0.1:$PORT" ||
+	not_ok "a's published port serves on 127.0.0.1:$PORT" "$got"
+
+[ -e "$DIR/netns" ] && [ -s "$DIR/forwarders/$A" ] && [ ! -e "$DIR/forwarders/$B" ] &&
+	ok "the user's namespace and a's forwarder (none for b, which publishes nothing)" ||
+	not_ok "the user's namespace and a's forwarder" "$(ls -R "$DIR" 2>&1)"
+FWD=$(awk '{print $1}' "$DIR/forwarders/$A")
+SLIRP=$(awk '{print $1}' "$DIR/slirp4netns.pid" 2>/dev/null || true)
+if [ -n "$SLIRP" ]; then
+	log "slirp4netns runs as pid $SLIRP"
+else
+	log "no slirp4netns (the log says why):"
+	grep 'slirp4netns' "$DIR/state/cnihook.log" | sed 's/^/#   /' || true
+fi
+
+# ---------------------------------------------------------------- teardown
+pm rm -f -t 0 a >/dev/null 2>&1 || fail "podman rm a"
+if kill -0 "$FWD" 2>/dev/null; then
+	not_ok "a's forwarder (pid $FWD) stops with a"
+elif host_get >/dev/null 2>&1; then
+	not_ok "a's port $PORT is free after a"
+else
+	ok "removing a stops its forwarder and frees port $PORT"
+fi
+[ -e "$DIR/netns" ] && [ -d "$DIR/state/$B" ] &&
+	ok "b keeps the namespace" || not_ok "b keeps the namespace" "$(ls -R "$DIR" 2>&1)"
+
+# user_clean WHEN: nothing of cnihook's left for the user: no directory,
+# no slirp4netns, forwarder or cnihook process, no mount in podman's mount
+# namespace.
+user_clean() {
+	local procs mounts pause
+	[ ! -e "$DIR" ] && ok "$1: no $DIR" || not_ok "$1: no $DIR" "$(ls -laR "$DIR" 2>&1)"
+	if [ -n "$SLIRP" ] && kill -0 "$SLIRP" 2>/dev/null; then
+		not_ok "$1: slirp4netns (pid $SLIRP) stopped"
+	fi
+	# (pgrep: a pattern of more than 15 bytes matches nothing)
+	# shellcheck disable=SC2009
+	procs=$(ps -u "$RL_USER" -o pid=,comm= | grep -E 'cnihook|slirp4netns' || true)
+	[ -z "$procs" ] && ok "$1: no forwarder, no slirp4netns, no cnihook process of the user's" ||
+		not_ok "$1: no forwarder, no slirp4netns, no cnihook process of the user's" "$procs"
+	pause=$(cat "$RUNDIR/libpod/tmp/pause.pid" 2>/dev/null || true)
+	if [ -n "$pause" ]; then
+		mounts=$(nsenter -t "$pause" -m grep -F "$DIR" /proc/self/mountinfo || true)
+		[ -z "$mounts" ] && ok "$1: no mount under $DIR in podman's mount namespace" ||
+			not_ok "$1: no mount under $DIR in podman's mount namespace" "$mounts"
+	fi
+}
+
+pm rm -f -t 0 b >/dev/null 2>&1 || fail "podman rm b"
+user_clean "after the last container"
+
+# ---------------------------------------------------------------- gc
+# A container whose poststop never runs (a hooks directory without it):
+# its attachment and forwarder stay after it is gone, until `podman unshare
+# cnihook gc` collects them and removes the namespace.
+mkdir -p "$U/hooks-nostop.d"
+cp "$U/hooks.d/cnihook-createRuntime.json" "$U/hooks-nostop.d/"
+chmod -R a+rX "$U/hooks-nostop.d"
+out=$(as_user podman --runtime runc --storage-driver vfs --cgroup-manager cgroupfs \
+	--events-backend file --hooks-dir "$U/hooks-nostop.d" run -d --name c --network none \
+	--annotation "io.cnihook.networks=$NET" --annotation "io.cnihook.ports=127.0.0.1:$PORT:80" \
+	"$IMAGE" sh -c "$(serve c)" 2>&1) || fail "podman run c: $out"
+C=$(tail -n 1 <<<"$out")
+pm rm -f -t 0 c >/dev/null 2>&1 || fail "podman rm c"
+[ -d "$DIR/state/$C" ] && [ -s "$DIR/forwarders/$C" ] &&
+	ok "c removed without its poststop: its attachment and forwarder stay" ||
+	not_ok "c removed without its poststop: its attachment and forwarder stay" "$(ls -R "$DIR" 2>&1)"
+out=$(pm unshare "$U/cnihook" --config "$U/cnihook.json" gc 2>&1) &&
+	grep -q "container \"$C\": gone: detached 1 attachment" <<<"$out" &&
+	ok "podman unshare cnihook gc: c is gone, detached" ||
+	not_ok "podman unshare cnihook gc: c is gone, detached" "$out"
+user_clean "after gc"
+assert_nothing_left --subnet "$SUBNET" --link "$NET" --id "$A" --id "$B" --id "$C"
+finish

@@ -1,0 +1,166 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* Tests of hook/host/port-forwarder.c: the plan from portMappings, the
+ * listeners, and a forwarder that carries a connection both ways. */
+#include "config.h"
+
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "base/util.h"
+#include "host/port-forwarder.h"
+
+/* The plan: tcp mappings in order, with their attachment and host IP;
+ * the protocol's case ignored. */
+static void test_plan(void **state)
+{
+	(void)state;
+	struct forward_plan p = {0};
+	_cleanup_free_ char *err = NULL;
+	assert_int_equal(
+	    forwarder_plan_add(&p, 0,
+			       "[{\"hostPort\":8080,\"containerPort\":80,\"protocol\":\"tcp\"},"
+			       "{\"hostPort\":8443,\"containerPort\":443,\"protocol\":\"TCP\","
+			       "\"hostIP\":\"127.0.0.1\"}]",
+			       &err),
+	    0);
+	assert_int_equal(
+	    forwarder_plan_add(
+		&p, 2, "[{\"hostPort\":9000,\"containerPort\":9,\"hostIP\":\"::1\"}]", &err),
+	    0);
+	assert_int_equal(p.n, 3);
+	assert_int_equal(p.v[0].host_port, 8080);
+	assert_int_equal(p.v[0].container_port, 80);
+	assert_null(p.v[0].host_ip);
+	assert_string_equal(p.v[1].host_ip, "127.0.0.1");
+	assert_int_equal(p.v[2].attachment, 2);
+	assert_string_equal(p.v[2].host_ip, "::1");
+	forwarder_set_target(&p, 0, "10.1.2.3");
+	assert_string_equal(p.v[0].target, "10.1.2.3");
+	assert_string_equal(p.v[1].target, "10.1.2.3");
+	assert_null(p.v[2].target);
+	forwarder_plan_free(&p);
+}
+
+/* What cannot be forwarded is refused, named. */
+static void test_plan_refused(void **state)
+{
+	(void)state;
+	static const struct {
+		const char *json, *err;
+	} cases[] = {
+	    {"[{\"hostPort\":53,\"containerPort\":53,\"protocol\":\"udp\"}]",
+	     "protocol \"udp\": a rootless container's ports are forwarded for tcp only"},
+	    {"[{\"hostPort\":0,\"containerPort\":53}]",
+	     "a mapping without a hostPort and containerPort in 1-65535"},
+	    {"[{\"hostPort\":80}]", "a mapping without a hostPort and containerPort in 1-65535"},
+	    {"[{\"hostPort\":80,\"containerPort\":80,\"hostIP\":\"localhost\"}]",
+	     "hostIP \"localhost\": not an IP address"},
+	    {"{}", "portMappings: not an array"},
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct forward_plan p = {0};
+		_cleanup_free_ char *err = NULL;
+		assert_int_equal(forwarder_plan_add(&p, 0, cases[i].json, &err), -1);
+		assert_string_equal(err, cases[i].err);
+		forwarder_plan_free(&p);
+	}
+}
+
+/* A free port on 127.0.0.1, and optionally a listener on it. */
+static unsigned free_port(int *listener)
+{
+	int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	assert_true(fd >= 0);
+	struct sockaddr_in a = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+	socklen_t len = sizeof(a);
+	assert_int_equal(bind(fd, (struct sockaddr *)&a, len), 0);
+	assert_int_equal(getsockname(fd, (struct sockaddr *)&a, &len), 0);
+	if (listener) {
+		assert_int_equal(listen(fd, 4), 0);
+		*listener = fd;
+	} else {
+		close(fd);
+	}
+	return ntohs(a.sin_port);
+}
+
+static int connect_to(unsigned port)
+{
+	int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	struct sockaddr_in a = {.sin_family = AF_INET,
+				.sin_port = htons(port),
+				.sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+	assert_int_equal(connect(fd, (struct sockaddr *)&a, sizeof(a)), 0);
+	return fd;
+}
+
+/* A port taken is refused with its address; a forwarder carries bytes
+ * both ways and the end of each direction. */
+static void test_forward(void **state)
+{
+	(void)state;
+	int server = -1;
+	unsigned target_port = free_port(&server);
+	unsigned host_port = free_port(NULL);
+	struct forward_plan p = {0};
+	_cleanup_free_ char *err = NULL;
+	_cleanup_free_ char *maps =
+	    xasprintf("[{\"hostPort\":%u,\"containerPort\":%u,\"hostIP\":\"127.0.0.1\"}]",
+		      host_port, target_port);
+	assert_int_equal(forwarder_plan_add(&p, 0, maps, &err), 0);
+	assert_int_equal(forwarder_listen(&p, &err), 0);
+	/* taken now: a second plan cannot listen */
+	struct forward_plan q = {0};
+	assert_int_equal(forwarder_plan_add(&q, 0, maps, &err), 0);
+	assert_int_equal(forwarder_listen(&q, &err), -1);
+	_cleanup_free_ char *want =
+	    xasprintf("host port 127.0.0.1:%u/tcp: Address already in use", host_port);
+	assert_string_equal(err, want);
+	forwarder_plan_free(&q);
+	/* no target: refused */
+	long pid = -1;
+	free(TAKE_PTR(err));
+	assert_int_equal(forwarder_spawn(&p, &pid, &err), -1);
+	forwarder_set_target(&p, 0, "127.0.0.1");
+	assert_int_equal(forwarder_spawn(&p, &pid, &err), 0);
+	forwarder_plan_free(&p);
+	int c = connect_to(host_port);
+	int s = accept(server, NULL, NULL);
+	assert_true(s >= 0);
+	char buf[16] = {0};
+	assert_int_equal(write(c, "ping", 4), 4);
+	assert_int_equal(read(s, buf, sizeof(buf)), 4);
+	assert_memory_equal(buf, "ping", 4);
+	assert_int_equal(write(s, "pong", 4), 4);
+	shutdown(s, SHUT_WR);
+	assert_int_equal(read(c, buf, sizeof(buf)), 4);
+	assert_memory_equal(buf, "pong", 4);
+	assert_int_equal(read(c, buf, sizeof(buf)), 0);
+	close(c);
+	close(s);
+	close(server);
+	assert_int_equal(kill((pid_t)pid, SIGTERM), 0);
+}
+
+int main(void)
+{
+	signal(SIGPIPE, SIG_IGN);
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(test_plan),
+	    cmocka_unit_test(test_plan_refused),
+	    cmocka_unit_test(test_forward),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -146,6 +146,52 @@ static int get_log(json *v, const char *path, struct hook_config *c, char **err)
 	return 0;
 }
 
+int hookconf_names_mode(const char *s, enum names_mode *out)
+{
+	static const struct {
+		const char *name;
+		enum names_mode mode;
+	} modes[] = {{"auto", NAMES_AUTO}, {"off", NAMES_OFF}, {"always", NAMES_ALWAYS}};
+	for (size_t i = 0; s && i < ARRAY_SIZE(modes); i++)
+		if (strcmp(s, modes[i].name) == 0) {
+			*out = modes[i].mode;
+			return 0;
+		}
+	return -1;
+}
+
+/* "dns": one mode for both files, or {"resolvConf": M, "hosts": M}. */
+static int get_dns(json *v, const char *path, struct hook_config *c, char **err)
+{
+	static const char modes[] = "must be \"auto\", \"off\" or \"always\"";
+	if (json_is_string(v)) {
+		enum names_mode m;
+		if (hookconf_names_mode(json_str(v), &m) < 0)
+			return bad(err, path, "dns", modes);
+		c->dns_resolv_conf = c->dns_hosts = m;
+		return 0;
+	}
+	if (!json_is_object(v))
+		return bad(err, path, "dns",
+			   "must be a mode (\"auto\", \"off\", \"always\") or an "
+			   "object of \"resolvConf\" and \"hosts\"");
+	for (size_t i = 0; i < v->u.object.n; i++) {
+		const char *k = v->u.object.k[i];
+		enum names_mode *dst = strcmp(k, "resolvConf") == 0 ? &c->dns_resolv_conf
+				       : strcmp(k, "hosts") == 0    ? &c->dns_hosts
+								    : NULL;
+		if (dst == NULL) {
+			static const char *const fields[] = {"resolvConf", "hosts"};
+			return unknown(err, path, "dns.", k, fields, ARRAY_SIZE(fields));
+		}
+		if (hookconf_names_mode(json_str(v->u.object.v[i]), dst) < 0) {
+			_cleanup_free_ char *f = xasprintf("dns.%s", k);
+			return bad(err, path, f, modes);
+		}
+	}
+	return 0;
+}
+
 static int apply(json *root, const char *path, struct hook_config *c, char **err)
 {
 	if (!json_is_object(root)) {
@@ -168,6 +214,8 @@ static int apply(json *root, const char *path, struct hook_config *c, char **err
 			r = get_networks(v, path, c, err);
 		else if (strcmp(k, "log") == 0)
 			r = get_log(v, path, c, err);
+		else if (strcmp(k, "dns") == 0)
+			r = get_dns(v, path, c, err);
 		else if (strcmp(k, "pluginTimeout") == 0) {
 			if (!json_is_int(v) || json_int_value(v) < 1 ||
 			    json_int_value(v) > TIMEOUT_MAX_S)
@@ -193,7 +241,7 @@ static int apply(json *root, const char *path, struct hook_config *c, char **err
 			/* Those of the branches above. */
 			static const char *const fields[] = {
 			    "confDir",	     "binDirs", "cacheDir", "stateDir", "defaultNetworks",
-			    "pluginTimeout", "log",	"policy",   "sandbox"};
+			    "pluginTimeout", "log",	"policy",   "sandbox",	"dns"};
 			r = unknown(err, path, "", k, fields, ARRAY_SIZE(fields));
 		}
 		if (r < 0)

@@ -17,6 +17,12 @@
 /* confDir's default: a directory of cnihook's own, not another engine's. */
 #define CNIHOOK_CONF_DIR SYSCONFDIR "/cnihook/net.d"
 
+/* When a names file (resolv.conf, /etc/hosts) is written for a container
+ * (cnihook(8), NAMES): when some result carries `dns`, always, or never. */
+enum names_mode { NAMES_AUTO, NAMES_OFF, NAMES_ALWAYS };
+/* "auto", "off", "always" into *out; -1 for anything else. */
+int hookconf_names_mode(const char *s, enum names_mode *out);
+
 struct hook_config {
 	char *conf_dir;	 /* confDir: CNIHOOK_CONF_DIR */
 	char **bin_dirs; /* binDirs: /opt/cni/bin, /usr/libexec/cni, /usr/lib/cni */
@@ -25,12 +31,14 @@ struct hook_config {
 	char *state_dir;	 /* stateDir: /run/cnihook */
 	char **default_networks; /* defaultNetworks: [] */
 	size_t n_default_networks;
-	unsigned plugin_timeout_ms;    /* pluginTimeout (seconds in the file): 60 */
-	enum log_level log_level;      /* log.level: "warn" */
-	bool log_syslog;	       /* log.syslog: true */
-	struct policy policy;	       /* policy: what annotations may ask */
-	struct sandbox_config sandbox; /* sandbox: around the plugins */
-	struct sandbox *sb;	       /* the sandbox prepared, when enabled */
+	unsigned plugin_timeout_ms;	 /* pluginTimeout (seconds in the file): 60 */
+	enum log_level log_level;	 /* log.level: "warn" */
+	bool log_syslog;		 /* log.syslog: true */
+	struct policy policy;		 /* policy: what annotations may ask */
+	enum names_mode dns_resolv_conf; /* dns.resolvConf (or dns): "auto" */
+	enum names_mode dns_hosts;	 /* dns.hosts (or dns): "auto" */
+	struct sandbox_config sandbox;	 /* sandbox: around the plugins */
+	struct sandbox *sb;		 /* the sandbox prepared, when enabled */
 };
 
 /* Load `path`; NULL means CNIHOOK_CONFIG_PATH, which may be absent (then the

@@ -138,6 +138,7 @@ static int attach_selected(struct hook_call *r, const struct oci_state *st, stru
 		    .bundle = st->bundle,
 		    .name = strcmp(st->name, st->key) != 0 ? st->name : NULL,
 		    .hostname = sel->name ? sel->name : st->hostname,
+		    .oci_id = st->id,
 		    .pid = st->pid,
 		};
 		ret = engine_attach_container(r->cfg, &c, sel, by, source);

@@ -18,6 +18,7 @@
 #include "engine/run.h"
 #include "host/host-sockets.h"
 #include "host/interfaces.h"
+#include "names/names.h"
 #include "request/plugin-args.h"
 #include "state/address-holders.h"
 #include "state/attachment-list.h"
@@ -146,6 +147,45 @@ static void write_status(const struct engine_run *r, const struct selection *sel
 	for (size_t i = 0; i < n; i++)
 		free((char *)st[i].network);
 	free(st);
+}
+
+/* The container's /etc/resolv.conf and /etc/hosts (names/names.h), for an
+ * OCI hook's own container (not a pod's member, not the CNI plugin's:
+ * kubelet and the CRI own a pod's files). A file that cannot be written
+ * leaves the container without it, and a warning says why; its networks
+ * stay. */
+static void write_names(const struct engine_run *r, const struct selection *sel,
+			const struct record *rec, char *const *results)
+{
+	if (r->t || r->pid <= 0 || r->bundle == NULL || r->oci_id == NULL)
+		return;
+	bool *is_default = xreallocarray(NULL, sel->n + 1, sizeof(bool));
+	for (size_t i = 0; i < sel->n; i++)
+		is_default[i] = rec->v[i].is_default;
+	const struct names_input in = {
+	    .state_dir = r->cfg->state_dir,
+	    .id = r->id,
+	    .oci_id = r->oci_id,
+	    .name = r->hostname,
+	    .bundle = r->bundle,
+	    .pid = r->pid,
+	    .mode = {r->cfg->dns_resolv_conf, r->cfg->dns_hosts},
+	    .req = &sel->names,
+	    .results = results,
+	    .is_default = is_default,
+	    .n = sel->n,
+	};
+	struct names_outcome out[2];
+	names_apply(&in, out);
+	static const char *const files[] = {"/etc/resolv.conf", "/etc/hosts"};
+	for (int f = 0; f < 2; f++)
+		if (out[f].status == 0)
+			log_info("%s %s: %s: %s", r->id, r->stage, files[f], out[f].where);
+		else if (out[f].status == 1 || out[f].status == -1)
+			log_warn("%s %s: %s not written%s: %s", r->id, r->stage, files[f],
+				 out[f].status == 1 ? " (left alone)" : "", out[f].why);
+	names_outcome_free(out);
+	free(is_default);
 }
 
 /* Does the container that wrote `rec` still run in the namespace it
@@ -627,10 +667,12 @@ static int attach_locked(struct engine_run *r, struct selection *sel, const char
 	size_t done = 0;
 	int ret = add_all(r, sel, p, netns, results, &done);
 	close(rfd);
-	if (ret < 0)
+	if (ret < 0) {
 		roll_back(r, &rec, done, pin);
-	else
+	} else {
 		write_status(r, sel, &rec, results);
+		write_names(r, sel, &rec, results);
+	}
 	for (size_t i = 0; i < done; i++)
 		free(results[i]);
 	free(results);
@@ -787,6 +829,7 @@ int engine_attach_container(const struct hook_config *cfg, const struct engine_c
 	r.bundle = c->bundle;
 	r.name = c->name;
 	r.hostname = c->hostname;
+	r.oci_id = c->oci_id;
 	r.pid = c->pid;
 	int ret = attach_selection(&r, sel, by, source, NULL);
 	run_report(&r);

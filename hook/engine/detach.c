@@ -14,6 +14,7 @@
 
 #include "base/log.h"
 #include "engine/run.h"
+#include "names/names.h"
 #include "request/plugin-args.h"
 #include "state/attachment-list.h"
 #include "state/journal.h"
@@ -91,6 +92,7 @@ void remove_state(const struct engine_run *r, const char *pin)
 	_cleanup_free_ char *old_name = layout_name_old(r->cfg->state_dir, r->id);
 	_cleanup_free_ char *members = layout_pod_members(r->cfg->state_dir, r->id);
 	unlink(members);
+	names_remove(r->cfg->state_dir, r->id);
 	journal_clear(r->cfg->state_dir, r->id);
 	unlink(status);
 	unlink(name);

@@ -41,6 +41,7 @@ struct engine_container {
 	/* The name the dnsname plugin answers for (plugin-args.h):
 	 * io.cnihook.name, else config.json's hostname; or NULL */
 	const char *hostname;
+	const char *oci_id; /* the id as its engine names it (names/names.h) */
 	pid_t pid;
 };
 

@@ -34,6 +34,7 @@ struct engine_run {
 	const char *bundle;
 	const char *name;
 	const char *hostname; /* engine_container's */
+	const char *oci_id;
 	pid_t pid;
 	size_t detached; /* attachments a detach tore down */
 	/* The namespace holds another program's interfaces (the engine's own

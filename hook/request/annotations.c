@@ -48,6 +48,10 @@ static const char *const known_keys[] = {
     ANN_ARGS,
     ANN_NETNS,
     ANN_NAME,
+    ANN_DNS,
+    ANN_DNS_SERVERS,
+    ANN_DNS_SEARCH,
+    ANN_DNS_OPTIONS,
     ANN_CRIO_TYPE,
     ANN_CRIO_SANDBOX_ID,
     ANN_CRIO_POD_NAME,
@@ -64,8 +68,10 @@ static const char *const known_keys[] = {
  * lists them. */
 #define OWN_KEY(key) ((key) + sizeof(ANN_PREFIX) - 1)
 static const char *const own_keys[] = {
-    OWN_KEY(ANN_NETWORKS),  OWN_KEY(ANN_PORTS), OWN_KEY(ANN_MAC),   OWN_KEY(ANN_IPS),
-    OWN_KEY(ANN_BANDWIDTH), OWN_KEY(ANN_ARGS),	OWN_KEY(ANN_NETNS), OWN_KEY(ANN_NAME),
+    OWN_KEY(ANN_NETWORKS),    OWN_KEY(ANN_PORTS),      OWN_KEY(ANN_MAC),
+    OWN_KEY(ANN_IPS),	      OWN_KEY(ANN_BANDWIDTH),  OWN_KEY(ANN_ARGS),
+    OWN_KEY(ANN_NETNS),	      OWN_KEY(ANN_NAME),       OWN_KEY(ANN_DNS),
+    OWN_KEY(ANN_DNS_SERVERS), OWN_KEY(ANN_DNS_SEARCH), OWN_KEY(ANN_DNS_OPTIONS),
 };
 
 /* ------------------------------------------------------------ the selection */
@@ -97,6 +103,7 @@ void selection_free(struct selection *s)
 	free(s->netns);
 	free(s->name);
 	free(s->pod_id);
+	names_request_free(&s->names);
 	memset(s, 0, sizeof(*s));
 }
 
@@ -518,6 +525,7 @@ static int parse_all(const struct kvlist *ann, const struct container_defaults *
 	    ((v = kvlist_get(ann, ANN_ARGS)) && parse_args(v, &s, err) < 0) ||
 	    ((v = kvlist_get(ann, ANN_NETNS)) && parse_netns(v, &s, err) < 0) ||
 	    ((v = kvlist_get(ann, ANN_NAME)) && parse_name(v, &s, err) < 0) ||
+	    names_request_parse(ann, &s.names, err) < 0 ||
 	    (!in_pod && kubepod_parse(ann, d->container_id, &s.pod, err) < 0)) {
 		selection_free(&s);
 		return -1;

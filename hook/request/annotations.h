@@ -12,6 +12,7 @@
 #include <stddef.h>
 
 #include "base/util.h"
+#include "request/names-request.h"
 
 #define ANN_NPWG_NETWORKS "k8s.v1.cni.cncf.io/networks"
 /* Every key with this prefix (any case) must be one of those below: an
@@ -63,6 +64,8 @@ struct selection {
 	/* A member of a podman pod: its pod's infra container id; the networks
 	 * are the pod's, attached once in the namespace its members share. */
 	char *pod_id;
+	/* io.cnihook.dns and its overrides (names-request.h). */
+	struct names_request names;
 };
 
 /* What a container's annotations are read with: cnihook.json's

@@ -22,8 +22,8 @@
 
 /* The annotations cnihook reads (cnihook-annotations(7)). */
 static const char *const read_keys[] = {
-    ANN_NPWG_NETWORKS, ANN_NETWORKS,  ANN_PORTS, ANN_MAC,
-    ANN_IPS,	       ANN_BANDWIDTH, ANN_ARGS,	 ANN_NETNS,
+    ANN_NPWG_NETWORKS, ANN_NETWORKS, ANN_PORTS, ANN_MAC,	 ANN_IPS,	 ANN_BANDWIDTH,
+    ANN_ARGS,	       ANN_NETNS,    ANN_DNS,	ANN_DNS_SERVERS, ANN_DNS_SEARCH, ANN_DNS_OPTIONS,
 };
 
 static const struct {
@@ -37,6 +37,7 @@ static const struct {
     {"args", POLICY_ARGS},
     {"infinibandGUID", POLICY_IB_GUID},
     {"netns", POLICY_NETNS},
+    {"dns", POLICY_DNS},
 };
 
 static const char *field_name(unsigned bit)
@@ -52,7 +53,7 @@ void policy_defaults(struct policy *p)
 	memset(p, 0, sizeof(*p));
 	strv_append(&p->networks, &p->n_networks, "*");
 	p->allowed_fields = POLICY_PORT_MAPPINGS | POLICY_MAC | POLICY_IPS | POLICY_BANDWIDTH |
-			    POLICY_ARGS | POLICY_IB_GUID;
+			    POLICY_ARGS | POLICY_IB_GUID | POLICY_DNS;
 	p->host_port_min = 1024;
 	p->host_port_max = 65535;
 	p->max_attachments = 8;
@@ -159,7 +160,7 @@ static bool is_ip(const char *s)
 static int get_fields(json *v, const char *path, unsigned *out, char **err)
 {
 	static const char rule[] = "one of \"portMappings\", \"mac\", \"ips\", \"bandwidth\", "
-				   "\"args\", \"infinibandGUID\", \"netns\"";
+				   "\"args\", \"infinibandGUID\", \"netns\", \"dns\"";
 	char **names = NULL;
 	size_t n = 0;
 	if (get_strings(v, path, "allowedFields", rule, NULL, &names, &n, err) < 0)
@@ -600,6 +601,11 @@ static int check_selection(const struct policy *p, const struct selection *s,
 	}
 	if (s->netns && check_netns(p, s->netns, err) < 0)
 		return -1;
+	const char *dns_key;
+	if (names_request_any(&s->names, &dns_key) && !(p->allowed_fields & POLICY_DNS)) {
+		const char *value = ann ? kvlist_get(ann, dns_key) : NULL;
+		return refuse_field(err, dns_key, value ? value : "", POLICY_DNS);
+	}
 	return 0;
 }
 

@@ -23,6 +23,7 @@ enum {
 	POLICY_ARGS = 1 << 4,	       /* "args": io.cnihook.args and NPWG cni-args */
 	POLICY_IB_GUID = 1 << 5,       /* "infinibandGUID" */
 	POLICY_NETNS = 1 << 6,	       /* "netns": io.cnihook.netns */
+	POLICY_DNS = 1 << 7,	       /* "dns": io.cnihook.dns and its overrides */
 };
 
 struct policy {

@@ -35,6 +35,11 @@ char *layout_status(const char *state_dir, const char *id)
 	return in(state_dir, xasprintf("%s/" LAYOUT_STATUS, id));
 }
 
+char *layout_names_file(const char *state_dir, const char *id, const char *file)
+{
+	return in(state_dir, xasprintf("%s/%s", id, file));
+}
+
 char *layout_pin(const char *state_dir, const char *id)
 {
 	return in(state_dir, xasprintf("%s/" LAYOUT_PIN, id));

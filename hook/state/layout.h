@@ -11,6 +11,8 @@
  *   <stateDir>/<id>/ports             the names of its port reservation files
  *   <stateDir>/<id>/name              its name, as earlier builds wrote it
  *   <stateDir>/<id>/pod-members       a podman pod's annotated members (pod-members.h)
+ *   <stateDir>/<id>/resolv.conf, hosts  the names files bind-mounted into
+ *                                     the container (names/names.h)
  *   <stateDir>/<id>/journal/<network>:<ifname>  the running result of an ADD
  *                                     not yet cached (journal.h)
  *   <stateDir>/<id>.lock              its lock (lock.h)
@@ -39,6 +41,10 @@
 #define LAYOUT_OWN_PORTS   "ports"
 #define LAYOUT_NAME_OLD	   "name"
 #define LAYOUT_POD_MEMBERS "pod-members"
+/* The names files cnihook bind-mounts into the container (cnihook(8),
+ * NAMES): <id>/resolv.conf, <id>/hosts. */
+#define LAYOUT_RESOLV_CONF "resolv.conf"
+#define LAYOUT_HOSTS	   "hosts"
 #define LAYOUT_JOURNAL_DIR "journal"
 #define LAYOUT_LOCK_SUFFIX ".lock"
 #define LAYOUT_NAME_SUFFIX ".name"
@@ -58,6 +64,8 @@ char *layout_status(const char *state_dir, const char *id);
 char *layout_pin(const char *state_dir, const char *id);
 char *layout_own_ports(const char *state_dir, const char *id);
 char *layout_name_old(const char *state_dir, const char *id);
+/* <stateDir>/<id>/<file>: file is LAYOUT_RESOLV_CONF or LAYOUT_HOSTS. */
+char *layout_names_file(const char *state_dir, const char *id, const char *file);
 char *layout_pod_members(const char *state_dir, const char *id);
 char *layout_journal_dir(const char *state_dir, const char *id);
 /* The journal file of one attachment: ':' is in no network name and in no

@@ -80,8 +80,12 @@ jq -n --arg n "$NETA" --arg br "$ABR" \
 	'{cniVersion: "1.0.0", name: $n, plugins: [
 	  {type: "bridge", bridge: $br, capabilities: {ips: true}, ipam: {type: "static"}},
 	  {type: "tuning", capabilities: {mac: true}}]}' >"$conf/$NETA.conflist"
+# NETB's result carries dns (the bridge plugin returns its configuration's):
+# in plugin mode cnihook still writes neither /etc/resolv.conf nor
+# /etc/hosts (cnihook(8), NAMES).
 jq -n --arg n "$NETB" --argjson b "$(bridge "$BBR" "$BSUB" "$tmp/ipam-b")" \
-	'{cniVersion: "1.0.0", name: $n, plugins: [$b,
+	--arg ns "$BSUB.1" \
+	'{cniVersion: "1.0.0", name: $n, plugins: [($b | .dns = {nameservers: [$ns], search: ["names.test"]}),
 	  {type: "portmap", capabilities: {portMappings: true}}]}' >"$conf/$NETB.conflist"
 jq -n --arg n "$NETX" --argjson b "$(bridge "$XBR" "$XSUB" "$tmp/ipam-x")" \
 	'{cniVersion: "1.0.0", name: $n, plugins: [$b,
@@ -266,6 +270,12 @@ check "StartContainer succeeds" test "$rc" = 0
 cri exec "$CID" ip -o link
 check "the application container sees eth0, net1 and net2" \
 	eval '[ "$rc" = 0 ] && has " eth0@" "$out" && has " net1@" "$out" && has " net2@" "$out"'
+check "net2's result carries dns (the bridge plugin's)" \
+	eval 'jq -e ".result.dns.nameservers | index(\"$BSUB.1\") != null" "$tmp/cache/results/$NETB-$SB-net2" >/dev/null'
+cri exec "$CID" cat /etc/resolv.conf /etc/hosts
+check "the pod's /etc/resolv.conf and /etc/hosts are the CRI's: no server of net2, no block of cnihook's" \
+	eval '[ "$rc" = 0 ] && ! has "$BSUB.1" "$out" && ! has "cnihook" "$out" &&
+		[ ! -e "$tmp/state/$SB/resolv.conf" ] && [ ! -e "$tmp/state/$SB/hosts" ]'
 # (busybox 1.35's wget crashes with -T: timeout(1) bounds it.)
 wait_for 30 eval 'timeout 3 busybox wget -q -O "$tmp/page" "http://$BSUB.1:$PORT/" 2>/dev/null'
 check "the port mapping of net2 serves the container's page to the host" \

@@ -149,7 +149,7 @@ jq -n --arg c "$conf" --arg b "$bin" --arg k "$cache" --arg s "$state" \
 # A policy that allows io.cnihook.netns below $tmp/nsdir only.
 cfg_ns=$tmp/cnihook-netns.json
 jq --arg d "$tmp/nsdir" '. + {policy: {allowedFields: ["portMappings", "mac", "ips",
-	"bandwidth", "args", "infinibandGUID", "netns"], netnsPrefixes: [$d]}}' "$cfg" >"$cfg_ns"
+	"bandwidth", "args", "infinibandGUID", "netns", "dns"], netnsPrefixes: [$d]}}' "$cfg" >"$cfg_ns"
 
 new_netns "$NS"
 

@@ -162,7 +162,8 @@ static void assert_defaults(const struct hook_config *c)
 	assert_int_equal(p->n_networks, 1);
 	assert_string_equal(p->networks[0], "*");
 	assert_int_equal(p->allowed_fields, POLICY_PORT_MAPPINGS | POLICY_MAC | POLICY_IPS |
-						POLICY_BANDWIDTH | POLICY_ARGS | POLICY_IB_GUID);
+						POLICY_BANDWIDTH | POLICY_ARGS | POLICY_IB_GUID |
+						POLICY_DNS);
 	assert_int_equal(p->host_port_min, 1024);
 	assert_int_equal(p->host_port_max, 65535);
 	assert_int_equal(p->n_host_ips, 0);
@@ -359,7 +360,7 @@ static void test_field_place(void **state)
 	     "\"CAP_NET_ADMIN\", see capabilities(7))"},
 	    {"info", "\"/y\"", "\"CAP_NET_RAW\"", ", \"a\\\"b\": 1", "8:66",
 	     "field \"a\"b\": unknown field (known: confDir, binDirs, cacheDir, stateDir, "
-	     "defaultNetworks, pluginTimeout, log, policy, sandbox)"},
+	     "defaultNetworks, pluginTimeout, log, policy, sandbox, dns)"},
 	};
 	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
 		char buf[sizeof(text) + 200];
@@ -607,6 +608,31 @@ static void test_plugin_timeout(void **state)
 
 /* ------------------------------------------------------------ log */
 
+/* "dns" (cnihook.json(5)): one mode for both files, or one per file; a
+ * member left out keeps "auto". */
+static void test_dns(void **state)
+{
+	(void)state;
+	struct hook_config *c = load("{}");
+	assert_int_equal(c->dns_resolv_conf, NAMES_AUTO);
+	assert_int_equal(c->dns_hosts, NAMES_AUTO);
+	hookconf_free(c);
+	c = load("{\"dns\": \"off\"}");
+	assert_int_equal(c->dns_resolv_conf, NAMES_OFF);
+	assert_int_equal(c->dns_hosts, NAMES_OFF);
+	hookconf_free(c);
+	c = load("{\"dns\": {\"hosts\": \"always\"}}");
+	assert_int_equal(c->dns_resolv_conf, NAMES_AUTO);
+	assert_int_equal(c->dns_hosts, NAMES_ALWAYS);
+	hookconf_free(c);
+	field_fails("dns", "\"on\"", "dns", "must be \"auto\", \"off\" or \"always\"");
+	field_fails("dns", "{\"resolvConf\": true}", "dns.resolvConf",
+		    "must be \"auto\", \"off\" or \"always\"");
+	field_fails("dns", "{\"resolvconf\": \"off\"}", "dns.resolvconf",
+		    "unknown field; did you mean \"dns.resolvConf\"? (known: dns.resolvConf, "
+		    "dns.hosts)");
+}
+
 static void test_log(void **state)
 {
 	(void)state;
@@ -669,7 +695,7 @@ static void test_log_syslog_not_boolean(void **state)
 
 #define TOP_KNOWN                                                                                  \
 	"(known: confDir, binDirs, cacheDir, stateDir, defaultNetworks, pluginTimeout, log, "      \
-	"policy, sandbox)"
+	"policy, sandbox, dns)"
 #define LOG_KNOWN "(known: log.level, log.syslog)"
 #define POLICY_KNOWN                                                                               \
 	"(known: policy.networks, policy.allowedFields, policy.hostPortRange, policy.hostIPs, "    \
@@ -734,7 +760,7 @@ static void test_misspelt_fields(void **state)
 	load_fails("{\"policy\": {\"allowedFields\": [\"portmappings\"]}}",
 		   "field \"policy.allowedFields[0]\": \"portmappings\" is not one of "
 		   "\"portMappings\", \"mac\", \"ips\", \"bandwidth\", \"args\", "
-		   "\"infinibandGUID\", \"netns\"; did you mean \"portMappings\"?");
+		   "\"infinibandGUID\", \"netns\", \"dns\"; did you mean \"portMappings\"?");
 	load_fails("{\"sandbox\": {\"capabilites\": []}}",
 		   "field \"sandbox.capabilites\": unknown field; did you mean "
 		   "\"sandbox.capabilities\"? " SANDBOX_KNOWN);
@@ -780,9 +806,9 @@ static void test_policy_and_sandbox(void **state)
 	/* The examples of ERRORS. */
 	field_fails("policy", "{\"hostPortRange\": [0, 80]}", "policy.hostPortRange",
 		    "must be [min, max], whole numbers with 1 <= min <= max <= 65535");
-	field_fails("policy", "{\"allowedFields\": [\"mac\", \"dns\"]}", "policy.allowedFields[1]",
-		    "\"dns\" is not one of \"portMappings\", \"mac\", \"ips\", \"bandwidth\", "
-		    "\"args\", \"infinibandGUID\", \"netns\"");
+	field_fails("policy", "{\"allowedFields\": [\"mac\", \"dhcp\"]}", "policy.allowedFields[1]",
+		    "\"dhcp\" is not one of \"portMappings\", \"mac\", \"ips\", \"bandwidth\", "
+		    "\"args\", \"infinibandGUID\", \"netns\", \"dns\"");
 	field_fails("sandbox", "{\"capabilities\": [\"NET_ADMIN\"]}", "sandbox.capabilities[0]",
 		    "\"NET_ADMIN\" is not a capability name (like \"CAP_NET_ADMIN\", see "
 		    "capabilities(7))");
@@ -1020,6 +1046,7 @@ int main(void)
 	    cmocka_unit_test(test_default_networks_limit),
 	    cmocka_unit_test(test_plugin_timeout),
 	    cmocka_unit_test(test_log),
+	    cmocka_unit_test(test_dns),
 	    cmocka_unit_test(test_log_level_unknown),
 	    cmocka_unit_test(test_log_syslog_not_boolean),
 	    cmocka_unit_test(test_unknown_fields),

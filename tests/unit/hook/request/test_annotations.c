@@ -569,7 +569,8 @@ static void test_ports(void **state)
 
 #define OWN_KNOWN                                                                                  \
 	"(known: io.cnihook.networks, io.cnihook.ports, io.cnihook.mac, io.cnihook.ips, "          \
-	"io.cnihook.bandwidth, io.cnihook.args, io.cnihook.netns, io.cnihook.name)"
+	"io.cnihook.bandwidth, io.cnihook.args, io.cnihook.netns, io.cnihook.name, "               \
+	"io.cnihook.dns, io.cnihook.dns-servers, io.cnihook.dns-search, io.cnihook.dns-options)"
 
 /* A misspelt key: io.cnihook.port=18280:80 started the container with no port
  * mapping and no word. Every io.cnihook.* key that is not one of cnihook's

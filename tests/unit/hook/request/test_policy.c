@@ -110,7 +110,8 @@ static void assert_defaults(const struct policy *p)
 	assert_int_equal(p->n_networks, 1);
 	assert_string_equal(p->networks[0], "*");
 	assert_int_equal(p->allowed_fields, POLICY_PORT_MAPPINGS | POLICY_MAC | POLICY_IPS |
-						POLICY_BANDWIDTH | POLICY_ARGS | POLICY_IB_GUID);
+						POLICY_BANDWIDTH | POLICY_ARGS | POLICY_IB_GUID |
+						POLICY_DNS);
 	assert_false(p->allowed_fields & POLICY_NETNS);
 	assert_int_equal(p->host_port_min, 1024);
 	assert_int_equal(p->host_port_max, 65535);
@@ -182,14 +183,14 @@ static void test_parse_errors(void **state)
 			 "glob");
 	parse_fails("{\"networks\": [\"\"]}",
 		    CONF ": field \"policy.networks[0]\": \"\" is not a network name or glob");
-	parse_fails("{\"allowedFields\": [\"mac\", \"dns\"]}",
-		    CONF ": field \"policy.allowedFields[1]\": \"dns\" is not one of "
+	parse_fails("{\"allowedFields\": [\"mac\", \"dhcp\"]}",
+		    CONF ": field \"policy.allowedFields[1]\": \"dhcp\" is not one of "
 			 "\"portMappings\", \"mac\", \"ips\", \"bandwidth\", \"args\", "
-			 "\"infinibandGUID\", \"netns\"");
+			 "\"infinibandGUID\", \"netns\", \"dns\"");
 	parse_fails("{\"allowedFields\": {}}",
 		    CONF ": field \"policy.allowedFields\": must be an array of one of "
 			 "\"portMappings\", \"mac\", \"ips\", \"bandwidth\", \"args\", "
-			 "\"infinibandGUID\", \"netns\"");
+			 "\"infinibandGUID\", \"netns\", \"dns\"");
 	static const char *const bad_ranges[] = {
 	    "[2000, 1000]", "[0, 1000]",      "[1000, 65536]",	"[1000]",
 	    "[1, 2, 3]",    "\"1024-65535\"", "[1024.5, 2000]", "[\"1\", 2]",

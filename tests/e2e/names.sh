@@ -1,7 +1,8 @@
 #!/bin/bash
 # The container's names files (cnihook(8), NAMES) under a real engine: runc
 # by default, NAMES_RT=crun|podman|containerd for the others (names.sh runs
-# runc; the others as `NAMES_RT=podman tests/e2e/names.sh`). Networks whose
+# runc; the others as `NAMES_RT=podman tests/e2e/names.sh`, which
+# names-crun.sh, names-podman.sh and names-containerd.sh run). Networks whose
 # bridge plugin returns `dns` (from its configuration), real containers on the busybox rootfs of runtime-lib.sh.
 #
 # Every case checks what the container reads in /etc/resolv.conf and
@@ -307,6 +308,35 @@ names_case_restart() {
 	rt_teardown_and_check
 }
 
+# 8. ctr: the task killed and deleted (poststop), then started again (a new
+# createRuntime): one block, and the files mounted again.
+names_case_ctr_restart() {
+	local id hosts out
+	rt_setup_case h
+	out=$DIR/restart.out
+	names_net "$NET" "$BR" "$SUB" "$GW"
+	id=$(rt_id)
+	rt_start_ok "start $id" "$id" "$(annotations io.cnihook.networks "$NET")"
+	checking "ctr task kill, task delete, task start $id"
+	ctd task kill -s SIGKILL "$id" >"$out" 2>&1 || fail "ctr task kill: $(cat "$out")"
+	wait_for 50 ctd_task_is "$id" stopped || fail "task $id is $(rt_status "$id")"
+	ctd task delete "$id" >>"$out" 2>&1 || fail "ctr task delete: $(cat "$out")"
+	ctd task start -d --null-io --fifo-dir "$CTD_DIR/fifo" "$id" </dev/null >>"$out" 2>&1 ||
+		fail "ctr task start: $(cat "$out")"
+	wait_for 50 ctd_task_is "$id" running || fail "task $id is $(rt_status "$id")"
+	rt_hook_log
+	ok "started again"
+	checking "one block in /etc/hosts, resolv.conf names $GW"
+	hosts=$(in_container "$id" /etc/hosts) || fail "cannot read /etc/hosts in $id"
+	printf '%s\n' "$hosts" | sed 's/^/    hosts| /'
+	[ "$(grep -c '^# cnihook: end' <<<"$hosts")" = 1 ] || fail "blocks: $(grep -c '^# cnihook: end' <<<"$hosts")"
+	in_container "$id" /etc/resolv.conf | grep -q "^nameserver $GW" || fail "resolv.conf"
+	ok "one block"
+	host_mounts_clean
+	rt_stop "$id"
+	rt_teardown_and_check
+}
+
 # host_files_digest: the host's own names files and the baits.
 host_files_digest() {
 	cat /etc/resolv.conf /etc/hosts "$T_TMP/bait" "$T_TMP/bait-hosts" 2>/dev/null | sha256sum
@@ -372,6 +402,9 @@ if [ "$RT" = runc ]; then
 fi
 if [ "$RT" = podman ]; then
 	run_case "7. podman restart: one block ($RT)" names_case_restart
+fi
+if [ "$RT" = containerd ]; then
+	run_case "8. ctr task started again: one block ($RT)" names_case_ctr_restart
 fi
 log "--- whole script"
 assert_nothing_left

@@ -109,7 +109,7 @@ jq -n --arg c "$U/net.d" --arg b "$PLUGINDIR" \
 for f in cnihook-createRuntime.json cnihook-poststop.json; do
 	jq --arg p "$U/cnihook" --arg c "$U/cnihook.json" \
 		'.hook.path = $p | .hook.args = .hook.args[:1] + ["--config", $c] + .hook.args[1:]' \
-		"$srcdir/config/hooks.d/$f" >"$U/hooks.d/$f"
+		"${abs_top_builddir:-$srcdir}/config/hooks.d/$f" >"$U/hooks.d/$f"
 done
 chmod -R a+rX "$U/net.d" "$U/hooks.d" "$U/cnihook.json"
 

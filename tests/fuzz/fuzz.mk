@@ -74,7 +74,7 @@ $(OUT)/fuzz_cache: $(OBJ)/fuzz_cache.o $(LIB_OBJS)
 $(OUT)/fuzz_state: $(OBJ)/fuzz_state.o $(OBJ)/hook/request/oci-state.o $(HOOK_OBJS) $(OBJ)/libcnirt-public.o
 	$(CC) $(FUZZ_LDFLAGS) -Wl,--wrap=open -o $@ $^ $(YAJL_LIBS)
 ANNOTATIONS_OBJS = $(patsubst %,$(OBJ)/hook/request/%.o,annotations annotation-value addresses \
-	port-mappings bandwidth cni-args kube-pod plugin-args)
+	port-mappings bandwidth cni-args kube-pod plugin-args names-request)
 $(OUT)/fuzz_annotations: $(OBJ)/fuzz_annotations.o $(ANNOTATIONS_OBJS) $(HOOK_OBJS) \
 		$(OBJ)/libcnirt-public.o
 	$(CC) $(FUZZ_LDFLAGS) -o $@ $^ $(YAJL_LIBS)

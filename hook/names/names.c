@@ -355,27 +355,34 @@ static int read_bundle(const char *bundle, struct names_bundle *b, char **err)
 
 void names_apply(const struct names_input *in, struct names_outcome out[2])
 {
-	bool dns = names_results_have_dns(in->results, in->n);
+	enum names_mode m[2];
+	for (int f = 0; f < 2; f++) {
+		out[f] = (struct names_outcome){.status = 2};
+		m[f] = names_mode_for(in->mode[f], in->req);
+	}
+	if (m[0] == NAMES_OFF && m[1] == NAMES_OFF)
+		return;
+	/* The results parsed once, for the question and for both files. */
+	json **results = ordered_results(in);
+	bool dns = false;
+	for (size_t i = 0; i < in->n && !dns; i++)
+		dns = has_dns(results[i]);
 	const char *key;
 	bool overrides = names_request_any(in->req, &key) && strcmp(key, ANN_DNS) != 0;
 	struct names_bundle b = {0};
 	_cleanup_free_ char *err = NULL;
-	bool bundle_read = false;
+	int bundle = 0; /* 0 not read yet, 1 read, -1 unreadable */
 	for (int f = 0; f < 2; f++) {
 		struct names_outcome *o = &out[f];
-		*o = (struct names_outcome){.status = 2};
-		enum names_mode m = names_mode_for(in->mode[f], in->req);
 		bool asked = f == NAMES_RESOLV_CONF ? dns || overrides : dns;
-		if (m == NAMES_OFF || (m == NAMES_AUTO && !asked))
+		if (m[f] == NAMES_OFF || (m[f] == NAMES_AUTO && !asked))
 			continue;
-		if (!bundle_read && read_bundle(in->bundle, &b, &err) < 0) {
+		if (bundle == 0)
+			bundle = read_bundle(in->bundle, &b, &err) < 0 ? -1 : 1;
+		if (bundle < 0) {
 			o->status = -1;
 			o->why = xstrdup(err);
-			continue;
-		}
-		bundle_read = true;
-		json **results = ordered_results(in);
-		if (b.other[f]) {
+		} else if (b.other[f]) {
 			o->status = 1;
 			o->why = xasprintf("config.json mounts something other than a file at %s",
 					   file_dest[f]);
@@ -384,8 +391,8 @@ void names_apply(const struct names_input *in, struct names_outcome out[2])
 		} else {
 			bind_own_file(in, &b, f, results, in->n, o);
 		}
-		free_results(results, in->n);
 	}
+	free_results(results, in->n);
 	names_bundle_free(&b);
 }
 

@@ -50,8 +50,27 @@ rootfs_digest() {
 		find . -xdev -type f -size -2M -print0 | sort -z | xargs -0 sha256sum) | sha256sum | cut -d' ' -f1
 }
 
-# in_container NAME FILE: the file as the container reads it.
-in_container() { rt_exec "$1" cat "$2"; }
+# in_container NAME FILE: the file as the container reads it. When the
+# engine's exec fails, its exit status and words go to stderr (a check that
+# reads nothing says why).
+in_container() {
+	local out err rc
+	err=$(mktemp "$T_TMP/exec.XXXXXX")
+	out=$(rt_exec "$1" cat "$2" 2>"$err")
+	rc=$?
+	[ "$rc" = 0 ] || printf '#   %s: %s exec cat %s: exit %s: %s\n' "$1" "$RT" "$2" "$rc" "$(tr '\n' ' ' <"$err")" >&2
+	rm -f "$err"
+	[ -z "$out" ] || printf '%s\n' "$out"
+	return "$rc"
+}
+
+# names_mounts NAME: what the container's mount table has at /etc (for a
+# failure's message).
+names_mounts() {
+	local p
+	p=$(rt_pid "$1" 2>/dev/null) || return 0
+	printf '%s mounts at /etc: %s' "$1" "$(awk '$5 ~ /^\/etc/ { print $5, $4 }' "/proc/$p/mountinfo" 2>/dev/null | tr '\n' ';')"
+}
 
 # host_mounts_clean: the host's mount table shows no names file of a case.
 host_mounts_clean() {
@@ -153,7 +172,7 @@ names_case_no_dns() {
 # leaves resolv.conf alone and writes hosts; io.cnihook.dns-servers replaces
 # the servers.
 names_case_off() {
-	local id rc
+	local id rc hosts
 	rt_setup_case c
 	names_net "$NET" "$BR" "$SUB" "$GW"
 	id=$(rt_id)
@@ -166,7 +185,8 @@ names_case_off() {
 		"$(annotations io.cnihook.networks "$NET")"
 	checking "${id}h: resolv.conf the rootfs's, hosts cnihook's"
 	! in_container "${id}h" /etc/resolv.conf | grep -q cnihook || fail "resolv.conf was written"
-	in_container "${id}h" /etc/hosts | grep -q "${id}h" || fail "no hosts line"
+	hosts=$(in_container "${id}h" /etc/hosts)
+	grep -q "${id}h" <<<"$hosts" || fail "no hosts line in: $hosts; $(names_mounts "${id}h")"
 	ok "as set"
 	rt_stop "${id}h"
 	set_dns_conf '"auto"'

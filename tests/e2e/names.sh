@@ -144,7 +144,7 @@ names_case_one() {
 # 2. A network whose result has no dns: nothing written ("auto"); with
 # cnihook.json "dns": "always", both files are written all the same.
 names_case_no_dns() {
-	local id before rc
+	local id before rc hosts
 	rt_setup_case b
 	names_net "$NET" "$BR" "$SUB"
 	id=$(rt_id)
@@ -157,7 +157,8 @@ names_case_no_dns() {
 	checking "${id}x has cnihook's resolv.conf and hosts"
 	rc=$(in_container "${id}x" /etc/resolv.conf)
 	grep -q cnihook <<<"$rc" || fail "no resolv.conf of cnihook's: $rc"
-	in_container "${id}x" /etc/hosts | grep -q "${id}x" || fail "no hosts line for ${id}x"
+	hosts=$(in_container "${id}x" /etc/hosts)
+	grep -q "${id}x" <<<"$hosts" || fail "no hosts line for ${id}x in: $hosts; $(names_mounts "${id}x")"
 	ok "written"
 	rt_stop "${id}x"
 	if [ "$RT" != podman ]; then

@@ -9,6 +9,15 @@
 #     HTTP (busybox httpd in each, wget from the other);
 #   - a's published port (io.cnihook.ports 127.0.0.1:PORT:80) serves on the
 #     host's 127.0.0.1;
+#   - a has the names of the network's result (its bridge returns `dns`):
+#     /etc/resolv.conf names the server and the search domain, podman's
+#     /etc/hosts maps a's address to its name;
+#   - a reaches, through slirp4netns, a web server in a network namespace
+#     of the test's on the host (a veth and a /30 of its own; the user's
+#     namespace masquerades behind slirp's tap0, the host's tables are not
+#     touched). Debian hosts give everyone /dev/net/tun (udev, 0666); where
+#     it is 0600 (no udev), the test user alone gets it by an ACL entry,
+#     removed at the end;
 #   - the user's rootless network namespace, its slirp4netns (when the user
 #     can open /dev/net/tun; without it, a warning and no outbound traffic)
 #     and a's port forwarder are there while they run;
@@ -28,7 +37,7 @@ srcdir=${abs_top_srcdir:-$(cd "$(dirname "$0")/../.." && pwd)}
 . "$srcdir/tests/harness/lib.sh"
 
 require_root "to create a user with subordinate ids"
-require_cmd podman runc jq useradd userdel runuser newuidmap newgidmap nsenter
+require_cmd podman runc jq useradd userdel runuser newuidmap newgidmap nsenter setfacl slirp4netns
 CNIHOOK=${CNIHOOK:-${abs_top_builddir:-$srcdir}/hook/cnihook}
 [ -x "$CNIHOOK" ] || fail "cnihook not found at $CNIHOOK (set CNIHOOK)"
 PLUGINDIR=${CNI_PLUGIN_DIR:-/usr/lib/cni}
@@ -61,6 +70,15 @@ RUNDIR=/run/user/$RL_UID
 install -d -o "$RL_USER" -g "$RL_USER" -m 0700 "$RUNDIR"
 cleanup_push "rm -rf '$RUNDIR'"
 log "user $RL_USER (uid $RL_UID), subordinate ids $SUB-$((SUB + 65535))"
+
+# slirp4netns opens /dev/net/tun as the user: an ACL entry of the test
+# user's where the device is not open to all (removed at the end, before
+# the user).
+if [ -c /dev/net/tun ] && ! runuser -u "$RL_USER" -- test -r /dev/net/tun -a -w /dev/net/tun; then
+	setfacl -m "u:$RL_UID:rw" /dev/net/tun || fail "setfacl /dev/net/tun"
+	cleanup_push "setfacl -x 'u:$RL_UID' /dev/net/tun"
+	log "/dev/net/tun: rw for $RL_USER by an ACL entry, for this test"
+fi
 
 # The user's files: T_TMP is root's; the user gets a directory in it.
 chmod 0711 "$T_TMP"
@@ -100,10 +118,38 @@ cleanup_push "pm rm -af -t 0"
 NET=rl$uniq
 SUBNET=$(random_subnet)
 mkdir -p "$U/net.d" "$U/hooks.d"
-jq -n --arg n "$NET" --arg s "$SUBNET.0/24" '{cniVersion: "1.0.0", name: $n, plugins: [
-	{type: "bridge", bridge: $n, isGateway: true,
-	 ipam: {type: "host-local", ranges: [[{subnet: $s}]]}},
+# ipMasq: inside the user's namespace, the containers' traffic leaves
+# through slirp4netns's tap0 under its address. dns: the bridge returns it
+# in its result, and the names follow from it.
+jq -n --arg n "$NET" --arg s "$SUBNET.0/24" --arg g "$SUBNET.1" '{cniVersion: "1.0.0", name: $n, plugins: [
+	{type: "bridge", bridge: $n, isGateway: true, ipMasq: true,
+	 dns: {nameservers: [$g], search: ["rl.test"]},
+	 ipam: {type: "host-local", ranges: [[{subnet: $s}]], routes: [{dst: "0.0.0.0/0"}]}},
 	{type: "portmap", capabilities: {portMappings: true}}]}' >"$U/net.d/10-$NET.conflist"
+
+# Outside: a namespace of the test's on the host, a veth to it with a /30
+# of its own, a web server in it (the static busybox).
+OUT=$(random_subnet)
+OUTNS=rlout$uniq OUTLINK=rlo$uniq
+OUT_HTTPD=
+# outside_down: the server stopped, the namespace and the veth removed (at
+# the end, before the nothing-left check; again by the cleanups).
+outside_down() {
+	[ -z "$OUT_HTTPD" ] || kill "$OUT_HTTPD" 2>/dev/null || true
+	[ -z "$OUT_HTTPD" ] || wait "$OUT_HTTPD" 2>/dev/null || true
+	ip netns delete "$OUTNS" 2>/dev/null || true
+	ip link delete "$OUTLINK" 2>/dev/null || true
+}
+cleanup_push outside_down
+ip netns add "$OUTNS" || fail "ip netns add $OUTNS"
+ip link add "$OUTLINK" type veth peer name eth0 netns "$OUTNS" || fail "ip link add $OUTLINK"
+ip addr add "$OUT.1/30" dev "$OUTLINK" && ip link set "$OUTLINK" up &&
+	ip -n "$OUTNS" addr add "$OUT.2/30" dev eth0 && ip -n "$OUTNS" link set eth0 up &&
+	ip -n "$OUTNS" link set lo up || fail "addresses on $OUTLINK"
+mkdir -p "$T_TMP/outside"
+echo outside >"$T_TMP/outside/index.html"
+ip netns exec "$OUTNS" "$BUSYBOX" httpd -f -p 8080 -h "$T_TMP/outside" &
+OUT_HTTPD=$!
 jq -n --arg c "$U/net.d" --arg b "$PLUGINDIR" \
 	'{confDir: $c, binDirs: [$b], log: {level: "info"}}' >"$U/cnihook.json"
 for f in cnihook-createRuntime.json cnihook-poststop.json; do
@@ -116,7 +162,7 @@ chmod -R a+rX "$U/net.d" "$U/hooks.d" "$U/cnihook.json"
 # The image: the static busybox and its applets.
 mkdir -p "$U/rootfs/bin" "$U/rootfs/www"
 cp "$BUSYBOX" "$U/rootfs/bin/busybox"
-for a in sh httpd wget sleep cat; do ln -s busybox "$U/rootfs/bin/$a"; done
+for a in sh httpd wget sleep cat timeout; do ln -s busybox "$U/rootfs/bin/$a"; done
 IMAGE=localhost/cnihook-rootless:$uniq
 tar -C "$U/rootfs" -c . | as_user podman --storage-driver vfs --cgroup-manager cgroupfs \
 	--events-backend file import -q - "$IMAGE" >/dev/null || fail "podman import failed"
@@ -171,17 +217,26 @@ got=$(host_get 2>&1) || true
 [ "$got" = a ] && ok "a's published port serves on 127.0.0.1:$PORT" ||
 	not_ok "a's published port serves on 127.0.0.1:$PORT" "$got"
 
+rc=$(pm exec a cat /etc/resolv.conf 2>&1)
+grep -qx "nameserver $SUBNET.1" <<<"$rc" && grep -q '^search rl.test' <<<"$rc" &&
+	ok "a's /etc/resolv.conf names the network's server and search domain" ||
+	not_ok "a's /etc/resolv.conf names the network's server and search domain" "$rc"
+hosts=$(pm exec a cat /etc/hosts 2>&1)
+grep -qE "^${IP_A%/*}[[:space:]].*\ba\b" <<<"$hosts" &&
+	ok "a's /etc/hosts maps ${IP_A%/*} to its name" ||
+	not_ok "a's /etc/hosts maps ${IP_A%/*} to its name" "$hosts"
+
+SLIRP=$(awk '{print $1}' "$DIR/slirp4netns.pid" 2>/dev/null || true)
+got=$(pm exec a timeout 5 wget -q -O- "http://$OUT.2:8080/" 2>&1) || true
+[ -n "$SLIRP" ] && [ "$got" = outside ] &&
+	ok "a reaches $OUT.2:8080 outside the user's namespace, through slirp4netns (pid $SLIRP)" ||
+	not_ok "a reaches $OUT.2:8080 outside the user's namespace, through slirp4netns" \
+		"slirp4netns: ${SLIRP:-none}; wget: $got$(grep slirp4netns "$DIR/state/cnihook.log" 2>/dev/null)"
+
 [ -e "$DIR/netns" ] && [ -s "$DIR/forwarders/$A" ] && [ ! -e "$DIR/forwarders/$B" ] &&
 	ok "the user's namespace and a's forwarder (none for b, which publishes nothing)" ||
 	not_ok "the user's namespace and a's forwarder" "$(ls -R "$DIR" 2>&1)"
 FWD=$(awk '{print $1}' "$DIR/forwarders/$A")
-SLIRP=$(awk '{print $1}' "$DIR/slirp4netns.pid" 2>/dev/null || true)
-if [ -n "$SLIRP" ]; then
-	log "slirp4netns runs as pid $SLIRP"
-else
-	log "no slirp4netns (the log says why):"
-	grep 'slirp4netns' "$DIR/state/cnihook.log" | sed 's/^/#   /' || true
-fi
 
 # ---------------------------------------------------------------- teardown
 pm rm -f -t 0 a >/dev/null 2>&1 || fail "podman rm a"
@@ -241,5 +296,6 @@ out=$(pm unshare "$U/cnihook" --config "$U/cnihook.json" gc 2>&1) &&
 	ok "podman unshare cnihook gc: c is gone, detached" ||
 	not_ok "podman unshare cnihook gc: c is gone, detached" "$out"
 user_clean "after gc"
-assert_nothing_left --subnet "$SUBNET" --link "$NET" --id "$A" --id "$B" --id "$C"
+outside_down
+assert_nothing_left --subnet "$SUBNET" --subnet "$OUT" --link "$NET" --id "$A" --id "$B" --id "$C"
 finish

@@ -11,7 +11,7 @@ apt-get install -y -q --no-install-recommends \
 	libyajl-dev libseccomp-dev libcap-dev libcmocka-dev \
 	containernetworking-plugins iproute2 iptables iputils-ping jq \
 	runc crun podman containerd busybox-static \
-	slirp4netns uidmap \
+	slirp4netns uidmap acl \
 	netavark aardvark-dns catatonit \
 	golang-github-containernetworking-plugin-dnsname dnsmasq-base \
 	golang-go golang-github-appc-cni-dev \

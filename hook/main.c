@@ -319,7 +319,8 @@ static int run_gc(const struct verb *v, struct call *c)
 	if (userns_is_host() || geteuid() != 0 || rootless_configure(c->cfg, &rl, &why) < 0)
 		return gc_run(c->cfg, &a.gc);
 	a.gc.rootless = true;
-	struct rootless_call rc = {.cfg = c->cfg, .user = &rl, .id = "-", .stage = "gc"};
+	struct rootless_call rc = {
+	    .cfg = c->cfg, .user = &rl, .id = "-", .attachment = "-", .stage = "gc"};
 	struct gc_call g = {.cfg = c->cfg, .o = &a.gc};
 	ret = rootless_gc(&rc, gc_in_netns, &g);
 	rootless_netns_user_free(&rl);

@@ -144,7 +144,7 @@ static int spawn_forwarder(void *data)
 	const struct forwarder_start *f = data;
 	_cleanup_free_ char *err = NULL;
 	_cleanup_free_ char *dir = rootless_netns_path(f->c->user, "forwarders");
-	_cleanup_free_ char *pidfile = xasprintf("%s/%s", dir, f->c->id);
+	_cleanup_free_ char *pidfile = xasprintf("%s/%s", dir, f->c->attachment);
 	long pid = -1;
 	if (mkdir_p(dir, 0700, &err) == 0 && forwarder_spawn(f->plan, &pid, &err) == 0 &&
 	    rootless_netns_write_pidfile(pidfile, pid, &err) == 0)
@@ -194,6 +194,14 @@ static int take_ports(const struct rootless_call *c, const struct selection *sel
 	return 0;
 }
 
+/* Is the attachment there already (a pod that an earlier member
+ * attached)? */
+static bool attachment_exists(const struct rootless_call *c)
+{
+	_cleanup_free_ char *dir = layout_container_dir(c->cfg->state_dir, c->attachment);
+	return access(dir, F_OK) == 0;
+}
+
 int rootless_attach(const struct rootless_call *c, struct selection *sel, rootless_fn attach,
 		    rootless_fn detach, void *data)
 {
@@ -203,7 +211,9 @@ int rootless_attach(const struct rootless_call *c, struct selection *sel, rootle
 		log_error("%s %s: %s", c->id, c->stage, err);
 		return -1;
 	}
-	int ret = take_ports(c, sel, &plan);
+	/* A pod's later member joins the pod's attachment and its forwarder. */
+	bool joins = strcmp(c->attachment, c->id) != 0 && attachment_exists(c);
+	int ret = joins ? 0 : take_ports(c, sel, &plan);
 	if (ret == 0)
 		ret = prepare(c);
 	if (ret == 0)
@@ -228,15 +238,17 @@ int rootless_detach(const struct rootless_call *c, rootless_fn detach, void *dat
 		log_error("%s %s: %s", c->id, c->stage, err);
 		return -1;
 	}
-	_cleanup_free_ char *dir = rootless_netns_path(c->user, "forwarders");
-	_cleanup_free_ char *pidfile = xasprintf("%s/%s", dir, c->id);
-	if (rootless_netns_stop_pidfile(pidfile, &err) < 0) {
-		log_warn("%s %s: port forwarder: %s", c->id, c->stage, err);
-		free(TAKE_PTR(err));
-	}
 	int ret = prepare(c);
 	if (ret == 0)
 		ret = in_child(c, true, detach, data);
+	if (!attachment_exists(c)) {
+		_cleanup_free_ char *dir = rootless_netns_path(c->user, "forwarders");
+		_cleanup_free_ char *pidfile = xasprintf("%s/%s", dir, c->attachment);
+		if (rootless_netns_stop_pidfile(pidfile, &err) < 0) {
+			log_warn("%s %s: port forwarder: %s", c->id, c->stage, err);
+			free(TAKE_PTR(err));
+		}
+	}
 	teardown_if_last(c);
 	rootless_netns_unlock(c->user);
 	return ret;

@@ -24,19 +24,23 @@ typedef int (*rootless_fn)(void *data);
 struct rootless_call {
 	const struct hook_config *cfg;
 	struct rootless_user *user;
-	const char *id;
+	const char *id;		/* the container's, for the log */
+	const char *attachment; /* whose networks: the container's id, or its pod's */
 	const char *stage;
-	const char *status_path; /* attach: the container's network status */
+	const char *status_path; /* attach: the attachment's network status */
 };
 
 /* Attach: the namespace made if needed (and slirp4netns started), the
- * container's ports taken on the host, `attach` run in a child inside the
+ * attachment's ports taken on the host, `attach` run in a child inside the
  * namespace, then the forwarder started; `detach` undoes `attach` when
- * the forwarder cannot start. */
+ * the forwarder cannot start. A pod's member that finds the pod attached
+ * already joins it: no ports, no forwarder of its own. */
 int rootless_attach(const struct rootless_call *c, struct selection *sel, rootless_fn attach,
 		    rootless_fn detach, void *data);
-/* Detach: the forwarder stopped, `detach` run in a child inside the
- * namespace; after the user's last container, the namespace torn down. */
+/* Detach: `detach` run in a child inside the namespace, then the
+ * attachment's forwarder stopped once the attachment is gone (a pod's,
+ * at its last member); after the user's last container, the namespace
+ * torn down. */
 int rootless_detach(const struct rootless_call *c, rootless_fn detach, void *data);
 
 /* `podman unshare cnihook gc`: gc (which returns an exit status) run in a

@@ -187,15 +187,16 @@ static int attach_rootless(struct hook_call *r, const struct oci_state *st, stru
 				 by ? by : "defaultNetworks", where, r->rl_why);
 		return -1;
 	}
-	if (sel->pod_id) {
-		*err = xasprintf("annotation \"%s\": the container is a member of pod %s: "
-				 "rootless pods are not attached (cnihook(8), ROOTLESS)",
-				 by ? by : "defaultNetworks", sel->pod_id);
-		return -1;
-	}
-	_cleanup_free_ char *status = layout_status(r->cfg->state_dir, r->id);
-	struct rootless_call c = {
-	    .cfg = r->cfg, .user = r->rl, .id = r->id, .stage = r->stage, .status_path = status};
+	/* A pod member: the attachment, its status and its forwarder are the
+	 * pod's (attach_selected() keys them by its infra container's id). */
+	const char *id = sel->pod_id ? sel->pod_id : r->id;
+	_cleanup_free_ char *status = layout_status(r->cfg->state_dir, id);
+	struct rootless_call c = {.cfg = r->cfg,
+				  .user = r->rl,
+				  .id = r->id,
+				  .attachment = id,
+				  .stage = r->stage,
+				  .status_path = status};
 	struct in_netns d = {.r = r, .st = st, .sel = sel, .by = by};
 	return rootless_attach(&c, sel, attach_in_netns, detach_in_netns, &d);
 }
@@ -273,11 +274,11 @@ static int read_state(struct hook_call *r, int fd, enum stage *stage, struct oci
 	return 0;
 }
 
-/* Does the state directory hold anything of the container that this
- * process can read? */
-static bool state_reachable(const struct hook_call *r)
+/* Does the state directory hold anything of attachment `id` (the
+ * container's, or its pod's) that this process can read? */
+static bool state_reachable(const struct hook_config *cfg, const char *id)
 {
-	_cleanup_free_ char *dir = layout_container_dir(r->cfg->state_dir, r->id);
+	_cleanup_free_ char *dir = layout_container_dir(cfg->state_dir, id);
 	return access(dir, R_OK | X_OK) == 0;
 }
 
@@ -299,14 +300,17 @@ static int detach(struct hook_call *r, const struct oci_state *st)
 {
 	if (userns_is_host())
 		return detach_container(r, st);
-	if (!r->rl || !state_reachable(r)) {
+	const char *pod = kubepod_member_sandbox(&st->annotations);
+	const char *id = pod && annotations_select(&st->annotations) ? pod : r->id;
+	if (!r->rl || !state_reachable(r->cfg, id)) {
 		_cleanup_free_ char *where = userns_describe();
 		log_info("%s %s: nothing to detach: cnihook runs in %s and attached nothing "
 			 "to it",
 			 r->id, r->stage, where);
 		return 0;
 	}
-	struct rootless_call c = {.cfg = r->cfg, .user = r->rl, .id = r->id, .stage = r->stage};
+	struct rootless_call c = {
+	    .cfg = r->cfg, .user = r->rl, .id = r->id, .attachment = id, .stage = r->stage};
 	struct in_netns d = {.r = r, .st = st};
 	return rootless_detach(&c, detach_in_netns, &d);
 }

@@ -25,6 +25,9 @@
 #     last, leaves nothing: no /run/user/UID/cnihook (namespace, state,
 #     cache, leases), no process of cnihook's or slirp4netns of the user's,
 #     no mount of cnihook's in podman's mount namespace;
+#   - a rootless pod (--network none): two annotated members share one
+#     attachment and forwarder, under the infra container's id, until the
+#     last one stops;
 #   - a container removed without its poststop (a hooks directory without
 #     it) keeps its attachment and forwarder until `podman unshare cnihook
 #     gc`, which leaves nothing either.
@@ -208,10 +211,10 @@ esac
 	ok "a reaches b ($IP_B:80)" || not_ok "a reaches b ($IP_B:80)"
 # host_get: the body of GET / on 127.0.0.1:PORT (bash's /dev/tcp: no
 # client of the host's needed), or a failure.
-host_get() {
+host_get() { # host_get [PORT]
 	# shellcheck disable=SC2016
 	timeout 5 bash -c 'exec 3<>"/dev/tcp/127.0.0.1/$1" && printf "GET / HTTP/1.0\r\n\r\n" >&3 &&
-		sed "1,/^\r\{0,1\}$/d" <&3' _ "$PORT"
+		sed "1,/^\r\{0,1\}$/d" <&3' _ "${1:-$PORT}"
 }
 got=$(host_get 2>&1) || true
 [ "$got" = a ] && ok "a's published port serves on 127.0.0.1:$PORT" ||
@@ -275,6 +278,35 @@ user_clean() {
 pm rm -f -t 0 b >/dev/null 2>&1 || fail "podman rm b"
 user_clean "after the last container"
 
+# ---------------------------------------------------------------- a pod
+# A rootless pod (--network none): its first annotated member attaches the
+# network for the pod, under the infra container's id, with its published
+# port; a second member that asks the same joins; the attachment and the
+# forwarder stay until the last member stops, then nothing is left.
+PORT2=$((PORT + 1))
+pm pod create --network none --name p >/dev/null 2>&1 || fail "podman pod create p"
+INFRA=$(pm pod inspect p --format '{{.InfraContainerID}}')
+pod_ann=(--annotation "io.cnihook.networks=$NET" --annotation "io.cnihook.ports=127.0.0.1:$PORT2:80")
+out=$(pm run -d --pod p --name pa "${pod_ann[@]}" "$IMAGE" sh -c "$(serve pa)" 2>&1) ||
+	fail "podman run --pod p pa: $out"
+out=$(pm run -d --pod p --name pb "${pod_ann[@]}" "$IMAGE" sleep 600 2>&1) ||
+	fail "podman run --pod p pb: $out"
+got=$(host_get "$PORT2" 2>&1) || true
+[ -d "$DIR/state/$INFRA" ] && [ -s "$DIR/forwarders/$INFRA" ] && [ "$got" = pa ] &&
+	ok "a rootless pod: two members, one attachment (the infra's id), its port serves on 127.0.0.1:$PORT2" ||
+	not_ok "a rootless pod: two members, one attachment, its port serves" \
+		"GET: $got$(ls -R "$DIR" 2>&1; tail -n 5 "$DIR/state/cnihook.log" 2>&1)"
+FWD2=$(awk '{print $1}' "$DIR/forwarders/$INFRA" 2>/dev/null || true)
+pm rm -f -t 0 pa >/dev/null 2>&1 || fail "podman rm pa"
+[ -d "$DIR/state/$INFRA" ] && [ -n "$FWD2" ] && kill -0 "$FWD2" 2>/dev/null &&
+	ok "pa stopped: pb keeps the pod's attachment and forwarder" ||
+	not_ok "pa stopped: pb keeps the pod's attachment and forwarder" "$(ls -R "$DIR" 2>&1)"
+pm pod rm -f -t 0 p >/dev/null 2>&1 || fail "podman pod rm p"
+[ -n "$FWD2" ] && ! kill -0 "$FWD2" 2>/dev/null && ! host_get "$PORT2" >/dev/null 2>&1 &&
+	ok "the pod removed: its forwarder stopped, port $PORT2 free" ||
+	not_ok "the pod removed: its forwarder stopped, port $PORT2 free"
+user_clean "after the pod"
+
 # ---------------------------------------------------------------- gc
 # A container whose poststop never runs (a hooks directory without it):
 # its attachment and forwarder stay after it is gone, until `podman unshare
@@ -297,5 +329,5 @@ out=$(pm unshare "$U/cnihook" --config "$U/cnihook.json" gc 2>&1) &&
 	not_ok "podman unshare cnihook gc: c is gone, detached" "$out"
 user_clean "after gc"
 outside_down
-assert_nothing_left --subnet "$SUBNET" --subnet "$OUT" --link "$NET" --id "$A" --id "$B" --id "$C"
+assert_nothing_left --subnet "$SUBNET" --subnet "$OUT" --link "$NET" --id "$A" --id "$B" --id "$C" --id "$INFRA"
 finish

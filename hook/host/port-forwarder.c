@@ -14,6 +14,7 @@
 #include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "base/util.h"
@@ -24,6 +25,16 @@
 #define CONNECT_TIMEOUT_MS 10000
 /* The most listeners one forwarder serves (mappings of one container). */
 #define MAX_RULES 256
+/* UDP: the most clients served at once (the one idle longest makes room
+ * for a new one), and how long a client's flow lives without a datagram
+ * either way. */
+#define UDP_FLOWS_MAX	 1024
+#define UDP_FLOW_IDLE_MS 60000
+
+static const char *proto_name(const struct forward_rule *r)
+{
+	return r->udp ? "udp" : "tcp";
+}
 
 static int rule_from_json(struct forward_rule *r, const json *m, char **err)
 {
@@ -32,10 +43,12 @@ static int rule_from_json(struct forward_rule *r, const json *m, char **err)
 	const json *cp = json_obj_get(m, "containerPort");
 	const json *ip = json_obj_get(m, "hostIP");
 	const char *pr = proto && json_is_string(proto) ? json_str(proto) : "tcp";
-	if (strcasecmp(pr, "tcp") != 0)
+	if (strcasecmp(pr, "udp") == 0)
+		r->udp = true;
+	else if (strcasecmp(pr, "tcp") != 0)
 		return set_error(err,
 				 "protocol \"%s\": a rootless container's ports are forwarded "
-				 "for tcp only",
+				 "for tcp and udp only",
 				 pr);
 	long long h, c;
 	if (!hp || !json_int(hp, &h) || h < 1 || h > 65535 || !cp || !json_int(cp, &c) || c < 1 ||
@@ -122,17 +135,21 @@ int forwarder_listen(struct forward_plan *p, char **err)
 		socklen_t len;
 		const char *shown_ip = r->host_ip ? r->host_ip : "0.0.0.0";
 		if (!sockaddr_of(r->host_ip, r->host_port, &ss, &len))
-			return set_error(err, "host port %s:%u/tcp: not an address", shown_ip,
-					 r->host_port);
-		int fd = socket(ss.ss_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
+			return set_error(err, "host port %s:%u/%s: not an address", shown_ip,
+					 r->host_port, proto_name(r));
+		/* (UDP without SO_REUSEADDR: with it, a second bind of the
+		 * port would succeed) */
+		int fd =
+		    socket(ss.ss_family, (r->udp ? SOCK_DGRAM : SOCK_STREAM) | SOCK_CLOEXEC, 0);
 		int one = 1;
-		if (fd < 0 || setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one)) < 0 ||
-		    bind(fd, (struct sockaddr *)&ss, len) < 0 || listen(fd, 128) < 0) {
+		if (fd < 0 ||
+		    (!r->udp && setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one)) < 0) ||
+		    bind(fd, (struct sockaddr *)&ss, len) < 0 || (!r->udp && listen(fd, 128) < 0)) {
 			int e = errno;
 			if (fd >= 0)
 				close(fd);
-			return set_error(err, "host port %s:%u/tcp: %s", shown_ip, r->host_port,
-					 strerror(e));
+			return set_error(err, "host port %s:%u/%s: %s", shown_ip, r->host_port,
+					 proto_name(r), strerror(e));
 		}
 		r->fd = fd;
 	}
@@ -202,12 +219,14 @@ static void relay(int a, int b)
 	}
 }
 
-/* One connection, in a child of the forwarder's that dies with it. */
-static void serve_connection(const struct forward_plan *p, const struct forward_rule *r, int c)
+/* One connection, in a child of the forwarder's that dies with it (no
+ * descriptor of the forwarder's but the connection). */
+static void serve_connection(const struct forward_rule *r, int c)
 {
 	prctl(PR_SET_PDEATHSIG, SIGKILL);
-	for (size_t i = 0; i < p->n; i++)
-		close(p->v[i].fd);
+	for (int fd = 3; fd < 1024; fd++)
+		if (fd != c)
+			close(fd);
 	int t = connect_target(r);
 	if (t >= 0) {
 		relay(c, t);
@@ -217,30 +236,149 @@ static void serve_connection(const struct forward_plan *p, const struct forward_
 	_exit(0);
 }
 
-/* The forwarder's loop: accept on every listener, a child per connection. */
+/* A UDP client of a rule: its datagrams go out on `fd`, a socket
+ * connected to the rule's target, and what comes back on `fd` goes to it. */
+struct udp_flow {
+	size_t rule;
+	struct sockaddr_storage client;
+	socklen_t client_len;
+	int fd;
+	long long last; /* CLOCK_MONOTONIC ms of the last datagram */
+};
+
+struct udp_flows {
+	struct udp_flow v[UDP_FLOWS_MAX];
+	size_t n;
+};
+
+static void flow_drop(struct udp_flows *f, size_t k)
+{
+	close(f->v[k].fd);
+	f->v[k] = f->v[--f->n];
+}
+
+/* The flow of client `from` on rule `rule`, made when new (the one idle
+ * longest dropped when the table is full); NULL when the target cannot be
+ * reached. */
+static struct udp_flow *flow_of(struct udp_flows *f, const struct forward_plan *p, size_t rule,
+				const struct sockaddr_storage *from, socklen_t len, long long now)
+{
+	for (size_t k = 0; k < f->n; k++)
+		if (f->v[k].rule == rule && f->v[k].client_len == len &&
+		    memcmp(&f->v[k].client, from, len) == 0)
+			return &f->v[k];
+	struct sockaddr_storage ss;
+	socklen_t sl;
+	if (!sockaddr_of(p->v[rule].target, p->v[rule].container_port, &ss, &sl))
+		return NULL;
+	int fd = socket(ss.ss_family, SOCK_DGRAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+	if (fd < 0)
+		return NULL;
+	if (connect(fd, (struct sockaddr *)&ss, sl) < 0) {
+		close(fd);
+		return NULL;
+	}
+	if (f->n == UDP_FLOWS_MAX) {
+		size_t oldest = 0;
+		for (size_t k = 1; k < f->n; k++)
+			if (f->v[k].last < f->v[oldest].last)
+				oldest = k;
+		flow_drop(f, oldest);
+	}
+	struct udp_flow *n = &f->v[f->n++];
+	*n = (struct udp_flow){.rule = rule, .client_len = len, .fd = fd, .last = now};
+	memcpy(&n->client, from, len);
+	return n;
+}
+
+/* A datagram on rule `rule`'s host socket: to its client's flow. */
+static void udp_from_client(struct udp_flows *f, const struct forward_plan *p, size_t rule,
+			    long long now)
+{
+	static char buf[65536];
+	struct sockaddr_storage from;
+	memset(&from, 0, sizeof(from));
+	socklen_t len = sizeof(from);
+	ssize_t n =
+	    recvfrom(p->v[rule].fd, buf, sizeof(buf), MSG_DONTWAIT, (struct sockaddr *)&from, &len);
+	if (n < 0)
+		return;
+	struct udp_flow *fl = flow_of(f, p, rule, &from, len, now);
+	if (!fl)
+		return;
+	fl->last = now;
+	(void)send(fl->fd, buf, (size_t)n, MSG_DONTWAIT);
+}
+
+/* A datagram from the target on flow k: back to its client. */
+static void udp_from_target(struct udp_flows *f, const struct forward_plan *p, size_t k,
+			    long long now)
+{
+	static char buf[65536];
+	struct udp_flow *fl = &f->v[k];
+	ssize_t n = recv(fl->fd, buf, sizeof(buf), MSG_DONTWAIT);
+	if (n < 0)
+		return;
+	fl->last = now;
+	(void)sendto(p->v[fl->rule].fd, buf, (size_t)n, MSG_DONTWAIT,
+		     (struct sockaddr *)&fl->client, fl->client_len);
+}
+
+static long long now_ms(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* The forwarder's loop: accept on every TCP listener, a child per
+ * connection; relay every UDP client's datagrams through its flow. */
 static void serve(const struct forward_plan *p)
 {
 	signal(SIGCHLD, SIG_IGN);
 	signal(SIGPIPE, SIG_IGN);
 	signal(SIGTERM, SIG_DFL);
-	struct pollfd *fds = xreallocarray(NULL, p->n, sizeof(*fds));
-	for (size_t i = 0; i < p->n; i++)
-		fds[i] = (struct pollfd){.fd = p->v[i].fd, .events = POLLIN};
+	static struct udp_flows flows;
+	struct pollfd *fds = xreallocarray(NULL, p->n + UDP_FLOWS_MAX, sizeof(*fds));
 	for (;;) {
-		if (poll(fds, p->n, -1) < 0) {
+		long long now = now_ms();
+		for (size_t k = flows.n; k-- > 0;)
+			if (now - flows.v[k].last >= UDP_FLOW_IDLE_MS)
+				flow_drop(&flows, k);
+		int timeout = -1;
+		for (size_t k = 0; k < flows.n; k++) {
+			long long left = flows.v[k].last + UDP_FLOW_IDLE_MS - now;
+			if (timeout < 0 || left < timeout)
+				timeout = (int)(left > 0 ? left : 0);
+		}
+		for (size_t i = 0; i < p->n; i++)
+			fds[i] = (struct pollfd){.fd = p->v[i].fd, .events = POLLIN};
+		size_t nflows = flows.n;
+		for (size_t k = 0; k < nflows; k++)
+			fds[p->n + k] = (struct pollfd){.fd = flows.v[k].fd, .events = POLLIN};
+		if (poll(fds, p->n + nflows, timeout) < 0) {
 			if (errno == EINTR)
 				continue;
 			_exit(1);
 		}
+		now = now_ms();
+		/* Replies first: flows are only added (at the end) below. */
+		for (size_t k = 0; k < nflows; k++)
+			if (fds[p->n + k].revents & POLLIN)
+				udp_from_target(&flows, p, k, now);
 		for (size_t i = 0; i < p->n; i++) {
 			if (!(fds[i].revents & POLLIN))
 				continue;
+			if (p->v[i].udp) {
+				udp_from_client(&flows, p, i, now);
+				continue;
+			}
 			int c = accept4(fds[i].fd, NULL, NULL, SOCK_CLOEXEC);
 			if (c < 0)
 				continue;
 			pid_t pid = fork();
 			if (pid == 0)
-				serve_connection(p, &p->v[i], c);
+				serve_connection(&p->v[i], c);
 			close(c);
 		}
 	}
@@ -269,9 +407,9 @@ int forwarder_spawn(const struct forward_plan *p, long *pid, char **err)
 	for (size_t i = 0; i < p->n; i++)
 		if (!p->v[i].target || p->v[i].fd < 0)
 			return set_error(err,
-					 "host port %u/tcp: no address of the container to "
+					 "host port %u/%s: no address of the container to "
 					 "forward it to",
-					 p->v[i].host_port);
+					 p->v[i].host_port, proto_name(&p->v[i]));
 	int pids[2];
 	if (pipe2(pids, O_CLOEXEC) < 0)
 		return set_error(err, "port forwarder: pipe: %m");

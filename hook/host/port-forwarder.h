@@ -1,16 +1,19 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
  * The port forwarder of a rootless container (cnihook(8), ROOTLESS): the
- * container's published TCP ports are listened on in the host's network
- * namespace, where the hook starts, and each connection is forwarded to
- * the container's address in the user's rootless network namespace, where
- * the forwarder runs. One process per container with ports, a detached
- * child of the hook (its own session), one child of its own per
- * connection; stopped by the container's poststop.
+ * container's published TCP and UDP ports are listened on in the host's
+ * network namespace, where the hook starts, and forwarded to the
+ * container's address in the user's rootless network namespace, where the
+ * forwarder runs: each TCP connection by a child of its own, each UDP
+ * client's datagrams through a socket of its own (a flow, dropped after a
+ * minute without traffic either way), the replies back to the client. One
+ * process per container with ports, a detached child of the hook (its own
+ * session); stopped by the container's poststop.
  */
 #ifndef CNIHOOK_PORT_FORWARDER_H
 #define CNIHOOK_PORT_FORWARDER_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 struct forward_rule {
@@ -18,6 +21,7 @@ struct forward_rule {
 	char *host_ip;	   /* the address to listen on; NULL: 0.0.0.0 */
 	unsigned host_port;
 	unsigned container_port;
+	bool udp;     /* udp, else tcp */
 	char *target; /* the container's address, once known */
 	int fd;	      /* the listening socket, -1 until forwarder_listen() */
 };
@@ -29,7 +33,7 @@ struct forward_plan {
 
 /* Add the mappings of attachment `attachment`: the portMappings JSON
  * array ({hostPort, containerPort, protocol, hostIP}); a protocol other
- * than tcp is refused (*err names it). */
+ * than tcp and udp is refused (*err names it). */
 int forwarder_plan_add(struct forward_plan *p, size_t attachment, const char *mappings, char **err);
 /* The target address of the rules of `attachment`. */
 void forwarder_set_target(struct forward_plan *p, size_t attachment, const char *ip);

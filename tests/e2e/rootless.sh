@@ -4,11 +4,14 @@
 # /run/user/UID, runs podman 4 (runc, vfs storage, --network none) with the
 # shipped hook entries in a hooks directory of the test's, cnihook.json
 # naming a bridge/portmap network of the test's:
-#   - a UDP mapping is refused (the forwarder carries TCP), nothing made;
+#   - an SCTP mapping is refused (the forwarder carries TCP and UDP),
+#     nothing made;
 #   - two containers annotated io.cnihook.networks=NET reach each other by
 #     HTTP (busybox httpd in each, wget from the other);
-#   - a's published port (io.cnihook.ports 127.0.0.1:PORT:80) serves on the
-#     host's 127.0.0.1;
+#   - a's published ports (io.cnihook.ports 127.0.0.1:PORT:80 and
+#     127.0.0.1:UPORT:5353/udp) serve on the host's 127.0.0.1: HTTP, and a
+#     UDP echo server (tests/e2e/udp-echo.c, built static here) that answers
+#     two clients each their own;
 #   - a has the names of the network's result (its bridge returns `dns`):
 #     /etc/resolv.conf names the server and the search domain, podman's
 #     /etc/hosts maps a's address to its name;
@@ -40,7 +43,7 @@ srcdir=${abs_top_srcdir:-$(cd "$(dirname "$0")/../.." && pwd)}
 . "$srcdir/tests/harness/lib.sh"
 
 require_root "to create a user with subordinate ids"
-require_cmd podman runc jq useradd userdel runuser newuidmap newgidmap nsenter setfacl slirp4netns
+require_cmd podman runc jq useradd userdel runuser newuidmap newgidmap nsenter setfacl slirp4netns ss "${CC:-cc}"
 CNIHOOK=${CNIHOOK:-${abs_top_builddir:-$srcdir}/hook/cnihook}
 [ -x "$CNIHOOK" ] || fail "cnihook not found at $CNIHOOK (set CNIHOOK)"
 PLUGINDIR=${CNI_PLUGIN_DIR:-/usr/lib/cni}
@@ -166,6 +169,8 @@ chmod -R a+rX "$U/net.d" "$U/hooks.d" "$U/cnihook.json"
 mkdir -p "$U/rootfs/bin" "$U/rootfs/www"
 cp "$BUSYBOX" "$U/rootfs/bin/busybox"
 for a in sh httpd wget sleep cat timeout; do ln -s busybox "$U/rootfs/bin/$a"; done
+"${CC:-cc}" -static -O2 -o "$U/rootfs/bin/udp-echo" "$srcdir/tests/e2e/udp-echo.c" ||
+	fail "cannot build tests/e2e/udp-echo.c static (${CC:-cc} -static)"
 IMAGE=localhost/cnihook-rootless:$uniq
 tar -C "$U/rootfs" -c . | as_user podman --storage-driver vfs --cgroup-manager cgroupfs \
 	--events-backend file import -q - "$IMAGE" >/dev/null || fail "podman import failed"
@@ -174,23 +179,26 @@ ok "rootless podman imported the image as $RL_USER"
 # ---------------------------------------------------------------- containers
 PORT=$((20000 + RANDOM % 10001))
 DIR=$RUNDIR/cnihook
-serve() { # serve NAME: the container's command: httpd serving NAME
-	printf 'echo %s >/www/index.html && exec httpd -f -p 80 -h /www' "$1"
+UPORT=$((PORT + 2))
+serve() { # serve NAME: the container's command: httpd serving NAME (and udp-echo)
+	printf 'echo %s >/www/index.html; udp-echo 5353 & exec httpd -f -p 80 -h /www' "$1"
 }
-# A mapping the forwarder cannot carry (UDP): the start is refused, naming
+# A mapping the forwarder cannot carry (SCTP): the start is refused, naming
 # it, and the user's first container leaves nothing behind.
 if out=$(pm run -d --name u --network none --annotation "io.cnihook.networks=$NET" \
-	--annotation "io.cnihook.ports=$PORT:53/udp" "$IMAGE" sleep 1 2>&1); then
-	not_ok "a UDP mapping is refused" "$out"
-elif grep -q 'protocol "udp": a rootless container.s ports are forwarded for tcp only' \
+	--annotation "io.cnihook.ports=$PORT:9/sctp" "$IMAGE" sleep 1 2>&1); then
+	not_ok "an SCTP mapping is refused" "$out"
+elif grep -q 'protocol "sctp": a rootless container.s ports are forwarded for tcp and udp only' \
 	<<<"$out" && [ ! -e "$DIR" ]; then
-	ok "a UDP mapping is refused, naming it; nothing made"
+	ok "an SCTP mapping is refused, naming it; nothing made"
 else
-	not_ok "a UDP mapping is refused, naming it; nothing made" "$out$(ls -R "$DIR" 2>&1)"
+	not_ok "an SCTP mapping is refused, naming it; nothing made" "$out$(ls -R "$DIR" 2>&1)"
 fi
 pm rm -f -t 0 u >/dev/null 2>&1 || true
+# (podman splits --annotation at commas outside double quotes)
 out=$(pm run -d --name a --network none --annotation "io.cnihook.networks=$NET" \
-	--annotation "io.cnihook.ports=127.0.0.1:$PORT:80" "$IMAGE" sh -c "$(serve a)" 2>&1) ||
+	--annotation "\"io.cnihook.ports=127.0.0.1:$PORT:80,127.0.0.1:$UPORT:5353/udp\"" \
+	"$IMAGE" sh -c "$(serve a)" 2>&1) ||
 	fail "podman run a: $out"
 A=$(tail -n 1 <<<"$out")
 out=$(pm run -d --name b --network none --annotation "io.cnihook.networks=$NET" \
@@ -219,6 +227,18 @@ host_get() { # host_get [PORT]
 got=$(host_get 2>&1) || true
 [ "$got" = a ] && ok "a's published port serves on 127.0.0.1:$PORT" ||
 	not_ok "a's published port serves on 127.0.0.1:$PORT" "$got"
+# udp_ask WORD: a datagram to 127.0.0.1:UPORT from a socket of its own
+# (bash's /dev/udp), and the one datagram that comes back.
+udp_ask() {
+	# shellcheck disable=SC2016
+	timeout 5 bash -c 'exec 3<>"/dev/udp/127.0.0.1/$1" && printf %s "$2" >&3 &&
+		dd bs=2048 count=1 status=none <&3' _ "$UPORT" "$1"
+}
+got1=$(udp_ask one 2>&1) || true
+got2=$(udp_ask two 2>&1) || true
+[ "$got1" = "echo one" ] && [ "$got2" = "echo two" ] &&
+	ok "a's published UDP port answers two clients on 127.0.0.1:$UPORT, each its own" ||
+	not_ok "a's published UDP port answers two clients on 127.0.0.1:$UPORT" "one: $got1; two: $got2"
 
 rc=$(pm exec a cat /etc/resolv.conf 2>&1)
 grep -qx "nameserver $SUBNET.1" <<<"$rc" && grep -q '^search rl.test' <<<"$rc" &&
@@ -247,8 +267,10 @@ if kill -0 "$FWD" 2>/dev/null; then
 	not_ok "a's forwarder (pid $FWD) stops with a"
 elif host_get >/dev/null 2>&1; then
 	not_ok "a's port $PORT is free after a"
+elif ss -Hnul "sport = :$UPORT" | grep -q .; then
+	not_ok "a's UDP port $UPORT is free after a"
 else
-	ok "removing a stops its forwarder and frees port $PORT"
+	ok "removing a stops its forwarder and frees ports $PORT and $UPORT/udp"
 fi
 [ -e "$DIR/netns" ] && [ -d "$DIR/state/$B" ] &&
 	ok "b keeps the namespace" || not_ok "b keeps the namespace" "$(ls -R "$DIR" 2>&1)"

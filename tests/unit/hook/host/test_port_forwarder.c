@@ -21,8 +21,8 @@
 #include "base/util.h"
 #include "host/port-forwarder.h"
 
-/* The plan: tcp mappings in order, with their attachment and host IP;
- * the protocol's case ignored. */
+/* The plan: tcp and udp mappings in order, with their attachment and host
+ * IP; the protocol's case ignored. */
 static void test_plan(void **state)
 {
 	(void)state;
@@ -39,7 +39,14 @@ static void test_plan(void **state)
 	    forwarder_plan_add(
 		&p, 2, "[{\"hostPort\":9000,\"containerPort\":9,\"hostIP\":\"::1\"}]", &err),
 	    0);
-	assert_int_equal(p.n, 3);
+	assert_int_equal(
+	    forwarder_plan_add(
+		&p, 2, "[{\"hostPort\":53,\"containerPort\":53,\"protocol\":\"UDP\"}]", &err),
+	    0);
+	assert_int_equal(p.n, 4);
+	assert_false(p.v[0].udp);
+	assert_false(p.v[2].udp);
+	assert_true(p.v[3].udp);
 	assert_int_equal(p.v[0].host_port, 8080);
 	assert_int_equal(p.v[0].container_port, 80);
 	assert_null(p.v[0].host_ip);
@@ -60,8 +67,8 @@ static void test_plan_refused(void **state)
 	static const struct {
 		const char *json, *err;
 	} cases[] = {
-	    {"[{\"hostPort\":53,\"containerPort\":53,\"protocol\":\"udp\"}]",
-	     "protocol \"udp\": a rootless container's ports are forwarded for tcp only"},
+	    {"[{\"hostPort\":9,\"containerPort\":9,\"protocol\":\"sctp\"}]",
+	     "protocol \"sctp\": a rootless container's ports are forwarded for tcp and udp only"},
 	    {"[{\"hostPort\":0,\"containerPort\":53}]",
 	     "a mapping without a hostPort and containerPort in 1-65535"},
 	    {"[{\"hostPort\":80}]", "a mapping without a hostPort and containerPort in 1-65535"},
@@ -154,6 +161,98 @@ static void test_forward(void **state)
 	assert_int_equal(kill((pid_t)pid, SIGTERM), 0);
 }
 
+/* A free UDP port on 127.0.0.1, and optionally the socket bound to it. */
+static unsigned free_udp_port(int *bound)
+{
+	int fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	assert_true(fd >= 0);
+	struct sockaddr_in a = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+	socklen_t len = sizeof(a);
+	assert_int_equal(bind(fd, (struct sockaddr *)&a, len), 0);
+	assert_int_equal(getsockname(fd, (struct sockaddr *)&a, &len), 0);
+	if (bound)
+		*bound = fd;
+	else
+		close(fd);
+	return ntohs(a.sin_port);
+}
+
+/* A UDP socket connected to 127.0.0.1:port, with a receive timeout. */
+static int udp_client(unsigned port)
+{
+	int fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	struct sockaddr_in a = {.sin_family = AF_INET,
+				.sin_port = htons(port),
+				.sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+	struct timeval tv = {.tv_sec = 5};
+	assert_int_equal(setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv)), 0);
+	assert_int_equal(connect(fd, (struct sockaddr *)&a, sizeof(a)), 0);
+	return fd;
+}
+
+/* UDP: a port taken is refused with its address; each client's datagrams
+ * reach the target from a source of their own, and the target's replies
+ * reach that client alone. */
+static void test_forward_udp(void **state)
+{
+	(void)state;
+	int server = -1;
+	unsigned target_port = free_udp_port(&server);
+	struct timeval tv = {.tv_sec = 5};
+	assert_int_equal(setsockopt(server, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv)), 0);
+	unsigned host_port = free_udp_port(NULL);
+	struct forward_plan p = {0};
+	_cleanup_free_ char *err = NULL;
+	_cleanup_free_ char *maps = xasprintf("[{\"hostPort\":%u,\"containerPort\":%u,\"hostIP\":"
+					      "\"127.0.0.1\",\"protocol\":\"udp\"}]",
+					      host_port, target_port);
+	assert_int_equal(forwarder_plan_add(&p, 0, maps, &err), 0);
+	assert_int_equal(forwarder_listen(&p, &err), 0);
+	struct forward_plan q = {0};
+	assert_int_equal(forwarder_plan_add(&q, 0, maps, &err), 0);
+	assert_int_equal(forwarder_listen(&q, &err), -1);
+	_cleanup_free_ char *want =
+	    xasprintf("host port 127.0.0.1:%u/udp: Address already in use", host_port);
+	assert_string_equal(err, want);
+	forwarder_plan_free(&q);
+	forwarder_set_target(&p, 0, "127.0.0.1");
+	long pid = -1;
+	assert_int_equal(forwarder_spawn(&p, &pid, &err), 0);
+	forwarder_plan_free(&p);
+	int c1 = udp_client(host_port), c2 = udp_client(host_port);
+	struct sockaddr_in from[2];
+	char buf[16];
+	for (int k = 0; k < 2; k++) {
+		assert_int_equal(send(k == 0 ? c1 : c2, k == 0 ? "one" : "two", 3, 0), 3);
+		socklen_t len = sizeof(from[k]);
+		memset(buf, 0, sizeof(buf));
+		assert_int_equal(
+		    recvfrom(server, buf, sizeof(buf), 0, (struct sockaddr *)&from[k], &len), 3);
+		assert_memory_equal(buf, k == 0 ? "one" : "two", 3);
+	}
+	assert_int_not_equal(from[0].sin_port, from[1].sin_port);
+	/* the replies, the second client's first */
+	assert_int_equal(sendto(server, "TWO", 3, 0, (struct sockaddr *)&from[1], sizeof(from[1])),
+			 3);
+	assert_int_equal(sendto(server, "ONE", 3, 0, (struct sockaddr *)&from[0], sizeof(from[0])),
+			 3);
+	memset(buf, 0, sizeof(buf));
+	assert_int_equal(recv(c2, buf, sizeof(buf), 0), 3);
+	assert_memory_equal(buf, "TWO", 3);
+	assert_int_equal(recv(c1, buf, sizeof(buf), 0), 3);
+	assert_memory_equal(buf, "ONE", 3);
+	/* a client's next datagram takes its flow again */
+	assert_int_equal(send(c1, "again", 5, 0), 5);
+	struct sockaddr_in again;
+	socklen_t len = sizeof(again);
+	assert_int_equal(recvfrom(server, buf, sizeof(buf), 0, (struct sockaddr *)&again, &len), 5);
+	assert_int_equal(again.sin_port, from[0].sin_port);
+	close(c1);
+	close(c2);
+	close(server);
+	assert_int_equal(kill((pid_t)pid, SIGTERM), 0);
+}
+
 int main(void)
 {
 	signal(SIGPIPE, SIG_IGN);
@@ -161,6 +260,7 @@ int main(void)
 	    cmocka_unit_test(test_plan),
 	    cmocka_unit_test(test_plan_refused),
 	    cmocka_unit_test(test_forward),
+	    cmocka_unit_test(test_forward_udp),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

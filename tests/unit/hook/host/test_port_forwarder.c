@@ -85,30 +85,35 @@ static void test_plan_refused(void **state)
 	}
 }
 
-/* A free port on 127.0.0.1, and optionally a listener on it. */
-static unsigned free_port(int *listener)
+/* A free port of `type` (SOCK_STREAM, SOCK_DGRAM) on 127.0.0.1, and
+ * optionally the socket bound to it (listening, for TCP). */
+static unsigned free_port(int type, int *bound)
 {
-	int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	int fd = socket(AF_INET, type | SOCK_CLOEXEC, 0);
 	assert_true(fd >= 0);
 	struct sockaddr_in a = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
 	socklen_t len = sizeof(a);
 	assert_int_equal(bind(fd, (struct sockaddr *)&a, len), 0);
 	assert_int_equal(getsockname(fd, (struct sockaddr *)&a, &len), 0);
-	if (listener) {
-		assert_int_equal(listen(fd, 4), 0);
-		*listener = fd;
+	if (bound) {
+		if (type == SOCK_STREAM)
+			assert_int_equal(listen(fd, 4), 0);
+		*bound = fd;
 	} else {
 		close(fd);
 	}
 	return ntohs(a.sin_port);
 }
 
-static int connect_to(unsigned port)
+/* A socket of `type` connected to 127.0.0.1:port, with a receive timeout. */
+static int connect_to(int type, unsigned port)
 {
-	int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	int fd = socket(AF_INET, type | SOCK_CLOEXEC, 0);
 	struct sockaddr_in a = {.sin_family = AF_INET,
 				.sin_port = htons(port),
 				.sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+	struct timeval tv = {.tv_sec = 5};
+	assert_int_equal(setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv)), 0);
 	assert_int_equal(connect(fd, (struct sockaddr *)&a, sizeof(a)), 0);
 	return fd;
 }
@@ -119,8 +124,8 @@ static void test_forward(void **state)
 {
 	(void)state;
 	int server = -1;
-	unsigned target_port = free_port(&server);
-	unsigned host_port = free_port(NULL);
+	unsigned target_port = free_port(SOCK_STREAM, &server);
+	unsigned host_port = free_port(SOCK_STREAM, NULL);
 	struct forward_plan p = {0};
 	_cleanup_free_ char *err = NULL;
 	_cleanup_free_ char *maps =
@@ -143,7 +148,7 @@ static void test_forward(void **state)
 	forwarder_set_target(&p, 0, "127.0.0.1");
 	assert_int_equal(forwarder_spawn(&p, &pid, &err), 0);
 	forwarder_plan_free(&p);
-	int c = connect_to(host_port);
+	int c = connect_to(SOCK_STREAM, host_port);
 	int s = accept(server, NULL, NULL);
 	assert_true(s >= 0);
 	char buf[16] = {0};
@@ -161,35 +166,6 @@ static void test_forward(void **state)
 	assert_int_equal(kill((pid_t)pid, SIGTERM), 0);
 }
 
-/* A free UDP port on 127.0.0.1, and optionally the socket bound to it. */
-static unsigned free_udp_port(int *bound)
-{
-	int fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
-	assert_true(fd >= 0);
-	struct sockaddr_in a = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
-	socklen_t len = sizeof(a);
-	assert_int_equal(bind(fd, (struct sockaddr *)&a, len), 0);
-	assert_int_equal(getsockname(fd, (struct sockaddr *)&a, &len), 0);
-	if (bound)
-		*bound = fd;
-	else
-		close(fd);
-	return ntohs(a.sin_port);
-}
-
-/* A UDP socket connected to 127.0.0.1:port, with a receive timeout. */
-static int udp_client(unsigned port)
-{
-	int fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
-	struct sockaddr_in a = {.sin_family = AF_INET,
-				.sin_port = htons(port),
-				.sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
-	struct timeval tv = {.tv_sec = 5};
-	assert_int_equal(setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv)), 0);
-	assert_int_equal(connect(fd, (struct sockaddr *)&a, sizeof(a)), 0);
-	return fd;
-}
-
 /* UDP: a port taken is refused with its address; each client's datagrams
  * reach the target from a source of their own, and the target's replies
  * reach that client alone. */
@@ -197,10 +173,10 @@ static void test_forward_udp(void **state)
 {
 	(void)state;
 	int server = -1;
-	unsigned target_port = free_udp_port(&server);
+	unsigned target_port = free_port(SOCK_DGRAM, &server);
 	struct timeval tv = {.tv_sec = 5};
 	assert_int_equal(setsockopt(server, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv)), 0);
-	unsigned host_port = free_udp_port(NULL);
+	unsigned host_port = free_port(SOCK_DGRAM, NULL);
 	struct forward_plan p = {0};
 	_cleanup_free_ char *err = NULL;
 	_cleanup_free_ char *maps = xasprintf("[{\"hostPort\":%u,\"containerPort\":%u,\"hostIP\":"
@@ -219,7 +195,7 @@ static void test_forward_udp(void **state)
 	long pid = -1;
 	assert_int_equal(forwarder_spawn(&p, &pid, &err), 0);
 	forwarder_plan_free(&p);
-	int c1 = udp_client(host_port), c2 = udp_client(host_port);
+	int c1 = connect_to(SOCK_DGRAM, host_port), c2 = connect_to(SOCK_DGRAM, host_port);
 	struct sockaddr_in from[2];
 	char buf[16];
 	for (int k = 0; k < 2; k++) {

@@ -39,6 +39,7 @@ void hookconf_free(struct hook_config *c)
 	strv_free(c->bin_dirs, c->n_bin_dirs);
 	free(c->cache_dir);
 	free(c->state_dir);
+	free(c->plugin_runtime_dir);
 	strv_free(c->default_networks, c->n_default_networks);
 	policy_free(&c->policy);
 	sandbox_config_free(&c->sandbox);
@@ -359,6 +360,10 @@ cnirt_ctx *hookconf_ctx(const struct hook_config *c)
 	/* One thread, and it reaps no child it did not start. */
 	cnirt_ctx_set_spawn_direct(ctx, true);
 	hookconf_pass_path(ctx);
+	cnirt_error *e = NULL;
+	if (c->plugin_runtime_dir &&
+	    cnirt_ctx_set_env(ctx, "XDG_RUNTIME_DIR", c->plugin_runtime_dir, &e) < 0)
+		cnirt_error_free(e);
 	if (c->sb)
 		cnirt_ctx_set_plugin_preexec(ctx, sandbox_apply, c->sb);
 	return ctx;

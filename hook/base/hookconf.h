@@ -39,6 +39,9 @@ struct hook_config {
 	enum names_mode dns_hosts;	 /* dns.hosts (or dns): "auto" */
 	struct sandbox_config sandbox;	 /* sandbox: around the plugins */
 	struct sandbox *sb;		 /* the sandbox prepared, when enabled */
+	/* Rootless (cmd/rootless.h): the plugins' XDG_RUNTIME_DIR, the user's
+	 * own (dnsname keeps its dnsmasq files there); NULL: none given. */
+	char *plugin_runtime_dir;
 };
 
 /* Load `path`; NULL means CNIHOOK_CONFIG_PATH, which may be absent (then the

@@ -32,6 +32,8 @@ int rootless_configure(struct hook_config *cfg, struct rootless_user *u, char **
 	free(cfg->cache_dir);
 	cfg->state_dir = rootless_netns_path(u, "state");
 	cfg->cache_dir = rootless_netns_path(u, "cache");
+	free(cfg->plugin_runtime_dir);
+	cfg->plugin_runtime_dir = rootless_netns_path(u, "run");
 	return 0;
 }
 

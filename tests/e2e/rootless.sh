@@ -131,7 +131,8 @@ jq -n --arg n "$NET" --arg s "$SUBNET.0/24" --arg g "$SUBNET.1" '{cniVersion: "1
 	{type: "bridge", bridge: $n, isGateway: true, ipMasq: true,
 	 dns: {nameservers: [$g], search: ["rl.test"]},
 	 ipam: {type: "host-local", ranges: [[{subnet: $s}]], routes: [{dst: "0.0.0.0/0"}]}},
-	{type: "portmap", capabilities: {portMappings: true}}]}' >"$U/net.d/10-$NET.conflist"
+	{type: "portmap", capabilities: {portMappings: true}},
+	{type: "dnsname", domainName: "rl.test"}]}' >"$U/net.d/10-$NET.conflist"
 
 # Outside: a namespace of the test's on the host, a veth to it with a /30
 # of its own, a web server in it (the static busybox).
@@ -168,7 +169,7 @@ chmod -R a+rX "$U/net.d" "$U/hooks.d" "$U/cnihook.json"
 # The image: the static busybox and its applets.
 mkdir -p "$U/rootfs/bin" "$U/rootfs/www"
 cp "$BUSYBOX" "$U/rootfs/bin/busybox"
-for a in sh httpd wget sleep cat timeout; do ln -s busybox "$U/rootfs/bin/$a"; done
+for a in sh httpd wget sleep cat timeout nslookup; do ln -s busybox "$U/rootfs/bin/$a"; done
 "${CC:-cc}" -static -O2 -o "$U/rootfs/bin/udp-echo" "$srcdir/tests/e2e/udp-echo.c" ||
 	fail "cannot build tests/e2e/udp-echo.c static (${CC:-cc} -static)"
 IMAGE=localhost/cnihook-rootless:$uniq
@@ -196,12 +197,16 @@ else
 fi
 pm rm -f -t 0 u >/dev/null 2>&1 || true
 # (podman splits --annotation at commas outside double quotes)
+# The names dnsname answers: io.cnihook.name (podman's hostname is the
+# short id).
 out=$(pm run -d --name a --network none --annotation "io.cnihook.networks=$NET" \
+	--annotation io.cnihook.name=a \
 	--annotation "\"io.cnihook.ports=127.0.0.1:$PORT:80,127.0.0.1:$UPORT:5353/udp\"" \
 	"$IMAGE" sh -c "$(serve a)" 2>&1) ||
 	fail "podman run a: $out"
 A=$(tail -n 1 <<<"$out")
 out=$(pm run -d --name b --network none --annotation "io.cnihook.networks=$NET" \
+	--annotation io.cnihook.name=b \
 	"$IMAGE" sh -c "$(serve b)" 2>&1) || fail "podman run b: $out"
 B=$(tail -n 1 <<<"$out")
 ok "two rootless containers started with io.cnihook.networks=$NET"
@@ -249,6 +254,11 @@ grep -qE "^${IP_A%/*}[[:space:]].*\ba\b" <<<"$hosts" &&
 	ok "a's /etc/hosts maps ${IP_A%/*} to its name" ||
 	not_ok "a's /etc/hosts maps ${IP_A%/*} to its name" "$hosts"
 
+got=$(pm exec b nslookup a 2>&1) || true
+grep -q "Address: *${IP_A%/*}\$" <<<"$got" &&
+	ok "b resolves a by name (dnsname's dnsmasq in the user's namespace): ${IP_A%/*}" ||
+	not_ok "b resolves a by name (dnsname's dnsmasq in the user's namespace)" "$got"
+
 SLIRP=$(awk '{print $1}' "$DIR/slirp4netns.pid" 2>/dev/null || true)
 got=$(pm exec a timeout 5 wget -q -O- "http://$OUT.2:8080/" 2>&1) || true
 [ -n "$SLIRP" ] && [ "$got" = outside ] &&
@@ -286,9 +296,9 @@ user_clean() {
 	fi
 	# (pgrep: a pattern of more than 15 bytes matches nothing)
 	# shellcheck disable=SC2009
-	procs=$(ps -u "$RL_USER" -o pid=,comm= | grep -E 'cnihook|slirp4netns' || true)
-	[ -z "$procs" ] && ok "$1: no forwarder, no slirp4netns, no cnihook process of the user's" ||
-		not_ok "$1: no forwarder, no slirp4netns, no cnihook process of the user's" "$procs"
+	procs=$(ps -u "$RL_USER" -o pid=,comm= | grep -E 'cnihook|slirp4netns|dnsmasq' || true)
+	[ -z "$procs" ] && ok "$1: no forwarder, slirp4netns, dnsmasq or cnihook process of the user's" ||
+		not_ok "$1: no forwarder, slirp4netns, dnsmasq or cnihook process of the user's" "$procs"
 	pause=$(cat "$RUNDIR/libpod/tmp/pause.pid" 2>/dev/null || true)
 	if [ -n "$pause" ]; then
 		mounts=$(nsenter -t "$pause" -m grep -F "$DIR" /proc/self/mountinfo || true)
@@ -308,7 +318,8 @@ user_clean "after the last container"
 PORT2=$((PORT + 1))
 pm pod create --network none --name p >/dev/null 2>&1 || fail "podman pod create p"
 INFRA=$(pm pod inspect p --format '{{.InfraContainerID}}')
-pod_ann=(--annotation "io.cnihook.networks=$NET" --annotation "io.cnihook.ports=127.0.0.1:$PORT2:80")
+pod_ann=(--annotation "io.cnihook.networks=$NET" --annotation "io.cnihook.ports=127.0.0.1:$PORT2:80"
+	--annotation io.cnihook.name=p)
 out=$(pm run -d --pod p --name pa "${pod_ann[@]}" "$IMAGE" sh -c "$(serve pa)" 2>&1) ||
 	fail "podman run --pod p pa: $out"
 out=$(pm run -d --pod p --name pb "${pod_ann[@]}" "$IMAGE" sleep 600 2>&1) ||
@@ -339,6 +350,7 @@ chmod -R a+rX "$U/hooks-nostop.d"
 out=$(as_user podman --runtime runc --storage-driver vfs --cgroup-manager cgroupfs \
 	--events-backend file --hooks-dir "$U/hooks-nostop.d" run -d --name c --network none \
 	--annotation "io.cnihook.networks=$NET" --annotation "io.cnihook.ports=127.0.0.1:$PORT:80" \
+	--annotation io.cnihook.name=c \
 	"$IMAGE" sh -c "$(serve c)" 2>&1) || fail "podman run c: $out"
 C=$(tail -n 1 <<<"$out")
 pm rm -f -t 0 c >/dev/null 2>&1 || fail "podman rm c"

@@ -28,6 +28,7 @@ set -euo pipefail
 srcdir=${abs_top_srcdir:-$(cd "$(dirname "$0")/../.." && pwd)}
 T_NETPREFIX=inst
 . "$srcdir/tests/harness/runtime-lib.sh"
+. "$srcdir/tests/harness/rootless-lib.sh"
 
 # podman as a user runs it: no --hooks-dir (rt_exec, rt_stop and
 # rt_status use pm).
@@ -96,6 +97,17 @@ inst_left() {
 	for d in "${INST_DIRS[@]}"; do
 		if [ -e "$d" ]; then printf '%s/\n' "$d"; fi
 	done
+}
+
+# inst_uninstall: make uninstall, the safety net, and nothing of the
+# install left.
+inst_uninstall() {
+	checking "make uninstall"
+	inst_make uninstall >"$DIR/uninstall.log" 2>&1 ||
+		fail "make uninstall failed: $(tail -20 "$DIR/uninstall.log")"
+	inst_remove
+	[ -z "$(inst_left)" ] || fail "left: $(inst_left)"
+	ok "all gone"
 }
 
 # inst_dir_made DIR: DIR goes at exit if it does not exist now and is empty
@@ -287,6 +299,68 @@ EOF
 	out=$(inst_left)
 	[ -z "$out" ] || fail "left: $out"
 	ok "nothing"
+}
+
+# ---------------------------------------------------------------- rootless
+# Rootless podman as a user meets it once `make install` is done: a user of
+# the test's (tests/harness/rootless-lib.sh), podman with no --hooks-dir
+# (it reads the installed entries from its own directory) and a hook with
+# no --config (the installed cnihook.json and its network cnihook, whose
+# bridge cnihook0 and 10.89.0.0/24 live in the user's namespace, not the
+# host's). The container gets an address of 10.89.0.0/24 and its name in
+# /etc/hosts; its published port serves on the host's 127.0.0.1; the
+# installed gc finds nothing to do through podman unshare; after the
+# container nothing is left (no /run/user/UID/cnihook, no process of the
+# user's, nothing on the host).
+inst_rootless_case() {
+	local c cid port out got i st
+	rt_setup_case r
+	checking "make install with this build's defaults"
+	cleanup_push "inst_make uninstall >/dev/null 2>&1; inst_remove"
+	inst_make install >"$DIR/install.log" 2>&1 ||
+		fail "make install failed: $(tail -20 "$DIR/install.log")"
+	ok "installed"
+
+	rl_user_setup
+	RL_PODMAN_ARGS=()
+	rl_image "localhost/cnihook-inst-rootless:$uniq" sh httpd sleep cat
+	echo hello >"$U/rootfs/www/index.html"
+	c=rl$uniq
+	port=$((20000 + RANDOM % 10001))
+	checking "rootless podman run (no --hooks-dir) $c with io.cnihook.networks=cnihook io.cnihook.ports=127.0.0.1:$port:80"
+	out=$(rl_pm run -d --name "$c" --network none --annotation io.cnihook.networks=cnihook \
+		--annotation "io.cnihook.ports=127.0.0.1:$port:80" "localhost/cnihook-inst-rootless:$uniq" \
+		sh -c 'echo hello >/www/index.html; exec httpd -f -p 80 -h /www' 2>&1) ||
+		fail "podman run $c as $RL_USER: $out"
+	cid=$(tail -n 1 <<<"$out")
+	st=$RUNDIR/cnihook/state/$cid/network-status.json
+	jq -e '.[0].ips[0] | startswith("10.89.0.")' "$st" >/dev/null 2>&1 ||
+		fail "no address of 10.89.0.0/24 in $st: $(cat "$st" 2>&1)"
+	ok "running: $(jq -r '.[0].ips[0]' "$st"), in the user's namespace"
+	checking "its /etc/hosts names it, its port serves on 127.0.0.1:$port"
+	# (the shipped network's result has no dns: podman's hosts file is
+	# left as podman wrote it)
+	out=$(rl_pm exec "$c" cat /etc/hosts 2>&1) || fail "podman exec $c cat /etc/hosts: $out"
+	grep -q "$c" <<<"$out" || fail "no line for $c in /etc/hosts: $out"
+	for ((i = 0; i < 30; i++)); do
+		got=$(http_get "http://127.0.0.1:$port/") && [ "$got" = hello ] && break
+		sleep 0.2
+	done
+	[ "$got" = hello ] || fail "GET http://127.0.0.1:$port/: got \"$got\""
+	ok "hello"
+	checking "podman unshare cnihook gc (the installed one, its defaults): $c is running, nothing to do"
+	out=$(rl_pm unshare "$INST_BIN" gc 2>&1) || fail "podman unshare cnihook gc: $out"
+	[ -d "$RUNDIR/cnihook/state/$cid" ] || fail "gc took $c's attachment: $out"
+	ok "$(tr '\n' ' ' <<<"$out")"
+	checking "podman rm $c: nothing of the user's left"
+	rl_pm rm -f -t 0 "$c" >/dev/null 2>&1 || fail "podman rm $c"
+	[ ! -e "$RUNDIR/cnihook" ] || fail "left: $(ls -R "$RUNDIR/cnihook" 2>&1)"
+	out=$(ps -u "$RL_USER" -o pid=,comm= | grep -E 'cnihook|slirp4netns|dnsmasq' || true)
+	[ -z "$out" ] || fail "processes left: $out"
+	ok "none"
+	assert_nothing_left --id "$cid"
+
+	inst_uninstall
 }
 
 # ---------------------------------------------------------------- quick starts
@@ -525,12 +599,7 @@ qs_case() {
 	assert_nothing_left --id web --id "$CTD_NS-web" --id "$cid" --subnet 10.89.0 --subnet 10.90.0 \
 		--link cnihook0 --link "qsn$uniq" --datadir /var/lib/cni/networks
 
-	checking "make uninstall"
-	inst_make uninstall >"$DIR/uninstall.log" 2>&1 ||
-		fail "make uninstall failed: $(tail -20 "$DIR/uninstall.log")"
-	inst_remove
-	[ -z "$(inst_left)" ] || fail "left: $(inst_left)"
-	ok "all gone"
+	inst_uninstall
 }
 
 rt_init podman
@@ -538,6 +607,7 @@ inst_plan
 cleanup_push inst_remove
 run_case "an installed cnihook under podman without --hooks-dir, beside podman's CNI network" inst_case
 run_case "the README's quick starts, line for line: runc, containerd, podman (CNI, netavark)" qs_case
+run_case "rootless podman with the installed hook and defaults, no --hooks-dir, no --config" inst_rootless_case
 log "--- whole script"
 inst_remove
 checking "nothing of the install is left after the cleanups"

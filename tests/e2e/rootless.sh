@@ -41,13 +41,15 @@
 set -euo pipefail
 srcdir=${abs_top_srcdir:-$(cd "$(dirname "$0")/../.." && pwd)}
 . "$srcdir/tests/harness/lib.sh"
+. "$srcdir/tests/harness/rootless-lib.sh"
 
 require_root "to create a user with subordinate ids"
-require_cmd podman runc jq useradd userdel runuser newuidmap newgidmap nsenter setfacl slirp4netns ss "${CC:-cc}"
+require_cmd podman runc jq nsenter slirp4netns ss "${CC:-cc}"
 CNIHOOK=${CNIHOOK:-${abs_top_builddir:-$srcdir}/hook/cnihook}
 [ -x "$CNIHOOK" ] || fail "cnihook not found at $CNIHOOK (set CNIHOOK)"
 PLUGINDIR=${CNI_PLUGIN_DIR:-/usr/lib/cni}
-require_plugins bridge host-local portmap
+require_plugins bridge host-local portmap dnsname
+require_cmd dnsmasq
 BUSYBOX=${CNIHOOK_BUSYBOX:-/bin/busybox}
 [ -x "$BUSYBOX" ] || skip "no static busybox at $BUSYBOX (busybox-static)"
 
@@ -56,69 +58,12 @@ log "cnihook: $CNIHOOK"
 log "suffix:  $uniq"
 
 # ---------------------------------------------------------------- the user
-# A free range of 65536 subordinate ids: after every range the files name.
-sub_start() {
-	local end
-	end=$(cat /etc/subuid /etc/subgid 2>/dev/null |
-		awk -F: 'BEGIN {m = 300000} {e = $2 + $3; if (e > m) m = e} END {print m}')
-	echo $(((end / 65536 + 1) * 65536))
-}
-
-RL_USER=cnirl$uniq
-useradd -M -d /nonexistent -s /bin/sh "$RL_USER" || fail "useradd $RL_USER"
-cleanup_push "userdel '$RL_USER'; sed -i '/^$RL_USER:/d' /etc/subuid /etc/subgid"
-RL_UID=$(id -u "$RL_USER")
-SUB=$(sub_start)
-printf '%s:%s:65536\n' "$RL_USER" "$SUB" >>/etc/subuid
-printf '%s:%s:65536\n' "$RL_USER" "$SUB" >>/etc/subgid
-RUNDIR=/run/user/$RL_UID
-[ ! -e "$RUNDIR" ] || fail "$RUNDIR exists already"
-install -d -o "$RL_USER" -g "$RL_USER" -m 0700 "$RUNDIR"
-cleanup_push "rm -rf '$RUNDIR'"
-log "user $RL_USER (uid $RL_UID), subordinate ids $SUB-$((SUB + 65535))"
-
-# slirp4netns opens /dev/net/tun as the user: an ACL entry of the test
-# user's where the device is not open to all (removed at the end, before
-# the user).
-if [ -c /dev/net/tun ] && ! runuser -u "$RL_USER" -- test -r /dev/net/tun -a -w /dev/net/tun; then
-	setfacl -m "u:$RL_UID:rw" /dev/net/tun || fail "setfacl /dev/net/tun"
-	cleanup_push "setfacl -x 'u:$RL_UID' /dev/net/tun"
-	log "/dev/net/tun: rw for $RL_USER by an ACL entry, for this test"
-fi
-
-# The user's files: T_TMP is root's; the user gets a directory in it.
-chmod 0711 "$T_TMP"
-U=$T_TMP/user
-install -d -o "$RL_USER" -g "$RL_USER" -m 0755 "$U" "$U/home"
+rl_user_setup
 cp "$CNIHOOK" "$U/cnihook"
 chmod 0755 "$U/cnihook"
-
-# as_user CMD...: CMD as the user, with what a login gives (HOME, the
-# runtime directory, a user's PATH without sbin) and nothing else.
-as_user() {
-	(cd "$U" && runuser -u "$RL_USER" -- env -i HOME="$U/home" XDG_RUNTIME_DIR="$RUNDIR" \
-		PATH=/usr/local/bin:/usr/bin:/bin "$@")
-}
-pm() {
-	as_user podman --runtime runc --storage-driver vfs --cgroup-manager cgroupfs \
-		--events-backend file --hooks-dir "$U/hooks.d" "$@"
-}
-
-# podman's pause process holds the user's namespaces: stopped by its pid at
-# the end, after the containers; then the storage (the subordinate ids'
-# files) goes with T_TMP.
-stop_pause() {
-	local pid
-	local pid i
-	pid=$(cat "$RUNDIR/libpod/tmp/pause.pid" 2>/dev/null) || return 0
-	kill "$pid" 2>/dev/null || return 0
-	for ((i = 0; i < 50; i++)); do
-		kill -0 "$pid" 2>/dev/null || return 0
-		sleep 0.1
-	done
-}
-cleanup_push stop_pause
-cleanup_push "pm rm -af -t 0"
+RL_PODMAN_ARGS=(--hooks-dir "$U/hooks.d")
+as_user() { rl_as_user "$@"; }
+pm() { rl_pm "$@"; }
 
 # ---------------------------------------------------------------- network
 NET=rl$uniq
@@ -166,15 +111,12 @@ for f in cnihook-createRuntime.json cnihook-poststop.json; do
 done
 chmod -R a+rX "$U/net.d" "$U/hooks.d" "$U/cnihook.json"
 
-# The image: the static busybox and its applets.
-mkdir -p "$U/rootfs/bin" "$U/rootfs/www"
-cp "$BUSYBOX" "$U/rootfs/bin/busybox"
-for a in sh httpd wget sleep cat timeout nslookup; do ln -s busybox "$U/rootfs/bin/$a"; done
+# The image: the static busybox, its applets and the UDP echo server.
+mkdir -p "$U/rootfs/bin"
 "${CC:-cc}" -static -O2 -o "$U/rootfs/bin/udp-echo" "$srcdir/tests/e2e/udp-echo.c" ||
 	fail "cannot build tests/e2e/udp-echo.c static (${CC:-cc} -static)"
 IMAGE=localhost/cnihook-rootless:$uniq
-tar -C "$U/rootfs" -c . | as_user podman --storage-driver vfs --cgroup-manager cgroupfs \
-	--events-backend file import -q - "$IMAGE" >/dev/null || fail "podman import failed"
+rl_image "$IMAGE" sh httpd wget sleep cat timeout nslookup
 ok "rootless podman imported the image as $RL_USER"
 
 # ---------------------------------------------------------------- containers

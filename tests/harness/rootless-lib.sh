@@ -1,0 +1,95 @@
+#!/bin/bash
+# A rootless podman user for the tests that need one (tests/e2e/rootless.sh,
+# tests/e2e/installed.sh), sourced after lib.sh:
+#
+#   rl_user_setup   a user of the test's own (cnirl<suffix>) with 65536
+#                   subordinate uids and gids after every range the files
+#                   name, its runtime directory /run/user/UID (mode 0700),
+#                   rw on /dev/net/tun by an ACL entry where the device is
+#                   not open to all (Debian's udev gives it 0666; without
+#                   udev it is 0600), and a directory $U of its own in
+#                   T_TMP. All of it removed by the cleanups, podman's
+#                   containers and pause process first (by its pid).
+#   rl_as_user CMD  CMD as the user, with what a login gives (HOME, the
+#                   runtime directory, a user's PATH without sbin) and
+#                   nothing else.
+#   rl_pm ARGS      rootless podman (runc, vfs, cgroupfs, the file events
+#                   backend), with RL_PODMAN_ARGS (an array: say
+#                   --hooks-dir DIR there, or nothing for podman's own).
+#   rl_image NAME APPLET...  the static busybox ($BUSYBOX, else
+#                   $CNIHOOK_BUSYBOX, else /bin/busybox) with APPLETs (and the files
+#                   the caller put in $U/rootfs), imported by the user as
+#                   NAME.
+# Sets RL_USER, RL_UID, RUNDIR, U.
+
+RL_PODMAN_ARGS=()
+
+# A free range of 65536 subordinate ids: after every range the files name.
+rl_sub_start() {
+	local end
+	end=$(cat /etc/subuid /etc/subgid 2>/dev/null |
+		awk -F: 'BEGIN {m = 300000} {e = $2 + $3; if (e > m) m = e} END {print m}')
+	echo $(((end / 65536 + 1) * 65536))
+}
+
+rl_as_user() {
+	(cd "$U" && runuser -u "$RL_USER" -- env -i HOME="$U/home" XDG_RUNTIME_DIR="$RUNDIR" \
+		PATH=/usr/local/bin:/usr/bin:/bin "$@")
+}
+
+rl_pm() {
+	rl_as_user podman --runtime runc --storage-driver vfs --cgroup-manager cgroupfs \
+		--events-backend file "${RL_PODMAN_ARGS[@]}" "$@"
+}
+
+# podman's pause process holds the user's namespaces: stopped by its pid at
+# the end, after the containers; then the storage (the subordinate ids'
+# files) goes with T_TMP.
+rl_stop_pause() {
+	local pid i
+	pid=$(cat "$RUNDIR/libpod/tmp/pause.pid" 2>/dev/null) || return 0
+	kill "$pid" 2>/dev/null || return 0
+	for ((i = 0; i < 50; i++)); do
+		kill -0 "$pid" 2>/dev/null || return 0
+		sleep 0.1
+	done
+}
+
+rl_user_setup() {
+	local sub
+	require_cmd podman runc useradd userdel runuser newuidmap newgidmap setfacl
+	RL_USER=cnirl$uniq
+	useradd -M -d /nonexistent -s /bin/sh "$RL_USER" || fail "useradd $RL_USER"
+	cleanup_push "userdel '$RL_USER'; sed -i '/^$RL_USER:/d' /etc/subuid /etc/subgid"
+	RL_UID=$(id -u "$RL_USER")
+	sub=$(rl_sub_start)
+	printf '%s:%s:65536\n' "$RL_USER" "$sub" >>/etc/subuid
+	printf '%s:%s:65536\n' "$RL_USER" "$sub" >>/etc/subgid
+	RUNDIR=/run/user/$RL_UID
+	[ ! -e "$RUNDIR" ] || fail "$RUNDIR exists already"
+	install -d -o "$RL_USER" -g "$RL_USER" -m 0700 "$RUNDIR"
+	cleanup_push "rm -rf '$RUNDIR'"
+	log "user $RL_USER (uid $RL_UID), subordinate ids $sub-$((sub + 65535))"
+	# slirp4netns opens /dev/net/tun as the user.
+	if [ -c /dev/net/tun ] && ! runuser -u "$RL_USER" -- test -r /dev/net/tun -a -w /dev/net/tun; then
+		setfacl -m "u:$RL_UID:rw" /dev/net/tun || fail "setfacl /dev/net/tun"
+		cleanup_push "setfacl -x 'u:$RL_UID' /dev/net/tun"
+		log "/dev/net/tun: rw for $RL_USER by an ACL entry, for this test"
+	fi
+	# The user's files: T_TMP is root's; the user gets a directory in it.
+	chmod 0711 "$T_TMP"
+	U=$T_TMP/user
+	install -d -o "$RL_USER" -g "$RL_USER" -m 0755 "$U" "$U/home"
+	cleanup_push rl_stop_pause
+	cleanup_push "rl_pm rm -af -t 0"
+}
+
+rl_image() {
+	local name=$1 a
+	shift
+	mkdir -p "$U/rootfs/bin" "$U/rootfs/www"
+	cp "${BUSYBOX:-${CNIHOOK_BUSYBOX:-/bin/busybox}}" "$U/rootfs/bin/busybox"
+	for a in "$@"; do ln -sf busybox "$U/rootfs/bin/$a"; done
+	tar -C "$U/rootfs" -c . | rl_as_user podman --storage-driver vfs --cgroup-manager cgroupfs \
+		--events-backend file import -q - "$name" >/dev/null || fail "podman import failed"
+}

@@ -50,15 +50,19 @@ rootfs_digest() {
 		find . -xdev -type f -size -2M -print0 | sort -z | xargs -0 sha256sum) | sha256sum | cut -d' ' -f1
 }
 
-# in_container NAME FILE: the file as the container reads it. When the
-# engine's exec fails, its exit status and words go to stderr (a check that
-# reads nothing says why).
+# in_container NAME FILE: the file as the container reads it: cat run in
+# the container's mount namespace and root (nsenter -m -r on its process,
+# the rootfs's own cat), not through the engine's exec: reads that way
+# came back without the file's lines twice (under crun, under ctr), the
+# mounts logged in place and the exec's status 0. A read that fails says
+# why on stderr.
 in_container() {
-	local out err rc
-	err=$(mktemp "$T_TMP/exec.XXXXXX")
-	out=$(rt_exec "$1" cat "$2" 2>"$err")
+	local out err rc pid
+	pid=$(rt_pid "$1") || return 1
+	err=$(mktemp "$T_TMP/read.XXXXXX")
+	out=$(timeout 10 nsenter -t "$pid" -m -r cat "$2" 2>"$err")
 	rc=$?
-	[ "$rc" = 0 ] || printf '#   %s: %s exec cat %s: exit %s: %s\n' "$1" "$RT" "$2" "$rc" "$(tr '\n' ' ' <"$err")" >&2
+	[ "$rc" = 0 ] || printf '#   %s: cat %s in its mount namespace: exit %s: %s\n' "$1" "$2" "$rc" "$(tr '\n' ' ' <"$err")" >&2
 	rm -f "$err"
 	[ -z "$out" ] || printf '%s\n' "$out"
 	return "$rc"
@@ -76,6 +80,14 @@ names_mounts() {
 host_mounts_clean() {
 	! grep -E ' /[^ ]*/etc/(resolv\.conf|hosts) ' /proc/self/mountinfo | grep -qF -- "$T_TMP" ||
 		fail "the host's mount table shows a names file: $(grep -F -- "$T_TMP" /proc/self/mountinfo | grep /etc/)"
+}
+
+# expect_in NAME FILE ERE WHAT: the container's FILE has a line matching
+# ERE, else the case fails with WHAT, what it read and its mounts at /etc.
+expect_in() {
+	local got
+	got=$(in_container "$1" "$2") || true
+	grep -qE -- "$3" <<<"$got" || fail "$4: read: $got; $(names_mounts "$1")"
 }
 
 # names_untouched NAME: the container reads the engine's (or the rootfs's)
@@ -260,7 +272,7 @@ names_case_readonly() {
 	RT_ROOTFS=$root rt_start_ok "start $id, read-only rootfs without /etc/hosts" "$id" \
 		"$(annotations io.cnihook.networks "$NET")"
 	checking "resolv.conf written; hosts left alone, logged"
-	in_container "$id" /etc/resolv.conf | grep -q "^nameserver $GW" || fail "resolv.conf not written"
+	expect_in "$id" /etc/resolv.conf "^nameserver $GW" "resolv.conf not written"
 	! rt_exec "$id" test -e /etc/hosts || fail "/etc/hosts exists in $id"
 	if hook_log_complete; then
 		grep -q '/etc/hosts not written (left alone): /etc/hosts is missing and the rootfs is read-only' "$HOOKLOG" ||
@@ -292,7 +304,7 @@ names_case_userns() {
 	[ "$(stat -c %u:%g "$STATEDIR/$RT_CID/resolv.conf")" = 100000:100000 ] ||
 		fail "$(stat -c %u:%g "$STATEDIR/$RT_CID/resolv.conf")"
 	[ "$(rt_exec "$id" stat -c %u /etc/hosts)" = 0 ] || fail "not root's inside"
-	in_container "$id" /etc/resolv.conf | grep -q "^nameserver $GW" || fail "resolv.conf"
+	expect_in "$id" /etc/resolv.conf "^nameserver $GW" "resolv.conf"
 	ok "owned by the container's root"
 	rt_stop "$id"
 	rt_teardown_and_check
@@ -323,7 +335,7 @@ names_case_restart() {
 	# name: none of the host's own names that podman copied.
 	[ "$(grep -A1 '^# cnihook: this' <<<"$hosts" | tail -1 | awk '{print NF}')" = 3 ] ||
 		fail "the block's line names more than the container"
-	in_container "$id" /etc/resolv.conf | grep -q "^nameserver $GW" || fail "resolv.conf"
+	expect_in "$id" /etc/resolv.conf "^nameserver $GW" "resolv.conf"
 	ok "one block"
 	rt_stop "$id"
 	rt_teardown_and_check
@@ -351,7 +363,7 @@ names_case_ctr_restart() {
 	hosts=$(in_container "$id" /etc/hosts) || fail "cannot read /etc/hosts in $id"
 	printf '%s\n' "$hosts" | sed 's/^/    hosts| /'
 	[ "$(grep -c '^# cnihook: end' <<<"$hosts")" = 1 ] || fail "blocks: $(grep -c '^# cnihook: end' <<<"$hosts")"
-	in_container "$id" /etc/resolv.conf | grep -q "^nameserver $GW" || fail "resolv.conf"
+	expect_in "$id" /etc/resolv.conf "^nameserver $GW" "resolv.conf"
 	ok "one block"
 	host_mounts_clean
 	rt_stop "$id"
@@ -409,6 +421,7 @@ names_hostile_cases() {
 		".mounts += [{destination: \"/etc\", type: \"bind\", source: \"$T_TMP/h6/etc-ro\", options: [\"rbind\", \"ro\"]}]"
 }
 
+require_cmd nsenter timeout
 rt_init "$NAMES_RT"
 run_case "1. one network with dns: resolv.conf and hosts ($RT)" names_case_one
 run_case "2. no dns: nothing written; \"always\": written ($RT)" names_case_no_dns

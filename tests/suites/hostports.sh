@@ -92,15 +92,19 @@ else:
     print(s.recv(100).decode().strip())
 EOF
 
-# listen PROTO FAMILY ADDR: start a service; LPID and PORT are its pid and port.
+# listen PROTO FAMILY ADDR: start a service; LPID and PORT are its pid and
+# port. Its ready file is a name of its own (never an earlier service's),
+# and it must still run once it is ready.
 LPID='' PORT=''
 listen() {
-	local ready=$tmp/run/ready-$1-$2-$RANDOM
+	local ready
+	ready=$(mktemp -u "$tmp/run/ready-$1-$2-XXXXXX")
 	"$PY" "$tmp/listen.py" "$1" "$2" "$3" "$ready" 2>"$ready.err" &
 	LPID=$!
 	SLEEPERS+=("$LPID")
 	wait_for 50 test -s "$ready" || { cat "$ready.err" >&2; return 1; }
 	PORT=$(cat "$ready")
+	kill -0 "$LPID" 2>/dev/null || { echo "# the service $LPID ($*) is gone: $(cat "$ready.err")" >&2; return 1; }
 }
 # stop_listener: the last service started goes.
 stop_listener() { kill_child "$LPID"; }

@@ -472,11 +472,6 @@ static int load_plugin_folder(int dirfd, const char *name, const char *path, cni
 	return r;
 }
 
-static void netlist_freep(cnirt_netlist **l)
-{
-	cnirt_netlist_free(*l);
-}
-
 /* Whether the list file `name` may have a plugin folder for the network
  * `network`: not when its directory was listed (`folders`) without it. */
 static bool may_have_folder(const struct folders *folders, const char *name, const char *network)
@@ -512,11 +507,12 @@ static int load_at(int dirfd, const char *name, const char *path, const struct f
 		return -1;
 	}
 	if (l->n_plugins == 0) {
-		_cleanup_(netlist_freep) cnirt_netlist *gone = l;
-		return error_set(err, CNIRT_ERR_INVALID_CONFIG,
-				 "%s: field \"plugins\": missing (a .conflist file holds a "
-				 "configuration list) and its plugin folder %s/ has no plugin",
-				 path, l->name);
+		int r = error_set(err, CNIRT_ERR_INVALID_CONFIG,
+				  "%s: field \"plugins\": missing (a .conflist file holds a "
+				  "configuration list) and its plugin folder %s/ has no plugin",
+				  path, l->name);
+		cnirt_netlist_free(l);
+		return r;
 	}
 	*out = l;
 	return 0;

@@ -282,12 +282,20 @@ static bool state_reachable(const struct hook_config *cfg, const char *id)
 	return access(dir, R_OK | X_OK) == 0;
 }
 
+/* The pod whose networks the container joined: a podman pod's annotated
+ * member's (its infra container's id), else NULL. */
+static const char *joined_pod(const struct oci_state *st)
+{
+	const char *pod = kubepod_member_sandbox(&st->annotations);
+	return pod && annotations_select(&st->annotations) ? pod : NULL;
+}
+
 /* poststop: a podman pod's annotated member leaves its pod's networks (the
  * last one detaches them); any other container is detached by its id. */
 static int detach_container(const struct hook_call *r, const struct oci_state *st)
 {
-	const char *pod = kubepod_member_sandbox(&st->annotations);
-	if (pod && annotations_select(&st->annotations)) {
+	const char *pod = joined_pod(st);
+	if (pod) {
 		int ret = engine_detach_pod_member(r->cfg, pod, st->key, r->stage);
 		if (ret != 1)
 			return ret;
@@ -300,8 +308,8 @@ static int detach(struct hook_call *r, const struct oci_state *st)
 {
 	if (userns_is_host())
 		return detach_container(r, st);
-	const char *pod = kubepod_member_sandbox(&st->annotations);
-	const char *id = pod && annotations_select(&st->annotations) ? pod : r->id;
+	const char *pod = joined_pod(st);
+	const char *id = pod ? pod : r->id;
 	if (!r->rl || !state_reachable(r->cfg, id)) {
 		_cleanup_free_ char *where = userns_describe();
 		log_info("%s %s: nothing to detach: cnihook runs in %s and attached nothing "

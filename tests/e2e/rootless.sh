@@ -87,8 +87,7 @@ OUT_HTTPD=
 # outside_down: the server stopped, the namespace and the veth removed (at
 # the end, before the nothing-left check; again by the cleanups).
 outside_down() {
-	[ -z "$OUT_HTTPD" ] || kill "$OUT_HTTPD" 2>/dev/null || true
-	[ -z "$OUT_HTTPD" ] || wait "$OUT_HTTPD" 2>/dev/null || true
+	[ -z "$OUT_HTTPD" ] || kill_child "$OUT_HTTPD" || true
 	ip netns delete "$OUTNS" 2>/dev/null || true
 	ip link delete "$OUTLINK" 2>/dev/null || true
 }

@@ -43,11 +43,13 @@ rl_pm() {
 }
 
 # podman's pause process holds the user's namespaces: stopped by its pid at
-# the end, after the containers; then the storage (the subordinate ids'
-# files) goes with T_TMP.
+# the end, after the containers, and only while that pid is still a process
+# of the user's (never a pid reused by another); then the storage (the
+# subordinate ids' files) goes with T_TMP.
 rl_stop_pause() {
 	local pid i
 	pid=$(cat "$RUNDIR/libpod/tmp/pause.pid" 2>/dev/null) || return 0
+	[ "$(stat -c %u "/proc/$pid" 2>/dev/null)" = "$RL_UID" ] || return 0
 	kill "$pid" 2>/dev/null || return 0
 	for ((i = 0; i < 50; i++)); do
 		kill -0 "$pid" 2>/dev/null || return 0

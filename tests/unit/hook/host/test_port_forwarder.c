@@ -118,6 +118,27 @@ static int connect_to(int type, unsigned port)
 	return fd;
 }
 
+/* A plan of one mapping of `proto` from 127.0.0.1:host_port to
+ * target_port, listening; a second plan of the same mapping cannot listen,
+ * and says which port is taken. */
+static void listening_plan(struct forward_plan *p, const char *proto, unsigned host_port,
+			   unsigned target_port)
+{
+	_cleanup_free_ char *err = NULL;
+	_cleanup_free_ char *maps = xasprintf("[{\"hostPort\":%u,\"containerPort\":%u,\"hostIP\":"
+					      "\"127.0.0.1\",\"protocol\":\"%s\"}]",
+					      host_port, target_port, proto);
+	assert_int_equal(forwarder_plan_add(p, 0, maps, &err), 0);
+	assert_int_equal(forwarder_listen(p, &err), 0);
+	struct forward_plan q = {0};
+	assert_int_equal(forwarder_plan_add(&q, 0, maps, &err), 0);
+	assert_int_equal(forwarder_listen(&q, &err), -1);
+	_cleanup_free_ char *want =
+	    xasprintf("host port 127.0.0.1:%u/%s: Address already in use", host_port, proto);
+	assert_string_equal(err, want);
+	forwarder_plan_free(&q);
+}
+
 /* A port taken is refused with its address; a forwarder carries bytes
  * both ways and the end of each direction. */
 static void test_forward(void **state)
@@ -128,22 +149,9 @@ static void test_forward(void **state)
 	unsigned host_port = free_port(SOCK_STREAM, NULL);
 	struct forward_plan p = {0};
 	_cleanup_free_ char *err = NULL;
-	_cleanup_free_ char *maps =
-	    xasprintf("[{\"hostPort\":%u,\"containerPort\":%u,\"hostIP\":\"127.0.0.1\"}]",
-		      host_port, target_port);
-	assert_int_equal(forwarder_plan_add(&p, 0, maps, &err), 0);
-	assert_int_equal(forwarder_listen(&p, &err), 0);
-	/* taken now: a second plan cannot listen */
-	struct forward_plan q = {0};
-	assert_int_equal(forwarder_plan_add(&q, 0, maps, &err), 0);
-	assert_int_equal(forwarder_listen(&q, &err), -1);
-	_cleanup_free_ char *want =
-	    xasprintf("host port 127.0.0.1:%u/tcp: Address already in use", host_port);
-	assert_string_equal(err, want);
-	forwarder_plan_free(&q);
+	listening_plan(&p, "tcp", host_port, target_port);
 	/* no target: refused */
 	long pid = -1;
-	free(TAKE_PTR(err));
 	assert_int_equal(forwarder_spawn(&p, &pid, &err), -1);
 	forwarder_set_target(&p, 0, "127.0.0.1");
 	assert_int_equal(forwarder_spawn(&p, &pid, &err), 0);
@@ -179,18 +187,7 @@ static void test_forward_udp(void **state)
 	unsigned host_port = free_port(SOCK_DGRAM, NULL);
 	struct forward_plan p = {0};
 	_cleanup_free_ char *err = NULL;
-	_cleanup_free_ char *maps = xasprintf("[{\"hostPort\":%u,\"containerPort\":%u,\"hostIP\":"
-					      "\"127.0.0.1\",\"protocol\":\"udp\"}]",
-					      host_port, target_port);
-	assert_int_equal(forwarder_plan_add(&p, 0, maps, &err), 0);
-	assert_int_equal(forwarder_listen(&p, &err), 0);
-	struct forward_plan q = {0};
-	assert_int_equal(forwarder_plan_add(&q, 0, maps, &err), 0);
-	assert_int_equal(forwarder_listen(&q, &err), -1);
-	_cleanup_free_ char *want =
-	    xasprintf("host port 127.0.0.1:%u/udp: Address already in use", host_port);
-	assert_string_equal(err, want);
-	forwarder_plan_free(&q);
+	listening_plan(&p, "udp", host_port, target_port);
 	forwarder_set_target(&p, 0, "127.0.0.1");
 	long pid = -1;
 	assert_int_equal(forwarder_spawn(&p, &pid, &err), 0);

@@ -166,7 +166,7 @@ static void write_names(const struct engine_run *r, const struct selection *sel,
 	    .state_dir = r->cfg->state_dir,
 	    .id = r->id,
 	    .oci_id = r->oci_id,
-	    .name = r->hostname,
+	    .name = r->hosts_name,
 	    .bundle = r->bundle,
 	    .pid = r->pid,
 	    .mode = {r->cfg->dns_resolv_conf, r->cfg->dns_hosts},
@@ -829,6 +829,7 @@ int engine_attach_container(const struct hook_config *cfg, const struct engine_c
 	r.bundle = c->bundle;
 	r.name = c->name;
 	r.hostname = c->hostname;
+	r.hosts_name = c->hostname;
 	r.oci_id = c->oci_id;
 	r.pid = c->pid;
 	int ret = attach_selection(&r, sel, by, source, NULL);

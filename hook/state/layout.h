@@ -41,8 +41,8 @@
 #define LAYOUT_OWN_PORTS   "ports"
 #define LAYOUT_NAME_OLD	   "name"
 #define LAYOUT_POD_MEMBERS "pod-members"
-/* The names files cnihook bind-mounts into the container (cnihook(8),
- * NAMES): <id>/resolv.conf, <id>/hosts. */
+/* The names files (cnihook(8), NAMES), as the rootfs names them; an
+ * earlier cnihook kept them as <id>/resolv.conf, <id>/hosts. */
 #define LAYOUT_RESOLV_CONF "resolv.conf"
 #define LAYOUT_HOSTS	   "hosts"
 #define LAYOUT_JOURNAL_DIR "journal"

@@ -62,10 +62,12 @@ static void log_line(const struct oci_call *c, const char *msg)
 	json *m = json_new_string(msg);
 	_cleanup_free_ char *quoted = json_gen(m, false, NULL);
 	json_free(m);
-	_cleanup_free_ char *line =
-	    c->log_format && strcmp(c->log_format, "json") == 0
-		? xasprintf("{\"level\":\"error\",\"msg\":%s,\"time\":\"%s\"}\n", quoted, when)
-		: xasprintf("time=\"%s\" level=error msg=%s\n", when, quoted);
+	struct buf b = {0};
+	if (c->log_format && strcmp(c->log_format, "json") == 0)
+		buf_printf(&b, "{\"level\":\"error\",\"msg\":%s,\"time\":\"%s\"}\n", quoted, when);
+	else
+		buf_printf(&b, "time=\"%s\" level=error msg=%s\n", when, quoted);
+	_cleanup_free_ char *line = buf_steal(&b, NULL);
 	(void)!write(fd, line, strlen(line));
 	close(fd);
 }

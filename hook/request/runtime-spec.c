@@ -28,8 +28,9 @@ static int read_annotations(json *root, const char *what, struct kvlist *ann, ch
 		const char *v = json_str(a->u.object.v[i]);
 		if (v == NULL) {
 			_cleanup_free_ char *k = shown(a->u.object.k[i]);
-			return set_error(err, "%s: annotation \"%s\": must be a string, not %s",
-					 what, k, json_type_name(a->u.object.v[i]));
+			_cleanup_free_ char *key = xasprintf("\"%s\"", k);
+			return set_error(err, "%s: annotation %s: must be a string, not %s", what,
+					 key, json_type_name(a->u.object.v[i]));
 		}
 		kvlist_append(ann, a->u.object.k[i], v);
 	}

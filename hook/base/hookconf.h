@@ -42,6 +42,9 @@ struct hook_config {
 	/* Rootless (cmd/rootless.h): the plugins' XDG_RUNTIME_DIR, the user's
 	 * own (dnsname keeps its dnsmasq files there); NULL: none given. */
 	char *plugin_runtime_dir;
+	/* runtime: the OCI runtime cnihook-runtime runs (cmd/runtime.h): a
+	 * name looked up in PATH or an absolute path; "runc". */
+	char *runtime;
 };
 
 /* Load `path`; NULL means CNIHOOK_CONFIG_PATH, which may be absent (then the

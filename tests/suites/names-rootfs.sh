@@ -13,7 +13,8 @@
 # place is a warning, the container keeps its networks); the host's
 # /etc/resolv.conf and /etc/hosts and the baits are unchanged; nothing is
 # created where a link points; the host's mount table shows no names file;
-# after poststop nothing of cnihook's is left.
+# after poststop nothing of cnihook's is left. A hook killed between a
+# names file's temp file and its rename: gc removes the temp file.
 # shellcheck disable=SC2016
 set -uo pipefail
 : "${CNIHOOK:?}" "${FAKEPLUGIN:?}"
@@ -134,6 +135,22 @@ check "c5: user namespace: cnihook's file owned by the container's root (host 10
 	eval '[ "$rc" = 0 ] && [ "$(stat -c %u:%g "$state/c5/hosts")" = 100000:100000 ] &&
 		inside hosts | grep -q c5'
 stop c5
+
+# ---------------------------------------------------------------- torn write
+# The hook SIGKILLed between a names file's temp file and its rename (the
+# fault point CNIHOOK_TEST_KILL_BEFORE_RENAME, common/file.c): gc keeps the
+# live container and removes the temp file at once; poststop the rest.
+for f in resolv.conf hosts; do
+	container "t-$f" ''
+	CNIHOOK_TEST_KILL_BEFORE_RENAME="$state/*/$f" hook "t-$f" creating
+	check "t-$f: the hook killed itself before the rename of its $f (status $rc)" \
+		eval '[ "$rc" = 137 ] && ls -A "$state/t-$f" | grep -q "^\.$f\.tmp\.cnihook\."'
+	out=$("$CNIHOOK" --config "$cfg" gc 2>&1)
+	check "t-$f: gc keeps the live container, removes the temp file: $out" \
+		eval 'has "container \"t-$f\": kept" "$out" && [ -d "$state/t-$f" ] &&
+			! ls -A "$state/t-$f" | grep -q "\.tmp\.cnihook\."'
+	stop "t-$f"
+done
 
 # ---------------------------------------------------------------- hostile rootfs
 hostile() { # hostile ID DESCRIPTION SETUP [WANT-IN-ERR]

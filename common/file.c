@@ -82,22 +82,24 @@ static int proc_stat(long pid, char *state, unsigned long long *start)
 	return 0;
 }
 
-/* This process's stamp, read once per process (a child made by fork reads
- * its own): one getpid(2) per write. A stamp that cannot be read is all
- * zeros, which no sweep ever proves gone. */
+/* This process's stamp, read once per thread (thread-local: no lock, no
+ * race with an engine's other threads) and again in a child made by fork:
+ * one getpid(2) per write. A stamp that cannot be read is all zeros, which
+ * no sweep ever proves gone. */
 static const struct temp_owner *own_stamp(void)
 {
-	static struct temp_owner self;
-	static long stamped = -1;
+	static __thread struct temp_owner self;
+	static __thread long stamped;
 	long pid = (long)getpid();
 	if (stamped == pid)
 		return &self;
 	char state;
-	self = (struct temp_owner){0};
-	if (proc_stat(0, &state, &self.start) == 0 && (self.pidns = own_pidns()) != 0)
-		self.pid = pid;
+	struct temp_owner o = {0};
+	if (proc_stat(0, &state, &o.start) == 0 && (o.pidns = own_pidns()) != 0)
+		o.pid = pid;
 	else
-		self = (struct temp_owner){0};
+		o = (struct temp_owner){0};
+	self = o;
 	stamped = pid;
 	return &self;
 }
@@ -232,30 +234,29 @@ bool file_is_temp(const char *name)
 	return temp_parse(name, &o);
 }
 
+static bool keep_temp(const char *name, void *data)
+{
+	(void)data;
+	return file_is_temp(name);
+}
+
 int file_temps_sweep_at(int dfd)
 {
-	int fd = TEMP_FAILURE_RETRY(fcntl(dfd, F_DUPFD_CLOEXEC, 3));
-	if (fd < 0)
-		return -errno;
-	_cleanup_closedir_ DIR *d = fdopendir(fd);
-	if (d == NULL) {
-		int e = errno;
-		close(fd);
-		return -e;
-	}
-	rewinddir(d);
-	unsigned long long pidns = 0;
+	struct dir_entry *v = NULL;
+	size_t n = 0;
+	int r = dir_list_sorted(dfd, keep_temp, NULL, &v, &n);
+	if (r < 0)
+		return r;
+	/* No /proc (no pid namespace to compare): nothing can be proven. */
+	unsigned long long pidns = n ? own_pidns() : 0;
 	int removed = 0;
-	struct dirent *de;
-	while ((de = readdir(d)) != NULL) {
+	for (size_t i = 0; i < n && pidns; i++) {
 		struct temp_owner o;
-		if (!temp_parse(de->d_name, &o))
-			continue;
-		if (pidns == 0 && (pidns = own_pidns()) == 0)
-			break; /* no /proc: nothing can be proven */
-		if (temp_owner_gone(&o, pidns) && unlinkat(dirfd(d), de->d_name, 0) == 0)
+		if (temp_parse(v[i].name, &o) && temp_owner_gone(&o, pidns) &&
+		    unlinkat(dfd, v[i].name, 0) == 0)
 			removed++;
 	}
+	dir_entries_free(v, n);
 	return removed;
 }
 

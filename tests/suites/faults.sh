@@ -1055,6 +1055,7 @@ torn() {
 	end_case
 }
 port=18140
+t_torn=$(now_ms)
 torn record "$state/*/record.json" gc
 torn list "$cache/cnihook-attachments/*" gc
 torn ports-list "$state/*/ports" gc
@@ -1065,6 +1066,7 @@ torn status "$state/*/network-status.json" gc-live
 torn status-poststop "$state/*/network-status.json" poststop
 for p in "${port_live[@]}"; do kill_child "$p"; done
 port_live=()
+echo "# torn writes: $(($(now_ms) - t_torn)) ms"
 
 # ---------------------------------------------------------------- the end
 echo "# nothing left"

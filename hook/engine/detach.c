@@ -99,6 +99,9 @@ void remove_state(const struct engine_run *r, const char *pin)
 	unlink(old_name);
 	attlist_remove(cnirt_ctx_cache_dir(r->ctx), r->id);
 	unlink(record);
+	/* Temp files of a writer killed before its rename (under the lock,
+	 * none is a live writer's). */
+	file_temps_sweep(dir);
 	if (rmdir(dir) < 0 && errno != ENOENT)
 		log_warn("%s %s: cannot remove %s: %s", r->id, r->stage, dir, strerror(errno));
 }

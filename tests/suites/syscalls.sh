@@ -127,8 +127,7 @@ for n in 1 10; do
 		log "$(cat "$tmp/cr$n.err" "$tmp/ps$n.err" 2>/dev/null)"
 	n_cr[$n]=$(calls "$tmp/cr$n")
 	n_ps[$n]=$(calls "$tmp/ps$n")
-	check "nothing left of the container on $n plugins" \
-		test -z "$(ls -A "$tmp/state$n" | grep -v '^cnihook\.' || true)"
+	check "no record left of the container on $n plugins" test ! -e "$tmp/state$n/sc-$uniq-$n"
 done
 budget createRuntime "${n_cr[1]}" "${n_cr[10]}" $BUDGET_STAGE_PER_PLUGIN $BUDGET_STAGE_FIXED
 budget poststop "${n_ps[1]}" "${n_ps[10]}" $BUDGET_STAGE_PER_PLUGIN $BUDGET_STAGE_FIXED

@@ -15,7 +15,7 @@ apt-get install -y -q --no-install-recommends \
 	netavark aardvark-dns catatonit \
 	golang-github-containernetworking-plugin-dnsname dnsmasq-base \
 	golang-go golang-github-appc-cni-dev \
-	clang clang-format libclang-rt-14-dev valgrind procps
+	clang clang-format libclang-rt-14-dev valgrind procps strace
 # The Kubernetes path (tests/e2e/k8s.sh): containerd's CRI, and gRPC for the
 # test's own CRI client (Debian's /usr/bin/python3).
 apt-get install -y -q --no-install-recommends containerd python3-grpcio python3-grpc-tools

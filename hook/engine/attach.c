@@ -44,7 +44,7 @@ static int check_host_ports(struct engine_run *r, const struct selection *sel, c
 {
 	bool any = false;
 	for (size_t i = 0; i < sel->n; i++)
-		any |= sel->v[i].port_mappings != NULL;
+		any |= sel->v[i].ports.n > 0;
 	if (!any)
 		return 0;
 	struct host_sockets hs = {0};
@@ -56,12 +56,12 @@ static int check_host_ports(struct engine_run *r, const struct selection *sel, c
 		err = m;
 	}
 	for (size_t i = 0; i < sel->n && ret == 0; i++)
-		if (sel->v[i].port_mappings)
+		if (sel->v[i].ports.n)
 			ret = host_sockets_check(&hs, "/proc",
 						 sel->v[i].ports_key ? sel->v[i].ports_key
 						 : by		     ? by
 								     : ANN_PORTS,
-						 sel->v[i].port_mappings, &err);
+						 &sel->v[i].ports, &err);
 	host_sockets_free(&hs);
 	if (ret < 0)
 		run_failed(r, ENGINE_OWN_ERROR, err);

@@ -81,11 +81,11 @@ int host_sockets_find(const struct host_sockets *s, const char *proto, const cha
  * refusal only. */
 bool host_socket_holder(const char *proc, unsigned long long inode, int *pid, char **comm);
 
-/* The port mappings of an attachment (normalised JSON text, an array of
- * {hostPort, protocol, hostIP?}) against the sockets: the first overlap is
- * refused with a message that names the annotation `key`, the port, the
- * socket's address and its process. */
+/* The port mappings of an attachment against the sockets: the first
+ * overlap is refused with a message that names the annotation `key`, the
+ * port, the socket's address and its process. */
+struct port_mappings;
 int host_sockets_check(const struct host_sockets *s, const char *proc, const char *key,
-		       const char *port_mappings, char **err);
+		       const struct port_mappings *m, char **err);
 
 #endif

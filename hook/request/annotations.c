@@ -83,7 +83,7 @@ static void attach_req_free(struct attach_req *r)
 	free(r->ifname);
 	strv_free(r->ips, r->n_ips);
 	free(r->mac);
-	free(r->port_mappings);
+	portmaps_free(&r->ports);
 	free(r->bandwidth);
 	free(r->ib_guid);
 	free(r->cni_args);
@@ -157,7 +157,7 @@ static int element_field(const char *k, const json *v, struct attach_req *r, cha
 		return ip_list_from_json(v, k, IP_ONLY, &r->default_route, &r->n_default_route,
 					 problem);
 	if (strcmp(k, "portMappings") == 0)
-		return portmaps_from_json(v, &r->port_mappings, problem) < 0
+		return portmaps_from_json(v, &r->ports, problem) < 0
 			   ? ann_prefix(problem, "field \"portMappings\"")
 			   : 0;
 	if (strcmp(k, "bandwidth") == 0)
@@ -396,13 +396,11 @@ static int first_attachment(struct selection *s, const char *key, const char *fi
 static int single_ports(const char *value, struct selection *s, char **err)
 {
 	struct attach_req *r = NULL;
-	char *problem = NULL, *out = NULL;
-	if (first_attachment(s, ANN_PORTS, "portMappings", s->n && s->v[0].port_mappings, &r, err) <
-	    0)
+	char *problem = NULL;
+	if (first_attachment(s, ANN_PORTS, "portMappings", s->n && s->v[0].ports.n, &r, err) < 0)
 		return -1;
-	if (portmaps_from_annotation(value, &out, &problem) < 0)
+	if (portmaps_from_annotation(value, &r->ports, &problem) < 0)
 		return ann_fail(err, ANN_PORTS, problem);
-	r->port_mappings = out;
 	r->ports_key = ANN_PORTS;
 	return 0;
 }

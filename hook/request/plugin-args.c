@@ -15,7 +15,7 @@ struct caps {
 /* A field of r that no plugin of the network can take is refused. */
 static int check_capabilities(const struct attach_req *r, const struct caps *c, char **err)
 {
-	if (r->port_mappings && !c->ports)
+	if (r->ports.n && !c->ports)
 		return set_error(err,
 				 "network \"%s\" has no plugin with the \"portMappings\" "
 				 "capability: cannot map ports",
@@ -52,8 +52,8 @@ static json *own_json(const char *text)
 static char *cap_args_json(const struct attach_req *r, const struct caps *c)
 {
 	_cleanup_json_ json *o = json_new(JSON_OBJECT);
-	if (r->port_mappings)
-		json_obj_set(o, "portMappings", own_json(r->port_mappings));
+	if (r->ports.n)
+		json_obj_set(o, "portMappings", portmaps_to_json(&r->ports));
 	if (r->mac && c->mac)
 		json_obj_set(o, "mac", json_new_string(r->mac));
 	if (r->n_ips && c->ips) {

@@ -574,14 +574,3 @@ int policy_check_selection(const struct policy *p, const struct selection *s, ch
 {
 	return check_selection(p, s, NULL, err);
 }
-
-int policy_select(const struct policy *p, const struct kvlist *ann, policy_parse_fn parse,
-		  void *data, struct selection *sel, char **err)
-{
-	if (policy_check_annotations(p, ann, err) < 0 || parse(data, ann, sel, err) < 0 ||
-	    (sel->n > 0 && !sel->skip_reason && policy_check_selection_ann(p, sel, ann, err) < 0)) {
-		selection_free(sel);
-		return -1;
-	}
-	return 0;
-}

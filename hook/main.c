@@ -19,7 +19,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "base/hookconf.h"
+#include "conf/hookconf.h"
 #include "base/log.h"
 #include "cmd/cli.h"
 #include "cmd/cni-plugin.h"

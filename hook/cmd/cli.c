@@ -12,7 +12,7 @@
 
 #include <cnirt.h>
 
-#include "base/hookconf.h"
+#include "conf/hookconf.h"
 #include "base/log.h"
 #include "base/sha512.h"
 #include "base/util.h"

@@ -6,7 +6,7 @@
 
 #include <stddef.h>
 
-#include "base/hookconf.h"
+#include "conf/hookconf.h"
 
 /* Every container the hook attached (n 0), or those the ids name (as
  * `status` names them: an id, a unique prefix, "<namespace>/<id>"): one

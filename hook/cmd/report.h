@@ -5,7 +5,7 @@
 
 #include <stdbool.h>
 
-#include "base/hookconf.h"
+#include "conf/hookconf.h"
 
 /* The network status of one container (id, or a prefix of one id) or of
  * every container the hook attached (id NULL): a table, or JSON. Tables

@@ -3,7 +3,7 @@
 #ifndef CNIHOOK_STAGE_H
 #define CNIHOOK_STAGE_H
 
-#include "base/hookconf.h"
+#include "conf/hookconf.h"
 #include "host/rootless-netns.h"
 
 enum stage {

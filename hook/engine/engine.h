@@ -16,7 +16,7 @@
 #include <stddef.h>
 #include <sys/types.h>
 
-#include "base/hookconf.h"
+#include "conf/hookconf.h"
 #include "request/annotations.h"
 #include "state/network-status.h"
 

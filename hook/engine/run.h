@@ -14,7 +14,7 @@
 
 #include <cnirt.h>
 
-#include "base/hookconf.h"
+#include "conf/hookconf.h"
 #include "engine/engine.h"
 #include "state/record.h"
 

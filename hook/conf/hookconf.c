@@ -7,7 +7,7 @@
 
 #include <cnirt.h>
 
-#include "base/hookconf.h"
+#include "conf/hookconf.h"
 #include "base/suggest.h"
 
 #define CONFIG_MAX_SIZE	     (1u << 20)

@@ -447,7 +447,7 @@ static int load_config(struct plugin_call *c)
 	if (hookconf_load(path, &c->cfg, &err) < 0)
 		return refuse(c, CNIRT_ERR_INVALID_CONFIG, err);
 	log_init(c->cfg->log_level, c->cfg->log_syslog, c->cfg->state_dir);
-	hookconf_enter_sandbox(c->cfg);
+	sandbox_enter(c->cfg->sb);
 	return 0;
 }
 

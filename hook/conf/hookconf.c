@@ -259,16 +259,6 @@ static int finish(struct hook_config *c, char **err)
 	return 0;
 }
 
-void hookconf_enter_sandbox(struct hook_config *c)
-{
-	sandbox_enter(c->sb);
-}
-
-int hookconf_confine(struct hook_config *c, char **err)
-{
-	return sandbox_confine(c->sb, err);
-}
-
 /* "FILE: field "NAME": PROBLEM" made "FILE:LINE:COLUMN: field ...", the
  * place of the field in the text, when it can be found there. */
 static void place_field_error(const char *buf, size_t len, const char *path, char **err)

@@ -9,6 +9,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "base/proc-stat.h"
 #include "base/util.h"
 #include "state/layout.h"
 #include "state/liveness.h"

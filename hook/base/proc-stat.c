@@ -13,8 +13,12 @@
  * such process. */
 int proc_start_time(long pid, unsigned long long *start)
 {
-	char path[64];
-	snprintf(path, sizeof(path), "/proc/%ld/stat", pid);
+	return proc_start_time_in("/proc", pid, start);
+}
+
+int proc_start_time_in(const char *proc, long pid, unsigned long long *start)
+{
+	_cleanup_free_ char *path = xasprintf("%s/%ld/stat", proc, pid);
 	_cleanup_free_ char *buf = NULL;
 	_cleanup_free_ char *err = NULL;
 	size_t len = 0;

@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "base/log.h"
+#include "engine/detach.h"
 #include "engine/run.h"
 #include "host/host-sockets.h"
 #include "host/interfaces.h"
@@ -211,7 +212,7 @@ static int replace_old_record(struct engine_run *r, const char *rpath, const cha
 	struct record *old = NULL;
 	if (record_read(rpath, &old, &err) < 0 || old == NULL)
 		return 0;
-	if (other_bundle(r, old) && record_alive(old)) {
+	if (detach_other_bundle(r, old) && record_alive(old)) {
 		_cleanup_free_ char *mine = shown_whole(r->bundle);
 		_cleanup_free_ char *theirs = shown_whole(old->bundle);
 		_cleanup_free_ char *alive = old->pid > 0 ? xasprintf("pid %d", old->pid)
@@ -231,7 +232,7 @@ static int replace_old_record(struct engine_run *r, const char *rpath, const cha
 	int ret = detach_record(r, old);
 	if (ret == 0) {
 		ports_release(r->cfg->state_dir, r->id);
-		remove_state(r, pin);
+		detach_remove_state(r, pin);
 	}
 	record_free(old);
 	return ret;
@@ -381,7 +382,7 @@ static int record_before_add(struct engine_run *r, const struct selection *sel,
 		reserved = ports_reserve(r->cfg->state_dir, r->ctx, r->id, sel, NULL, err);
 	}
 	if (reserved < 0) {
-		remove_state(r, NULL);
+		detach_remove_state(r, NULL);
 		return -1;
 	}
 	int ret = record_write(rpath, rec, err);
@@ -397,7 +398,7 @@ static int record_before_add(struct engine_run *r, const struct selection *sel,
 		if (!r->t)
 			netns_index_remove(r->cfg->state_dir, source, r->id);
 		ports_release(r->cfg->state_dir, r->id);
-		remove_state(r, pin);
+		detach_remove_state(r, pin);
 	}
 	return ret;
 }
@@ -488,7 +489,7 @@ static void roll_back(struct engine_run *r, const struct record *rec, size_t don
 		return;
 	}
 	ports_release(r->cfg->state_dir, r->id);
-	remove_state(r, pin);
+	detach_remove_state(r, pin);
 }
 
 /* The lowest netN (N >= 1) that neither the namespace nor an attachment

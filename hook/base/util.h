@@ -5,8 +5,8 @@
  * and string vectors (kvlist.h), and common/'s allocation, buffers,
  * reading and writing of files (common.h).
  */
-#ifndef CNIHOOK_UTIL_H
-#define CNIHOOK_UTIL_H
+#ifndef CNIHOOK_BASE_UTIL_H
+#define CNIHOOK_BASE_UTIL_H
 
 #include "base/error.h"
 #include "base/kvlist.h"

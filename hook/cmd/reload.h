@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* `cnihook reload [ID...]`: CHECK the hook's attachments, re-apply those
  * that fail with their addresses and MAC. */
-#ifndef CNIHOOK_RELOAD_H
-#define CNIHOOK_RELOAD_H
+#ifndef CNIHOOK_CMD_RELOAD_H
+#define CNIHOOK_CMD_RELOAD_H
 
 #include <stddef.h>
 

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* What is attached: `cnihook status [ID]` and `cnihook list`. */
-#ifndef CNIHOOK_INVENTORY_H
-#define CNIHOOK_INVENTORY_H
+#ifndef CNIHOOK_CMD_REPORT_H
+#define CNIHOOK_CMD_REPORT_H
 
 #include <stdbool.h>
 

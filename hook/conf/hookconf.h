@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* The hook configuration file, cnihook.json(5). */
-#ifndef CNIHOOK_HOOKCONF_H
-#define CNIHOOK_HOOKCONF_H
+#ifndef CNIHOOK_CONF_HOOKCONF_H
+#define CNIHOOK_CONF_HOOKCONF_H
 
 #include <stdbool.h>
 #include <stddef.h>

@@ -10,8 +10,8 @@
  * and gc (cmd/gc.c) call it; each call logs its own events and reports its
  * failures once, at its end.
  */
-#ifndef CNIHOOK_ENGINE_H
-#define CNIHOOK_ENGINE_H
+#ifndef CNIHOOK_ENGINE_ENGINE_H
+#define CNIHOOK_ENGINE_ENGINE_H
 
 #include <stddef.h>
 #include <sys/types.h>

@@ -19,8 +19,8 @@
  * sockets, against well under 0.1 ms). Without sock_diag (a kernel built
  * without tcp_diag) /proc/net/tcp and tcp6 are read.
  */
-#ifndef CNIHOOK_HOSTPORTS_H
-#define CNIHOOK_HOSTPORTS_H
+#ifndef CNIHOOK_HOST_HOST_SOCKETS_H
+#define CNIHOOK_HOST_HOST_SOCKETS_H
 
 #include <stdbool.h>
 #include <stddef.h>

@@ -5,8 +5,8 @@
  * addresses and InfiniBand GUIDs. Each check reports a problem without the
  * annotation (annotation-value.h).
  */
-#ifndef CNIHOOK_ADDRESSES_H
-#define CNIHOOK_ADDRESSES_H
+#ifndef CNIHOOK_REQUEST_ADDRESSES_H
+#define CNIHOOK_REQUEST_ADDRESSES_H
 
 #include "base/util.h"
 

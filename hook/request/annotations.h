@@ -5,8 +5,8 @@
  * written by whoever creates the container: every byte is validated, and a
  * refusal names the annotation and the problem.
  */
-#ifndef CNIHOOK_ANNOTATIONS_H
-#define CNIHOOK_ANNOTATIONS_H
+#ifndef CNIHOOK_REQUEST_ANNOTATIONS_H
+#define CNIHOOK_REQUEST_ANNOTATIONS_H
 
 #include <stdbool.h>
 #include <stddef.h>

@@ -4,8 +4,8 @@
  * object of cnihook.json(5)), enforced before any plugin runs. Every refusal
  * names the annotation, the value and the policy rule.
  */
-#ifndef CNIHOOK_POLICY_H
-#define CNIHOOK_POLICY_H
+#ifndef CNIHOOK_REQUEST_POLICY_H
+#define CNIHOOK_REQUEST_POLICY_H
 
 #include <stdbool.h>
 #include <stddef.h>

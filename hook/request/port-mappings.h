@@ -10,8 +10,8 @@
  * [{"hostPort":N,"containerPort":N,"protocol":"tcp|udp|sctp","hostIP"?:IP}].
  * Reserving the host ports is port-reservations.c's.
  */
-#ifndef CNIHOOK_PORTMAP_H
-#define CNIHOOK_PORTMAP_H
+#ifndef CNIHOOK_REQUEST_PORT_MAPPINGS_H
+#define CNIHOOK_REQUEST_PORT_MAPPINGS_H
 
 #include "base/util.h"
 

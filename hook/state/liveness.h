@@ -8,8 +8,8 @@
  * cache entries name that still exists, or anything that cannot be read
  * keeps it.
  */
-#ifndef CNIHOOK_LIVENESS_H
-#define CNIHOOK_LIVENESS_H
+#ifndef CNIHOOK_STATE_LIVENESS_H
+#define CNIHOOK_STATE_LIVENESS_H
 
 #include <stdbool.h>
 #include <stddef.h>

@@ -5,7 +5,8 @@
 # known to bite, it is run on a copy of the sources with one violation
 # planted at a time: an include from a lower floor to a higher one, one
 # sideways, lib's internal.h in hook/, a header of tests/ in production
-# code, and a floors block that says otherwise. Needs python3; no root,
+# code, a header guarded by another name than its path's, and a floors
+# block that says otherwise. Needs python3; no root,
 # nothing outside a temporary directory.
 . "$abs_top_srcdir/tests/harness/lib.sh"
 set +e
@@ -25,8 +26,8 @@ tmp=$(mktemp -d /tmp/cnihook-layers.XXXXXX)
 cleanup_push "rm -rf '$tmp'"
 
 # planted WHAT FILE LINE WANT: a copy of the sources with LINE added to
-# FILE (or, FILE docs/architecture.md, LINE a sed script run on it) is
-# refused, with WANT in the message.
+# FILE (or, LINE "s|...", that sed script run on it) is refused, with WANT
+# in the message.
 planted() {
 	local what=$1 file=$2 line=$3 want=$4
 	rm -rf "$tmp/src" && mkdir -p "$tmp/src/docs" &&
@@ -35,7 +36,7 @@ planted() {
 		not_ok "$what: the copy of the sources"
 		return
 	}
-	if [ "$file" = docs/architecture.md ]; then
+	if [[ $line == "s|"* ]]; then
 		sed -i "$line" "$tmp/src/$file"
 	else
 		printf '%s\n' "$line" >>"$tmp/src/$file"
@@ -61,6 +62,8 @@ planted "a header of tests/ in production code" hook/engine/run.c \
 	'#include "hooktest.h"' 'a header of tests/ in production code'
 planted "common/ including the hook's" common/file.c \
 	'#include "base/util.h"' 'common/ includes only its own headers'
+planted "a header guarded by another name" hook/base/table.h \
+	's|CNIHOOK_BASE_TABLE_H|CNIHOOK_TABLE_H|' 'guarded by CNIHOOK_TABLE_H, not CNIHOOK_BASE_TABLE_H'
 planted "a floors block that says otherwise" docs/architecture.md \
 	's|^floor 3  hook/conf/ |floor 3  hook/names/|' 'the floors block says'
 finish

@@ -125,7 +125,7 @@ static int portmap_field(const char *k, const json *v, struct port_mapping *m, c
 	} else if (strcmp(k, "hostIP") == 0) {
 		if (ann_json_string(v, k, &s, problem) < 0)
 			return -1;
-		if (check_ip(s, IP_ONLY, problem) < 0)
+		if (addresses_check_ip(s, IP_ONLY, problem) < 0)
 			return ann_prefix(problem, "field \"hostIP\"");
 		free(m->host_ip);
 		m->host_ip = xstrdup(s);
@@ -241,9 +241,9 @@ static int portmap_from_string(const char *item, struct port_mapping *pm, char *
 			return set_error(problem, "an IPv6 host IP is written [ADDRESS]:HOSTPORT:"
 						  "CONTAINERPORT");
 		*close = '\0';
-		if (check_ip(s + 1, IP_ONLY, problem) < 0)
+		if (addresses_check_ip(s + 1, IP_ONLY, problem) < 0)
 			return ann_prefix(problem, "host IP");
-		if (ip_family(s + 1) != AF_INET6)
+		if (addresses_ip_family(s + 1) != AF_INET6)
 			return set_error(problem, "host IP in brackets must be IPv6");
 		m.host_ip = xstrdup(s + 1);
 		ports = close + 2;
@@ -254,7 +254,7 @@ static int portmap_from_string(const char *item, struct port_mapping *pm, char *
 	if (colons == 2 && m.host_ip == NULL) {
 		char *c = strchr(ports, ':');
 		*c = '\0';
-		if (check_ip(ports, IP_ONLY, problem) < 0)
+		if (addresses_check_ip(ports, IP_ONLY, problem) < 0)
 			return ann_prefix(problem, "host IP");
 		m.host_ip = xstrdup(ports);
 		ports = c + 1;

@@ -142,6 +142,22 @@ int dir_entry_cmp(const void *a, const void *b);
  * 0, or -errno when it cannot be opened. */
 int dir_each(const char *path, void (*fn)(int dfd, const char *name, void *data), void *data);
 void dir_entries_free(struct dir_entry *v, size_t n);
+/* mkdir -p with mode for the directories it creates. On failure *err is
+ * "<path>: <strerror>". */
+int mkdir_p(const char *path, int mode, char **err);
+
+/* ------------------------------------------------------- read.c */
+/* Read all of fd, at most `limit` bytes; NUL terminated. On failure *err
+ * is the problem ("larger than 16 MiB", strerror), for the caller to name
+ * what it read. */
+int read_all_fd(int fd, size_t limit, char **out, size_t *len, char **err);
+/* Read a whole file (O_CLOEXEC). On failure *err is "<path>: <problem>"
+ * and, when errnum is not NULL, *errnum the errno of the cause (EFBIG over
+ * the limit): ENOENT is "absent" for some callers. */
+int read_file(const char *path, size_t limit, char **out, size_t *len, int *errnum, char **err);
+/* The same for a path relative to the directory open as dirfd. */
+int read_file_at(int dirfd, const char *path, size_t limit, char **out, size_t *len, int *errnum,
+		 char **err);
 
 /* ------------------------------------------------------- file.c */
 /* Write `name` in the directory `dir` (open as dfd) atomically: a temp file

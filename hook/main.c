@@ -21,7 +21,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "base/hookconf.h"
+#include "conf/hookconf.h"
 #include "base/log.h"
 #include "cmd/cli.h"
 #include "cmd/cni-plugin.h"
@@ -244,7 +244,7 @@ static int run_stage(const struct verb *v, struct call *c)
 	bool log_file =
 	    !rootless || (v && v->stage == STAGE_ATTACH) || access(c->cfg->state_dir, F_OK) == 0;
 	log_init(c->level, c->cfg->log_syslog, log_file ? c->cfg->state_dir : NULL);
-	hookconf_enter_sandbox(c->cfg);
+	sandbox_enter(c->cfg->sb);
 	int ret = stage_run(c->cfg, rootless ? &rl : NULL, why, v ? v->stage : STAGE_NONE,
 			    v ? v->name : NULL, STDIN_FILENO);
 	rootless_netns_user_free(&rl);
@@ -321,7 +321,7 @@ static int run_gc(const struct verb *v, struct call *c)
 	int ret = report_args(v, c, &a);
 	if (ret)
 		return ret;
-	hookconf_enter_sandbox(c->cfg);
+	sandbox_enter(c->cfg->sb);
 	/* `podman unshare cnihook gc`: the user's rootless attachments
 	 * (cnihook(8), ROOTLESS). */
 	struct rootless_user rl = {.lock_fd = -1};
@@ -343,7 +343,7 @@ static int run_reload(const struct verb *v, struct call *c)
 	int ret = report_args(v, c, &a);
 	if (ret)
 		return ret;
-	hookconf_enter_sandbox(c->cfg);
+	sandbox_enter(c->cfg->sb);
 	ret = reload_run(c->cfg, a.ids, a.n_ids);
 	strv_free(a.ids, a.n_ids);
 	return ret;

@@ -14,7 +14,6 @@
 #include "base/log.h"
 #include "base/util.h"
 #include "cmd/gc.h"
-#include "cmd/report.h"
 #include "engine/engine.h"
 #include "host/userns.h"
 #include "state/attachment-list.h"
@@ -248,7 +247,7 @@ static void report_damaged(const struct hook_config *cfg, cnirt_ctx *ctx, bool d
 			   size_t n_gone, const cnirt_cache_damage *d, size_t n)
 {
 	for (size_t i = 0; i < n; i++) {
-		_cleanup_free_ char *p = report_cache_file_shown(ctx, d[i].name);
+		_cleanup_free_ char *p = layout_result_shown(cnirt_ctx_cache_dir(ctx), d[i].name);
 		const char *id = dry_run ? torn_down_with(cfg, gone, n_gone, d[i].name) : NULL;
 		if (id)
 			log_info("gc: damaged cache entry \"%s\": %s; would be removed by the "

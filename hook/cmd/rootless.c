@@ -162,7 +162,7 @@ static int start_forwarder(const struct rootless_call *c, const struct selection
 			   struct forward_plan *plan)
 {
 	for (size_t i = 0; i < sel->n; i++) {
-		if (!sel->v[i].port_mappings)
+		if (!sel->v[i].ports.n)
 			continue;
 		_cleanup_free_ char *err = NULL;
 		_cleanup_free_ char *ip = netstatus_first_ip(c->status_path, i, &err);
@@ -183,7 +183,7 @@ static int take_ports(const struct rootless_call *c, const struct selection *sel
 	_cleanup_free_ char *err = NULL;
 	for (size_t i = 0; i < sel->n; i++) {
 		const struct attach_req *a = &sel->v[i];
-		if (a->port_mappings && forwarder_plan_add(plan, i, a->port_mappings, &err) < 0) {
+		if (a->ports.n && forwarder_plan_add(plan, i, &a->ports, &err) < 0) {
 			log_error("%s %s: annotation \"%s\": %s", c->id, c->stage,
 				  a->ports_key ? a->ports_key : "io.cnihook.networks", err);
 			return -1;

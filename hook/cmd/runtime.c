@@ -20,7 +20,7 @@
 
 #include "cmd/runtime.h"
 
-#include "base/hookconf.h"
+#include "conf/hookconf.h"
 #include "base/util.h"
 #include "request/runtime-spec.h"
 

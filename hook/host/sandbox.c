@@ -39,7 +39,7 @@
  * (containernetworking-plugins 1.1.1: bridge, ptp, macvlan, ipvlan,
  * host-local, static, portmap, firewall, tuning, bandwidth, loopback) all
  * ADD, CHECK and DEL, found by removing one capability at a time from a
- * working set (the experiment was reported when the sandbox was made). host-local's
+ * working set (docs/architecture.md, "The default capabilities"). host-local's
  * leases, iptables' lock and the sysctls plugins write are root's files
  * with the usual modes: root's ownership is enough for them.
  */

@@ -15,7 +15,7 @@
 #include <stddef.h>
 #include <sys/types.h>
 
-#include "base/hookconf.h"
+#include "conf/hookconf.h"
 #include "names/resolv-conf.h"
 #include "request/names-request.h"
 

@@ -6,8 +6,8 @@
  * io.cnihook.dns-options (what podman's --dns, --dns-search and
  * --dns-option give). names/names.c applies them.
  */
-#ifndef CNIHOOK_NAMES_REQUEST_H
-#define CNIHOOK_NAMES_REQUEST_H
+#ifndef CNIHOOK_REQUEST_NAMES_REQUEST_H
+#define CNIHOOK_REQUEST_NAMES_REQUEST_H
 
 #include <stdbool.h>
 #include <stddef.h>

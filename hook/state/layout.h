@@ -101,6 +101,9 @@ bool layout_is_container_name(const char *name);
 /* ---------------------------------------------- beside the result cache */
 char *layout_results_dir(const char *cache_dir);
 char *layout_result(const char *cache_dir, const char *name);
+/* Its full path escaped for a message but never cut, so that it can be
+ * removed by hand (a damaged file of cnirt_cache_list_damaged()). */
+char *layout_result_shown(const char *cache_dir, const char *name);
 /* The name of an attachment's file in results/, as the reference library
  * (and libcnirt) names it. */
 char *layout_result_name(const char *network, const char *id, const char *ifname);

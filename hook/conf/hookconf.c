@@ -7,7 +7,7 @@
 
 #include <cnirt.h>
 
-#include "base/hookconf.h"
+#include "conf/hookconf.h"
 #include "base/suggest.h"
 
 #define CONFIG_MAX_SIZE	     (1u << 20)
@@ -276,16 +276,6 @@ static int finish(struct hook_config *c, char **err)
 	if (c->sandbox.enabled && sandbox_prepare(&c->sandbox, &c->sb, err) < 0)
 		return -1;
 	return 0;
-}
-
-void hookconf_enter_sandbox(struct hook_config *c)
-{
-	sandbox_enter(c->sb);
-}
-
-int hookconf_confine(struct hook_config *c, char **err)
-{
-	return sandbox_confine(c->sb, err);
 }
 
 /* "FILE: field "NAME": PROBLEM" made "FILE:LINE:COLUMN: field ...", the

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* Tests of hook/base/hookconf.c: the configuration file cnihook.json(5), loaded
+/* Tests of hook/conf/hookconf.c: the configuration file cnihook.json(5), loaded
  * from files in a temp directory, and the libcnirt runtime made from it. */
 #include "config.h"
 
@@ -19,7 +19,7 @@
 
 #include <cnirt.h>
 
-#include "base/hookconf.h"
+#include "conf/hookconf.h"
 #include "base/util.h"
 
 #define COUNT(a) (sizeof(a) / sizeof((a)[0]))

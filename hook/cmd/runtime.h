@@ -9,8 +9,8 @@
  * runs the real runtime (cnihook.json "runtime", runc by default) with the
  * command line as given. See cnihook(8), ENGINES.
  */
-#ifndef CNIHOOK_RUNTIME_H
-#define CNIHOOK_RUNTIME_H
+#ifndef CNIHOOK_CMD_RUNTIME_H
+#define CNIHOOK_CMD_RUNTIME_H
 
 #include <stdbool.h>
 

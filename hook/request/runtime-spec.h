@@ -8,8 +8,8 @@
  * container that asks for a network is changed: any other's text is left
  * as it is, byte for byte.
  */
-#ifndef CNIHOOK_RUNTIME_SPEC_H
-#define CNIHOOK_RUNTIME_SPEC_H
+#ifndef CNIHOOK_REQUEST_RUNTIME_SPEC_H
+#define CNIHOOK_REQUEST_RUNTIME_SPEC_H
 
 #include <stddef.h>
 

@@ -26,6 +26,7 @@
 #include "cmd/gc.h"
 #include "cmd/reload.h"
 #include "cmd/report.h"
+#include "base/proctitle.h"
 #include "cmd/rootless.h"
 #include "cmd/stage.h"
 #include "host/userns.h"
@@ -334,6 +335,18 @@ static int run_reload(const struct verb *v, struct call *c)
 	if (ret)
 		return ret;
 	hookconf_enter_sandbox(c->cfg);
+	/* `podman unshare cnihook reload`: the user's helpers (cnihook(8),
+	 * ROOTLESS). */
+	struct rootless_user rl = {.lock_fd = -1};
+	_cleanup_free_ char *why = NULL;
+	if (!userns_is_host() && geteuid() == 0 && rootless_configure(c->cfg, &rl, &why) == 0) {
+		struct rootless_call rc = {
+		    .cfg = c->cfg, .user = &rl, .id = "-", .attachment = "-", .stage = "reload"};
+		ret = rootless_reload(&rc);
+		rootless_netns_user_free(&rl);
+		strv_free(a.ids, a.n_ids);
+		return ret;
+	}
 	ret = reload_run(c->cfg, a.ids, a.n_ids);
 	strv_free(a.ids, a.n_ids);
 	return ret;
@@ -405,6 +418,7 @@ static int run_with_config(const struct verb *v, struct call *c)
 int main(int argc, char **argv)
 {
 	struct call c = {.level = LOG_LEVEL_WARN};
+	proctitle_init(argc, argv);
 	const char *cni_command = getenv("CNI_COMMAND");
 	if (argc == 1 && cni_command && *cni_command) {
 		const struct verb *plugin = find_verb(NULL, false);

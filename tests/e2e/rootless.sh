@@ -242,7 +242,7 @@ running() {
 user_helpers() {
 	ps -u "$RL_USER" -o pid=,stat=,comm= | awk '$2 !~ /^Z/' | grep -E 'cnihook|slirp4netns|dnsmasq' || true
 }
-kill -9 "$SLIRP" "$FWD"
+kill -9 "$SLIRP" "$FWD" 2>/dev/null || true
 out=$(pm run -d --name x --network none --annotation "io.cnihook.networks=$NET" \
 	"$IMAGE" sleep 600 2>&1) || fail "podman run x: $out"
 NEW_SLIRP=$(awk '{print $1}' "$DIR/slirp4netns.pid" 2>/dev/null || true)
@@ -259,7 +259,7 @@ got=$(host_get 2>&1) || true
 	ok "a's forwarder killed: x's start warns and starts it again; 127.0.0.1:$PORT serves" ||
 	not_ok "a's forwarder killed: x's start starts it again" "GET: $got$(rl_log | tail -n 5)"
 FWD=$NEW_FWD
-kill -9 "$FWD"
+kill -9 "$FWD" 2>/dev/null || true
 out=$(pm unshare "$U/cnihook" --config "$U/cnihook.json" reload 2>&1) || true
 NEW_FWD=$(awk '{print $1}' "$DIR/forwarders/$A")
 got=$(host_get 2>&1) || true

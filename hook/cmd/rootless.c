@@ -28,17 +28,50 @@
 #include "state/network-status.h"
 #include "state/record.h"
 
-int rootless_configure(struct hook_config *cfg, struct rootless_user *u, char **why)
+/* The user's directories in cfg. */
+static void user_dirs(struct hook_config *cfg, struct rootless_user *u)
 {
-	if (rootless_netns_user(u, why) < 0)
-		return -1;
 	free(cfg->state_dir);
 	free(cfg->cache_dir);
 	cfg->state_dir = rootless_netns_path(u, "state");
 	cfg->cache_dir = rootless_netns_path(u, "cache");
 	free(cfg->plugin_runtime_dir);
 	cfg->plugin_runtime_dir = rootless_netns_path(u, "run");
+}
+
+int rootless_configure(struct hook_config *cfg, struct rootless_user *u, char **why)
+{
+	if (rootless_netns_user(u, why) < 0)
+		return -1;
+	user_dirs(cfg, u);
 	return 0;
+}
+
+int rootless_configure_host_user(struct hook_config *cfg, struct rootless_user *u, char **why)
+{
+	unsigned long uid = geteuid();
+	if (rootless_netns_user_of(u, uid, uid, why) < 0)
+		return -1;
+	user_dirs(cfg, u);
+	return 0;
+}
+
+void rootless_print_helpers(const struct rootless_user *u)
+{
+	static const char *const names[] = {"slirp4netns", "watch"};
+	static const char *const files[] = {"slirp4netns.pid", "watch.pid"};
+	if (access(u->dir, F_OK) < 0)
+		return;
+	for (size_t i = 0; i < ARRAY_SIZE(names); i++) {
+		_cleanup_free_ char *pidfile = rootless_netns_path(u, files[i]);
+		long pid = 0;
+		if (rootless_netns_pidfile_alive(pidfile, &pid))
+			printf("%s: running (pid %ld)\n", names[i], pid);
+		else
+			printf("%s: MISSING (pid %ld): the next stage of a container of the "
+			       "user's, or podman unshare cnihook reload, starts it again\n",
+			       names[i], pid);
+	}
 }
 
 /* Does the user's state directory still hold a container? */

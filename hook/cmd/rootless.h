@@ -16,6 +16,12 @@
  * directories replace cnihook.json's stateDir and cacheDir. 0 when they
  * do; -1 when the user has none (*why: what is missing). */
 int rootless_configure(struct hook_config *cfg, struct rootless_user *u, char **why);
+/* The same for a user on the host (not in a user namespace): the
+ * directories of the process's own uid (status and list as the user). */
+int rootless_configure_host_user(struct hook_config *cfg, struct rootless_user *u, char **why);
+/* For status: the user's slirp4netns and watch, running or MISSING, a
+ * line each on stdout (nothing when the user has no directory). */
+void rootless_print_helpers(const struct rootless_user *u);
 
 /* What a stage runs inside the rootless namespace: 0 or -1 (it has logged
  * its failure). */

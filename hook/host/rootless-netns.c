@@ -58,6 +58,27 @@ void rootless_netns_user_free(struct rootless_user *u)
 	u->run_dir = u->dir = NULL;
 }
 
+int rootless_netns_user_of(struct rootless_user *u, unsigned long uid, unsigned long owner,
+			   char **err)
+{
+	_cleanup_free_ char *run = xasprintf(ROOTLESS_RUN_DIR "/%lu", uid);
+	struct stat st;
+	if (stat(run, &st) < 0)
+		return set_error(
+		    err,
+		    "the user's runtime directory %s: %m (it is made by "
+		    "systemd-logind at login, or by hand: owned by uid %lu, mode 0700)",
+		    run, uid);
+	/* Owned by the user (uid 0 as the user's namespace sees it). */
+	if (!S_ISDIR(st.st_mode) || st.st_uid != owner)
+		return set_error(
+		    err, "the user's runtime directory %s: not a directory owned by uid %lu", run,
+		    uid);
+	*u = (struct rootless_user){.uid = uid, .run_dir = TAKE_PTR(run), .lock_fd = -1};
+	u->dir = xasprintf("%s/cnihook", u->run_dir);
+	return 0;
+}
+
 int rootless_netns_user(struct rootless_user *u, char **err)
 {
 	_cleanup_free_ char *map = NULL;
@@ -68,22 +89,7 @@ int rootless_netns_user(struct rootless_user *u, char **err)
 		return set_error(err, "%s", e);
 	if (rootless_netns_host_uid(map, &uid, err) < 0)
 		return -1;
-	_cleanup_free_ char *run = xasprintf(ROOTLESS_RUN_DIR "/%lu", uid);
-	struct stat st;
-	if (stat(run, &st) < 0)
-		return set_error(
-		    err,
-		    "the user's runtime directory %s: %m (it is made by "
-		    "systemd-logind at login, or by hand: owned by uid %lu, mode 0700)",
-		    run, uid);
-	/* Owned by the user: uid 0 as the namespace sees it. */
-	if (!S_ISDIR(st.st_mode) || st.st_uid != 0)
-		return set_error(
-		    err, "the user's runtime directory %s: not a directory owned by uid %lu", run,
-		    uid);
-	*u = (struct rootless_user){.uid = uid, .run_dir = TAKE_PTR(run), .lock_fd = -1};
-	u->dir = xasprintf("%s/cnihook", u->run_dir);
-	return 0;
+	return rootless_netns_user_of(u, uid, 0, err);
 }
 
 char *rootless_netns_path(const struct rootless_user *u, const char *name)

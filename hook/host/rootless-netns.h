@@ -43,6 +43,11 @@ int rootless_netns_host_uid(const char *map, unsigned long *uid, char **err);
  * paths; -1 when uid 0 maps to no host uid or /run/user/UID is absent
  * or not the user's (*err: why, and what to do). */
 int rootless_netns_user(struct rootless_user *u, char **err);
+/* The user of host uid `uid`, whose /run/user/UID must be owned by
+ * `owner` as the caller sees it (0 in the user's namespace, uid on the
+ * host). */
+int rootless_netns_user_of(struct rootless_user *u, unsigned long uid, unsigned long owner,
+			   char **err);
 void rootless_netns_user_free(struct rootless_user *u);
 /* A path in the user's directory (allocated). */
 char *rootless_netns_path(const struct rootless_user *u, const char *name);

@@ -26,9 +26,14 @@
 #     and a's port forwarder are there while they run;
 #   - ps names a's forwarder "cnihook-fwd ID HOSTIP:PORT/tcp->ADDR:80 ..."
 #     (pgrep -f cnihook-fwd finds it); the user's watch runs;
-#   - slirp4netns and a's forwarder killed: the next container's start
+#   - cnihook status and list as the user and under podman unshare show
+#     the user's attachments and slirp4netns;
+#   - slirp4netns and a's forwarder killed: status shows them MISSING;
+#     the next container's start
 #     starts both again, warning (a reaches outside, its port serves);
 #     the forwarder killed again: podman unshare cnihook reload starts it;
+#   - the user's log is /run/user/UID/cnihook.log, kept after the last
+#     container;
 #   - removing a stops its forwarder and frees the port; removing b, the
 #     last, leaves nothing: no /run/user/UID/cnihook (namespace, state,
 #     cache, leases), no process of cnihook's or slirp4netns of the user's,
@@ -160,7 +165,7 @@ out=$(pm run -d --name b --network none --annotation "io.cnihook.networks=$NET" 
 	"$IMAGE" sh -c "$(serve b)" 2>&1) || fail "podman run b: $out"
 B=$(tail -n 1 <<<"$out")
 ok "two rootless containers started with io.cnihook.networks=$NET"
-[ ! -e "$DIR/state/cnihook.log" ] || sed 's/^/#   log: /' "$DIR/state/cnihook.log"
+[ ! -e "$RUNDIR/cnihook.log" ] || sed 's/^/#   log: /' "$RUNDIR/cnihook.log"
 
 ip_of() { jq -r '.[0].ips[0]' "$DIR/state/$1/network-status.json"; }
 IP_A=$(ip_of "$A") IP_B=$(ip_of "$B")
@@ -214,7 +219,7 @@ got=$(pm exec a timeout 5 wget -q -O- "http://$OUT.2:8080/" 2>&1) || true
 [ -n "$SLIRP" ] && [ "$got" = outside ] &&
 	ok "a reaches $OUT.2:8080 outside the user's namespace, through slirp4netns (pid $SLIRP)" ||
 	not_ok "a reaches $OUT.2:8080 outside the user's namespace, through slirp4netns" \
-		"slirp4netns: ${SLIRP:-none}; wget: $got$(grep slirp4netns "$DIR/state/cnihook.log" 2>/dev/null)"
+		"slirp4netns: ${SLIRP:-none}; wget: $got$(grep slirp4netns "$RUNDIR/cnihook.log" 2>/dev/null)"
 
 [ -e "$DIR/netns" ] && [ -s "$DIR/forwarders/$A" ] && [ ! -e "$DIR/forwarders/$B" ] &&
 	ok "the user's namespace and a's forwarder (none for b, which publishes nothing)" ||
@@ -231,7 +236,7 @@ WATCH=$(awk '{print $1}' "$DIR/watch.pid" 2>/dev/null || true)
 # ---------------------------------------------------------------- healing
 # slirp4netns and a's forwarder killed (an OOM kill, a stray kill): the
 # next stage of any container of the user's starts them again, warning.
-rl_log() { cat "$DIR/state/cnihook.log" 2>/dev/null; }
+rl_log() { cat "$RUNDIR/cnihook.log" 2>/dev/null; }
 # running PID: PID is a process, not a zombie (a helper stopped by a stage
 # that `podman unshare` ran has init for its parent, which may reap late).
 running() {
@@ -242,7 +247,25 @@ running() {
 user_helpers() {
 	ps -u "$RL_USER" -o pid=,stat=,comm= | awk '$2 !~ /^Z/' | grep -E 'cnihook|slirp4netns|dnsmasq' || true
 }
+# status and list as the user, and under podman unshare: the user's own
+# attachments, helpers and forwarders.
+st_user=$(as_user "$U/cnihook" --config "$U/cnihook.json" status 2>&1) || true
+st_unshare=$(pm unshare "$U/cnihook" --config "$U/cnihook.json" status 2>&1) || true
+ls_unshare=$(pm unshare "$U/cnihook" --config "$U/cnihook.json" list 2>&1) || true
+for v in "$st_user" "$st_unshare"; do
+	grep -q "^${A:0:12} *$NET .*own *- *\$" <<<"$v" && grep -q "^${B:0:12} " <<<"$v" &&
+		grep -q "^slirp4netns: running (pid $SLIRP)" <<<"$v" || break
+done
+[ "$v" = "$st_unshare" ] && grep -q "^${A:0:12} *$NET " <<<"$v" && grep -q "^${A:0:12} *$NET " <<<"$ls_unshare" &&
+	ok "cnihook status and list, as the user and under podman unshare, show the user's attachments and slirp4netns" ||
+	not_ok "cnihook status and list as the user and under podman unshare" \
+		"as the user: $st_user"$'\n'"podman unshare: $st_unshare"$'\n'"list: $ls_unshare"
 kill -9 "$SLIRP" "$FWD" 2>/dev/null || true
+sleep 0.2
+st=$(as_user "$U/cnihook" --config "$U/cnihook.json" status 2>&1) || true
+grep -q "^${A:0:12} *$NET .*forwarder *\$" <<<"$st" && grep -q "^slirp4netns: MISSING (pid $SLIRP)" <<<"$st" &&
+	ok "slirp4netns and a's forwarder killed: status shows both MISSING" ||
+	not_ok "slirp4netns and a's forwarder killed: status shows both MISSING" "$st"
 out=$(pm run -d --name x --network none --annotation "io.cnihook.networks=$NET" \
 	"$IMAGE" sleep 600 2>&1) || fail "podman run x: $out"
 NEW_SLIRP=$(awk '{print $1}' "$DIR/slirp4netns.pid" 2>/dev/null || true)
@@ -307,6 +330,9 @@ user_clean() {
 
 pm rm -f -t 0 b >/dev/null 2>&1 || fail "podman rm b"
 user_clean "after the last container"
+grep -q "$B poststop: detached 1 network(s)" "$RUNDIR/cnihook.log" &&
+	ok "the user's log, $RUNDIR/cnihook.log, outlives the last container" ||
+	not_ok "the user's log, $RUNDIR/cnihook.log, outlives the last container" "$(ls -la "$RUNDIR")"
 
 # ---------------------------------------------------------------- a pod
 # A rootless pod (--network none): its first annotated member attaches the
@@ -326,7 +352,7 @@ got=$(host_get "$PORT2" 2>&1) || true
 [ -d "$DIR/state/$INFRA" ] && [ -s "$DIR/forwarders/$INFRA" ] && [ "$got" = pa ] &&
 	ok "a rootless pod: two members, one attachment (the infra's id), its port serves on 127.0.0.1:$PORT2" ||
 	not_ok "a rootless pod: two members, one attachment, its port serves" \
-		"GET: $got$(ls -R "$DIR" 2>&1; tail -n 5 "$DIR/state/cnihook.log" 2>&1)"
+		"GET: $got$(ls -R "$DIR" 2>&1; tail -n 5 "$RUNDIR/cnihook.log" 2>&1)"
 FWD2=$(awk '{print $1}' "$DIR/forwarders/$INFRA" 2>/dev/null || true)
 pm rm -f -t 0 pa >/dev/null 2>&1 || fail "podman rm pa"
 [ -d "$DIR/state/$INFRA" ] && [ -n "$FWD2" ] && running "$FWD2" &&

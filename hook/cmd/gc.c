@@ -358,6 +358,9 @@ static int sweep(const struct hook_config *cfg, const struct gc_options *o,
 	struct candidate *v = NULL;
 	size_t n = 0;
 	collect(cfg, cache, n_cache, &v, &n);
+	if (n == 0)
+		printf("gc: nothing to collect: no container in %s or in the cache %s\n",
+		       cfg->state_dir, cfg->cache_dir);
 	struct liveness_world *w = liveness_world_read();
 	int failed = 0;
 	for (size_t i = 0; i < n; i++) {
@@ -426,6 +429,8 @@ int gc_run(const struct hook_config *cfg, const struct gc_options *o)
 	struct strset gone = {0}; /* in a dry run, what would be gone */
 	struct strset detached = {0};
 	int failed = sweep(cfg, o, cache, n_cache, &gone, &detached) < 0;
+	if (gone.n == 0 && detached.n == 0)
+		printf("gc: nothing to collect%s\n", o->dry_run ? " (dry run)" : "");
 	/* The teardowns changed the cache: what is left of it now. */
 	if (detached.n) {
 		strset_sort(&detached);

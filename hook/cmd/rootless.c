@@ -21,6 +21,7 @@
 #include "cmd/gc.h"
 #include "cmd/rootless.h"
 #include "common/json.h"
+#include "host/host-sockets.h"
 #include "host/port-forwarder.h"
 #include "host/rootless-watch.h"
 #include "state/layout.h"
@@ -340,6 +341,27 @@ static void heal(const struct rootless_call *c)
 	check_forwarders(c);
 }
 
+/* A port of the selection cannot be taken: the socket that holds it and
+ * its process, as a root attach names them (host/host-sockets.h), or NULL
+ * when none is found. */
+static char *port_holder(const struct selection *sel)
+{
+	struct host_sockets hs = {0};
+	char *held = NULL;
+	_cleanup_free_ char *err = NULL;
+	if (host_sockets_read("/proc", &hs, &err) < 0)
+		return NULL;
+	for (size_t i = 0; i < sel->n && !held; i++) {
+		const struct attach_req *a = &sel->v[i];
+		if (a->port_mappings &&
+		    host_sockets_check(&hs, "/proc", a->ports_key ? a->ports_key : ANN_PORTS,
+				       a->port_mappings, &held) == 0)
+			free(TAKE_PTR(held));
+	}
+	host_sockets_free(&hs);
+	return held;
+}
+
 /* The forward plan of the selection, its ports taken on the host. */
 static int take_ports(const struct rootless_call *c, const struct selection *sel,
 		      struct forward_plan *plan)
@@ -354,7 +376,8 @@ static int take_ports(const struct rootless_call *c, const struct selection *sel
 		}
 	}
 	if (forwarder_listen(plan, &err) < 0) {
-		log_error("%s %s: %s", c->id, c->stage, err);
+		_cleanup_free_ char *held = port_holder(sel);
+		log_error("%s %s: %s", c->id, c->stage, held ? held : err);
 		return -1;
 	}
 	return 0;
@@ -426,8 +449,10 @@ int rootless_gc(const struct rootless_call *c, rootless_fn gc, void *data)
 {
 	_cleanup_free_ char *err = NULL;
 	struct stat st;
-	if (stat(c->user->dir, &st) < 0)
-		return 0; /* nothing of the user's */
+	if (stat(c->user->dir, &st) < 0) {
+		printf("gc: nothing to collect: the user has no %s\n", c->user->dir);
+		return 0;
+	}
 	if (rootless_netns_lock(c->user, &err) < 0) {
 		log_error("gc: %s", err);
 		return 1;

@@ -6,6 +6,8 @@
 # naming a bridge/portmap network of the test's:
 #   - an SCTP mapping is refused (the forwarder carries TCP and UDP),
 #     nothing made;
+#   - a host port root listens on is refused, naming the socket as another
+#     user's; gc --dry-run says there is nothing to collect;
 #   - two containers annotated io.cnihook.networks=NET reach each other by
 #     HTTP (busybox httpd in each, wget from the other);
 #   - a's published ports (io.cnihook.ports 127.0.0.1:PORT:80 and
@@ -151,6 +153,29 @@ else
 	not_ok "an SCTP mapping is refused, naming it; nothing made" "$out$(ls -R "$DIR" 2>&1)"
 fi
 pm rm -f -t 0 u >/dev/null 2>&1 || true
+# A host port another user (root, here) listens on: the start is refused,
+# saying the socket is another user's and how root finds it.
+HPORT=$((PORT + 3))
+python3 -c 'import socket, sys, time
+s = socket.socket(); s.bind(("127.0.0.1", int(sys.argv[1]))); s.listen(); time.sleep(60)' "$HPORT" &
+HOLDER=$!
+cleanup_push "kill_child $HOLDER"
+for ((i = 0; i < 50; i++)); do
+	ss -Hntl "sport = :$HPORT" | grep -q . && break
+	sleep 0.1
+done
+out=$(pm run -d --name h --network none --annotation "io.cnihook.networks=$NET" \
+	--annotation "io.cnihook.ports=127.0.0.1:$HPORT:80" "$IMAGE" true 2>&1) || true
+grep -q "host port $HPORT/tcp on 127.0.0.1 is in use on the host (socket inode [0-9]*; .*another user's, which root sees with ss -lntup 'sport = :$HPORT')" <<<"$out" &&
+	[ ! -e "$DIR" ] &&
+	ok "a port another user listens on is refused, naming the socket and how root finds its holder" ||
+	not_ok "a port another user listens on is refused, naming the socket" "$out"
+kill_child "$HOLDER" || true
+pm rm -f -t 0 h >/dev/null 2>&1 || true
+out=$(pm unshare "$U/cnihook" --config "$U/cnihook.json" gc --dry-run 2>&1) || true
+[ "$out" = "gc: nothing to collect: the user has no $DIR" ] &&
+	ok "gc --dry-run says when there is nothing to collect" ||
+	not_ok "gc --dry-run says when there is nothing to collect" "$out"
 # (podman splits --annotation at commas outside double quotes)
 # The names dnsname answers: io.cnihook.name (podman's hostname is the
 # short id).

@@ -472,7 +472,8 @@ static void test_check(void **state)
 	_cleanup_free_ char *want =
 	    xasprintf("annotation \"k8s.v1.cni.cncf.io/networks\": host port 18282/tcp on "
 		      "0.0.0.0 is in use on the host (socket inode 4444; no process in %s "
-		      "shows it)",
+		      "shows it: another user's, which root sees with ss -lntup 'sport = "
+		      ":18282')",
 		      p->dir);
 	assert_string_equal(err, want);
 	free(TAKE_PTR(err));

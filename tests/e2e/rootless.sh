@@ -6,6 +6,7 @@
 # naming a bridge/portmap network of the test's:
 #   - an SCTP mapping is refused (the forwarder carries TCP and UDP),
 #     nothing made;
+#   - a misspelt network is refused with "did you mean";
 #   - a host port root listens on is refused, naming the socket as another
 #     user's; gc --dry-run says there is nothing to collect;
 #   - two containers annotated io.cnihook.networks=NET reach each other by
@@ -152,6 +153,13 @@ elif grep -q 'protocol "sctp": a rootless container.s ports are forwarded for tc
 else
 	not_ok "an SCTP mapping is refused, naming it; nothing made" "$out$(ls -R "$DIR" 2>&1)"
 fi
+pm rm -f -t 0 u >/dev/null 2>&1 || true
+# A misspelt network: refused with the nearest name of confDir.
+out=$(pm run -d --name u --network none --annotation "io.cnihook.networks=${NET}x" \
+	"$IMAGE" true 2>&1) || true
+grep -qF "network \"${NET}x\" not found in $U/net.d; did you mean \"$NET\"?" <<<"$out" && [ ! -e "$DIR" ] &&
+	ok "a misspelt network is refused with \"did you mean\"; nothing left" ||
+	not_ok "a misspelt network is refused with \"did you mean\"" "$out$(ls -R "$DIR" 2>&1)"
 pm rm -f -t 0 u >/dev/null 2>&1 || true
 # A host port another user (root, here) listens on: the start is refused,
 # saying the socket is another user's and how root finds it.

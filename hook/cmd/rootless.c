@@ -449,13 +449,22 @@ int rootless_gc(const struct rootless_call *c, rootless_fn gc, void *data)
 {
 	_cleanup_free_ char *err = NULL;
 	struct stat st;
-	if (stat(c->user->dir, &st) < 0) {
-		printf("gc: nothing to collect: the user has no %s\n", c->user->dir);
-		return 0;
-	}
+	bool had = stat(c->user->dir, &st) == 0;
 	if (rootless_netns_lock(c->user, &err) < 0) {
 		log_error("gc: %s", err);
 		return 1;
+	}
+	int strays = rootless_watch_stop_strays(c->user);
+	if (strays > 0)
+		printf("gc: stopped %d helper(s) of the user's (forwarders, dnsmasq, slirp4netns, "
+		       "watch) that served a namespace that is gone\n",
+		       strays);
+	if (!had) {
+		if (strays == 0)
+			printf("gc: nothing to collect: the user has no %s\n", c->user->dir);
+		rmdir(c->user->dir); /* the lock made it */
+		rootless_netns_unlock(c->user);
+		return 0;
 	}
 	int ret = 0;
 	if (any_container(c->cfg)) {

@@ -121,3 +121,96 @@ int rootless_watch_start(const struct rootless_user *u, char **err)
 		return -1;
 	return rootless_netns_write_pidfile(pidfile, pid, err);
 }
+
+/* The command line of pid, its NULs made spaces, or NULL. */
+static char *cmdline(long pid)
+{
+	char path[64];
+	snprintf(path, sizeof(path), "/proc/%ld/cmdline", pid);
+	char *buf = NULL;
+	_cleanup_free_ char *err = NULL;
+	size_t len = 0;
+	if (read_file(path, 65536, &buf, &len, NULL, &err) < 0)
+		return NULL;
+	for (size_t i = 0; i < len; i++)
+		if (buf[i] == '\0')
+			buf[i] = ' ';
+	return buf;
+}
+
+/* What the user's helpers now are. */
+struct current {
+	const struct rootless_user *u;
+	char *netns_path; /* <dir>/netns */
+	char *run_path;	  /* <dir>/run/: dnsname's files */
+	struct stat ns;	  /* the namespace; st_ino 0 when there is none */
+	long slirp, watch;
+};
+
+/* Is pid one of the user's helpers (a forwarder, the watch, slirp4netns,
+ * dnsname's dnsmasq) that serves no namespace of the user's any more? */
+static bool stray(const struct current *c, long pid)
+{
+	char path[64];
+	struct stat st;
+	snprintf(path, sizeof(path), "/proc/%ld", pid);
+	if (stat(path, &st) < 0 || st.st_uid != getuid())
+		return false;
+	_cleanup_free_ char *cmd = cmdline(pid);
+	if (!cmd)
+		return false;
+	char tag[64];
+	snprintf(tag, sizeof(tag), "cnihook-watch uid %lu", c->u->uid);
+	if (strncmp(cmd, tag, strlen(tag)) == 0)
+		return pid != c->watch;
+	if (strstr(cmd, "slirp4netns") && strstr(cmd, c->netns_path))
+		return pid != c->slirp;
+	if (strncmp(cmd, "cnihook-fwd ", 12) != 0 &&
+	    !(strstr(cmd, "dnsmasq") && strstr(cmd, c->run_path)))
+		return false;
+	snprintf(path, sizeof(path), "/proc/%ld/ns/net", pid);
+	return stat(path, &st) == 0 && !same_file(&st, &c->ns);
+}
+
+int rootless_watch_stop_strays(const struct rootless_user *u)
+{
+	struct current c = {.u = u};
+	c.netns_path = rootless_netns_path(u, "netns");
+	c.run_path = rootless_netns_path(u, "run/");
+	_cleanup_free_ char *slirp = rootless_netns_path(u, "slirp4netns.pid");
+	_cleanup_free_ char *watch = rootless_netns_path(u, "watch.pid");
+	if (stat(c.netns_path, &c.ns) < 0)
+		c.ns = (struct stat){0};
+	rootless_netns_pidfile_alive(slirp, &c.slirp);
+	rootless_netns_pidfile_alive(watch, &c.watch);
+	long *pids = NULL;
+	size_t n = 0;
+	DIR *d = opendir("/proc");
+	struct dirent *de;
+	while (d && (de = readdir(d))) {
+		char *end;
+		long pid = strtol(de->d_name, &end, 10);
+		if (*end || pid <= 1 || pid == getpid() || !stray(&c, pid))
+			continue;
+		pids = xreallocarray(pids, n + 1, sizeof(*pids));
+		pids[n++] = pid;
+		kill(pid, SIGTERM);
+	}
+	if (d)
+		closedir(d);
+	for (int round = 0; round < 10 && n; round++) {
+		bool any = false;
+		for (size_t i = 0; i < n; i++)
+			any |= kill(pids[i], 0) == 0 && stray(&c, pids[i]);
+		if (!any)
+			break;
+		usleep(100000);
+	}
+	for (size_t i = 0; i < n; i++)
+		if (stray(&c, pids[i]))
+			kill(pids[i], SIGKILL);
+	free(pids);
+	free(c.netns_path);
+	free(c.run_path);
+	return (int)n;
+}

@@ -20,4 +20,12 @@
  * must be there. */
 int rootless_watch_start(const struct rootless_user *u, char **err);
 
+/* For gc: the user's helpers that serve no namespace of the user's any
+ * more (the watch was gone too when the user's directory was removed):
+ * every process of the user's titled cnihook-fwd, or dnsname's dnsmasq
+ * of the user's run/ directory, outside the user's current namespace;
+ * and a watch or a slirp4netns of the user's that its pid file does not
+ * name. Stopped (SIGTERM, SIGKILL after a second); returns how many. */
+int rootless_watch_stop_strays(const struct rootless_user *u);
+
 #endif

@@ -48,6 +48,8 @@
 #     podman is killed) is collected by the next start, d's, which takes
 #     m's port; then /run/user/UID/cnihook removed under d: the user's
 #     watch stops d's forwarder, slirp4netns and dnsmasq, the port is free;
+#     the same with the watch killed first: podman unshare cnihook gc
+#     stops what was left running;
 #   - a container removed without its poststop (a hooks directory without
 #     it) keeps its attachment and forwarder until `podman unshare cnihook
 #     gc`, which leaves nothing either.
@@ -442,6 +444,30 @@ fi
 pm rm -f -t 0 d >/dev/null 2>&1 || fail "podman rm d"
 SLIRP=
 user_clean "after the user's directory was removed"
+# The same with the watch killed first: what is left runs on until
+# podman unshare cnihook gc finds it (the user's helpers outside any
+# namespace of the user's) and stops it.
+out=$(pm run -d --name e --network none --annotation "io.cnihook.networks=$NET" \
+	--annotation "io.cnihook.ports=127.0.0.1:$PORT:80" "$IMAGE" sh -c "$(serve e)" 2>&1) ||
+	fail "podman run e: $out"
+E=$(tail -n 1 <<<"$out")
+kill -9 "$(awk '{print $1}' "$DIR/watch.pid")" 2>/dev/null || true
+rm -rf "$DIR"
+sleep 1.5
+left=$(user_helpers)
+out=$(pm unshare "$U/cnihook" --config "$U/cnihook.json" gc 2>&1) || true
+procs=$(user_helpers)
+if [ -z "$left" ]; then
+	not_ok "$DIR removed, the watch killed: the helpers run on" "(none left)"
+elif [ -n "$procs" ] || ! grep -q "^gc: stopped [1-9][0-9]* helper(s) of the user's" <<<"$out"; then
+	not_ok "podman unshare cnihook gc stops the user's helpers left running" "$out; left: $procs"
+elif host_get >/dev/null 2>&1; then
+	not_ok "podman unshare cnihook gc frees port $PORT"
+else
+	ok "$DIR removed, the watch killed: podman unshare cnihook gc stops the helpers left running ($(wc -l <<<"$left")), port $PORT free"
+fi
+pm rm -f -t 0 e >/dev/null 2>&1 || fail "podman rm e"
+user_clean "after gc of what was left running"
 
 # ---------------------------------------------------------------- gc
 # A container whose poststop never runs (a hooks directory without it):
@@ -464,5 +490,5 @@ out=$(pm unshare "$U/cnihook" --config "$U/cnihook.json" gc 2>&1) &&
 user_clean "after gc"
 outside_down
 assert_nothing_left --subnet "$SUBNET" --subnet "$OUT" --link "$NET" --id "$A" --id "$B" --id "$C" --id "$INFRA" \
-	--id "$M"
+	--id "$M" --id "$E"
 finish

@@ -142,17 +142,46 @@ int dir_entry_cmp(const void *a, const void *b);
  * 0, or -errno when it cannot be opened. */
 int dir_each(const char *path, void (*fn)(int dfd, const char *name, void *data), void *data);
 void dir_entries_free(struct dir_entry *v, size_t n);
+/* mkdir -p with mode for the directories it creates. On failure *err is
+ * "<path>: <strerror>". */
+int mkdir_p(const char *path, int mode, char **err);
+
+/* ------------------------------------------------------- read.c */
+/* Read all of fd, at most `limit` bytes; NUL terminated. On failure *err
+ * is the problem ("larger than 16 MiB", strerror), for the caller to name
+ * what it read. */
+int read_all_fd(int fd, size_t limit, char **out, size_t *len, char **err);
+/* Read a whole file (O_CLOEXEC). On failure *err is "<path>: <problem>"
+ * and, when errnum is not NULL, *errnum the errno of the cause (EFBIG over
+ * the limit): ENOENT is "absent" for some callers. */
+int read_file(const char *path, size_t limit, char **out, size_t *len, int *errnum, char **err);
+/* The same for a path relative to the directory open as dirfd. */
+int read_file_at(int dirfd, const char *path, size_t limit, char **out, size_t *len, int *errnum,
+		 char **err);
 
 /* ------------------------------------------------------- file.c */
 /* Write `name` in the directory `dir` (open as dfd) atomically: a temp file
- * "." + name + ".tmpXXXXXX" beside it with `mode`, written whole, flushed
- * to disk (fdatasync) when `sync`, then renamed over the name, so that a
- * reader sees the old content or the new, never a part. On failure the
- * temp file is removed, *step names what failed ("create", "write",
- * "rename"...) and -errno is returned. */
+ * beside it, "." + name + ".tmp.cnihook." + the writer's stamp (its pid
+ * namespace, pid and start time) + ".XXXXXX", with `mode`, written whole,
+ * flushed to disk (fdatasync) when `sync`, then renamed over the name, so
+ * that a reader sees the old content or the new, never a part. On failure
+ * the temp file is removed, *step names what failed ("create", "write",
+ * "rename"...) and -errno is returned. A writer killed before its rename
+ * leaves the temp file: file_temps_sweep() removes it. */
 int write_file_atomic_at(int dfd, const char *dir, const char *name, const char *data, size_t len,
 			 int mode, bool sync, const char **step);
 /* The same for a path (its directory opened here). 0 or -errno. */
 int write_file_atomic(const char *path, const char *data, size_t len, int mode, bool sync);
+/* Is `name` a temp file of the writer above, by its name? */
+bool file_is_temp(const char *name);
+/* Remove the temp files of the directory (open as dfd, or at `dir`) whose
+ * writer is provably gone: a process of this pid namespace that no longer
+ * exists, or a pid now another process's (its start time differs), or a
+ * zombie. A live writer's, another pid namespace's and every file whose
+ * name is not exactly such a temp file's (another program's, whatever it
+ * looks like) are left. The number removed, or -errno when the directory
+ * cannot be read. */
+int file_temps_sweep_at(int dfd);
+int file_temps_sweep(const char *dir);
 
 #endif

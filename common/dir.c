@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "common.h"
 
@@ -70,5 +71,27 @@ int dir_each(const char *path, void (*fn)(int dfd, const char *name, void *data)
 	while ((de = readdir(d)))
 		if (de->d_name[0] != '.')
 			fn(dirfd(d), de->d_name, data);
+	return 0;
+}
+
+int mkdir_p(const char *path, int mode, char **err)
+{
+	struct stat there;
+	if (stat(path, &there) == 0 && S_ISDIR(there.st_mode))
+		return 0; /* the common case: one system call */
+	_cleanup_free_ char *p = xstrdup(path);
+	for (char *s = p + 1;; s++) {
+		if (*s != '/' && *s != '\0')
+			continue;
+		char c = *s;
+		*s = '\0';
+		if (mkdir(p, (mode_t)mode) < 0 && errno != EEXIST) {
+			*err = xasprintf("%s: %s", path, strerror(errno));
+			return -1;
+		}
+		*s = c;
+		if (c == '\0')
+			break;
+	}
 	return 0;
 }

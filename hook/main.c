@@ -7,7 +7,9 @@
  * - the operator commands: status, list, gc and reload, which read cnihook.json,
  *   and add, check, del, validate and version, with cnitool's environment;
  * - plugin mode: a chained CNI plugin, run with CNI_COMMAND set and no
- *   argument.
+ *   argument;
+ * - cnihook-runtime (a link to cnihook, or `cnihook runtime`): an OCI
+ *   runtime that adds the hooks, then runs the real one.
  *
  * One table of verbs says how each is run, and the usage text is made from
  * it: each verb's line and help beside it.
@@ -19,7 +21,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "base/hookconf.h"
+#include "conf/hookconf.h"
 #include "base/log.h"
 #include "cmd/cli.h"
 #include "cmd/cni-plugin.h"
@@ -28,6 +30,7 @@
 #include "cmd/report.h"
 #include "base/proctitle.h"
 #include "cmd/rootless.h"
+#include "cmd/runtime.h"
 #include "cmd/stage.h"
 #include "host/userns.h"
 
@@ -83,6 +86,7 @@ static int run_version(const struct verb *v, struct call *c);
 static int run_version_option(const struct verb *v, struct call *c);
 static int run_help(const struct verb *v, struct call *c);
 static int run_plugin(const struct verb *v, struct call *c);
+static int run_runtime(const struct verb *v, struct call *c);
 
 static const struct verb verbs[] = {
     {.name = "createRuntime",
@@ -147,6 +151,12 @@ static const struct verb verbs[] = {
      .run = run_version,
      .usage = "cnihook version, cnihook --version",
      .help = "print versions"},
+    {.name = "runtime",
+     .kind = VERB_CLI,
+     .run = run_runtime,
+     .usage = RUNTIME_NAME " [RUNC OPTIONS] COMMAND ...",
+     .help = "an OCI runtime for Docker and\n"
+	     "containerd: adds the hooks, runs runc"},
     {.name = "--version", .kind = VERB_OPTION, .run = run_version_option},
     {.name = "--help",
      .kind = VERB_OPTION,
@@ -234,7 +244,7 @@ static int run_stage(const struct verb *v, struct call *c)
 	 * user's cnihook directory, so that it outlives the last container's
 	 * teardown (cnihook(8), ROOTLESS). */
 	log_init(c->level, c->cfg->log_syslog, rootless ? rl.run_dir : c->cfg->state_dir);
-	hookconf_enter_sandbox(c->cfg);
+	sandbox_enter(c->cfg->sb);
 	int ret = stage_run(c->cfg, rootless ? &rl : NULL, why, v ? v->stage : STAGE_NONE,
 			    v ? v->name : NULL, STDIN_FILENO);
 	rootless_netns_user_free(&rl);
@@ -335,7 +345,7 @@ static int run_gc(const struct verb *v, struct call *c)
 	int ret = report_args(v, c, &a);
 	if (ret)
 		return ret;
-	hookconf_enter_sandbox(c->cfg);
+	sandbox_enter(c->cfg->sb);
 	/* `podman unshare cnihook gc`: the user's rootless attachments
 	 * (cnihook(8), ROOTLESS). */
 	struct rootless_user rl = {.lock_fd = -1};
@@ -358,7 +368,7 @@ static int run_reload(const struct verb *v, struct call *c)
 	int ret = report_args(v, c, &a);
 	if (ret)
 		return ret;
-	hookconf_enter_sandbox(c->cfg);
+	sandbox_enter(c->cfg->sb);
 	/* `podman unshare cnihook reload`: the user's helpers (cnihook(8),
 	 * ROOTLESS). */
 	struct rootless_user rl = {.lock_fd = -1};
@@ -413,6 +423,12 @@ static int run_plugin(const struct verb *v, struct call *c)
 	return cniplugin_run(getenv("CNI_COMMAND"), STDIN_FILENO);
 }
 
+/* `cnihook runtime ARGS`: cnihook-runtime ARGS. */
+static int run_runtime(const struct verb *v, struct call *c)
+{
+	return runtime_main(c->argc, c->argv);
+}
+
 /* The hook and the commands that read cnihook.json: v a VERB_STAGE or a
  * VERB_REPORT, or NULL (a stage the state says). */
 static int run_with_config(const struct verb *v, struct call *c)
@@ -443,6 +459,8 @@ static int run_with_config(const struct verb *v, struct call *c)
 int main(int argc, char **argv)
 {
 	struct call c = {.level = LOG_LEVEL_WARN};
+	if (argc > 0 && runtime_called_as(argv[0]))
+		return runtime_main(argc, argv);
 	proctitle_init(argc, argv);
 	const char *cni_command = getenv("CNI_COMMAND");
 	if (argc == 1 && cni_command && *cni_command) {

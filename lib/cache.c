@@ -141,7 +141,9 @@ static int mkdir_parents(const char *dir, cnirt_error **err)
  * removes what is left: durability of the name is not needed, atomicity is.
  *
  * `dir` is created (mode 0700) when it does not exist. On failure the temp
- * file is removed and an existing entry is left untouched.
+ * file is removed and an existing entry is left untouched. A writer killed
+ * before its rename leaves the temp file, named after the writer: the
+ * hook's gc removes it once the writer is provably gone (file_temps_sweep).
  */
 static int write_atomic(const char *dir, const char *name, const char *data, size_t len,
 			cnirt_error **err)

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-#ifndef CNIHOOK_LOG_H
-#define CNIHOOK_LOG_H
+#ifndef CNIHOOK_BASE_LOG_H
+#define CNIHOOK_BASE_LOG_H
 
 #include <stdbool.h>
 

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-#ifndef CNIHOOK_SHA512_H
-#define CNIHOOK_SHA512_H
+#ifndef CNIHOOK_BASE_SHA512_H
+#define CNIHOOK_BASE_SHA512_H
 
 #include <stddef.h>
 #include <stdint.h>

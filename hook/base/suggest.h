@@ -4,8 +4,8 @@
  * protocols): the known name nearest to an unknown one, for messages that
  * end in `did you mean "NAME"?` and list the names that exist.
  */
-#ifndef CNIHOOK_SUGGEST_H
-#define CNIHOOK_SUGGEST_H
+#ifndef CNIHOOK_BASE_SUGGEST_H
+#define CNIHOOK_BASE_SUGGEST_H
 
 #include <stddef.h>
 

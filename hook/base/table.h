@@ -4,7 +4,8 @@
  * as wide as their widest cell, two spaces between them, the last one not
  * padded, an empty cell shown as "-".
  */
-#pragma once
+#ifndef CNIHOOK_BASE_TABLE_H
+#define CNIHOOK_BASE_TABLE_H
 
 #include <stddef.h>
 #include <stdio.h>
@@ -26,3 +27,5 @@ void table_row(struct table *t, ...);
 /* Print the table to out, and free it. */
 void table_print(struct table *t, FILE *out);
 void table_free(struct table *t);
+
+#endif

@@ -12,7 +12,7 @@
 
 #include <cnirt.h>
 
-#include "base/hookconf.h"
+#include "conf/hookconf.h"
 #include "base/log.h"
 #include "base/sha512.h"
 #include "base/util.h"
@@ -50,7 +50,7 @@ static struct hook_config *cli_config(void)
 		}
 		/* The CLI mounts nothing: it takes the plugins' sandbox on
 		 * itself, once (on failure each plugin applies it). */
-		if (hookconf_confine(cfg, &err) < 0) {
+		if (sandbox_confine(cfg->sb, &err) < 0) {
 			log_debug(
 			    "sandbox: confining cnihook itself: %s; applied per plugin instead",
 			    err);

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-#ifndef CNIHOOK_CLI_H
-#define CNIHOOK_CLI_H
+#ifndef CNIHOOK_CMD_CLI_H
+#define CNIHOOK_CMD_CLI_H
 
 #include <cnirt.h>
 

@@ -24,8 +24,7 @@
 #include "base/log.h"
 #include "cmd/cni-plugin.h"
 #include "engine/engine.h"
-#include "request/annotations.h"
-#include "request/policy.h"
+#include "request/request.h"
 #include "state/layout.h"
 #include "state/netns-pin.h"
 #include "state/record.h"
@@ -173,31 +172,25 @@ static struct netstatus_entry cluster(const struct plugin_call *c, const char *r
 	    .network = c->name, .ifname = c->ifname, .is_default = true, .result = result};
 }
 
-static int parse_pod(void *data, const struct kvlist *ann, struct selection *sel, char **err)
+/* The pod's request, checked as the hook checks a container's, and its
+ * interfaces checked against the cluster's. */
+static int build_request(const struct plugin_call *c, struct request *req, char **err)
 {
 	struct kvlist pod = {0};
-	(void)data;
 	pod_args(&pod);
-	int ret = annotations_parse_pod(ann, &pod, sel, err);
+	int ret = request_build_pod(&c->cfg->policy, &c->ann, &pod, req, err);
 	kvlist_free(&pod);
-	return ret;
-}
-
-/* The selection of the pod's annotations, checked as the hook checks it,
- * and the interfaces checked against the cluster's. */
-static int select_networks(const struct plugin_call *c, struct selection *sel, char **err)
-{
-	if (policy_select(&c->cfg->policy, &c->ann, parse_pod, NULL, sel, err) < 0)
+	if (ret < 0)
 		return -1;
-	if (sel->netns) {
-		selection_free(sel);
+	if (req->sel.netns) {
+		request_free(req);
 		return set_error(err, "annotation \"" ANN_NETNS "\": not for a pod (its namespace "
 				      "is the one its runtime made)");
 	}
-	for (size_t i = 0; i < sel->n; i++)
-		if (strcmp(sel->v[i].ifname, c->ifname) == 0) {
-			const char *by = annotations_selected_by(&c->ann);
-			selection_free(sel);
+	for (size_t i = 0; i < req->sel.n; i++)
+		if (strcmp(req->sel.v[i].ifname, c->ifname) == 0) {
+			const char *by = req->by;
+			request_free(req);
 			return set_error(err,
 					 "annotation \"%s\": interface \"%s\" is the cluster "
 					 "network's (CNI_IFNAME)",
@@ -208,18 +201,18 @@ static int select_networks(const struct plugin_call *c, struct selection *sel, c
 
 static int cmd_add(struct plugin_call *c)
 {
-	if (!annotations_select(&c->ann))
+	if (!request_asked(&c->ann))
 		return answer_prev_result(c);
 	_cleanup_free_ char *err = NULL;
-	struct selection sel = {0};
-	if (select_networks(c, &sel, &err) < 0)
+	struct request req = {0};
+	if (build_request(c, &req, &err) < 0)
 		return refuse(c, CNIRT_ERR_INVALID_CONFIG, err);
-	if (sel.n == 0) {
-		selection_free(&sel);
+	if (req.sel.n == 0) {
+		request_free(&req);
 		return answer_prev_result(c);
 	}
 	if (!*c->netns || netns_refuse_host(c->netns, &err) < 0) {
-		selection_free(&sel);
+		request_free(&req);
 		return refuse(c, CNIRT_ERR_INVALID_ENV,
 			      err ? err : "CNI_NETNS: empty: no namespace to attach to");
 	}
@@ -228,7 +221,7 @@ static int cmd_add(struct plugin_call *c)
 	int ret = 0;
 	_cleanup_free_ char *answer = prev_result_text(c, &ret);
 	if (answer == NULL) {
-		selection_free(&sel);
+		request_free(&req);
 		return ret;
 	}
 	_cleanup_free_ char *prev = json_gen(json_obj_get(c->conf, "prevResult"), false, NULL);
@@ -237,13 +230,13 @@ static int cmd_add(struct plugin_call *c)
 	struct engine_target t = {
 	    .id = c->id,
 	    .stage = c->command,
-	    .selected_by = annotations_selected_by(&c->ann),
+	    .selected_by = req.by,
 	    .netns = c->netns,
 	    .primary = &primary,
 	    .why = &why,
 	};
-	ret = engine_attach(c->cfg, &t, &sel);
-	selection_free(&sel);
+	ret = engine_attach(c->cfg, &t, &req.sel);
+	request_free(&req);
 	if (ret < 0) {
 		ret = answer_error(c, why.code, why.msg ? why.msg : "attach failed");
 		free(why.msg);
@@ -276,13 +269,13 @@ static int cmd_check(struct plugin_call *c)
 	if (record_read(path, &rec, &err) < 0)
 		return refuse(c, CNIRT_ERR_IO, err);
 	if (rec == NULL) {
-		struct selection sel = {0};
-		if (!annotations_select(&c->ann))
+		struct request req = {0};
+		if (!request_asked(&c->ann))
 			return 0;
-		if (select_networks(c, &sel, &err) < 0)
+		if (build_request(c, &req, &err) < 0)
 			return refuse(c, CNIRT_ERR_INVALID_CONFIG, err);
-		size_t n = sel.n;
-		selection_free(&sel);
+		size_t n = req.sel.n;
+		request_free(&req);
 		if (n == 0)
 			return 0;
 		return refuse(c, ENGINE_OWN_ERROR,
@@ -454,7 +447,7 @@ static int load_config(struct plugin_call *c)
 	if (hookconf_load(path, &c->cfg, &err) < 0)
 		return refuse(c, CNIRT_ERR_INVALID_CONFIG, err);
 	log_init(c->cfg->log_level, c->cfg->log_syslog, c->cfg->state_dir);
-	hookconf_enter_sandbox(c->cfg);
+	sandbox_enter(c->cfg->sb);
 	return 0;
 }
 
@@ -466,7 +459,7 @@ static int dispatch(struct plugin_call *c)
 		return answer_version(c);
 	if (strcmp(command, "STATUS") == 0)
 		return 0;
-	if (strcmp(command, "ADD") == 0 && !annotations_select(&c->ann))
+	if (strcmp(command, "ADD") == 0 && !request_asked(&c->ann))
 		return answer_prev_result(c); /* the fast path: no configuration read */
 	int ret;
 	if ((strcmp(command, "GC") != 0 && (ret = check_env(c)) != 0) ||

@@ -14,7 +14,6 @@
 #include "base/log.h"
 #include "base/util.h"
 #include "cmd/gc.h"
-#include "cmd/report.h"
 #include "engine/engine.h"
 #include "host/userns.h"
 #include "state/attachment-list.h"
@@ -248,7 +247,7 @@ static void report_damaged(const struct hook_config *cfg, cnirt_ctx *ctx, bool d
 			   size_t n_gone, const cnirt_cache_damage *d, size_t n)
 {
 	for (size_t i = 0; i < n; i++) {
-		_cleanup_free_ char *p = report_cache_file_shown(ctx, d[i].name);
+		_cleanup_free_ char *p = layout_result_shown(cnirt_ctx_cache_dir(ctx), d[i].name);
 		const char *id = dry_run ? torn_down_with(cfg, gone, n_gone, d[i].name) : NULL;
 		if (id)
 			log_info("gc: damaged cache entry \"%s\": %s; would be removed by the "
@@ -389,6 +388,44 @@ static void prune_indexes(const struct hook_config *cfg, const cnirt_ctx *ctx,
 	netns_index_sweep(cfg->state_dir);
 }
 
+/* The temp files of writers killed before their rename (docs/architecture.md,
+ * "Temp files"), in one directory cnihook writes. */
+static void sweep_temps_in(const char *dir)
+{
+	int n = file_temps_sweep(dir);
+	if (n > 0)
+		printf("gc: %s: removed %d temp file(s) of writers killed before their rename\n",
+		       dir, n);
+}
+
+static void sweep_container_temps(int dfd, const char *name, void *data)
+{
+	const char *state_dir = data;
+	(void)dfd;
+	if (layout_entry(name, NULL) != LAYOUT_CONTAINER)
+		return;
+	_cleanup_free_ char *dir = layout_container_dir(state_dir, name);
+	_cleanup_free_ char *journal = layout_journal_dir(state_dir, name);
+	sweep_temps_in(dir);
+	sweep_temps_in(journal);
+}
+
+/* Every directory cnihook writes by rename: the cache's (results/, shared
+ * with other programs: only cnihook's own temp files, whose writer is
+ * provably gone, are ever taken), the attachment lists, the port indexes
+ * beside them, and the state directory with every container's. */
+static void sweep_temps(const struct hook_config *cfg, const cnirt_ctx *ctx)
+{
+	const char *cache = cnirt_ctx_cache_dir(ctx);
+	_cleanup_free_ char *results = layout_results_dir(cache);
+	_cleanup_free_ char *lists = layout_attlist_dir(cache);
+	sweep_temps_in(results);
+	sweep_temps_in(lists);
+	sweep_temps_in(cache);
+	sweep_temps_in(cfg->state_dir);
+	dir_each(cfg->state_dir, sweep_container_temps, (void *)cfg->state_dir);
+}
+
 /* The cache entries the GC verb is told are valid. A dry run tears
  * nothing down, so it leaves out those of the containers it would detach,
  * as a real run sends them. The entries stay the cache's. */
@@ -437,8 +474,10 @@ int gc_run(const struct hook_config *cfg, const struct gc_options *o)
 		cache_after(ctx, &detached, &cache, &n_cache, &damaged, &n_damaged);
 	}
 	strv_free(detached.v, detached.n);
-	if (!o->dry_run)
+	if (!o->dry_run) {
+		sweep_temps(cfg, ctx);
 		prune_indexes(cfg, ctx, cache, n_cache);
+	}
 	fflush(stdout);
 	report_damaged(cfg, ctx, o->dry_run, gone.v, gone.n, damaged, n_damaged);
 	struct verb_cache vc = {.n = n_cache, .lock_fd = -1};

@@ -20,7 +20,7 @@
 
 #include <stdbool.h>
 
-#include "base/hookconf.h"
+#include "conf/hookconf.h"
 
 struct gc_options {
 	bool dry_run;		/* say what would be done, do nothing */

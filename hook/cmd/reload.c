@@ -24,7 +24,6 @@
 #include "base/log.h"
 #include "base/util.h"
 #include "cmd/reload.h"
-#include "cmd/report.h"
 #include "request/plugin-args.h"
 #include "state/layout.h"
 #include "state/lock.h"
@@ -338,9 +337,9 @@ static int reload_targets(const struct snapshot *sd, char *const *ids, size_t n,
 		_cleanup_free_ char *key = NULL;
 		_cleanup_free_ char *err = NULL;
 		const char *id = NULL;
-		int bad = report_key(ids[i], &key, &err) < 0	   ? 2
-			  : report_resolve(sd, key, &id, &err) < 0 ? 1
-								   : 0;
+		int bad = snapshot_key(ids[i], &key, &err) < 0	     ? 2
+			  : snapshot_resolve(sd, key, &id, &err) < 0 ? 1
+								     : 0;
 		if (bad) {
 			log_error("reload: %s", err);
 			free(v);

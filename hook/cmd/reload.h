@@ -1,12 +1,12 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* `cnihook reload [ID...]`: CHECK the hook's attachments, re-apply those
  * that fail with their addresses and MAC. */
-#ifndef CNIHOOK_RELOAD_H
-#define CNIHOOK_RELOAD_H
+#ifndef CNIHOOK_CMD_RELOAD_H
+#define CNIHOOK_CMD_RELOAD_H
 
 #include <stddef.h>
 
-#include "base/hookconf.h"
+#include "conf/hookconf.h"
 
 /* Every container the hook attached (n 0), or those the ids name (as
  * `status` names them: an id, a unique prefix, "<namespace>/<id>"): one

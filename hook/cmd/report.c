@@ -255,82 +255,6 @@ static int status_read(const char *dir, const struct snapshot *sd, const char *i
 	return 0;
 }
 
-/* A container named "<namespace>/<id>" (containerd's, as `status` and
- * `list` show it) is "<namespace>-<id>" in the state directory and the
- * cache; any other name is its id. Checked as a container id. */
-int report_key(const char *arg, char **out, char **err)
-{
-	const char *slash = strchr(arg, '/');
-	_cleanup_free_ char *key = NULL;
-	if (slash == NULL || slash == arg || slash[1] == '\0' || strchr(slash + 1, '/'))
-		key = xstrdup(arg);
-	else
-		key = xasprintf("%.*s-%s", (int)(slash - arg), arg, slash + 1);
-	cnirt_error *e = NULL;
-	if (cnirt_check_container_id(key, &e) < 0) {
-		set_error(err, "%s", cnirt_error_msg(e));
-		cnirt_error_free(e);
-		return -1;
-	}
-	*out = TAKE_PTR(key);
-	return 0;
-}
-
-/* The container that `key` names: itself, or the one container of the
- * state directory whose id starts with it. */
-int report_resolve(const struct snapshot *sd, const char *key, const char **out, char **err)
-{
-	const char *found = NULL;
-	size_t matches = 0, len = strlen(key);
-	struct buf list = {0};
-	for (size_t i = 0; i < sd->n; i++) {
-		const char *id = sd->v[i].name;
-		if (strncmp(id, key, len) != 0 || !snapshot_is_container(sd, &sd->v[i]))
-			continue;
-		if (id[len] == '\0') {
-			found = id;
-			matches = 1;
-			break;
-		}
-		buf_printf(&list, "%s%s", matches ? ", " : "", id);
-		if (matches++ == 0)
-			found = id;
-	}
-	_cleanup_free_ char *ids = buf_steal(&list, NULL);
-	if (matches == 1) {
-		*out = found;
-		return 0;
-	}
-	/* A containerd container's id without its namespace: the one
-	 * "<namespace>-<id>" of the state directory. */
-	size_t in_ns = 0;
-	for (size_t i = 0; matches == 0 && i < sd->n; i++) {
-		const char *id = sd->v[i].name;
-		size_t n = strlen(id);
-		if (n > len + 1 && id[n - len - 1] == '-' && strcmp(id + n - len, key) == 0 &&
-		    snapshot_is_container(sd, &sd->v[i]) && in_ns++ == 0)
-			found = id;
-	}
-	if (in_ns == 1) {
-		*out = found;
-		return 0;
-	}
-	if (in_ns > 1)
-		return set_error(err,
-				 "container \"%s\" is in %zu containerd namespaces: give "
-				 "NAMESPACE/%s",
-				 key, in_ns, key);
-	if (matches == 0)
-		return set_error(
-		    err,
-		    "container \"%s\": no network status (not attached by cnihook; name "
-		    "a container by its id or a prefix of it, podman's by podman inspect "
-		    "-f '{{.Id}}' NAME, a containerd one as NAMESPACE/ID)",
-		    key);
-	return set_error(err, "\"%s\" is the start of %zu container ids: %s; give more of it", key,
-			 matches, ids);
-}
-
 /* Where status puts the statuses it reads: JSON (`all`, container id ->
  * status) with --json, else the rows of a table. */
 struct status_out {
@@ -486,7 +410,7 @@ static int status_gather_one(const struct hook_config *cfg, const struct snapsho
 {
 	const char *dir = cfg->state_dir;
 	const char *id = NULL;
-	if (report_resolve(sd, key, &id, err) < 0)
+	if (snapshot_resolve(sd, key, &id, err) < 0)
 		return -1;
 	json *st = NULL;
 	int errnum;
@@ -540,7 +464,7 @@ int report_status(const struct hook_config *cfg, const char *id_arg, bool as_jso
 {
 	_cleanup_free_ char *err = NULL;
 	_cleanup_free_ char *key = NULL;
-	if (id_arg && report_key(id_arg, &key, &err) < 0) {
+	if (id_arg && snapshot_key(id_arg, &key, &err) < 0) {
 		log_error("status: %s", err);
 		return 2;
 	}
@@ -689,12 +613,6 @@ static char *age(long long seconds)
 	if (seconds < 172800)
 		return xasprintf("%lldh", seconds / 3600);
 	return xasprintf("%lldd", seconds / 86400);
-}
-
-char *report_cache_file_shown(const cnirt_ctx *ctx, const char *name)
-{
-	_cleanup_free_ char *path = layout_result(cnirt_ctx_cache_dir(ctx), name);
-	return shown_whole(path);
 }
 
 /* One row of `list`: an attachment of the cache, or one that cnihook holds
@@ -972,7 +890,8 @@ int report_list(const struct hook_config *cfg, bool as_json, bool no_trunc)
 	/* What the table cannot show: files that are not readable entries. */
 	fflush(stdout);
 	for (size_t i = 0; i < l.n_damaged; i++) {
-		_cleanup_free_ char *p = report_cache_file_shown(ctx, l.damaged[i].name);
+		_cleanup_free_ char *p =
+		    layout_result_shown(cnirt_ctx_cache_dir(ctx), l.damaged[i].name);
 		log_warn("list: damaged cache entry \"%s\": %s", p, l.damaged[i].problem);
 	}
 	cnirt_ctx_free(ctx);

@@ -261,8 +261,12 @@ static int plan_from_record(const struct rootless_call *c, const char *id,
 		json *m = json_obj_get(j, "portMappings");
 		if (!json_is_array(m))
 			continue;
-		_cleanup_free_ char *text = json_gen(m, false, NULL);
-		ret = forwarder_plan_add(plan, i, text, err);
+		struct port_mappings pm = {0};
+		if (portmaps_from_json(m, &pm, &e) < 0)
+			ret = set_error(err, "%s: portMappings: %s", path, e);
+		else
+			ret = forwarder_plan_add(plan, i, &pm, err);
+		portmaps_free(&pm);
 	}
 	record_free(rec);
 	return ret;
@@ -353,9 +357,9 @@ static char *port_holder(const struct selection *sel)
 		return NULL;
 	for (size_t i = 0; i < sel->n && !held; i++) {
 		const struct attach_req *a = &sel->v[i];
-		if (a->port_mappings &&
+		if (a->ports.n &&
 		    host_sockets_check(&hs, "/proc", a->ports_key ? a->ports_key : ANN_PORTS,
-				       a->port_mappings, &held) == 0)
+				       &a->ports, &held) == 0)
 			free(TAKE_PTR(held));
 	}
 	host_sockets_free(&hs);
@@ -369,7 +373,7 @@ static int take_ports(const struct rootless_call *c, const struct selection *sel
 	_cleanup_free_ char *err = NULL;
 	for (size_t i = 0; i < sel->n; i++) {
 		const struct attach_req *a = &sel->v[i];
-		if (a->port_mappings && forwarder_plan_add(plan, i, a->port_mappings, &err) < 0) {
+		if (a->ports.n && forwarder_plan_add(plan, i, &a->ports, &err) < 0) {
 			log_error("%s %s: annotation \"%s\": %s", c->id, c->stage,
 				  a->ports_key ? a->ports_key : "io.cnihook.networks", err);
 			return -1;

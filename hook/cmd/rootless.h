@@ -8,7 +8,7 @@
 #ifndef CNIHOOK_ROOTLESS_H
 #define CNIHOOK_ROOTLESS_H
 
-#include "base/hookconf.h"
+#include "conf/hookconf.h"
 #include "host/rootless-netns.h"
 #include "request/annotations.h"
 

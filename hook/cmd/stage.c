@@ -2,9 +2,10 @@
 /*
  * The OCI hook's stages: createRuntime (or prestart) attaches, poststop
  * detaches (stage.h). The state on stdin and the bundle's config.json say
- * which container, its annotations and policy what to attach; the engine
- * (engine.h) carries it out. This file reports what fails before the
- * engine runs; the engine reports its own failures.
+ * which container; its annotations, read once through request.h, and the
+ * policy what to attach; the engine (engine.h) carries it out. This file
+ * reports what fails before the engine runs; the engine reports its own
+ * failures.
  */
 #include "config.h"
 
@@ -17,9 +18,8 @@
 #include "cmd/stage.h"
 #include "engine/engine.h"
 #include "host/userns.h"
-#include "request/kube-pod.h"
 #include "request/oci-state.h"
-#include "request/policy.h"
+#include "request/request.h"
 #include "state/layout.h"
 #include "state/netns-pin.h"
 
@@ -29,14 +29,13 @@
 struct hook_call {
 	const struct hook_config *cfg;
 	const char *stage;
-	const char *id;	    /* the key in its engine scope (oci-state.h) */
-	const char *oci_id; /* the OCI id, as the state gives it */
+	const char *id; /* the key in its engine scope (oci-state.h) */
 	/* Rootless podman (cmd/rootless.h): the user, or NULL and why none. */
 	struct rootless_user *rl;
 	const char *rl_why;
 };
 
-/* The network namespace to attach (*source), as the selection, config.json
+/* The network namespace to attach (*source), as the request, config.json
  * or the state give it: 1 when the container is left alone (it shares the
  * host's namespace, or joins one attached already), -1 when it cannot be
  * attached (*err). */
@@ -83,27 +82,20 @@ static int namespace_source(const struct hook_call *r, const struct oci_state *s
 	return 0;
 }
 
-static int parse_container(void *data, const struct kvlist *ann, struct selection *sel, char **err)
+/* The container's request, as the policy allows it; req->sel.n is 0 when
+ * there is nothing to attach. */
+static int build_request(const struct hook_call *r, const struct oci_state *st, struct request *req,
+			 char **err)
 {
-	const struct hook_call *r = data;
 	const struct container_defaults d = {
 	    .networks = r->cfg->default_networks,
 	    .n_networks = r->cfg->n_default_networks,
-	    .container_id = r->oci_id,
+	    .container_id = st->id,
 	};
-	return annotations_parse(ann, &d, sel, err);
-}
-
-/* The selection of the container's annotations, as the policy allows it;
- * sel->n is 0 when there is nothing to attach. */
-static int select_networks(struct hook_call *r, const struct oci_state *st, struct selection *sel,
-			   char **err)
-{
-	r->oci_id = st->id;
-	if (policy_select(&r->cfg->policy, &st->annotations, parse_container, r, sel, err) < 0)
+	if (request_build(&r->cfg->policy, &st->annotations, &d, req, err) < 0)
 		return -1;
-	if (sel->skip_reason)
-		log_info("%s %s: left alone: %s", r->id, r->stage, sel->skip_reason);
+	if (req->sel.skip_reason)
+		log_info("%s %s: left alone: %s", r->id, r->stage, req->sel.skip_reason);
 	return 0;
 }
 
@@ -113,11 +105,13 @@ static void stage_fail(const struct hook_call *r, const char *msg)
 	log_error("%s %s: %s", r->id ? r->id : "-", r->stage, msg);
 }
 
-/* Attach the selection: a pod member joins its pod's networks, any other
+/* Attach the request: a pod member joins its pod's networks, any other
  * container gets its own. */
-static int attach_selected(struct hook_call *r, const struct oci_state *st, struct selection *sel,
-			   const char *by, char **err)
+static int attach_selected(struct hook_call *r, const struct oci_state *st, struct request *req,
+			   char **err)
 {
+	struct selection *sel = &req->sel;
+	const char *by = req->by;
 	_cleanup_free_ char *source = NULL;
 	/* A podman pod's member: the networks are the pod's, under its infra
 	 * container's id, in the namespace the members share. */
@@ -125,11 +119,10 @@ static int attach_selected(struct hook_call *r, const struct oci_state *st, stru
 		r->id = sel->pod_id;
 	int ret = namespace_source(r, st, sel, by, &source, err);
 	if (ret == 0 && sel->pod_id) {
-		_cleanup_free_ char *digest = annotations_request_digest(&st->annotations);
 		struct engine_container c = {.id = r->id,
 					     .stage = r->stage,
 					     .hostname = sel->name ? sel->name : st->hostname};
-		struct engine_pod pod = {.member = st->key, .request = digest};
+		struct engine_pod pod = {.member = st->key, .request = req->digest};
 		ret = engine_attach_pod_member(r->cfg, &c, &pod, sel, by, source);
 	} else if (ret == 0) {
 		struct engine_container c = {
@@ -152,15 +145,14 @@ static int attach_selected(struct hook_call *r, const struct oci_state *st, stru
 struct in_netns {
 	struct hook_call *r;
 	const struct oci_state *st;
-	struct selection *sel;
-	const char *by;
+	struct request *req;
 };
 
 static int attach_in_netns(void *data)
 {
 	struct in_netns *d = data;
 	_cleanup_free_ char *err = NULL;
-	int ret = attach_selected(d->r, d->st, d->sel, d->by, &err);
+	int ret = attach_selected(d->r, d->st, d->req, &err);
 	if (ret < 0 && err)
 		stage_fail(d->r, err);
 	return ret;
@@ -174,17 +166,18 @@ static int detach_in_netns(void *data)
 	return detach_container(d->r, d->st);
 }
 
-/* Rootless podman: the selection attached in the user's rootless network
+/* Rootless podman: the request attached in the user's rootless network
  * namespace (cmd/rootless.h), or a refusal that says what is missing. */
-static int attach_rootless(struct hook_call *r, const struct oci_state *st, struct selection *sel,
-			   const char *by, char **err)
+static int attach_rootless(struct hook_call *r, const struct oci_state *st, struct request *req,
+			   char **err)
 {
+	struct selection *sel = &req->sel;
 	if (!r->rl) {
 		_cleanup_free_ char *where = userns_describe();
 		*err = xasprintf("the container asks for networks (%s), but cnihook runs in %s "
 				 "(rootless podman?) and %s: no rootless network namespace "
 				 "(cnihook(8), ROOTLESS)",
-				 by ? by : "defaultNetworks", where, r->rl_why);
+				 req->by ? req->by : "defaultNetworks", where, r->rl_why);
 		return -1;
 	}
 	/* A pod member: the attachment, its status and its forwarder are the
@@ -197,25 +190,24 @@ static int attach_rootless(struct hook_call *r, const struct oci_state *st, stru
 				  .attachment = id,
 				  .stage = r->stage,
 				  .status_path = status};
-	struct in_netns d = {.r = r, .st = st, .sel = sel, .by = by};
+	struct in_netns d = {.r = r, .st = st, .req = req};
 	return rootless_attach(&c, sel, attach_in_netns, detach_in_netns, &d);
 }
 
 static int attach(struct hook_call *r, const struct oci_state *st)
 {
-	struct selection sel = {0};
+	struct request req = {0};
 	_cleanup_free_ char *err = NULL;
-	const char *by = annotations_selected_by(&st->annotations);
-	int ret = select_networks(r, st, &sel, &err);
-	if (ret == 0 && sel.n > 0 && !sel.skip_reason) {
+	int ret = build_request(r, st, &req, &err);
+	if (ret == 0 && req.sel.n > 0 && !req.sel.skip_reason) {
 		if (userns_is_host())
-			ret = attach_selected(r, st, &sel, by, &err);
+			ret = attach_selected(r, st, &req, &err);
 		else
-			ret = attach_rootless(r, st, &sel, by, &err);
+			ret = attach_rootless(r, st, &req, &err);
 	}
 	if (ret < 0 && err)
 		stage_fail(r, err);
-	selection_free(&sel);
+	request_free(&req);
 	return ret;
 }
 
@@ -282,19 +274,11 @@ static bool state_reachable(const struct hook_config *cfg, const char *id)
 	return access(dir, R_OK | X_OK) == 0;
 }
 
-/* The pod whose networks the container joined: a podman pod's annotated
- * member's (its infra container's id), else NULL. */
-static const char *joined_pod(const struct oci_state *st)
-{
-	const char *pod = kubepod_member_sandbox(&st->annotations);
-	return pod && annotations_select(&st->annotations) ? pod : NULL;
-}
-
 /* poststop: a podman pod's annotated member leaves its pod's networks (the
  * last one detaches them); any other container is detached by its id. */
 static int detach_container(const struct hook_call *r, const struct oci_state *st)
 {
-	const char *pod = joined_pod(st);
+	const char *pod = request_joined_pod(&st->annotations);
 	if (pod) {
 		int ret = engine_detach_pod_member(r->cfg, pod, st->key, r->stage);
 		if (ret != 1)
@@ -308,7 +292,7 @@ static int detach(struct hook_call *r, const struct oci_state *st)
 {
 	if (userns_is_host())
 		return detach_container(r, st);
-	const char *pod = joined_pod(st);
+	const char *pod = request_joined_pod(&st->annotations);
 	const char *id = pod ? pod : r->id;
 	if (!r->rl || !state_reachable(r->cfg, id)) {
 		_cleanup_free_ char *where = userns_describe();

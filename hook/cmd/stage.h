@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* The OCI hook's stages: attach at createRuntime/prestart, detach at poststop. */
-#ifndef CNIHOOK_STAGE_H
-#define CNIHOOK_STAGE_H
+#ifndef CNIHOOK_CMD_STAGE_H
+#define CNIHOOK_CMD_STAGE_H
 
-#include "base/hookconf.h"
+#include "conf/hookconf.h"
 #include "host/rootless-netns.h"
 
 enum stage {

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "base/log.h"
+#include "engine/detach.h"
 #include "engine/run.h"
 #include "names/names.h"
 #include "request/plugin-args.h"
@@ -78,7 +79,7 @@ static int detach_one(struct engine_run *r, const struct record_att *a, const ch
 }
 
 /* Remove what the state directory holds for the container. */
-void remove_state(const struct engine_run *r, const char *pin)
+void detach_remove_state(const struct engine_run *r, const char *pin)
 {
 	_cleanup_free_ char *err = NULL;
 	if (pin)
@@ -99,6 +100,9 @@ void remove_state(const struct engine_run *r, const char *pin)
 	unlink(old_name);
 	attlist_remove(cnirt_ctx_cache_dir(r->ctx), r->id);
 	unlink(record);
+	/* Temp files of a writer killed before its rename (under the lock,
+	 * none is a live writer's). */
+	file_temps_sweep(dir);
 	if (rmdir(dir) < 0 && errno != ENOENT)
 		log_warn("%s %s: cannot remove %s: %s", r->id, r->stage, dir, strerror(errno));
 }
@@ -267,7 +271,7 @@ static int detach_from_cache(struct engine_run *r, size_t *found)
 /* Is the record another container's (the same id in another engine scope
  * that the state does not show, such as another runc --root)? Only when
  * both bundles are known and differ. */
-bool other_bundle(const struct engine_run *r, const struct record *rec)
+bool detach_other_bundle(const struct engine_run *r, const struct record *rec)
 {
 	return r->bundle && rec->bundle && strcmp(r->bundle, rec->bundle) != 0;
 }
@@ -280,7 +284,7 @@ static int detach(struct engine_run *r)
 	if (record_read(path, &rec, &err) < 0) {
 		log_warn("%s %s: %s; looking for the container in the cache", r->id, r->stage, err);
 	}
-	if (rec && other_bundle(r, rec)) {
+	if (rec && detach_other_bundle(r, rec)) {
 		_cleanup_free_ char *mine = shown_whole(r->bundle);
 		_cleanup_free_ char *theirs = shown_whole(rec->bundle);
 		log_info("%s %s: the attachment of this id belongs to the container of bundle "
@@ -303,7 +307,7 @@ static int detach(struct engine_run *r)
 		if (rec && !r->t && !netns_is_netns(pin))
 			netns_index_forget(r->cfg->state_dir, r->id);
 		ports_release(r->cfg->state_dir, r->id);
-		remove_state(r, pin);
+		detach_remove_state(r, pin);
 		run_log_done(r, "detached", n);
 	}
 	record_free(rec);

@@ -10,13 +10,13 @@
  * and gc (cmd/gc.c) call it; each call logs its own events and reports its
  * failures once, at its end.
  */
-#ifndef CNIHOOK_ENGINE_H
-#define CNIHOOK_ENGINE_H
+#ifndef CNIHOOK_ENGINE_ENGINE_H
+#define CNIHOOK_ENGINE_ENGINE_H
 
 #include <stddef.h>
 #include <sys/types.h>
 
-#include "base/hookconf.h"
+#include "conf/hookconf.h"
 #include "request/annotations.h"
 #include "state/network-status.h"
 

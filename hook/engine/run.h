@@ -14,7 +14,7 @@
 
 #include <cnirt.h>
 
-#include "base/hookconf.h"
+#include "conf/hookconf.h"
 #include "engine/engine.h"
 #include "state/record.h"
 
@@ -33,7 +33,11 @@ struct engine_run {
 	 * not its id, its process; NULL and 0 for gc and the CNI plugin. */
 	const char *bundle;
 	const char *name;
-	const char *hostname; /* engine_container's */
+	/* engine_container's hostname; NULL once the plugins need none
+	 * (name_plugins() in attach.c: then the record keeps none) */
+	const char *hostname;
+	/* the same name for the container's hosts block, kept */
+	const char *hosts_name;
 	const char *oci_id;
 	pid_t pid;
 	size_t detached; /* attachments a detach tore down */
@@ -69,12 +73,5 @@ void run_log_done(const struct engine_run *r, const char *what, size_t n);
 
 /* The namespace for DEL: the one the CNI plugin was given, else NULL. */
 const char *run_given_netns(const struct engine_run *r);
-
-/* Shared by attach.c and detach.c (detach.c). */
-/* Detach r->id, whose lock the caller holds. */
-int detach_run_locked(struct engine_run *r);
-int detach_record(struct engine_run *r, const struct record *rec);
-void remove_state(const struct engine_run *r, const char *pin);
-bool other_bundle(const struct engine_run *r, const struct record *rec);
 
 #endif

@@ -19,6 +19,7 @@
 
 #include "base/util.h"
 #include "host/host-sockets.h"
+#include "request/port-mappings.h"
 
 /* The /proc/net tables, and what each holds. */
 struct table {
@@ -534,29 +535,16 @@ static int refuse(const char *proc, const char *key, unsigned port, const char *
 }
 
 int host_sockets_check(const struct host_sockets *s, const char *proc, const char *key,
-		       const char *port_mappings, char **err)
+		       const struct port_mappings *m, char **err)
 {
-	_cleanup_json_ json *a = NULL;
-	_cleanup_free_ char *perr = NULL;
-	if (json_parse_with(port_mappings, strlen(port_mappings), "port mappings", &hook_json, &a,
-			    &perr) < 0 ||
-	    !json_is_array(a))
-		return set_error(err, "annotation \"%s\": the port mappings cannot be read back",
-				 key);
-	for (size_t i = 0; i < a->u.array.n; i++) {
-		json *m = a->u.array.v[i];
-		json *hp = json_obj_get(m, "hostPort");
-		const char *proto = json_str(json_obj_get(m, "protocol"));
-		if (!json_is_int(hp) || json_int_value(hp) < 1 || json_int_value(hp) > 65535)
-			return set_error(
-			    err, "annotation \"%s\": the port mappings cannot be read back", key);
-		unsigned port = (unsigned)json_int_value(hp);
+	for (size_t i = 0; i < m->n; i++) {
+		const struct port_mapping *pm = &m->v[i];
 		const struct host_socket *h = NULL;
-		if (host_sockets_find(s, proto ? proto : "tcp", json_str(json_obj_get(m, "hostIP")),
-				      port, &h, &perr) < 0)
+		_cleanup_free_ char *perr = NULL;
+		if (host_sockets_find(s, pm->proto, pm->host_ip, pm->host_port, &h, &perr) < 0)
 			return set_error(err, "annotation \"%s\": %s", key, perr);
 		if (h)
-			return refuse(proc, key, port, proto_names[h->proto], h, err);
+			return refuse(proc, key, pm->host_port, proto_names[h->proto], h, err);
 	}
 	return 0;
 }

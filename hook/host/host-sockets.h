@@ -19,8 +19,8 @@
  * sockets, against well under 0.1 ms). Without sock_diag (a kernel built
  * without tcp_diag) /proc/net/tcp and tcp6 are read.
  */
-#ifndef CNIHOOK_HOSTPORTS_H
-#define CNIHOOK_HOSTPORTS_H
+#ifndef CNIHOOK_HOST_HOST_SOCKETS_H
+#define CNIHOOK_HOST_HOST_SOCKETS_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -81,11 +81,11 @@ int host_sockets_find(const struct host_sockets *s, const char *proto, const cha
  * refusal only. */
 bool host_socket_holder(const char *proc, unsigned long long inode, int *pid, char **comm);
 
-/* The port mappings of an attachment (normalised JSON text, an array of
- * {hostPort, protocol, hostIP?}) against the sockets: the first overlap is
- * refused with a message that names the annotation `key`, the port, the
- * socket's address and its process. */
+/* The port mappings of an attachment against the sockets: the first
+ * overlap is refused with a message that names the annotation `key`, the
+ * port, the socket's address and its process. */
+struct port_mappings;
 int host_sockets_check(const struct host_sockets *s, const char *proc, const char *key,
-		       const char *port_mappings, char **err);
+		       const struct port_mappings *m, char **err);
 
 #endif

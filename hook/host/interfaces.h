@@ -5,8 +5,8 @@
  * never handed to a plugin, whose failed ADD would be rolled back with a
  * DEL of that name, deleting the other program's interface.
  */
-#ifndef CNIHOOK_INTERFACES_H
-#define CNIHOOK_INTERFACES_H
+#ifndef CNIHOOK_HOST_INTERFACES_H
+#define CNIHOOK_HOST_INTERFACES_H
 
 #include <stdbool.h>
 #include <stddef.h>

@@ -21,6 +21,7 @@
 #include "common/json.h"
 #include "base/proctitle.h"
 #include "host/port-forwarder.h"
+#include "request/port-mappings.h"
 
 /* How long a forwarded connection may take to reach the container. */
 #define CONNECT_TIMEOUT_MS 10000
@@ -37,49 +38,30 @@ static const char *proto_name(const struct forward_rule *r)
 	return r->udp ? "udp" : "tcp";
 }
 
-static int rule_from_json(struct forward_rule *r, const json *m, char **err)
+static int rule_from_mapping(struct forward_rule *r, const struct port_mapping *m, char **err)
 {
-	const json *proto = json_obj_get(m, "protocol");
-	const json *hp = json_obj_get(m, "hostPort");
-	const json *cp = json_obj_get(m, "containerPort");
-	const json *ip = json_obj_get(m, "hostIP");
-	const char *pr = proto && json_is_string(proto) ? json_str(proto) : "tcp";
-	if (strcasecmp(pr, "udp") == 0)
+	if (strcmp(m->proto, "udp") == 0)
 		r->udp = true;
-	else if (strcasecmp(pr, "tcp") != 0)
+	else if (strcmp(m->proto, "tcp") != 0)
 		return set_error(err,
 				 "protocol \"%s\": a rootless container's ports are forwarded "
 				 "for tcp and udp only",
-				 pr);
-	long long h, c;
-	if (!hp || !json_int(hp, &h) || h < 1 || h > 65535 || !cp || !json_int(cp, &c) || c < 1 ||
-	    c > 65535)
-		return set_error(err, "a mapping without a hostPort and containerPort in 1-65535");
-	r->host_port = (unsigned)h;
-	r->container_port = (unsigned)c;
-	if (ip && json_is_string(ip) && json_str(ip)[0]) {
-		unsigned char buf[sizeof(struct in6_addr)];
-		const char *s = json_str(ip);
-		if (inet_pton(strchr(s, ':') ? AF_INET6 : AF_INET, s, buf) != 1)
-			return set_error(err, "hostIP \"%s\": not an IP address", s);
-		r->host_ip = xstrdup(s);
-	}
+				 m->proto);
+	r->host_port = m->host_port;
+	r->container_port = m->container_port;
+	if (m->host_ip)
+		r->host_ip = xstrdup(m->host_ip);
 	return 0;
 }
 
-int forwarder_plan_add(struct forward_plan *p, size_t attachment, const char *mappings, char **err)
+int forwarder_plan_add(struct forward_plan *p, size_t attachment,
+		       const struct port_mappings *mappings, char **err)
 {
-	_cleanup_json_ json *a = NULL;
-	_cleanup_free_ char *e = NULL;
-	if (json_parse_with(mappings, strlen(mappings), "portMappings", &hook_json, &a, &e) < 0)
-		return set_error(err, "%s", e);
-	if (!json_is_array(a))
-		return set_error(err, "portMappings: not an array");
-	for (size_t i = 0; i < a->u.array.n; i++) {
+	for (size_t i = 0; i < mappings->n; i++) {
 		if (p->n >= MAX_RULES)
 			return set_error(err, "more than %d port mappings", MAX_RULES);
 		struct forward_rule r = {.attachment = attachment, .fd = -1};
-		if (rule_from_json(&r, a->u.array.v[i], err) < 0)
+		if (rule_from_mapping(&r, &mappings->v[i], err) < 0)
 			return -1;
 		p->v = xreallocarray(p->v, p->n + 1, sizeof(*p->v));
 		p->v[p->n++] = r;

@@ -32,10 +32,11 @@ struct forward_plan {
 	const char *owner; /* the attachment's id, for the title `ps` shows; the caller's */
 };
 
-/* Add the mappings of attachment `attachment`: the portMappings JSON
- * array ({hostPort, containerPort, protocol, hostIP}); a protocol other
- * than tcp and udp is refused (*err names it). */
-int forwarder_plan_add(struct forward_plan *p, size_t attachment, const char *mappings, char **err);
+/* Add the mappings of attachment `attachment` (request/port-mappings.h); a
+ * protocol other than tcp and udp is refused (*err names it). */
+struct port_mappings;
+int forwarder_plan_add(struct forward_plan *p, size_t attachment,
+		       const struct port_mappings *mappings, char **err);
 /* The target address of the rules of `attachment`. */
 void forwarder_set_target(struct forward_plan *p, size_t attachment, const char *ip);
 void forwarder_plan_free(struct forward_plan *p);

@@ -21,6 +21,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "base/proc-stat.h"
 #include "base/util.h"
 #include "host/rootless-netns.h"
 

@@ -13,6 +13,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "base/proc-stat.h"
 #include "base/proctitle.h"
 #include "base/util.h"
 #include "host/rootless-watch.h"
@@ -184,6 +185,7 @@ int rootless_watch_stop_strays(const struct rootless_user *u)
 	rootless_netns_pidfile_alive(slirp, &c.slirp);
 	rootless_netns_pidfile_alive(watch, &c.watch);
 	long *pids = NULL;
+	unsigned long long *starts = NULL;
 	size_t n = 0;
 	DIR *d = opendir("/proc");
 	struct dirent *de;
@@ -192,24 +194,33 @@ int rootless_watch_stop_strays(const struct rootless_user *u)
 		long pid = strtol(de->d_name, &end, 10);
 		if (*end || pid <= 1 || pid == getpid() || !stray(&c, pid))
 			continue;
+		unsigned long long start = 0;
+		if (proc_start_time(pid, &start) < 0)
+			continue;
 		pids = xreallocarray(pids, n + 1, sizeof(*pids));
+		starts = xreallocarray(starts, n + 1, sizeof(*starts));
+		starts[n] = start;
 		pids[n++] = pid;
 		kill(pid, SIGTERM);
 	}
 	if (d)
 		closedir(d);
-	for (int round = 0; round < 10 && n; round++) {
+	/* Until each has exited (a zombie counts as gone), SIGKILL after a
+	 * second. */
+	for (int round = 0; round < 20 && n; round++) {
 		bool any = false;
 		for (size_t i = 0; i < n; i++)
-			any |= kill(pids[i], 0) == 0 && stray(&c, pids[i]);
+			any |= rootless_netns_same_process(pids[i], starts[i]);
 		if (!any)
 			break;
+		if (round == 10)
+			for (size_t i = 0; i < n; i++)
+				if (rootless_netns_same_process(pids[i], starts[i]))
+					kill(pids[i], SIGKILL);
 		usleep(100000);
 	}
-	for (size_t i = 0; i < n; i++)
-		if (stray(&c, pids[i]))
-			kill(pids[i], SIGKILL);
 	free(pids);
+	free(starts);
 	free(c.netns_path);
 	free(c.run_path);
 	return (int)n;

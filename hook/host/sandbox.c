@@ -12,8 +12,8 @@
  * execve() (libcnirt's preexec function; the child shares the hook's
  * memory, see lib/exec.c) and makes only system calls (prctl, capset and
  * seccomp; libcap only names the capabilities); what the hook has already
- * applied to itself
- * (sandbox_enter(), sandbox_confine()) it inherits and skips.
+ * applied to itself (sandbox_enter(), sandbox_confine()) it inherits and
+ * skips, so that a plugin's own step is a few system calls.
  */
 #include "config.h"
 
@@ -39,7 +39,7 @@
  * (containernetworking-plugins 1.1.1: bridge, ptp, macvlan, ipvlan,
  * host-local, static, portmap, firewall, tuning, bandwidth, loopback) all
  * ADD, CHECK and DEL, found by removing one capability at a time from a
- * working set (the experiment was reported when the sandbox was made). host-local's
+ * working set (docs/architecture.md, "The default capabilities"). host-local's
  * leases, iptables' lock and the sysctls plugins write are root's files
  * with the usual modes: root's ownership is enough for them.
  */
@@ -99,8 +99,12 @@ struct sandbox_mask {
 
 struct sandbox {
 	bool enabled;
-	uint64_t keep; /* bit n: keep capability n (a plugin without a profile) */
-	uint64_t all;  /* keep, and every profile's: the hook's own sets */
+	/* bit n: keep capability n (a plugin without a profile) */
+	uint64_t keep;
+	/* keep, and every profile's: the hook's bounding set */
+	uint64_t all;
+	/* what keep and every profile's share: the hook's inheritable set */
+	uint64_t common;
 	struct sandbox_mask *profiles;
 	size_t n_profiles;
 	int last_cap; /* the kernel's highest capability number */
@@ -366,6 +370,7 @@ int sandbox_prepare(const struct sandbox_config *c, struct sandbox **out, char *
 		return -1;
 	}
 	s->all = s->keep;
+	s->common = s->keep;
 	s->profiles = xcalloc(c->n_profiles ? c->n_profiles : 1, sizeof(*s->profiles));
 	for (size_t i = 0; i < c->n_profiles; i++) {
 		const struct sandbox_profile *p = &c->profiles[i];
@@ -377,6 +382,7 @@ int sandbox_prepare(const struct sandbox_config *c, struct sandbox **out, char *
 			return -1;
 		}
 		s->all |= m->keep;
+		s->common &= m->keep;
 	}
 	/* The kernel's highest capability (/proc/sys/kernel/cap_last_cap),
 	 * which may be above or below what libcap was built with. */
@@ -394,22 +400,26 @@ int sandbox_prepare(const struct sandbox_config *c, struct sandbox **out, char *
 /*
  * The sandbox's one exception to hook/'s error convention (-1 and *err):
  * what runs in the plugin's process between clone() and execve()
- * (sandbox_apply() and the reduce_sets() and restrict_process() it calls)
+ * (sandbox_apply() and the reduce_bounding(), reduce_inheritable() and
+ * restrict_process() it calls)
  * must be async-signal-safe and cannot allocate a message, so it returns 0
  * or an errno value, as cnirt_preexec_fn asks; libcnirt turns that into
  * the plugin's error. sandbox_confine() and sandbox_enter(), in the hook's
  * own process, are the edge.
  */
 
-/* The bounding and inheritable sets reduced to `keep`, in the calling
- * process: 0 or an errno value. No allocation. */
-static int reduce_sets(const struct sandbox *s, uint64_t keep)
+/* The bounding set reduced to `keep`, in the calling process, which holds
+ * no capability of it outside `have`: 0 or an errno value. No allocation. */
+static int reduce_bounding(const struct sandbox *s, uint64_t keep, uint64_t have)
 {
-	/* The bounding set first (needs CAP_SETPCAP, which it may drop).
-	 * Dropped straight away: a capability is read first only when the
-	 * drop is refused, since dropping one already gone is no error. */
-	for (int c = 0; c <= s->last_cap; c++) {
-		if (keep & (UINT64_C(1) << c))
+	/* Needs CAP_SETPCAP, which it may drop. Dropped straight away: a
+	 * capability is read first only when the drop is refused, since
+	 * dropping one already gone is no error. One system call per
+	 * capability: `have` spares those already gone (in a plugin's
+	 * process, all but the few the hook kept for other profiles). */
+	uint64_t drop = have & ~keep;
+	for (int c = 0; c <= s->last_cap && drop >> c; c++) {
+		if (!(drop & (UINT64_C(1) << c)))
 			continue;
 		if (prctl(PR_CAPBSET_DROP, (unsigned long)c, 0, 0, 0) == 0)
 			continue;
@@ -420,10 +430,15 @@ static int reduce_sets(const struct sandbox *s, uint64_t keep)
 			continue; /* not ours to drop, and not there anyway */
 		return e;
 	}
+	return 0;
+}
 
-	/* The inheritable set: after execve, a root process's permitted set
-	 * is its inheritable set plus the bounding set. capget/capset
-	 * directly: libcap's cap_set_proc() allocates. */
+/* The inheritable set reduced to `keep`, in the calling process: after
+ * execve, a root process's permitted set is its inheritable set plus the
+ * bounding set. capget/capset directly: libcap's cap_set_proc()
+ * allocates. 0 or an errno value. */
+static int reduce_inheritable(uint64_t keep)
+{
 	struct __user_cap_header_struct hdr = {.version = _LINUX_CAPABILITY_VERSION_3, .pid = 0};
 	struct __user_cap_data_struct d[_LINUX_CAPABILITY_U32S_3];
 	memset(d, 0, sizeof(d));
@@ -439,10 +454,14 @@ static int reduce_sets(const struct sandbox *s, uint64_t keep)
 void sandbox_enter(struct sandbox *s)
 {
 	/* What the hook executes inherits its bounding and inheritable sets;
-	 * its own effective capabilities stay. Reduced once here, the plugin's
-	 * own step has only a few calls left (without CAP_SETPCAP, as a
-	 * non-root user, each plugin's step does it instead). */
-	if (s && s->enabled && reduce_sets(s, s->all) == 0)
+	 * its own effective capabilities stay. The bounding set keeps what
+	 * any plugin may keep, the inheritable set only what every plugin
+	 * keeps: then a plugin's own step drops from the bounding set the
+	 * few capabilities of other profiles, and nothing else (without
+	 * CAP_SETPCAP, as a non-root user, each plugin's step does it all
+	 * instead). */
+	if (s && s->enabled && reduce_bounding(s, s->all, ~UINT64_C(0)) == 0 &&
+	    reduce_inheritable(s->common) == 0)
 		s->entered = true;
 }
 
@@ -506,13 +525,15 @@ int sandbox_apply(void *data, const char *plugin)
 	if (getppid() != parent || (parent != s->hook && kill(s->hook, 0) < 0 && errno == ESRCH))
 		return ESRCH; /* the parent or the hook died before the line above */
 
-	/* What the hook kept for every plugin, reduced to this one's. */
+	/* What the hook kept for every plugin, reduced to this one's: its
+	 * inheritable set is within every plugin's already, its bounding set
+	 * within s->all. */
 	uint64_t keep = plugin_keep(s, plugin);
-	if (!s->entered || keep != s->all) {
-		int e = reduce_sets(s, keep);
-		if (e)
-			return e;
-	}
+	int e = reduce_bounding(s, keep, s->entered ? s->all : ~UINT64_C(0));
+	if (e == 0 && !s->entered)
+		e = reduce_inheritable(keep);
+	if (e)
+		return e;
 
 	/* One thread after fork(): the filter needs no thread
 	 * synchronisation. */

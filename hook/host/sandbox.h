@@ -45,10 +45,11 @@ void sandbox_config_free(struct sandbox_config *s);
 struct sandbox;
 int sandbox_prepare(const struct sandbox_config *c, struct sandbox **out, char **err);
 void sandbox_free(struct sandbox *s);
-/* Reduce the calling (hook) process's own bounding and inheritable sets to
- * the sandbox's (every profile's capabilities with the default ones), once,
- * so that each plugin inherits them; sandbox_apply then only drops what its
- * plugin's type does not keep. */
+/* Reduce the calling (hook) process's own bounding set to every profile's
+ * capabilities with the default ones, and its inheritable set to those
+ * that all of them share, once, so that each plugin inherits them;
+ * sandbox_apply then only drops from the bounding set what its plugin's
+ * type does not keep. */
 void sandbox_enter(struct sandbox *s);
 /* The whole sandbox applied to the calling (hook) process itself: the sets
  * as sandbox_enter() does, no ambient capabilities, no_new_privs and the

@@ -5,8 +5,8 @@
  * only, so nothing of the host's (its network namespace, /run, /var/lib/cni)
  * can be changed from there.
  */
-#ifndef CNIHOOK_USERNS_H
-#define CNIHOOK_USERNS_H
+#ifndef CNIHOOK_HOST_USERNS_H
+#define CNIHOOK_HOST_USERNS_H
 
 #include <stdbool.h>
 

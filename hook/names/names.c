@@ -39,18 +39,21 @@ static char *clean_dest(const char *d)
 	return buf_steal(&b, NULL);
 }
 
-static bool is_bind(const json *m)
+static bool has_option(const json *m, const char *a, const char *b)
 {
-	const char *type = json_str(json_obj_get(m, "type"));
-	if (type && strcmp(type, "bind") == 0)
-		return true;
 	const json *opts = json_obj_get(m, "options");
 	for (size_t i = 0; json_is_array(opts) && i < opts->u.array.n; i++) {
 		const char *o = json_str(opts->u.array.v[i]);
-		if (o && (strcmp(o, "bind") == 0 || strcmp(o, "rbind") == 0))
+		if (o && (strcmp(o, a) == 0 || (b && strcmp(o, b) == 0)))
 			return true;
 	}
 	return false;
+}
+
+static bool is_bind(const json *m)
+{
+	const char *type = json_str(json_obj_get(m, "type"));
+	return (type && strcmp(type, "bind") == 0) || has_option(m, "bind", "rbind");
 }
 
 static void parse_mounts(const json *config, struct names_bundle *b)
@@ -69,6 +72,7 @@ static void parse_mounts(const json *config, struct names_bundle *b)
 			free(b->mounted[f]);
 			b->mounted[f] = NULL;
 			b->other[f] = !(is_bind(m) && src && src[0] == '/');
+			b->ro[f] = has_option(m, "ro", NULL);
 			if (!b->other[f])
 				b->mounted[f] = xstrdup(src);
 		}
@@ -83,7 +87,6 @@ int names_bundle_parse(const json *config, const char *bundle, struct names_bund
 		return set_error(err, "config.json: field \"root.path\": missing");
 	struct names_bundle b = {0};
 	b.root = path[0] == '/' ? xstrdup(path) : xasprintf("%s/%s", bundle, path);
-	b.readonly = json_is_true(json_obj_get(root, "readonly"));
 	const char *hostname = json_str(json_obj_get(config, "hostname"));
 	b.hostname = hostname && *hostname ? xstrdup(hostname) : NULL;
 	parse_mounts(config, &b);
@@ -297,7 +300,7 @@ static void rewrite_engine_file(const struct names_input *in, const struct names
 {
 	int fd = -1;
 	_cleanup_free_ char *old = NULL;
-	o->status = rootfs_engine_open(b->mounted[f], in->oci_id, &fd, &old, &o->why);
+	o->status = rootfs_engine_open(b->mounted[f], in->oci_id, file_name[f], &fd, &old, &o->why);
 	if (o->status != 0)
 		return;
 	_cleanup_free_ char *text = compose(in, b, f, results, n, old);
@@ -313,31 +316,22 @@ static void bind_own_file(const struct names_input *in, const struct names_bundl
 			  struct names_outcome *o)
 {
 	_cleanup_free_ char *text = compose(in, b, f, results, n, NULL);
-	_cleanup_free_ char *path = layout_names_file(in->state_dir, in->id, file_name[f]);
-	int r = write_file_atomic(path, text, strlen(text), 0644, false);
-	if (r < 0) {
+	_cleanup_close_ int tree = rootfs_private_file(text, map_root(in->pid, "uid_map"),
+						       map_root(in->pid, "gid_map"), &o->why);
+	if (tree < 0) {
 		o->status = -1;
-		o->why = xasprintf("%s: %s", path, strerror(-r));
-		return;
-	}
-	if (chown(path, map_root(in->pid, "uid_map"), map_root(in->pid, "gid_map")) < 0) {
-		o->status = -1;
-		o->why = xasprintf("%s: chown: %s", path, strerror(errno));
-		unlink(path);
 		return;
 	}
 	const struct rootfs_target t = {
 	    .pid = in->pid,
 	    .root = b->root,
-	    .readonly = b->readonly,
 	    .dir = "etc",
 	    .name = file_name[f],
 	};
-	o->status = rootfs_bind(&t, path, &o->why);
+	o->status = rootfs_bind(&t, tree, &o->why);
 	if (o->status == 0)
-		o->where = xasprintf("bind-mounted %s read-only", path);
-	else
-		unlink(path);
+		o->where =
+		    xstrdup("bind-mounted read-only (a file of cnihook's on a tmpfs of its own)");
 }
 
 static int read_bundle(const char *bundle, struct names_bundle *b, char **err)
@@ -386,6 +380,11 @@ void names_apply(const struct names_input *in, struct names_outcome out[2])
 			o->status = 1;
 			o->why = xasprintf("config.json mounts something other than a file at %s",
 					   file_dest[f]);
+		} else if (b.mounted[f] && b.ro[f]) {
+			o->status = 1;
+			o->why = xasprintf("config.json mounts %s read-only at %s: not a file to "
+					   "rewrite",
+					   b.mounted[f], file_dest[f]);
 		} else if (b.mounted[f]) {
 			rewrite_engine_file(in, &b, f, results, in->n, o);
 		} else {

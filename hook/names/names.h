@@ -4,9 +4,9 @@
  * every ADD, its /etc/resolv.conf and /etc/hosts from the results' `dns`
  * and addresses (resolv-conf.h, hosts-file.h), put in place per engine
  * (rootfs-file.h): the engine's per-container file that config.json
- * bind-mounts rewritten in place, else a file of cnihook's in the state
- * directory (<stateDir>/<id>/resolv.conf, hosts) bind-mounted read-only
- * onto the rootfs. names_remove() at poststop removes those files.
+ * bind-mounts rewritten in place, else a file of cnihook's, alone on a
+ * tmpfs of its own, bind-mounted read-only onto the rootfs. Nothing is
+ * left on the host: the mount goes with the container's mount namespace.
  */
 #ifndef CNIHOOK_NAMES_H
 #define CNIHOOK_NAMES_H
@@ -15,7 +15,7 @@
 #include <stddef.h>
 #include <sys/types.h>
 
-#include "base/hookconf.h"
+#include "conf/hookconf.h"
 #include "names/resolv-conf.h"
 #include "request/names-request.h"
 
@@ -23,11 +23,11 @@
  * "Root", "Hostname", "Mounts"). */
 struct names_bundle {
 	char *root;	  /* root.path, absolute (relative ones under the bundle) */
-	bool readonly;	  /* root.readonly */
 	char *hostname;	  /* hostname, or NULL */
 	char *mounted[2]; /* the bind mount's source at /etc/resolv.conf and /etc/hosts
 			   * (names_file order), or NULL */
 	bool other[2];	  /* another kind of mount is there: left alone */
+	bool ro[2];	  /* that bind mount is read-only ("ro"): left alone */
 };
 enum names_file { NAMES_RESOLV_CONF, NAMES_HOSTS };
 
@@ -72,7 +72,9 @@ char *names_compose_resolv(const struct names_request *req, json *const *results
 /* Write both files; out[names_file] says what became of each. */
 void names_apply(const struct names_input *in, struct names_outcome out[2]);
 void names_outcome_free(struct names_outcome out[2]);
-/* Remove cnihook's own files of container id (poststop). */
+/* Remove what an earlier cnihook kept of container id's names files in
+ * the state directory (<stateDir>/<id>/resolv.conf, hosts), so that a
+ * container started before an upgrade leaves nothing at poststop. */
 void names_remove(const char *state_dir, const char *id);
 
 #endif

@@ -2,8 +2,10 @@
 /*
  * The container's resolv.conf composed (resolv-conf.h): the results' name
  * servers, search domains and options first, then the host's; duplicates
- * dropped, loopback servers of the host's dropped (they answer in the
- * host's network namespace, not in the container's), no public fallback.
+ * dropped, loopback and unspecified servers of the host's and of the
+ * results dropped (in the container's network namespace they name the
+ * container itself), search domains and options held to what the
+ * annotations allow (names-request.h), no public fallback.
  */
 #include "config.h"
 
@@ -11,6 +13,7 @@
 #include <string.h>
 
 #include "names/resolv-conf.h"
+#include "request/names-request.h"
 
 /* A word a resolv.conf line can hold: no white space, no control bytes, no
  * comment character, not empty, not over 253 bytes (a domain's limit). */
@@ -66,15 +69,22 @@ static void add_server(struct resolv *r, const char *s)
 		strv_append(&r->servers, &r->n_servers, s);
 }
 
+/* A server of the host's or of a result: not a local one. */
+static void add_remote_server(struct resolv *r, const char *s)
+{
+	if (!resolv_is_local(s))
+		add_server(r, s);
+}
+
 static void add_search(struct resolv *r, const char *s)
 {
-	if (word_ok(s) && !has(r->search, r->n_search, s))
+	if (names_request_domain_ok(s) && !has(r->search, r->n_search, s))
 		strv_append(&r->search, &r->n_search, s);
 }
 
 static void add_option(struct resolv *r, const char *s)
 {
-	if (word_ok(s) && !has_option(r->options, r->n_options, s))
+	if (names_request_option_ok(s) && !has_option(r->options, r->n_options, s))
 		strv_append(&r->options, &r->n_options, s);
 }
 
@@ -129,7 +139,7 @@ void resolv_add_dns(struct resolv *acc, const json *dns)
 {
 	if (dns == NULL || !json_is_object(dns))
 		return;
-	add_strings(acc, dns, "nameservers", add_server);
+	add_strings(acc, dns, "nameservers", add_remote_server);
 	const char *domain = json_str(json_obj_get((json *)dns, "domain"));
 	if (domain)
 		add_search(acc, domain);
@@ -142,24 +152,57 @@ bool resolv_names_stub(const struct resolv *r)
 	return has(r->servers, r->n_servers, RESOLV_STUB);
 }
 
-bool resolv_is_loopback(const char *server)
+static bool local_v4(uint32_t a)
+{
+	return (a >> 24) == 127 || a == 0;
+}
+
+bool resolv_is_local(const char *server)
 {
 	struct in_addr a4;
 	struct in6_addr a6;
 	if (inet_pton(AF_INET, server, &a4) == 1)
-		return (ntohl(a4.s_addr) >> 24) == 127;
-	return inet_pton(AF_INET6, server, &a6) == 1 && IN6_IS_ADDR_LOOPBACK(&a6);
+		return local_v4(ntohl(a4.s_addr));
+	_cleanup_free_ char *a = xstrdup(server);
+	a[strcspn(a, "%")] = '\0';
+	if (inet_pton(AF_INET6, a, &a6) != 1)
+		return false;
+	if (IN6_IS_ADDR_V4MAPPED(&a6) || IN6_IS_ADDR_V4COMPAT(&a6)) {
+		uint32_t v4;
+		memcpy(&v4, &a6.s6_addr[12], sizeof(v4));
+		return local_v4(ntohl(v4));
+	}
+	return IN6_IS_ADDR_LOOPBACK(&a6) || IN6_IS_ADDR_UNSPECIFIED(&a6);
 }
 
-void resolv_merge(struct resolv *acc, const struct resolv *from, bool skip_loopback)
+void resolv_merge(struct resolv *acc, const struct resolv *from, bool skip_local)
 {
 	for (size_t i = 0; i < from->n_servers; i++)
-		if (!skip_loopback || !resolv_is_loopback(from->servers[i]))
+		if (!skip_local || !resolv_is_local(from->servers[i]))
 			add_server(acc, from->servers[i]);
 	for (size_t i = 0; i < from->n_search; i++)
 		add_search(acc, from->search[i]);
 	for (size_t i = 0; i < from->n_options; i++)
 		add_option(acc, from->options[i]);
+}
+
+/* One `key word...` line of at most `max` words and RESOLV_MAX_LINE bytes
+ * (a word that would pass it is left out), none when no word fits. */
+static void compose_line(struct buf *b, const char *key, char *const *v, size_t n, size_t max)
+{
+	size_t start = b->len, words = 0;
+	buf_appends(b, key);
+	for (size_t i = 0; i < n && words < max; i++) {
+		size_t line = b->len - start;
+		if (line + 1 + strlen(v[i]) > RESOLV_MAX_LINE)
+			continue;
+		buf_printf(b, " %s", v[i]);
+		words++;
+	}
+	if (words == 0)
+		b->len = start;
+	else
+		buf_appends(b, "\n");
 }
 
 char *resolv_compose(const struct resolv *r)
@@ -168,18 +211,8 @@ char *resolv_compose(const struct resolv *r)
 	buf_printf(&b, "# Written by cnihook for this container (cnihook(8), NAMES).\n");
 	for (size_t i = 0; i < r->n_servers && i < RESOLV_MAX_SERVERS; i++)
 		buf_printf(&b, "nameserver %s\n", r->servers[i]);
-	if (r->n_search) {
-		buf_printf(&b, "search");
-		for (size_t i = 0; i < r->n_search && i < RESOLV_MAX_SEARCH; i++)
-			buf_printf(&b, " %s", r->search[i]);
-		buf_printf(&b, "\n");
-	}
-	if (r->n_options) {
-		buf_printf(&b, "options");
-		for (size_t i = 0; i < r->n_options; i++)
-			buf_printf(&b, " %s", r->options[i]);
-		buf_printf(&b, "\n");
-	}
+	compose_line(&b, "search", r->search, r->n_search, RESOLV_MAX_SEARCH);
+	compose_line(&b, "options", r->options, r->n_options, r->n_options);
 	return buf_steal(&b, NULL);
 }
 

@@ -14,9 +14,11 @@
 #include "base/util.h"
 
 /* glibc's resolver reads at most 3 name servers (MAXNS); search lists are
- * kept to 6 domains as older glibc did. */
+ * kept to 6 domains as older glibc did; a line is kept within 255 bytes,
+ * what musl's resolver reads of it. */
 #define RESOLV_MAX_SERVERS 3
 #define RESOLV_MAX_SEARCH  6
+#define RESOLV_MAX_LINE	   255
 /* The stub that systemd-resolved lists in /etc/resolv.conf. */
 #define RESOLV_STUB "127.0.0.53"
 
@@ -35,20 +37,24 @@ struct resolv {
  * lines; comments and anything else skipped. Never fails. */
 void resolv_parse(const char *text, struct resolv *out);
 /* Add a result's `dns` object (domain, search, nameservers, options); a
- * member of the wrong type is skipped; values are checked for what a
- * resolv.conf line can hold (no white space, no control bytes). */
+ * member of the wrong type is skipped; local servers (resolv_is_local())
+ * are dropped; search domains and options are held to what the
+ * annotations allow (names-request.h: ASCII letters, digits, '-', '_',
+ * '.', and ':' in options). */
 void resolv_add_dns(struct resolv *acc, const json *dns);
 /* Does it list RESOLV_STUB (the host's file is systemd-resolved's stub)? */
 bool resolv_names_stub(const struct resolv *r);
-/* Is `server` a loopback address (127.0.0.0/8, ::1), useless in the
- * container's network namespace? */
-bool resolv_is_loopback(const char *server);
-/* Merge `from` after `acc`'s entries; servers only when `servers`, and
- * loopback ones never when `skip_loopback`. */
-void resolv_merge(struct resolv *acc, const struct resolv *from, bool skip_loopback);
+/* Is `server` a loopback or unspecified address (127.0.0.0/8, ::1, 0.0.0.0,
+ * ::, and their IPv4-mapped forms), one that names the container itself in
+ * its network namespace? */
+bool resolv_is_local(const char *server);
+/* Merge `from` after `acc`'s entries; local servers never when
+ * `skip_local`. */
+void resolv_merge(struct resolv *acc, const struct resolv *from, bool skip_local);
 /* The file's text: `nameserver` lines (at most RESOLV_MAX_SERVERS), one
- * `search` line (at most RESOLV_MAX_SEARCH domains), one `options` line;
- * headed by a comment that names cnihook. */
+ * `search` line (at most RESOLV_MAX_SEARCH domains), one `options` line,
+ * each within RESOLV_MAX_LINE bytes; headed by a comment that names
+ * cnihook. */
 char *resolv_compose(const struct resolv *r);
 void resolv_free(struct resolv *r);
 

@@ -3,17 +3,25 @@
  * Putting a names file (resolv.conf, hosts) in front of a container without
  * writing outside it (cnihook(8), NAMES; docs/architecture.md, "Names"):
  *
- * - an engine's per-container file that config.json bind-mounts (podman's
- *   userdata/hosts) is rewritten in place, same inode, only when it is a
- *   regular file with one link, not the host's own file, and its path has
- *   the container's id as a component;
- * - else a file of cnihook's is bind-mounted read-only onto the path in the
- *   rootfs, inside the container's mount namespace, by a child that enters
- *   it: the target resolved with openat2(RESOLVE_IN_ROOT |
- *   RESOLVE_NO_MAGICLINKS) (a symbolic link stays inside the rootfs), only
- *   a regular file, a missing one created empty where the rootfs allows;
- *   the mount a detached clone (open_tree) moved onto an O_PATH descriptor
- *   of the target. Nothing of the rootfs is opened for reading or writing.
+ * - an engine's per-container file that config.json bind-mounts writable
+ *   (podman's and CRI-O's <storage>/<driver>-containers/<id>/userdata/hosts,
+ *   Docker's <data-root>/containers/<id>/hosts) is rewritten in place, same
+ *   inode, only when its path has that shape with the container's id, it
+ *   is a regular file with one link, not the host's own file, and its file
+ *   system is writable;
+ * - else a file of cnihook's, alone on a small tmpfs of its own that no
+ *   path of the host reaches (rootfs_private_file()), is bind-mounted
+ *   read-only onto the path in the rootfs, inside the container's mount
+ *   namespace, by a child that enters it: the target resolved with
+ *   openat2(RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS) (a symbolic link stays
+ *   inside the rootfs), only a regular file on the rootfs's own mount (not
+ *   a volume, not a mount point of its own), only when that mount does not
+ *   propagate (not shared: a mount there would reach its peers, the host's
+ *   among them), a missing one created empty as the runtime creates its
+ *   own mount points (a read-only root.readonly rootfs too, not a
+ *   read-only file system); the mount a detached clone moved onto an
+ *   O_PATH descriptor of the target. Nothing of the rootfs is opened for
+ *   reading or writing.
  *
  * Each returns 0 done, 1 left alone (*err says why: not cnihook's to
  * touch), -1 failed (*err).
@@ -28,25 +36,33 @@
 /* The largest engine file read. */
 #define ROOTFS_ENGINE_FILE_MAX (1024 * 1024)
 
-/* Open the engine's file `path` of container `oci_id` for a rewrite in
- * place: *fd (read-write) and its text in *text. */
-int rootfs_engine_open(const char *path, const char *oci_id, int *fd, char **text, char **err);
+/* Is `path` the engine's own per-container file `name` ("hosts",
+ * "resolv.conf") of container `oci_id`, by its shape: .../<driver>-containers/
+ * <oci_id>/userdata/<name> (containers/storage: podman, CRI-O) or
+ * .../containers/<oci_id>/<name> (Docker)? */
+bool rootfs_engine_path(const char *path, const char *oci_id, const char *name);
+/* Open the engine's file `path` (mounted at /etc/`name`) of container
+ * `oci_id` for a rewrite in place: *fd (read-write) and its text in
+ * *text. */
+int rootfs_engine_open(const char *path, const char *oci_id, const char *name, int *fd, char **text,
+		       char **err);
 /* Replace the whole content of the file open as fd (same inode). */
 int rootfs_engine_write(int fd, const char *text, char **err);
-
-/* Does `path` (a component list) have `name` as one of its components? */
-bool rootfs_path_has_component(const char *path, const char *name);
 
 /* What rootfs_bind() needs. */
 struct rootfs_target {
 	pid_t pid;	  /* a process in the container's mount namespace */
 	const char *root; /* the rootfs, absolute, as that namespace sees it */
-	bool readonly;	  /* config.json root.readonly: nothing created */
 	const char *dir;  /* "etc" */
 	const char *name; /* "resolv.conf", "hosts" */
 };
-/* Bind-mount `source` (a file of cnihook's) read-only onto dir/name in the
- * rootfs, in the mount namespace of t->pid. */
-int rootfs_bind(const struct rootfs_target *t, const char *source, char **err);
+/* A detached, read-only mount of a file holding `text`, owned by uid:gid,
+ * alone on a tmpfs of its own sized to the text (a container that
+ * remounts it writable cannot grow it, and no file of the host is
+ * behind it): its descriptor, or -1 (*err). */
+int rootfs_private_file(const char *text, uid_t uid, gid_t gid, char **err);
+/* Mount `tree` (rootfs_private_file()) onto dir/name in the rootfs, in the
+ * mount namespace of t->pid. */
+int rootfs_bind(const struct rootfs_target *t, int tree, char **err);
 
 #endif

@@ -19,7 +19,7 @@ static char *take_cnirt_msg(cnirt_error *e)
 	return s;
 }
 
-int check_k8s_namespace(const char *s, char **err)
+int addresses_check_k8s_namespace(const char *s, char **err)
 {
 	_cleanup_free_ char *v = shown(s);
 	size_t len = strlen(s);
@@ -44,7 +44,7 @@ int check_k8s_namespace(const char *s, char **err)
 	return 0;
 }
 
-int check_network(const char *s, char **err)
+int addresses_check_network(const char *s, char **err)
 {
 	cnirt_error *e = NULL;
 	if (cnirt_check_network_name(s, &e) < 0) {
@@ -54,7 +54,7 @@ int check_network(const char *s, char **err)
 	return 0;
 }
 
-int check_ifname(const char *s, char **err)
+int addresses_check_ifname(const char *s, char **err)
 {
 	cnirt_error *e = NULL;
 	if (cnirt_check_ifname(s, &e) < 0) {
@@ -64,7 +64,7 @@ int check_ifname(const char *s, char **err)
 	return 0;
 }
 
-int ip_family(const char *s)
+int addresses_ip_family(const char *s)
 {
 	unsigned char buf[sizeof(struct in6_addr)];
 	if (inet_pton(AF_INET, s, buf) == 1)
@@ -74,7 +74,7 @@ int ip_family(const char *s)
 	return 0;
 }
 
-int check_ip(const char *s, enum ip_form form, char **err)
+int addresses_check_ip(const char *s, enum ip_form form, char **err)
 {
 	_cleanup_free_ char *v = shown(s);
 	if (strchr(s, '%'))
@@ -85,7 +85,7 @@ int check_ip(const char *s, enum ip_form form, char **err)
 	if (!slash && form == IP_CIDR)
 		return set_error(err, "\"%s\" has no prefix length (ADDRESS/LENGTH)", v);
 	_cleanup_free_ char *addr = xstrndup(s, slash ? (size_t)(slash - s) : strlen(s));
-	int family = ip_family(addr);
+	int family = addresses_ip_family(addr);
 	if (family == 0)
 		return set_error(err, "\"%s\" is not an IP address", v);
 	if (slash) {
@@ -138,7 +138,7 @@ static bool parse_octets(const char *s, size_t octets, char **out)
 	return true;
 }
 
-int parse_mac(const char *s, char **out, char **err)
+int addresses_parse_mac(const char *s, char **out, char **err)
 {
 	_cleanup_free_ char *v = shown(s);
 	char *norm = NULL;
@@ -158,7 +158,7 @@ int parse_mac(const char *s, char **out, char **err)
 	return 0;
 }
 
-int parse_guid(const char *s, char **out, char **err)
+int addresses_parse_guid(const char *s, char **out, char **err)
 {
 	_cleanup_free_ char *v = shown(s);
 	if (!parse_octets(s, 8, out))
@@ -169,8 +169,8 @@ int parse_guid(const char *s, char **out, char **err)
 	return 0;
 }
 
-int ip_list_from_json(const json *a, const char *field, enum ip_form form, char ***out, size_t *n,
-		      char **err)
+int addresses_ip_list_from_json(const json *a, const char *field, enum ip_form form, char ***out,
+				size_t *n, char **err)
 {
 	if (!json_is_array(a))
 		return set_error(err, "field \"%s\": is %s, expected an array of strings", field,
@@ -184,7 +184,7 @@ int ip_list_from_json(const json *a, const char *field, enum ip_form form, char 
 			return set_error(err, "field \"%s\": item %zu is %s, expected a string",
 					 field, i + 1, json_type_name(a->u.array.v[i]));
 		}
-		if (check_ip(s, form, err) < 0) {
+		if (addresses_check_ip(s, form, err) < 0) {
 			strv_free(v, k);
 			_cleanup_free_ char *where = xasprintf("field \"%s\"", field);
 			return ann_prefix(err, where);

@@ -8,8 +8,8 @@
  * annotation (char **problem, set_error()); the function that knows the
  * annotation puts it in front with ann_fail(): `annotation "KEY": problem`.
  */
-#ifndef CNIHOOK_ANNVALUE_H
-#define CNIHOOK_ANNVALUE_H
+#ifndef CNIHOOK_REQUEST_ANNOTATION_VALUE_H
+#define CNIHOOK_REQUEST_ANNOTATION_VALUE_H
 
 #include <stdbool.h>
 #include <stddef.h>

@@ -83,7 +83,7 @@ static void attach_req_free(struct attach_req *r)
 	free(r->ifname);
 	strv_free(r->ips, r->n_ips);
 	free(r->mac);
-	free(r->port_mappings);
+	portmaps_free(&r->ports);
 	free(r->bandwidth);
 	free(r->ib_guid);
 	free(r->cni_args);
@@ -141,23 +141,23 @@ static int string_field(const char *k, const json *v, int (*check)(const char *,
 static int element_field(const char *k, const json *v, struct attach_req *r, char **problem)
 {
 	if (strcmp(k, "name") == 0)
-		return string_field(k, v, check_network, NULL, &r->network, problem);
+		return string_field(k, v, addresses_check_network, NULL, &r->network, problem);
 	if (strcmp(k, "namespace") == 0)
-		return string_field(k, v, check_k8s_namespace, NULL, &r->ns, problem);
+		return string_field(k, v, addresses_check_k8s_namespace, NULL, &r->ns, problem);
 	if (strcmp(k, "interface") == 0)
-		return string_field(k, v, check_ifname, NULL, &r->ifname, problem);
+		return string_field(k, v, addresses_check_ifname, NULL, &r->ifname, problem);
 	if (strcmp(k, "mac") == 0)
-		return string_field(k, v, NULL, parse_mac, &r->mac, problem);
+		return string_field(k, v, NULL, addresses_parse_mac, &r->mac, problem);
 	if (strcmp(k, "infiniband-guid") == 0)
-		return string_field(k, v, NULL, parse_guid, &r->ib_guid, problem);
+		return string_field(k, v, NULL, addresses_parse_guid, &r->ib_guid, problem);
 	/* v1.2: "ips" may hold addresses with or without a prefix. */
 	if (strcmp(k, "ips") == 0)
-		return ip_list_from_json(v, k, IP_OR_CIDR, &r->ips, &r->n_ips, problem);
+		return addresses_ip_list_from_json(v, k, IP_OR_CIDR, &r->ips, &r->n_ips, problem);
 	if (strcmp(k, "default-route") == 0)
-		return ip_list_from_json(v, k, IP_ONLY, &r->default_route, &r->n_default_route,
-					 problem);
+		return addresses_ip_list_from_json(v, k, IP_ONLY, &r->default_route,
+						   &r->n_default_route, problem);
 	if (strcmp(k, "portMappings") == 0)
-		return portmaps_from_json(v, &r->port_mappings, problem) < 0
+		return portmaps_from_json(v, &r->ports, problem) < 0
 			   ? ann_prefix(problem, "field \"portMappings\"")
 			   : 0;
 	if (strcmp(k, "bandwidth") == 0)
@@ -218,16 +218,16 @@ static int element_from_string(const char *item, struct attach_req *r, char **pr
 	char *slash = strchr(left, '/');
 	if (slash) {
 		*slash = '\0';
-		if (check_k8s_namespace(left, problem) < 0)
+		if (addresses_check_k8s_namespace(left, problem) < 0)
 			return -1;
 		r->ns = xstrdup(left);
 		name = slash + 1;
 	}
-	if (check_network(name, problem) < 0)
+	if (addresses_check_network(name, problem) < 0)
 		return -1;
 	r->network = xstrdup(name);
 	if (at) {
-		if (check_ifname(at + 1, problem) < 0)
+		if (addresses_check_ifname(at + 1, problem) < 0)
 			return -1;
 		r->ifname = xstrdup(at + 1);
 	}
@@ -356,7 +356,7 @@ static int parse_selection(const struct kvlist *ann, char *const *defaults, size
 			return -1;
 		}
 		for (size_t i = 0; i < n_default; i++) {
-			if (check_network(defaults[i], &problem) < 0) {
+			if (addresses_check_network(defaults[i], &problem) < 0) {
 				*err = xasprintf("defaultNetworks: %s", problem);
 				free(problem);
 				return -1;
@@ -396,13 +396,11 @@ static int first_attachment(struct selection *s, const char *key, const char *fi
 static int single_ports(const char *value, struct selection *s, char **err)
 {
 	struct attach_req *r = NULL;
-	char *problem = NULL, *out = NULL;
-	if (first_attachment(s, ANN_PORTS, "portMappings", s->n && s->v[0].port_mappings, &r, err) <
-	    0)
+	char *problem = NULL;
+	if (first_attachment(s, ANN_PORTS, "portMappings", s->n && s->v[0].ports.n, &r, err) < 0)
 		return -1;
-	if (portmaps_from_annotation(value, &out, &problem) < 0)
+	if (portmaps_from_annotation(value, &r->ports, &problem) < 0)
 		return ann_fail(err, ANN_PORTS, problem);
-	r->port_mappings = out;
 	r->ports_key = ANN_PORTS;
 	return 0;
 }
@@ -415,7 +413,7 @@ static int single_mac(const char *value, struct selection *s, char **err)
 	if (first_attachment(s, ANN_MAC, "mac", s->n && s->v[0].mac, &r, err) < 0)
 		return -1;
 	_cleanup_free_ char *t = ann_trimmed(value, strlen(value));
-	if (parse_mac(t, &r->mac, &problem) < 0)
+	if (addresses_parse_mac(t, &r->mac, &problem) < 0)
 		return ann_fail(err, ANN_MAC, problem);
 	return 0;
 }
@@ -432,7 +430,7 @@ static int single_ips(const char *value, struct selection *s, char **err)
 	if (ann_split(value, ',', &items, &k, &problem) < 0)
 		return ann_fail(err, ANN_IPS, problem);
 	for (size_t i = 0; i < k; i++) {
-		if (check_ip(items[i], IP_CIDR, &problem) < 0) {
+		if (addresses_check_ip(items[i], IP_CIDR, &problem) < 0) {
 			strv_free(items, k);
 			return ann_fail(err, ANN_IPS, problem);
 		}

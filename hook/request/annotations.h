@@ -5,14 +5,15 @@
  * written by whoever creates the container: every byte is validated, and a
  * refusal names the annotation and the problem.
  */
-#ifndef CNIHOOK_ANNOTATIONS_H
-#define CNIHOOK_ANNOTATIONS_H
+#ifndef CNIHOOK_REQUEST_ANNOTATIONS_H
+#define CNIHOOK_REQUEST_ANNOTATIONS_H
 
 #include <stdbool.h>
 #include <stddef.h>
 
 #include "base/util.h"
 #include "request/names-request.h"
+#include "request/port-mappings.h"
 
 #define ANN_NPWG_NETWORKS "k8s.v1.cni.cncf.io/networks"
 /* Every key with this prefix (any case) must be one of those below: an
@@ -38,15 +39,14 @@ struct attach_req {
 	bool ifname_chosen;
 	char **ips; /* CIDRs ("10.1.2.3/24"), n_ips of them */
 	size_t n_ips;
-	char *mac; /* "aa:bb:cc:dd:ee:ff" (lower case), or NULL */
-	char *
-	    port_mappings; /* JSON array of {hostPort, containerPort, protocol, hostIP?}, or NULL */
-	char *bandwidth;   /* JSON object (CONVENTIONS.md bandwidth), or NULL */
-	char *ib_guid;	   /* infiniband GUID, or NULL */
-	char *cni_args;	   /* JSON object (NPWG "cni-args"), or NULL */
-	char **default_route; /* gateway IPs (NPWG "default-route"), n of them */
+	char *mac;		    /* "aa:bb:cc:dd:ee:ff" (lower case), or NULL */
+	struct port_mappings ports; /* n 0: none */
+	char *bandwidth;	    /* JSON object (CONVENTIONS.md bandwidth), or NULL */
+	char *ib_guid;		    /* infiniband GUID, or NULL */
+	char *cni_args;		    /* JSON object (NPWG "cni-args"), or NULL */
+	char **default_route;	    /* gateway IPs (NPWG "default-route"), n of them */
 	size_t n_default_route;
-	/* The annotation port_mappings came from when it is not the selection
+	/* The annotation ports came from when it is not the selection
 	 * (ANN_PORTS), or NULL; for messages. */
 	const char *ports_key;
 };

@@ -4,8 +4,8 @@
  * capability): an object of ingressRate, ingressBurst, egressRate and
  * egressBurst, non-negative integers, at least one of them.
  */
-#ifndef CNIHOOK_BANDWIDTH_H
-#define CNIHOOK_BANDWIDTH_H
+#ifndef CNIHOOK_REQUEST_BANDWIDTH_H
+#define CNIHOOK_REQUEST_BANDWIDTH_H
 
 #include "base/util.h"
 

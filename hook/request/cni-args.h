@@ -4,8 +4,8 @@
  * pod keys): what the reference library's LoadArgs and the plugins can read
  * back. Plugins split CNI_ARGS at every ';' and '='.
  */
-#ifndef CNIHOOK_CNIARGS_H
-#define CNIHOOK_CNIARGS_H
+#ifndef CNIHOOK_REQUEST_CNI_ARGS_H
+#define CNIHOOK_REQUEST_CNI_ARGS_H
 
 #include "base/util.h"
 

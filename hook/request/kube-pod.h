@@ -5,8 +5,8 @@
  * container is the pod's sandbox, and the pod's name, namespace, uid and
  * sandbox id, which plugins get as CNI_ARGS K8S_POD_* pairs.
  */
-#ifndef CNIHOOK_PODKEYS_H
-#define CNIHOOK_PODKEYS_H
+#ifndef CNIHOOK_REQUEST_KUBE_POD_H
+#define CNIHOOK_REQUEST_KUBE_POD_H
 
 #include "base/util.h"
 

@@ -20,16 +20,14 @@ static bool is_ip(const char *s)
 	return inet_pton(AF_INET, s, buf) == 1 || inet_pton(AF_INET6, s, buf) == 1;
 }
 
-/* A domain: letters, digits, '-', '_', '.'; 1-253 bytes. */
-static bool is_domain(const char *s)
+bool names_request_domain_ok(const char *s)
 {
 	size_t n = strlen(s);
 	return n > 0 && n <= 253 && s[0] != '.' && s[0] != '-' &&
 	       strspn(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_.") == n;
 }
 
-/* An option: `name` or `name:value`, letters, digits, '-', '_', ':', '.'. */
-static bool is_option(const char *s)
+bool names_request_option_ok(const char *s)
 {
 	size_t n = strlen(s);
 	return n > 0 && n <= 64 &&
@@ -76,10 +74,10 @@ int names_request_parse(const struct kvlist *ann, struct names_request *out, cha
 	r.mode = mode ? xstrdup(mode) : NULL;
 	if (parse_list(ann, ANN_DNS_SERVERS, is_ip, "an IP address", &r.servers, &r.n_servers,
 		       err) < 0 ||
-	    parse_list(ann, ANN_DNS_SEARCH, is_domain, "a domain", &r.search, &r.n_search, err) <
-		0 ||
-	    parse_list(ann, ANN_DNS_OPTIONS, is_option, "a resolv.conf option", &r.options,
-		       &r.n_options, err) < 0) {
+	    parse_list(ann, ANN_DNS_SEARCH, names_request_domain_ok, "a domain", &r.search,
+		       &r.n_search, err) < 0 ||
+	    parse_list(ann, ANN_DNS_OPTIONS, names_request_option_ok, "a resolv.conf option",
+		       &r.options, &r.n_options, err) < 0) {
 		names_request_free(&r);
 		return -1;
 	}

@@ -6,8 +6,8 @@
  * io.cnihook.dns-options (what podman's --dns, --dns-search and
  * --dns-option give). names/names.c applies them.
  */
-#ifndef CNIHOOK_NAMES_REQUEST_H
-#define CNIHOOK_NAMES_REQUEST_H
+#ifndef CNIHOOK_REQUEST_NAMES_REQUEST_H
+#define CNIHOOK_REQUEST_NAMES_REQUEST_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -32,6 +32,12 @@ struct names_request {
 /* Read the four annotations (absent: nothing asked). Values are
  * comma-separated; refusals read `annotation "KEY": problem`. */
 int names_request_parse(const struct kvlist *ann, struct names_request *out, char **err);
+/* A domain: letters, digits, '-', '_', '.'; 1-253 bytes, not starting with
+ * '.' or '-'. */
+bool names_request_domain_ok(const char *s);
+/* An option: `name` or `name:value`; letters, digits, '-', '_', ':', '.';
+ * 1-64 bytes. */
+bool names_request_option_ok(const char *s);
 /* Does it set anything (for policy.allowedFields "dns")? The annotation
  * that does into *key. */
 bool names_request_any(const struct names_request *r, const char **key);

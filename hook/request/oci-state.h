@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* The OCI state on stdin (runtime-spec 1.0 to 1.2) and the bundle's config.json. */
-#ifndef CNIHOOK_OCISTATE_H
-#define CNIHOOK_OCISTATE_H
+#ifndef CNIHOOK_REQUEST_OCI_STATE_H
+#define CNIHOOK_REQUEST_OCI_STATE_H
 
 #include <stdbool.h>
 #include <stddef.h>

@@ -15,7 +15,7 @@ struct caps {
 /* A field of r that no plugin of the network can take is refused. */
 static int check_capabilities(const struct attach_req *r, const struct caps *c, char **err)
 {
-	if (r->port_mappings && !c->ports)
+	if (r->ports.n && !c->ports)
 		return set_error(err,
 				 "network \"%s\" has no plugin with the \"portMappings\" "
 				 "capability: cannot map ports",
@@ -38,22 +38,14 @@ static int check_capabilities(const struct attach_req *r, const struct caps *c, 
 	return 0;
 }
 
-/* The tree of JSON text this hook normalised itself (annotations.c). */
-static json *own_json(const char *text)
-{
-	_cleanup_free_ char *msg = NULL;
-	json *v = NULL;
-	if (json_parse_with(text, strlen(text), "own", &hook_json, &v, &msg) < 0)
-		abort(); /* written by the hook: cannot happen */
-	return v;
-}
-
-/* The capability arguments object's text, NULL when it has no member. */
-static char *cap_args_json(const struct attach_req *r, const struct caps *c)
+/* The capability arguments object's text into *out, NULL when it has no
+ * member; -1 when the bandwidth (JSON text annotations.c normalised)
+ * cannot be read back. */
+static int cap_args_json(const struct attach_req *r, const struct caps *c, char **out, char **err)
 {
 	_cleanup_json_ json *o = json_new(JSON_OBJECT);
-	if (r->port_mappings)
-		json_obj_set(o, "portMappings", own_json(r->port_mappings));
+	if (r->ports.n)
+		json_obj_set(o, "portMappings", portmaps_to_json(&r->ports));
 	if (r->mac && c->mac)
 		json_obj_set(o, "mac", json_new_string(r->mac));
 	if (r->n_ips && c->ips) {
@@ -62,11 +54,18 @@ static char *cap_args_json(const struct attach_req *r, const struct caps *c)
 			json_arr_append(ips, json_new_string(r->ips[k]));
 		json_obj_set(o, "ips", ips);
 	}
-	if (r->bandwidth)
-		json_obj_set(o, "bandwidth", own_json(r->bandwidth));
+	if (r->bandwidth) {
+		_cleanup_free_ char *msg = NULL;
+		json *v = NULL;
+		if (json_parse_with(r->bandwidth, strlen(r->bandwidth), "bandwidth", &hook_json, &v,
+				    &msg) < 0)
+			return set_error(err, "network \"%s\": %s", r->network, msg);
+		json_obj_set(o, "bandwidth", v);
+	}
 	if (r->ib_guid)
 		json_obj_set(o, "infinibandGUID", json_new_string(r->ib_guid));
-	return o->u.object.n ? json_gen(o, false, NULL) : NULL;
+	*out = o->u.object.n ? json_gen(o, false, NULL) : NULL;
+	return 0;
 }
 
 /* CNI_ARGS: IgnoreUnknown=1, IP= and MAC= for a chain without the
@@ -158,11 +157,10 @@ int plugin_args_build(const struct selection *s, size_t i, has_capability_fn has
 	    .bandwidth = has_cap(data, "bandwidth"),
 	    .guid = has_cap(data, "infinibandGUID"),
 	};
-	if (check_capabilities(r, &c, err) < 0)
+	if (check_capabilities(r, &c, err) < 0 || cap_args_json(r, &c, cap_args, err) < 0)
 		return -1;
 	struct kvlist v = {0};
 	cni_args(s, r, &c, &v);
-	*cap_args = cap_args_json(r, &c);
 	*args = v;
 	return 0;
 }

@@ -5,8 +5,8 @@
  * infinibandGUID; the runtimeConfig that libcnirt derives for each plugin
  * that declares the capability) and the CNI_ARGS pairs.
  */
-#ifndef CNIHOOK_CAPARGS_H
-#define CNIHOOK_CAPARGS_H
+#ifndef CNIHOOK_REQUEST_PLUGIN_ARGS_H
+#define CNIHOOK_REQUEST_PLUGIN_ARGS_H
 
 #include <stdbool.h>
 #include <stddef.h>

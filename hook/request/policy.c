@@ -382,64 +382,25 @@ static bool host_ip_allowed(const struct policy *p, const char *ip)
 	return false;
 }
 
-/* "[hostIP:]hostPort:containerPort/protocol", an IPv6 host IP in brackets. */
-static char *portmap_text(const char *host_ip, long long hp, long long cp, const char *proto)
+static int check_ports(const struct policy *p, const char *key, const struct port_mappings *m,
+		       char **err)
 {
-	if (host_ip == NULL)
-		return xasprintf("%lld:%lld/%s", hp, cp, proto);
-	if (strchr(host_ip, ':'))
-		return xasprintf("[%s]:%lld:%lld/%s", host_ip, hp, cp, proto);
-	return xasprintf("%s:%lld:%lld/%s", host_ip, hp, cp, proto);
-}
-
-/* All of an attachment's port mappings, comma separated. */
-static char *portmaps_text(json *a)
-{
-	_cleanup_free_ char *out = xstrdup("");
-	for (size_t i = 0; json_is_array(a) && i < a->u.array.n; i++) {
-		json *m = a->u.array.v[i];
-		json *hp = json_obj_get(m, "hostPort"), *cp = json_obj_get(m, "containerPort");
-		const char *proto = json_str(json_obj_get(m, "protocol"));
-		_cleanup_free_ char *t = portmap_text(
-		    json_str(json_obj_get(m, "hostIP")), json_is_int(hp) ? json_int_value(hp) : 0,
-		    json_is_int(cp) ? json_int_value(cp) : 0, proto ? proto : "tcp");
-		char *n = xasprintf("%s%s%s", out, i ? "," : "", t);
-		free(out);
-		out = n;
-	}
-	return TAKE_PTR(out);
-}
-
-static int check_ports(const struct policy *p, const char *key, const char *text, char **err)
-{
-	_cleanup_json_ json *a = NULL;
-	_cleanup_free_ char *perr = NULL;
-	if (json_parse_with(text, strlen(text), "port mappings", &hook_json, &a, &perr) < 0 ||
-	    !json_is_array(a))
-		return refuse(err, key, text, "the port mappings cannot be read back");
-	for (size_t i = 0; i < a->u.array.n; i++) {
-		json *m = a->u.array.v[i];
-		json *hp = json_obj_get(m, "hostPort"), *cp = json_obj_get(m, "containerPort");
-		const char *proto = json_str(json_obj_get(m, "protocol"));
-		const char *host_ip = json_str(json_obj_get(m, "hostIP"));
-		if (!json_is_int(hp) || !json_is_int(cp))
-			return refuse(err, key, text, "the port mappings cannot be read back");
-		long long h = json_int_value(hp);
-		_cleanup_free_ char *mapping =
-		    portmap_text(host_ip, h, json_int_value(cp), proto ? proto : "tcp");
-		if (h < (long long)p->host_port_min || h > (long long)p->host_port_max)
+	for (size_t i = 0; i < m->n; i++) {
+		const struct port_mapping *pm = &m->v[i];
+		_cleanup_free_ char *mapping = portmap_text(pm);
+		if (pm->host_port < p->host_port_min || pm->host_port > p->host_port_max)
 			return refuse(err, key, mapping,
-				      "host port %lld is not in %u-%u (policy.hostPortRange)", h,
-				      p->host_port_min, p->host_port_max);
+				      "host port %u is not in %u-%u (policy.hostPortRange)",
+				      pm->host_port, p->host_port_min, p->host_port_max);
 		if (p->n_host_ips == 0)
 			continue;
-		if (host_ip == NULL)
+		if (pm->host_ip == NULL)
 			return refuse(err, key, mapping,
 				      "no host IP: it would bind every address of the host "
 				      "(policy.hostIPs)");
-		if (!host_ip_allowed(p, host_ip))
+		if (!host_ip_allowed(p, pm->host_ip))
 			return refuse(err, key, mapping,
-				      "host IP %s is not allowed (policy.hostIPs)", host_ip);
+				      "host IP %s is not allowed (policy.hostIPs)", pm->host_ip);
 	}
 	return 0;
 }
@@ -465,19 +426,13 @@ static int check_attachment(const struct policy *p, const struct sources *src,
 		return refuse(err, src->networks, r->network,
 			      "the network is not allowed (policy.networks)");
 
-	if (r->port_mappings) {
+	if (r->ports.n) {
 		key = source_of(src, i, src->ports, ANN_PORTS);
 		if (!(p->allowed_fields & POLICY_PORT_MAPPINGS)) {
-			_cleanup_json_ json *a = NULL;
-			_cleanup_free_ char *perr = NULL;
-			_cleanup_free_ char *text = NULL;
-			if (json_parse_with(r->port_mappings, strlen(r->port_mappings),
-					    "port mappings", &hook_json, &a, &perr) == 0)
-				text = portmaps_text(a);
-			return refuse_field(err, key, text ? text : r->port_mappings,
-					    POLICY_PORT_MAPPINGS);
+			_cleanup_free_ char *text = portmaps_text(&r->ports);
+			return refuse_field(err, key, text, POLICY_PORT_MAPPINGS);
 		}
-		if (check_ports(p, key, r->port_mappings, err) < 0)
+		if (check_ports(p, key, &r->ports, err) < 0)
 			return -1;
 	}
 	if (r->mac && !(p->allowed_fields & POLICY_MAC))
@@ -618,15 +573,4 @@ int policy_check_selection_ann(const struct policy *p, const struct selection *s
 int policy_check_selection(const struct policy *p, const struct selection *s, char **err)
 {
 	return check_selection(p, s, NULL, err);
-}
-
-int policy_select(const struct policy *p, const struct kvlist *ann, policy_parse_fn parse,
-		  void *data, struct selection *sel, char **err)
-{
-	if (policy_check_annotations(p, ann, err) < 0 || parse(data, ann, sel, err) < 0 ||
-	    (sel->n > 0 && !sel->skip_reason && policy_check_selection_ann(p, sel, ann, err) < 0)) {
-		selection_free(sel);
-		return -1;
-	}
-	return 0;
 }

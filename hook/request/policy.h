@@ -4,8 +4,8 @@
  * object of cnihook.json(5)), enforced before any plugin runs. Every refusal
  * names the annotation, the value and the policy rule.
  */
-#ifndef CNIHOOK_POLICY_H
-#define CNIHOOK_POLICY_H
+#ifndef CNIHOOK_REQUEST_POLICY_H
+#define CNIHOOK_REQUEST_POLICY_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -62,16 +62,5 @@ int policy_check_selection(const struct policy *p, const struct selection *s, ch
  * (ann: the annotations the selection was parsed from). */
 int policy_check_selection_ann(const struct policy *p, const struct selection *s,
 			       const struct kvlist *ann, char **err);
-
-/* Reads annotations into a selection (annotations_parse() for a
- * container, annotations_parse_pod() for a pod). */
-typedef int (*policy_parse_fn)(void *data, const struct kvlist *ann, struct selection *sel,
-			       char **err);
-/* What the annotations select, as the policy allows it, in the one order
- * that keeps a forbidden key from being read: the annotations checked,
- * then parsed, then the selection checked. sel->n is 0 when nothing is to
- * be attached (sel->skip_reason may say why). On failure sel is freed. */
-int policy_select(const struct policy *p, const struct kvlist *ann, policy_parse_fn parse,
-		  void *data, struct selection *sel, char **err);
 
 #endif

@@ -11,17 +11,21 @@
 #include "request/annotation-value.h"
 #include "request/port-mappings.h"
 
-struct portmap {
-	unsigned host_port, container_port; /* 0: not (yet) given */
-	const char *proto;		    /* static: "tcp", "udp", "sctp" */
-	char *host_ip;			    /* or NULL */
-};
-
-static void portmaps_free(struct portmap *v, size_t n)
+/* v[0..n) freed (a list built up to a failure). */
+static void portmap_v_free(struct port_mapping *v, size_t n)
 {
 	for (size_t i = 0; i < n; i++)
 		free(v[i].host_ip);
 	free(v);
+}
+
+void portmaps_free(struct port_mappings *m)
+{
+	if (m == NULL)
+		return;
+	portmap_v_free(m->v, m->n);
+	m->v = NULL;
+	m->n = 0;
 }
 
 static const char *const protocols[] = {"tcp", "udp", "sctp"};
@@ -45,20 +49,47 @@ static int bad_protocol(char **problem, const char *what, const char *s)
 	return set_error(problem, "%s\"%s\" is not tcp, udp or sctp", what, text);
 }
 
-/* The normalised JSON array of port mappings. */
-static char *portmaps_json(const struct portmap *v, size_t n)
+json *portmaps_to_json(const struct port_mappings *m)
 {
-	_cleanup_json_ json *a = json_new(JSON_ARRAY);
-	for (size_t i = 0; i < n; i++) {
+	json *a = json_new(JSON_ARRAY);
+	for (size_t i = 0; i < m->n; i++) {
+		const struct port_mapping *pm = &m->v[i];
 		json *o = json_new(JSON_OBJECT);
-		json_obj_set(o, "hostPort", json_new_int(v[i].host_port));
-		json_obj_set(o, "containerPort", json_new_int(v[i].container_port));
-		json_obj_set(o, "protocol", json_new_string(v[i].proto));
-		if (v[i].host_ip)
-			json_obj_set(o, "hostIP", json_new_string(v[i].host_ip));
+		json_obj_set(o, "hostPort", json_new_int(pm->host_port));
+		json_obj_set(o, "containerPort", json_new_int(pm->container_port));
+		json_obj_set(o, "protocol", json_new_string(pm->proto));
+		if (pm->host_ip)
+			json_obj_set(o, "hostIP", json_new_string(pm->host_ip));
 		json_arr_append(a, o);
 	}
+	return a;
+}
+
+char *portmaps_json(const struct port_mappings *m)
+{
+	_cleanup_json_ json *a = portmaps_to_json(m);
 	return json_gen(a, false, NULL);
+}
+
+char *portmap_text(const struct port_mapping *m)
+{
+	if (m->host_ip == NULL)
+		return xasprintf("%u:%u/%s", m->host_port, m->container_port, m->proto);
+	if (strchr(m->host_ip, ':'))
+		return xasprintf("[%s]:%u:%u/%s", m->host_ip, m->host_port, m->container_port,
+				 m->proto);
+	return xasprintf("%s:%u:%u/%s", m->host_ip, m->host_port, m->container_port, m->proto);
+}
+
+char *portmaps_text(const struct port_mappings *m)
+{
+	struct buf b = {0};
+	for (size_t i = 0; i < m->n; i++) {
+		_cleanup_free_ char *t = portmap_text(&m->v[i]);
+		buf_printf(&b, "%s%s", i ? "," : "", t);
+	}
+	size_t len;
+	return buf_steal(&b, &len);
 }
 
 /* ------------------------------------------------------------ JSON form */
@@ -77,7 +108,7 @@ static int bad_port(char **problem, const char *k, const json *v)
 }
 
 /* Member k (value v) of a port mapping object, into *m. */
-static int portmap_field(const char *k, const json *v, struct portmap *m, char **problem)
+static int portmap_field(const char *k, const json *v, struct port_mapping *m, char **problem)
 {
 	const char *s = NULL;
 	long long n;
@@ -94,7 +125,7 @@ static int portmap_field(const char *k, const json *v, struct portmap *m, char *
 	} else if (strcmp(k, "hostIP") == 0) {
 		if (ann_json_string(v, k, &s, problem) < 0)
 			return -1;
-		if (check_ip(s, IP_ONLY, problem) < 0)
+		if (addresses_check_ip(s, IP_ONLY, problem) < 0)
 			return ann_prefix(problem, "field \"hostIP\"");
 		free(m->host_ip);
 		m->host_ip = xstrdup(s);
@@ -105,11 +136,11 @@ static int portmap_field(const char *k, const json *v, struct portmap *m, char *
 }
 
 /* One port mapping object {hostPort, containerPort, protocol?, hostIP?}. */
-static int portmap_from_json(const json *o, struct portmap *pm, char **problem)
+static int portmap_from_json(const json *o, struct port_mapping *pm, char **problem)
 {
 	if (!json_is_object(o))
 		return set_error(problem, "is %s, expected an object", json_type_name(o));
-	struct portmap m = {.proto = "tcp"};
+	struct port_mapping m = {.proto = "tcp"};
 	for (size_t i = 0; i < o->u.object.n; i++) {
 		if (portmap_field(o->u.object.k[i], o->u.object.v[i], &m, problem) < 0) {
 			free(m.host_ip);
@@ -125,22 +156,21 @@ static int portmap_from_json(const json *o, struct portmap *pm, char **problem)
 	return 0;
 }
 
-int portmaps_from_json(const json *a, char **out, char **problem)
+int portmaps_from_json(const json *a, struct port_mappings *out, char **problem)
 {
 	if (!json_is_array(a))
 		return set_error(problem, "is %s, expected an array of port mappings",
 				 json_type_name(a));
 	size_t n = a->u.array.n;
-	struct portmap *v = xreallocarray(NULL, n, sizeof(*v));
+	struct port_mapping *v = n ? xreallocarray(NULL, n, sizeof(*v)) : NULL;
 	for (size_t i = 0; i < n; i++) {
 		if (portmap_from_json(a->u.array.v[i], &v[i], problem) < 0) {
-			portmaps_free(v, i);
+			portmap_v_free(v, i);
 			_cleanup_free_ char *where = xasprintf("port mapping %zu", i + 1);
 			return ann_prefix(problem, where);
 		}
 	}
-	*out = n ? portmaps_json(v, n) : NULL;
-	portmaps_free(v, n);
+	*out = (struct port_mappings){.v = v, .n = n};
 	return 0;
 }
 
@@ -166,7 +196,7 @@ static int parse_port(const char *s, size_t len, const char *what, unsigned *out
 	return 0;
 }
 
-static int portmap_from_string(const char *item, struct portmap *pm, char **problem);
+static int portmap_from_string(const char *item, struct port_mapping *pm, char **problem);
 
 /* "8080:80:tcp" (the protocol after a ':', not a '/'): a problem that
  * suggests the '/' form when that form is valid. */
@@ -177,7 +207,7 @@ static bool protocol_after_colon(const char *item, char **problem)
 		return false;
 	_cleanup_free_ char *fixed = xstrdup(item);
 	fixed[colon - item] = '/';
-	struct portmap m;
+	struct port_mapping m;
 	char *ignored = NULL;
 	if (portmap_from_string(fixed, &m, &ignored) < 0) {
 		free(ignored);
@@ -191,9 +221,9 @@ static bool protocol_after_colon(const char *item, char **problem)
 }
 
 /* `[hostIP:]hostPort:containerPort[/proto]`, hostIP of IPv6 in brackets. */
-static int portmap_from_string(const char *item, struct portmap *pm, char **problem)
+static int portmap_from_string(const char *item, struct port_mapping *pm, char **problem)
 {
-	struct portmap m = {.proto = "tcp"};
+	struct port_mapping m = {.proto = "tcp"};
 	_cleanup_free_ char *s = xstrdup(item);
 	char *slash = strrchr(s, '/');
 	if (slash) {
@@ -211,9 +241,9 @@ static int portmap_from_string(const char *item, struct portmap *pm, char **prob
 			return set_error(problem, "an IPv6 host IP is written [ADDRESS]:HOSTPORT:"
 						  "CONTAINERPORT");
 		*close = '\0';
-		if (check_ip(s + 1, IP_ONLY, problem) < 0)
+		if (addresses_check_ip(s + 1, IP_ONLY, problem) < 0)
 			return ann_prefix(problem, "host IP");
-		if (ip_family(s + 1) != AF_INET6)
+		if (addresses_ip_family(s + 1) != AF_INET6)
 			return set_error(problem, "host IP in brackets must be IPv6");
 		m.host_ip = xstrdup(s + 1);
 		ports = close + 2;
@@ -224,7 +254,7 @@ static int portmap_from_string(const char *item, struct portmap *pm, char **prob
 	if (colons == 2 && m.host_ip == NULL) {
 		char *c = strchr(ports, ':');
 		*c = '\0';
-		if (check_ip(ports, IP_ONLY, problem) < 0)
+		if (addresses_check_ip(ports, IP_ONLY, problem) < 0)
 			return ann_prefix(problem, "host IP");
 		m.host_ip = xstrdup(ports);
 		ports = c + 1;
@@ -245,24 +275,23 @@ static int portmap_from_string(const char *item, struct portmap *pm, char **prob
 	return 0;
 }
 
-static int portmaps_from_string(const char *value, char **out, char **problem)
+static int portmaps_from_string(const char *value, struct port_mappings *out, char **problem)
 {
 	char **items = NULL;
 	size_t n = 0;
 	if (ann_split(value, ',', &items, &n, problem) < 0)
 		return -1;
-	struct portmap *v = xreallocarray(NULL, n, sizeof(*v));
+	struct port_mapping *v = xreallocarray(NULL, n, sizeof(*v));
 	for (size_t i = 0; i < n; i++) {
 		if (portmap_from_string(items[i], &v[i], problem) < 0) {
 			_cleanup_free_ char *text = shown(items[i]);
 			_cleanup_free_ char *where = xasprintf("\"%s\"", text);
-			portmaps_free(v, i);
+			portmap_v_free(v, i);
 			strv_free(items, n);
 			return ann_prefix(problem, where);
 		}
 	}
-	*out = portmaps_json(v, n);
-	portmaps_free(v, n);
+	*out = (struct port_mappings){.v = v, .n = n};
 	strv_free(items, n);
 	return 0;
 }
@@ -283,16 +312,16 @@ static bool ports_are_json(const char *value)
 	return !hex && *p != ':';
 }
 
-int portmaps_from_annotation(const char *value, char **out, char **problem)
+int portmaps_from_annotation(const char *value, struct port_mappings *out, char **problem)
 {
 	if (!ports_are_json(value))
 		return portmaps_from_string(value, out, problem);
 	_cleanup_json_ json *top = NULL;
-	char *v = NULL;
-	if (ann_json(value, &top, problem) < 0 || portmaps_from_json(top, &v, problem) < 0)
+	struct port_mappings m = {0};
+	if (ann_json(value, &top, problem) < 0 || portmaps_from_json(top, &m, problem) < 0)
 		return -1;
-	if (v == NULL)
+	if (m.n == 0)
 		return set_error(problem, "the list is empty");
-	*out = v;
+	*out = m;
 	return 0;
 }

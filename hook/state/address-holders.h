@@ -8,8 +8,8 @@
  * network is no conflict). The caller (engine/attach.c) collects a holder
  * that gc would find gone, or refuses before any plugin runs.
  */
-#ifndef CNIHOOK_ADDRESS_HOLDERS_H
-#define CNIHOOK_ADDRESS_HOLDERS_H
+#ifndef CNIHOOK_STATE_ADDRESS_HOLDERS_H
+#define CNIHOOK_STATE_ADDRESS_HOLDERS_H
 
 #include <stdbool.h>
 #include <stddef.h>

@@ -6,8 +6,6 @@
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <time.h>
 #include <unistd.h>
 
 #include <cnirt.h>
@@ -105,16 +103,12 @@ void attlist_sweep(const char *cache_dir, bool (*alive)(void *data, const char *
 	struct dirent *de;
 	while ((de = readdir(d))) {
 		const char *name = de->d_name;
-		if (strcmp(name, ".") == 0 || strcmp(name, "..") == 0)
+		/* The list of a container gone. Temp files (dot names) are
+		 * gc's file_temps_sweep(), which proves their writer gone. */
+		if (name[0] == '.' || alive(data, name))
 			continue;
-		/* The list of a container gone, or a temp file (".<id>.tmp...")
-		 * of a writer killed before its rename: one older than a minute
-		 * (a writer at work renames it within milliseconds). */
 		_cleanup_free_ char *path = layout_attlist(cache_dir, name);
-		struct stat st;
-		if (name[0] == '.' ? lstat(path, &st) == 0 && st.st_mtime < time(NULL) - 60
-				   : !alive(data, name))
-			unlink(path);
+		unlink(path);
 	}
 	rmdir(dir);
 }

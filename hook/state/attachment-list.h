@@ -10,7 +10,8 @@
  * It names a superset of the entries: an entry is only ever looked up by
  * it, never trusted for what it holds.
  */
-#pragma once
+#ifndef CNIHOOK_STATE_ATTACHMENT_LIST_H
+#define CNIHOOK_STATE_ATTACHMENT_LIST_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -37,5 +38,8 @@ void attlist_free(struct attlist *l);
 /* Remove the list of `id` (none is no error), and its directory when it
  * is empty. */
 void attlist_remove(const char *cache_dir, const char *id);
-/* Remove the lists of the containers `alive` says are gone. */
+/* Remove the lists of the containers `alive` says are gone (not temp
+ * files: file_temps_sweep(), common.h), and the directory when empty. */
 void attlist_sweep(const char *cache_dir, bool (*alive)(void *data, const char *id), void *data);
+
+#endif

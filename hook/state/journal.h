@@ -13,8 +13,8 @@
  * It is never a cache entry, which other runtimes would take for a
  * finished ADD.
  */
-#ifndef CNIHOOK_JOURNAL_H
-#define CNIHOOK_JOURNAL_H
+#ifndef CNIHOOK_STATE_JOURNAL_H
+#define CNIHOOK_STATE_JOURNAL_H
 
 #include <stddef.h>
 

@@ -153,6 +153,12 @@ char *layout_result(const char *cache_dir, const char *name)
 	return in(cache_dir, xasprintf(LAYOUT_RESULTS_DIR "/%s", name));
 }
 
+char *layout_result_shown(const char *cache_dir, const char *name)
+{
+	_cleanup_free_ char *path = layout_result(cache_dir, name);
+	return shown_whole(path);
+}
+
 char *layout_result_name(const char *network, const char *id, const char *ifname)
 {
 	return xasprintf("%s-%s-%s", network, id, ifname);

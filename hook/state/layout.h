@@ -41,8 +41,8 @@
 #define LAYOUT_OWN_PORTS   "ports"
 #define LAYOUT_NAME_OLD	   "name"
 #define LAYOUT_POD_MEMBERS "pod-members"
-/* The names files cnihook bind-mounts into the container (cnihook(8),
- * NAMES): <id>/resolv.conf, <id>/hosts. */
+/* The names files (cnihook(8), NAMES), as the rootfs names them; an
+ * earlier cnihook kept them as <id>/resolv.conf, <id>/hosts. */
 #define LAYOUT_RESOLV_CONF "resolv.conf"
 #define LAYOUT_HOSTS	   "hosts"
 #define LAYOUT_JOURNAL_DIR "journal"
@@ -101,6 +101,9 @@ bool layout_is_container_name(const char *name);
 /* ---------------------------------------------- beside the result cache */
 char *layout_results_dir(const char *cache_dir);
 char *layout_result(const char *cache_dir, const char *name);
+/* Its full path escaped for a message but never cut, so that it can be
+ * removed by hand (a damaged file of cnirt_cache_list_damaged()). */
+char *layout_result_shown(const char *cache_dir, const char *name);
 /* The name of an attachment's file in results/, as the reference library
  * (and libcnirt) names it. */
 char *layout_result_name(const char *network, const char *id, const char *ifname);

@@ -9,6 +9,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "base/proc-stat.h"
 #include "base/util.h"
 #include "state/layout.h"
 #include "state/liveness.h"
@@ -59,14 +60,16 @@ static void runtime_states_in(struct strset *out, const char *dir, bool by_names
 	}
 }
 
-/* Every runtime state directory, as "<id>\0<path>" strings (sorted by id):
- * one reading of each runtime's directory for all candidates. */
-static void runtime_states(struct strset *out)
+/* Every runtime state directory under root, as "<id>\0<path>" strings
+ * (sorted by id): one reading of each runtime's directory for all
+ * candidates. */
+static void runtime_states(const char *root, struct strset *out)
 {
 	*out = (struct strset){0};
 	for (size_t i = 0; i < ARRAY_SIZE(runtime_state); i++) {
 		glob_t g;
-		if (glob(runtime_state[i].glob, GLOB_NOSORT | GLOB_ONLYDIR, NULL, &g) != 0)
+		_cleanup_free_ char *pattern = xasprintf("%s%s", root, runtime_state[i].glob);
+		if (glob(pattern, GLOB_NOSORT | GLOB_ONLYDIR, NULL, &g) != 0)
 			continue;
 		for (size_t k = 0; k < g.gl_pathc; k++)
 			runtime_states_in(out, g.gl_pathv[k], runtime_state[i].by_namespace);
@@ -94,6 +97,7 @@ struct nsprocs {
 	struct nsproc *v;
 	size_t n;
 	bool read, failed;
+	const char *proc; /* the /proc to walk */
 };
 
 static int nsproc_cmp(const void *a, const void *b)
@@ -109,7 +113,7 @@ static int nsproc_cmp(const void *a, const void *b)
 static void nsprocs_read(struct nsprocs *p)
 {
 	p->read = true;
-	_cleanup_closedir_ DIR *d = opendir("/proc");
+	_cleanup_closedir_ DIR *d = opendir(p->proc);
 	if (d == NULL) {
 		p->failed = true;
 		return;
@@ -149,14 +153,21 @@ static long netns_process(struct nsprocs *p, const char *path)
 struct liveness_world {
 	struct strset runtimes;
 	struct nsprocs procs;
+	char *proc; /* <root>/proc */
 };
+
+struct liveness_world *liveness_world_read_at(const char *root)
+{
+	struct liveness_world *w = xmalloc(sizeof(*w));
+	*w = (struct liveness_world){.proc = xasprintf("%s/proc", root)};
+	w->procs.proc = w->proc;
+	runtime_states(root, &w->runtimes);
+	return w;
+}
 
 struct liveness_world *liveness_world_read(void)
 {
-	struct liveness_world *w = xmalloc(sizeof(*w));
-	*w = (struct liveness_world){0};
-	runtime_states(&w->runtimes);
-	return w;
+	return liveness_world_read_at("");
 }
 
 void liveness_world_free(struct liveness_world *w)
@@ -165,6 +176,7 @@ void liveness_world_free(struct liveness_world *w)
 		return;
 	strv_free(w->runtimes.v, w->runtimes.n);
 	free(w->procs.v);
+	free(w->proc);
 	free(w);
 }
 
@@ -177,7 +189,7 @@ void liveness_world_free(struct liveness_world *w)
  * runs poststop, is left. Else (running, created, paused, or a state that
  * cannot be read) false, with *evidence saying so.
  */
-static bool runtime_stopped(const char *dir, char **evidence)
+static bool runtime_stopped(const char *proc, const char *dir, char **evidence)
 {
 	static const struct {
 		const char *file, *pid, *start;
@@ -201,7 +213,7 @@ static bool runtime_stopped(const char *dir, char **evidence)
 			continue;
 		unsigned long long now = 0;
 		long p = (long)json_int_value(pid);
-		if (proc_start_time(p, &now) == 0 &&
+		if (proc_start_time_in(proc, p, &now) == 0 &&
 		    now == (unsigned long long)json_int_value(start)) {
 			*evidence = xasprintf("its runtime has state for it (%s), and its init "
 					      "process %ld lives",
@@ -347,7 +359,7 @@ bool liveness_gone(const char *state_dir, bool netns_from_result, struct livenes
 {
 	*evidence = NULL;
 	const char *rt = runtime_state_of(&w->runtimes, c->id);
-	if (rt && !runtime_stopped(rt, evidence))
+	if (rt && !runtime_stopped(w->proc, rt, evidence))
 		return false;
 	if (rt == NULL)
 		add_evidence(evidence, "no state of runc, crun or containerd");

@@ -8,8 +8,8 @@
  * cache entries name that still exists, or anything that cannot be read
  * keeps it.
  */
-#ifndef CNIHOOK_LIVENESS_H
-#define CNIHOOK_LIVENESS_H
+#ifndef CNIHOOK_STATE_LIVENESS_H
+#define CNIHOOK_STATE_LIVENESS_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -21,6 +21,9 @@
  * the network namespace of every process. */
 struct liveness_world;
 struct liveness_world *liveness_world_read(void);
+/* The same under `root` (the runtimes' directories and /proc below it: a
+ * fake host for the tests); "" is the host. */
+struct liveness_world *liveness_world_read_at(const char *root);
 void liveness_world_free(struct liveness_world *w);
 
 /* A container as cnihook knows it. */

@@ -10,8 +10,8 @@
  * with the GC verb and sends it, so that the list holds every ADD that ran
  * (a plugin's GC frees what is not in it).
  */
-#ifndef CNIHOOK_LOCK_H
-#define CNIHOOK_LOCK_H
+#ifndef CNIHOOK_STATE_LOCK_H
+#define CNIHOOK_STATE_LOCK_H
 
 #include <stdbool.h>
 

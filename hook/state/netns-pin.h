@@ -6,8 +6,8 @@
  * <stateDir> is made a shared mount point, as `ip netns` does for
  * /run/netns, so that pins reach peer mount namespaces.
  */
-#ifndef CNIHOOK_NETNS_H
-#define CNIHOOK_NETNS_H
+#ifndef CNIHOOK_STATE_NETNS_PIN_H
+#define CNIHOOK_STATE_NETNS_PIN_H
 
 #include <stdbool.h>
 

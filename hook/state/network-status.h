@@ -5,8 +5,8 @@
  * the Network Plumbing WG `network-status` format: a list of {name,
  * interface, ips, mac, default, dns}.
  */
-#ifndef CNIHOOK_NETSTATUS_H
-#define CNIHOOK_NETSTATUS_H
+#ifndef CNIHOOK_STATE_NETWORK_STATUS_H
+#define CNIHOOK_STATE_NETWORK_STATUS_H
 
 #include <stdbool.h>
 #include <stddef.h>

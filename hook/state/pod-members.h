@@ -13,8 +13,8 @@
  *
  * Written whole by rename, under the pod's lock.
  */
-#ifndef CNIHOOK_POD_MEMBERS_H
-#define CNIHOOK_POD_MEMBERS_H
+#ifndef CNIHOOK_STATE_POD_MEMBERS_H
+#define CNIHOOK_STATE_POD_MEMBERS_H
 
 #include <stdbool.h>
 #include <stddef.h>

@@ -52,14 +52,28 @@ static bool overlap(const char *a, const char *b)
 	return strcmp(a, "*") == 0 || strcmp(b, "*") == 0 || strcmp(a, b) == 0;
 }
 
-/* The port mappings of a portMappings JSON array (text). */
-static void parse_mappings(const char *text, struct port **v, size_t *n)
+static void add_port(struct port **v, size_t *n, const struct port *p)
 {
-	json *arr = NULL;
-	_cleanup_free_ char *err = NULL;
-	if (text == NULL ||
-	    json_parse_with(text, strlen(text), "portMappings", &hook_json, &arr, &err) < 0)
-		return;
+	*v = xreallocarray(*v, *n + 1, sizeof(**v));
+	(*v)[(*n)++] = *p;
+}
+
+/* The host ports of a selection's port mappings (checked when parsed). */
+static void want_ports(const struct port_mappings *m, struct port **v, size_t *n)
+{
+	for (size_t i = 0; i < m->n; i++) {
+		struct port p = {.port = m->v[i].host_port};
+		snprintf(p.proto, sizeof(p.proto), "%s", m->v[i].proto);
+		canonical_ip(m->v[i].host_ip, p.ip);
+		add_port(v, n, &p);
+	}
+}
+
+/* The port mappings of a cache entry's portMappings JSON array, which
+ * another runtime may have written: read leniently, what cannot be a
+ * mapping passed over. */
+static void entry_ports_of(const json *arr, struct port **v, size_t *n)
+{
 	for (size_t i = 0; json_is_array(arr) && i < arr->u.array.n; i++) {
 		json *m = arr->u.array.v[i];
 		json *hp = json_obj_get(m, "hostPort");
@@ -79,10 +93,8 @@ static void parse_mappings(const char *text, struct port **v, size_t *n)
 		if (!word)
 			continue;
 		canonical_ip(json_str(json_obj_get(m, "hostIP")), p.ip);
-		*v = xreallocarray(*v, *n + 1, sizeof(**v));
-		(*v)[(*n)++] = p;
+		add_port(v, n, &p);
 	}
-	json_free(arr);
 }
 
 static bool has_state(const char *state_dir, const char *id)
@@ -220,11 +232,8 @@ static void entry_mappings(const cnirt_cache_entry *e, struct port **held, size_
 	if (caps == NULL ||
 	    json_parse_with(caps, strlen(caps), "capabilityArgs", &hook_json, &v, &err) < 0)
 		return;
-	_cleanup_free_ char *text = NULL;
-	if (json_obj_get(v, "portMappings"))
-		text = json_gen(json_obj_get(v, "portMappings"), false, NULL);
+	entry_ports_of(json_obj_get(v, "portMappings"), held, n);
 	json_free(v);
-	parse_mappings(text, held, n);
 }
 
 void ports_release_entry(const char *state_dir, const char *id, const cnirt_cache_entry *e)
@@ -687,7 +696,7 @@ int ports_reserve(const char *state_dir, cnirt_ctx *ctx, const char *id,
 	struct port *want = NULL;
 	size_t n = 0;
 	for (size_t i = 0; i < sel->n; i++)
-		parse_mappings(sel->v[i].port_mappings, &want, &n);
+		want_ports(&sel->v[i].ports, &want, &n);
 	if (n == 0)
 		return 0;
 	for (size_t i = 0; i < n; i++)

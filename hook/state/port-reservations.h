@@ -7,8 +7,8 @@
  * that two containers asking for one port at once cannot both get it, and
  * containers asking for different ports never wait for each other.
  */
-#ifndef CNIHOOK_PORTRESERVE_H
-#define CNIHOOK_PORTRESERVE_H
+#ifndef CNIHOOK_STATE_PORT_RESERVATIONS_H
+#define CNIHOOK_STATE_PORT_RESERVATIONS_H
 
 #include <stdbool.h>
 #include <stddef.h>

@@ -4,8 +4,8 @@
  * (or is being) attached to, written before the first ADD so that a hook
  * killed at any point leaves enough behind for poststop or gc to clean up.
  */
-#ifndef CNIHOOK_RECORD_H
-#define CNIHOOK_RECORD_H
+#ifndef CNIHOOK_STATE_RECORD_H
+#define CNIHOOK_STATE_RECORD_H
 
 #include <stdbool.h>
 #include <stddef.h>

@@ -26,9 +26,17 @@
 #      bridge and subnet)
 #
 # Each variant with a port has its own host port. The networks are made with
-# `podman network create --internal --disable-dns --subnet 10.X.Y.0/24`: no
-# gateway address on the bridge, no default route, no masquerading, no
-# aardvark-dns; the bridge podman named (podmanN, cni-podmanN) is renamed in
+# `podman network create --internal --disable-dns --subnet 10.X.Y.0/24`
+# (NETWORKS=internal, the default): no gateway address on the bridge, no
+# default route, no masquerading, no aardvark-dns; there netavark (A) skips
+# its NAT and firewall work, where the CNI chain (B, and C, which runs the
+# same file) still runs portmap and firewall. NETWORKS=ordinary makes them
+# with `--disable-dns` only, like for like: netavark sets up the bridge's
+# gateway address, the default route, masquerading, its firewall rules and
+# the port forwarding, and the CNI chain podman generates does the same
+# (isGateway, ipMasq, portmap, firewall). The container runs `true` and
+# sends nothing; every rule names this run's own subnet and goes with it
+# (the chains are checked at the end). The bridge podman named (podmanN, cni-podmanN) is renamed in
 # the generated file to one that carries this run's suffix (the copy C runs
 # is the renamed file). podman's configuration is private: storage.conf
 # (vfs, graphroot and runroot in the temp dir) and one containers.conf per
@@ -51,6 +59,8 @@
 #   WARMUP      untimed rounds before them (default 1)
 #   CPU         1 (default, when perf works): CPU time by perf stat; 0: none
 #   REDUCED     1 (default): the variants D and E; 0: F A B C only
+#   NETWORKS    internal (default) or ordinary: how the networks are made
+#               (see above)
 #   HOOK_LOG    1: each hook entry through `sh -c 'exec cnihook ... 2>>LOG'`
 #               (about 1 ms more per stage), and the medians of the hook's
 #               info lines (total, plugins, own) per network and stage
@@ -71,6 +81,15 @@ ROUNDS=${ROUNDS:-12}
 WARMUP=${WARMUP:-1}
 CPU=${CPU:-1}
 REDUCED=${REDUCED:-1}
+NETWORKS=${NETWORKS:-internal}
+case $NETWORKS in
+internal) NET_OPTS=(--internal --disable-dns) ;;
+ordinary) NET_OPTS=(--disable-dns) ;;
+*)
+	echo "$0: NETWORKS must be internal or ordinary, not $NETWORKS" >&2
+	exit 2
+	;;
+esac
 
 T_NETPREFIX=pb
 if [ -n "${CNIHOOK_BIN:-}" ]; then
@@ -168,7 +187,7 @@ pb_net() {
 pb_net a
 NET_A=$NET2 BR_A=$BR2 SUB_A=$SUB2
 cleanup_push "CONTAINERS_CONF='$CONF_NV' podman network rm -f '$NET_A'"
-CONTAINERS_CONF=$CONF_NV podman network create --internal --disable-dns \
+CONTAINERS_CONF=$CONF_NV podman network create "${NET_OPTS[@]}" \
 	--subnet "$SUB_A.0/24" "$NET_A" >/dev/null || fail "podman network create (netavark) failed"
 f=$NETDIR_NV/$NET_A.json
 [ -f "$f" ] || fail "no $f"
@@ -178,7 +197,7 @@ log "  A: netavark network $NET_A, bridge $BR_A, subnet $SUB_A.0/24"
 # B: the CNI backend.
 cleanup_push "CONTAINERS_CONF='$CONF_CNI' podman network rm -f '$NET_B'"
 cleanup_push "rm -rf '/var/lib/cni/networks/$NET_B'"
-CONTAINERS_CONF=$CONF_CNI podman network create --internal --disable-dns \
+CONTAINERS_CONF=$CONF_CNI podman network create "${NET_OPTS[@]}" \
 	--subnet "$SUB_B.0/24" "$NET_B" >/dev/null || fail "podman network create (cni) failed"
 CONF_B=$NETDIR_CNI/$NET_B.conflist
 [ -f "$CONF_B" ] || fail "no $CONF_B"
@@ -287,6 +306,7 @@ run_variant() {
 # ------------------------------------------------------------- timing
 echo
 echo "podman run --rm IMAGE true: $ROUNDS timed rounds (after $WARMUP untimed), variants interleaved"
+echo "  networks: $NETWORKS (podman network create ${NET_OPTS[*]})"
 echo "  machine: $(nproc) cores, $(uname -sr), load $(cut -d' ' -f1-3 /proc/loadavg)"
 echo "  $(podman --version), $(runc --version | head -n 1), netavark $(/usr/lib/podman/netavark --version 2>/dev/null | awk '{print $2}')"
 for v in "${VARIANTS[@]}"; do

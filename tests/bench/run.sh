@@ -19,6 +19,8 @@
 #                                $abs_top_builddir when no argument is given)
 #   REFCNI       the refcni binary; set it empty to skip that column; unset:
 #                build it from tests/interop/refcni.go with go
+#   CNIHOOK_BASE another cnihook binary (an older build) timed in the same
+#                rounds as CNIHOOK: the "base" column, for a before/after
 #   REPS         timed repetitions of each ADD+DEL pair (default 200)
 #   WARMUP       untimed repetitions before them (default 5)
 #   CHAINS       chain lengths (default "1 3 10")
@@ -122,6 +124,15 @@ if [ -x "$CNIHOOK" ]; then
 	cp "$CNIHOOK" "$tmp/run/cnihook"
 	CNIHOOK=$tmp/run/cnihook
 fi
+if [ -n "${CNIHOOK_BASE:-}" ]; then
+	if [ -x "$CNIHOOK_BASE" ]; then
+		cp "$CNIHOOK_BASE" "$tmp/run/cnihook-base"
+		CNIHOOK_BASE=$tmp/run/cnihook-base
+	else
+		notes+=("base: $CNIHOOK_BASE not found; column skipped")
+		CNIHOOK_BASE=
+	fi
+fi
 if [ -n "$REFCNI" ] && [ -x "$REFCNI" ]; then
 	cp "$REFCNI" "$tmp/run/refcni"
 	REFCNI=$tmp/run/refcni
@@ -171,6 +182,7 @@ cmd() {
 		cmd=("$FLOOR" "${op,,}" -s "$n" "$tmp/bin" "$tmp/floor$n.json" "$tmp/cache/floorsync-bench$n")
 		;;
 	cnihook) cmd=("$CNIHOOK" "${op,,}" "bench$n" /var/run/netns/bench-cnihook) ;;
+	base) cmd=("$CNIHOOK_BASE" "${op,,}" "bench$n" /var/run/netns/bench-base) ;;
 	refcni) cmd=("$REFCNI" "${op,,}" "bench$n" /var/run/netns/bench-refcni) ;;
 	esac
 }
@@ -178,10 +190,12 @@ cmd() {
 # Which runtimes to time: the floor, and the others that are there.
 runtimes=(floor floorsync)
 [ -x "$CNIHOOK" ] && runtimes+=(cnihook)
+[ -n "${CNIHOOK_BASE:-}" ] && runtimes+=(base)
 [ -n "$REFCNI" ] && runtimes+=(refcni)
 
 # figure NAME N OP FIELD: one figure of a runtime's results (FIELD 1: median
-# ms, 2: min ms, 4: peak RSS KB), or "-" when it was not measured.
+# ms, 2: min ms, 4: peak RSS KB, 5: median CPU ms, 6: min CPU ms), or "-"
+# when it was not measured.
 figure() {
 	local file=$tmp/$1-$2-$3
 	if [ -s "$file" ]; then
@@ -281,6 +295,24 @@ for n in $CHAINS; do
 done
 echo
 echo "Targets: overhead (cnihook - floor) <= $TARGET_BASE + $TARGET_PER_PLUGIN*N ms; cnihook peak RSS <= $TARGET_RSS KB."
+echo
+# CPU time: what the runtime and its plugins used (user + system, as wait4()
+# reports them), steadier than the wall time on a busy machine.
+echo "CPU time: $STAT ms per operation of the runtime and its plugins (user + system)."
+printf '%5s %-4s %8s %8s %8s %8s %8s %8s   %s\n' chain op floor base cnihook overhd target refcni "base's wall time"
+for n in $CHAINS; do
+	for op in ADD DEL; do
+		f=$(figure floor "$n" "$op" $((stat_field + 4)))
+		b=$(figure base "$n" "$op" $((stat_field + 4)))
+		c=$(figure cnihook "$n" "$op" $((stat_field + 4)))
+		r=$(figure refcni "$n" "$op" $((stat_field + 4)))
+		target=$(awk -v b="$TARGET_BASE" -v p="$TARGET_PER_PLUGIN" -v n="$n" \
+			'BEGIN { printf "%.2f", b + p * n }')
+		printf '%5s %-4s %8s %8s %8s %8s %8s %8s   %s\n' "$n" "$op" "$f" "$b" "$c" \
+			"$(over "$c" "$f")" "$target" "$r" "$(figure base "$n" "$op" $stat_field)"
+	done
+done
+echo "base: CNIHOOK_BASE, timed in the same rounds (- when not given)."
 echo "flr+sync: the floor writing its cache file as cnihook must (temp file, fdatasync, rename);"
 echo "ovh:sync = cnihook - flr+sync, and its verdict: cnihook's cost beyond that sync."
 for note in "${notes[@]}"; do

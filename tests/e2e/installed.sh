@@ -29,6 +29,7 @@ srcdir=${abs_top_srcdir:-$(cd "$(dirname "$0")/../.." && pwd)}
 T_NETPREFIX=inst
 . "$srcdir/tests/harness/runtime-lib.sh"
 . "$srcdir/tests/harness/rootless-lib.sh"
+. "$srcdir/tests/harness/docker-lib.sh"
 
 # podman as a user runs it: no --hooks-dir (rt_exec, rt_stop and
 # rt_status use pm).
@@ -371,7 +372,8 @@ inst_rootless_case() {
 # containers named web under runc, containerd (a containerd of the test's
 # own, in its own namespace), podman with its CNI backend, then netavark
 # beside a network of podman's own on 10.90.0.0/24 (the test's storage, with
-# the busybox image tagged as the README pulls it). Between the README's
+# the busybox image tagged as the README pulls it), Docker (qs_docker).
+# Between the README's
 # lines the test checks what they did; each block's output goes to a file
 # of the case. cnihook(8)'s EXAMPLES of a pod, of list and gc, and of the
 # CLI alone run here too.
@@ -418,6 +420,50 @@ default_ulimits = ["nofile=20000:20000", "nproc=32768:32768"]
 EOT
 	export CONTAINERS_CONF=$DIR/qs-$1.conf
 	[ "$(podman info --format '{{.Host.NetworkBackend}}')" = "$1" ] || fail "podman does not use $1"
+}
+
+# qs_docker: the README's Docker block on a dockerd of the test's own
+# (docker-lib.sh): its steps on the host's system become the test's:
+# apt-get checks that docker.io is installed, tee writes the test's
+# daemon.json, systemctl restart docker starts the test's dockerd with it,
+# docker is /usr/bin/docker on that dockerd; the image busybox is the
+# test's rootfs, tagged so.
+qs_docker() {
+	local cid out
+	dk_init
+	apt-get() { dpkg-query -W -f '${Status}' docker.io 2>/dev/null | grep -q 'install ok installed'; }
+	tee() { command tee "$DK_DIR/daemon.json"; }
+	systemctl() {
+		[ "$*" = "restart docker" ] || fail "systemctl $*: not the README's"
+		dk_start
+	}
+	docker() { dk "$@"; }
+	{
+		apt-get install -y docker.io
+		echo '{"runtimes": {"cnihook": {"path": "/usr/local/bin/cnihook-runtime"}}}' | tee /etc/docker/daemon.json
+		systemctl restart docker
+	} </dev/null >"$DIR/qs-docker.out" 2>&1 || fail "the README's Docker set-up: $(cat "$DIR/qs-docker.out")"
+	unset -f apt-get tee systemctl
+	dk_image
+	dk tag "$DK_IMAGE" busybox || fail "docker tag"
+	{
+		docker run -d --name web --runtime cnihook --network none -e io.cnihook.networks=cnihook \
+		    -e io.cnihook.ports=8080:80 busybox sh -c 'echo hello >/index.html && exec httpd -f -p 80 -h /'
+	} </dev/null >>"$DIR/qs-docker.out" 2>&1 || fail "the README's docker run: $(cat "$DIR/qs-docker.out")"
+	cid=$(dk_id web)
+	qs_page docker
+	checking "docker: cnihook status names moby/${cid:0:12}"
+	out=$(
+		cnihook status "moby/$(docker inspect --format '{{.Id}}' web)" # Docker's containerd namespace
+	) || fail "cnihook status of web: $out"
+	grep -q "^moby/${cid:0:12} .* cnihook " <<<"$out" || fail "cnihook status: $out"
+	ok "$(tail -1 <<<"$out")"
+	{
+		docker rm -f web # poststop: detached
+	} </dev/null >>"$DIR/qs-docker.out" 2>&1 || fail "docker rm -f web: $(cat "$DIR/qs-docker.out")"
+	rt_nothing_left_for "moby-$cid"
+	unset -f docker
+	dk_stop
 }
 
 qs_case() {
@@ -596,6 +642,9 @@ qs_case() {
 	} </dev/null >>"$DIR/qs-netavark.out" 2>&1 || fail "podman rm, network rm: $(cat "$DIR/qs-netavark.out")"
 	rt_nothing_left_for "$cid"
 
+	log "README: Docker, through cnihook-runtime"
+	qs_docker
+
 	log "cnihook(8): the CLI alone, as cnitool"
 	cleanup_push "ip netns del demo 2>/dev/null || true"
 	{
@@ -622,7 +671,7 @@ rt_init podman
 inst_plan
 cleanup_push inst_remove
 run_case "an installed cnihook under podman without --hooks-dir, beside podman's CNI network" inst_case
-run_case "the README's quick starts, line for line: runc, containerd, podman (CNI, netavark)" qs_case
+run_case "the README's quick starts, line for line: runc, containerd, podman (CNI, netavark), Docker" qs_case
 run_case "rootless podman with the installed hook and defaults, no --hooks-dir, no --config" inst_rootless_case
 log "--- whole script"
 inst_remove

@@ -257,9 +257,9 @@ make_bundle() {
 		mv "$1/config.json.new" "$1/config.json"; } || fail "make_bundle: $NAMES_JQ"
 }
 
-# 5. A read-only rootfs (root.readonly) without /etc/hosts: hosts is left
-# alone with a warning naming it; resolv.conf (present) is mounted; the
-# container starts.
+# 5. A read-only rootfs (root.readonly) without /etc/hosts: the hook creates
+# the mount point, as the runtime creates its own before it makes the rootfs
+# read-only, and both files are mounted; the container starts.
 names_case_readonly() {
 	local id root
 	rt_setup_case e
@@ -269,21 +269,19 @@ names_case_readonly() {
 	id=$(rt_id)
 	RT_ROOTFS=$root rt_start_ok "start $id, read-only rootfs without /etc/hosts" "$id" \
 		"$(annotations io.cnihook.networks "$NET")"
-	checking "resolv.conf written; hosts left alone, logged"
+	checking "resolv.conf and hosts written; hosts's mount point created empty in the rootfs"
 	expect_in "$id" /etc/resolv.conf "^nameserver $GW" "resolv.conf not written"
-	! rt_exec "$id" test -e /etc/hosts || fail "/etc/hosts exists in $id"
-	if hook_log_complete; then
-		grep -q '/etc/hosts not written (left alone): /etc/hosts is missing and the rootfs is read-only' "$HOOKLOG" ||
-			fail "no warning: $(cat "$HOOKLOG")"
-	fi
-	[ ! -e "$root/etc/hosts" ] || fail "$root/etc/hosts was created"
+	expect_in "$id" /etc/hosts "# cnihook: this container" "hosts not written"
+	[ -f "$root/etc/hosts" ] && [ ! -s "$root/etc/hosts" ] || fail "$root/etc/hosts: not an empty file"
+	! rt_exec "$id" sh -c 'echo x >/etc/x' 2>/dev/null || fail "the rootfs is writable"
 	ok "as said"
 	rt_stop "$id"
 	rt_teardown_and_check
 }
 
 # 6. A user namespace: cnihook's file belongs to the container's root (its
-# uid_map's host id), so the container's root owns what it reads.
+# uid_map's host id), so the container's root owns what it reads; it lives
+# on a tmpfs of its own, none in the state directory.
 names_case_userns() {
 	local id root
 	rt_setup_case f
@@ -298,9 +296,8 @@ names_case_userns() {
 		| .mounts |= map(select(.destination != "/sys" and .type != "cgroup"))' \
 	RT_ROOTFS=$root rt_start_ok "start $id in a user namespace (root = host uid 100000)" "$id" \
 		"$(annotations io.cnihook.networks "$NET")"
-	checking "the container's root owns /etc/resolv.conf and /etc/hosts; host side owned by 100000"
-	[ "$(stat -c %u:%g "$STATEDIR/$RT_CID/resolv.conf")" = 100000:100000 ] ||
-		fail "$(stat -c %u:%g "$STATEDIR/$RT_CID/resolv.conf")"
+	checking "the container's root owns /etc/resolv.conf and /etc/hosts; nothing in the state directory"
+	[ ! -e "$STATEDIR/$RT_CID/resolv.conf" ] || fail "$STATEDIR/$RT_CID/resolv.conf exists"
 	[ "$(rt_exec "$id" stat -c %u /etc/hosts)" = 0 ] || fail "not root's inside"
 	expect_in "$id" /etc/resolv.conf "^nameserver $GW" "resolv.conf"
 	ok "owned by the container's root"
@@ -370,8 +367,23 @@ names_case_ctr_restart() {
 
 # host_files_digest: the host's own names files and the baits.
 host_files_digest() {
-	cat /etc/resolv.conf /etc/hosts "$T_TMP/bait" "$T_TMP/bait-hosts" 2>/dev/null | sha256sum
+	cat /etc/resolv.conf /etc/hosts "$T_TMP/bait" "$T_TMP/bait-hosts" "$T_TMP"/shared/* 2>/dev/null | sha256sum
 	ls -la /etc/resolv.conf /etc/hosts
+	# a mount of cnihook's in the host's shared directory (h7, h8)
+	grep -F -- " $T_TMP/shared/" /proc/self/mountinfo || true
+}
+
+# A directory of the host's that is a shared mount, as every mount is on a
+# systemd host: a volume of it with rshared propagation is a peer of it.
+shared_host_dir() {
+	[ -d "$T_TMP/shared" ] && return 0
+	mkdir -p "$T_TMP/shared"
+	printf 'bait\n' >"$T_TMP/shared/target"
+	printf 'nameserver 192.0.2.1\n' >"$T_TMP/shared/resolv.conf"
+	printf '127.0.0.1 bait\n' >"$T_TMP/shared/hosts"
+	cleanup_push "umount -l '$T_TMP/shared' 2>/dev/null || true"
+	mount --bind "$T_TMP/shared" "$T_TMP/shared" && mount --make-shared "$T_TMP/shared" ||
+		fail "cannot make $T_TMP/shared a shared mount"
 }
 
 # hostile_case LETTER DESCRIPTION SETUP [JQ]: a rootfs of the case's own,
@@ -414,9 +426,16 @@ names_hostile_cases() {
 		"hosts 4 GiB" 'truncate -s 4G etc/hosts'
 	run_case "h5. /etc/hosts a hard link to a host file ($RT)" hostile_case h5 \
 		"hosts a hard link" 'rm -f etc/hosts && ln "$T_TMP/bait-hosts" etc/hosts'
-	run_case "h6. /etc a read-only bind mount without the files ($RT)" hostile_case h6 \
+	run_case "h6. /etc a read-only bind mount without the files (a volume: left alone) ($RT)" hostile_case h6 \
 		"/etc read-only bind" 'mkdir -p "$DIR/etc-ro"' \
 		".mounts += [{destination: \"/etc\", type: \"bind\", source: \"$T_TMP/h6/etc-ro\", options: [\"rbind\", \"ro\"]}]"
+	shared_host_dir
+	run_case "h7. rootfsPropagation rshared, an rshared volume, resolv.conf a link onto it (left alone) ($RT)" \
+		hostile_case h7 "link onto a shared volume" 'rm -f etc/resolv.conf && mkdir -p vol && ln -s /vol/target etc/resolv.conf' \
+		".linux.rootfsPropagation = \"rshared\" | .mounts += [{destination: \"/vol\", type: \"bind\", source: \"$T_TMP/shared\", options: [\"rbind\", \"rshared\"]}]"
+	run_case "h8. rootfsPropagation shared, the host's shared directory at /etc (left alone) ($RT)" \
+		hostile_case h8 "a shared host directory at /etc" ':' \
+		".linux.rootfsPropagation = \"shared\" | .mounts += [{destination: \"/etc\", type: \"bind\", source: \"$T_TMP/shared\", options: [\"rbind\"]}]"
 }
 
 require_cmd nsenter timeout

@@ -26,6 +26,11 @@
 # (/proc/PID/comm: the plugins run sandboxed and cannot read the hook's
 # /proc/PID/exe), so that a kill after it ended hits nothing else.
 #
+# A quarter of the faults are rename faults instead: the first hook of the
+# stage SIGKILLs itself between the temp file and the rename of a file of
+# one of the directories it writes (CNIHOOK_TEST_KILL_BEFORE_RENAME, a
+# target path pattern; a stage that writes no such file is not killed).
+#
 # Each step picks at random: start a container (at most 3 live at a time;
 # runc runs createRuntime, and after a failed one poststop, as it does), stop
 # one (runc kill, runc delete: poststop), or run `cnihook gc`, which must
@@ -37,7 +42,10 @@
 # CNI chains they are in or jump to, the cache's files (results/, the
 # attachment lists; not the port indexes, a digest of results/ that any
 # start rewrites), and the state directory must hold nothing else (no record, journal, pin, lock, name
-# link, port reservation, mount). A foreign attachment made before the first
+# link, port reservation, mount). A temp file (a dot name with ".tmp") in
+# the cache or the state directory after any gc, in the middle or at the
+# end, is a leak: a writer killed before its rename left it, and gc removes
+# those at once (docs/architecture.md, "Temp files"). A foreign attachment made before the first
 # container (`cnihook add` under another id, in the same cache, network and
 # dataDir, its namespace alive throughout) is in that picture, so it must be
 # byte-identical too.
@@ -143,25 +151,36 @@ N_LIFE=0    # containers started (a lifecycle each)
 N_STAGES=0  # stages run
 N_FAULTED=0 # stages given a fault
 N_GC=0      # gc runs in the middle
+N_TEMPS_GONE=0 # temp files of killed writers that gc removed
+RENAMES=()     # the rename faults given
+# Where a rename fault kills the hook: between the temp file and the rename
+# of a file of each directory it writes (CNIHOOK_TEST_KILL_BEFORE_RENAME).
+RENAME_POINTS=('*/results/*' '*/cnihook-attachments/*' '*/cnihook-ports.*' '*/record.json'
+	'*/network-status.json' '*/ports' '*/journal/*')
 
 # soak_fault STAGE: with FAULTS per cent, write a fault for STAGE (ADD at
 # createRuntime, DEL at poststop).
 soak_fault() {
 	local cmd=$1 p who delay
-	rm -f "$DIR/fault"
+	rm -f "$DIR/fault" "$DIR/rename-fault"
 	[ $((RANDOM % 100)) -lt "$FAULTS" ] || return 0
+	N_FAULTED=$((N_FAULTED + 1))
+	if [ $((RANDOM % 4)) = 0 ]; then
+		RENAMES+=("${RENAME_POINTS[RANDOM % ${#RENAME_POINTS[@]}]}")
+		printf '%s\n' "${RENAMES[-1]}" >"$DIR/rename-fault"
+		return 0
+	fi
 	p=${PLUGINS[RANDOM % ${#PLUGINS[@]}]}
 	who=hook
 	if [ "$p" = host-local ] || [ $((RANDOM % 3)) = 0 ]; then who=plugin; fi
 	delay=$(printf '0.%03d' $((RANDOM % 4 == 0 ? 0 : RANDOM % 150)))
 	printf '%s %s %s %s\n' "$cmd" "$p" "$who" "$delay" >"$DIR/fault"
-	N_FAULTED=$((N_FAULTED + 1))
 }
 
 # soak_wait_kills: the background killers of the last stage are done.
 soak_wait_kills() {
 	sleep 0.2
-	rm -f "$DIR/fault"
+	rm -f "$DIR/fault" "$DIR/rename-fault"
 }
 
 soak_start() {
@@ -198,26 +217,45 @@ soak_stop() {
 	soak_wait_kills
 }
 
-# soak_gc: gc in the middle; every live container keeps its cache entry.
+# soak_temps: temp files in the cache and the state directory (cnihook's,
+# and any other dot name with ".tmp": none may be left).
+soak_temps() {
+	{ find "$CACHEDIR" "$STATEDIR" -name '.*.tmp*' 2>/dev/null || true; } | sort
+}
+
+# soak_gc: gc in the middle; every live container keeps its cache entry, and
+# no temp file of a writer killed before its rename is left (no stage runs
+# beside gc: every writer is done or dead).
 soak_gc() {
-	local id
+	local id temps
 	N_GC=$((N_GC + 1))
-	rm -f "$DIR/fault"
+	rm -f "$DIR/fault" "$DIR/rename-fault"
 	"$HOOKBIN" --config "$HOOKCONF" gc >"$DIR/gc.out" 2>&1 ||
 		log "  gc in the middle: exit status $? (a teardown failed): $(grep -v ': kept: ' "$DIR/gc.out" | head -5)"
 	for id in "${LIVE[@]}"; do
 		[ -f "$CACHEDIR/results/$NET-$id-eth0" ] ||
 			fail "gc took the live container $id's attachment: $(cat "$DIR/gc.out")"
 	done
+	N_TEMPS_GONE=$((N_TEMPS_GONE + $(awk '/temp file\(s\) of writers killed/ { n += $(NF - 8) } END { print n + 0 }' "$DIR/gc.out")))
+	temps=$(soak_temps)
+	[ -z "$temps" ] || fail "leak: temp files left after gc in the middle: $temps; gc said: $(cat "$DIR/gc.out")"
 }
 
 soak_case() {
-	local ns nspath fid capargs deadline r before after torn
+	local ns nspath fid capargs deadline r before after torn temps
 	rt_setup_case s
 	rt_add_net "$NET" "$BR" "$SUB"
 	# The hook as runc runs it: exec keeps its pid (the plugins' parent).
-	printf '#!/bin/sh\nLD_LIBRARY_PATH=%s exec %s "$@"\n' "'${LD_LIBRARY_PATH:-}'" "'$HOOKBIN'" \
-		>"$DIR/hookbin"
+	# A rename fault (soak_fault) is claimed by the first hook that starts.
+	cat >"$DIR/hookbin" <<EOF
+#!/bin/sh
+f='$DIR/rename-fault'
+if [ -e "\$f" ] && read -r pattern <"\$f" && mv "\$f" "\$f.\$\$" 2>/dev/null; then
+	rm -f "\$f.\$\$"
+	export CNIHOOK_TEST_KILL_BEFORE_RENAME="\$pattern"
+fi
+LD_LIBRARY_PATH='${LD_LIBRARY_PATH:-}' exec '$HOOKBIN' "\$@"
+EOF
 	chmod 755 "$DIR/hookbin"
 	rt_write_shim "$DIR/hookbin"
 	soak_wrappers
@@ -259,18 +297,30 @@ soak_case() {
 	local kills=0 plugin_kills
 	[ ! -f "$DIR/kills.log" ] || kills=$(wc -l <"$DIR/kills.log")
 	plugin_kills=$(grep -c ' plugin ' "$DIR/kills.log" 2>/dev/null || true)
-	ok "$N_LIFE lifecycles, $N_STAGES stages, $N_FAULTED with a fault, $kills SIGKILL(s) landed (${plugin_kills:-0} of a plugin, the others of the hook), $N_GC gc run(s) in the middle"
+	ok "$N_LIFE lifecycles, $N_STAGES stages, $N_FAULTED with a fault, $kills SIGKILL(s) landed (${plugin_kills:-0} of a plugin, the others of the hook), ${#RENAMES[@]} rename fault(s) given, $N_GC gc run(s) in the middle"
+	if [ ${#RENAMES[@]} -gt 0 ]; then
+		log "  rename faults given, by target:"
+		printf '%s\n' "${RENAMES[@]}" | sort | uniq -c | sed 's/^/#    /'
+	fi
 	if [ -f "$DIR/kills.log" ]; then
 		log "  kills by stage and plugin:"
 		awk '{ print "    " $1, $2, $3 }' "$DIR/kills.log" | sort | uniq -c | sed 's/^/#/'
 	fi
 
-	rm -f "$DIR/fault"
+	rm -f "$DIR/fault" "$DIR/rename-fault"
 	"$HOOKBIN" --config "$HOOKCONF" gc >"$DIR/gc.out" 2>&1 ||
 		fail "the final gc failed: $(cat "$DIR/gc.out")"
 	grep -q "container \"$fid\": kept" "$DIR/gc.out" ||
 		fail "gc did not keep the foreign attachment: $(cat "$DIR/gc.out")"
 	ok "the final gc: $(grep -c ': gone: detached' "$DIR/gc.out" || true) container(s) detached"
+	N_TEMPS_GONE=$((N_TEMPS_GONE + $(awk '/temp file\(s\) of writers killed/ { n += $(NF - 8) } END { print n + 0 }' "$DIR/gc.out")))
+	temps=$(soak_temps)
+	if [ -n "$temps" ]; then
+		log "temp files left after the final gc (writers killed before their rename):"
+		printf '%s\n' "$temps" | sed 's/^/#   /'
+		fail "leak audit: $(wc -l <<<"$temps") temp file(s) left after gc (seed $SEED)"
+	fi
+	ok "no temp file left after gc ($N_TEMPS_GONE of killed writers removed by gc over the soak)"
 	after=$(picture)
 	torn=$(torn_leases)
 	if [ -n "$torn" ]; then

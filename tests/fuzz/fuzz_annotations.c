@@ -81,8 +81,17 @@ static void check_selection(const struct selection *s)
 		CHECK(r->ifname && cnirt_check_ifname(r->ifname, &e) == 0);
 		for (size_t k = 0; k < i; k++)
 			CHECK(strcmp(s->v[k].ifname, r->ifname) != 0);
-		if (r->port_mappings)
-			check_json(r->port_mappings, JSON_ARRAY);
+		for (size_t k = 0; k < r->ports.n; k++) {
+			const struct port_mapping *m = &r->ports.v[k];
+			CHECK(m->host_port >= 1 && m->host_port <= 65535);
+			CHECK(m->container_port >= 1 && m->container_port <= 65535);
+			CHECK(strcmp(m->proto, "tcp") == 0 || strcmp(m->proto, "udp") == 0 ||
+			      strcmp(m->proto, "sctp") == 0);
+		}
+		if (r->ports.n) {
+			_cleanup_free_ char *text = portmaps_json(&r->ports);
+			check_json(text, JSON_ARRAY);
+		}
 		if (r->bandwidth)
 			check_json(r->bandwidth, JSON_OBJECT);
 		if (r->cni_args)

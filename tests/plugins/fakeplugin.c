@@ -138,7 +138,7 @@ static void read_all(int fd, struct buf *b)
 	}
 }
 
-static void read_file(const char *path, struct buf *b)
+static void append_file(const char *path, struct buf *b)
 {
 	_cleanup_close_ int fd = open(path, O_RDONLY | O_CLOEXEC);
 
@@ -240,7 +240,7 @@ static void control_line(struct control *c, char *line)
 		buf_appends(&c->out, value);
 		c->has_stdout = true;
 	} else if (strcmp(key, "stdout-file") == 0) {
-		read_file(value, &c->out);
+		append_file(value, &c->out);
 		c->has_stdout = true;
 	} else if (strcmp(key, "flood") == 0) {
 		long n = parse_number(key, value);
@@ -254,7 +254,7 @@ static void control_line(struct control *c, char *line)
 	} else if (strcmp(key, "stderr") == 0) {
 		buf_appends(&c->err, value);
 	} else if (strcmp(key, "stderr-file") == 0) {
-		read_file(value, &c->err);
+		append_file(value, &c->err);
 	} else if (strcmp(key, "sleep-ms") == 0) {
 		c->sleep_ms = parse_number(key, value);
 	} else if (strcmp(key, "child-sleep-ms") == 0) {
@@ -284,7 +284,7 @@ static void control_load(struct control *c, const char *dir, const char *name, c
 		if (access(path, F_OK) < 0)
 			return;
 	}
-	read_file(path, &text);
+	append_file(path, &text);
 	if (text.data == NULL)
 		return;
 	for (char *line = strtok_r(text.data, "\n", &save); line;

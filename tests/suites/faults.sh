@@ -23,7 +23,9 @@
 # createRuntime and poststop racing on one id; host port reservations; static
 # IPs and MACs held by another container (collected when gone); SIGKILL
 # between an index update and the state it indexes, and a damaged index of
-# other runtimes' port mappings.
+# other runtimes' port mappings; SIGKILL between a temp file and its rename
+# in every directory cnihook writes (the next gc or poststop removes it,
+# other programs' temp-looking files are left).
 #
 # Checks are often eval'd single-quoted strings, expanded when run.
 # shellcheck disable=SC2016
@@ -992,6 +994,79 @@ check_gone "ports: index: nothing left" "$id"
 for n in "${nss[@]}"; do del_netns "$n"; done
 nss=()
 reset
+
+# ---------------------------------------------------------------- torn writes
+# Every file is written as a temp file beside it, then renamed
+# (docs/architecture.md, "Temp files"). The hook SIGKILLs itself between the
+# two when the target path matches CNIHOOK_TEST_KILL_BEFORE_RENAME (the fault
+# point of common/file.c), once for each directory cnihook writes; the next
+# gc (or poststop) leaves no temp file, and files of other programs in
+# results/ that look like temp files are never touched.
+echo "# SIGKILL between a temp file and its rename"
+# temps: cnihook's temp files under the state directory and the cache (not
+# the other program's below)
+temps() { find "$state" "$cache" -name '.*.tmp.cnihook.*' ! -name '*-other-*' 2>/dev/null; }
+# Another program's files in results/ that look like temp files, cnihook's
+# old or new names among them (another pid namespace's, a short random part).
+foreign_tmp=(".chain-other-eth0.tmpAbCdEf" ".chain-other-eth0.tmp.cnihook.1.2.3.AbCdEf"
+	"chain-other-eth0.tmp" ".chain-other-eth0.tmp.cnihook.4026531836.1.0.Ab")
+# torn NAME PATTERN THEN: attach with the kill at PATTERN (a shell pattern
+# of the target path); THEN is gc (the namespace deleted first: the
+# container is gone), gc-live (a process in the namespace: the container is
+# kept, only the temp file goes) or poststop.
+torn() {
+	local name=$1 pattern=$2 then=$3 t0
+	begin_case "torn-$name" "$(annotations io.cnihook.networks chain,second io.cnihook.ports "$port:80")"
+	port=$((port + 1))
+	[ "$then" != gc-live ] || live_in "$ns"
+	mkdir -p "$cache/results"
+	for f in "${foreign_tmp[@]}"; do echo '{' >"$cache/results/$f"; done
+	foreign_sum=$(cd "$cache/results" && sha256sum -- "${foreign_tmp[@]}")
+	t0=$(now_ms)
+	input=$(state "$id" creating)
+	CNIHOOK_TEST_KILL_BEFORE_RENAME=$pattern runhook "$input" createRuntime
+	check "$name: the hook killed itself before the rename of ${pattern#"$tmp/"} (status $rc, $(($(now_ms) - t0)) ms)" \
+		test "$rc" = 137
+	check "$name: a temp file is left: $(temps | tr '\n' ' ')" test -n "$(temps)"
+	case $then in
+	poststop)
+		poststop "$id"
+		check "$name: poststop exits 0" test "$rc" = 0
+		;;
+	gc-live)
+		gc
+		check "$name: gc exits 0 and keeps the live container" \
+			eval '[ "$rc" = 0 ] && has "gc: container \"$id\": kept" "$out" && [ -d "$state/$id" ]'
+		check "$name: gc says it removed the temp file" has "removed 1 temp file(s)" "$out"
+		poststop "$id"
+		;;
+	*)
+		del_netns "$ns"
+		gc
+		check "$name: gc exits 0, the container gone and detached" \
+			eval '[ "$rc" = 0 ] && has "gc: container \"$id\": gone: detached" "$out"'
+		;;
+	esac
+	check "$name: no temp file left: $(temps | tr '\n' ' ')" test -z "$(temps)"
+	check "$name: the other program's temp-looking files in results/ are untouched" \
+		eval '[ "$(cd "$cache/results" && sha256sum -- "${foreign_tmp[@]}")" = "$foreign_sum" ]'
+	(cd "$cache/results" && rm -f -- "${foreign_tmp[@]}")
+	check_gone "$name: after $then, nothing left" "$id"
+	end_case
+}
+port=18140
+t_torn=$(now_ms)
+torn record "$state/*/record.json" gc
+torn list "$cache/cnihook-attachments/*" gc
+torn ports-list "$state/*/ports" gc
+torn journal "$state/*/journal/*" gc
+torn results "$cache/results/second-*" gc
+torn index "$cache/cnihook-ports.*" gc
+torn status "$state/*/network-status.json" gc-live
+torn status-poststop "$state/*/network-status.json" poststop
+for p in "${port_live[@]}"; do kill_child "$p"; done
+port_live=()
+echo "# torn writes: $(($(now_ms) - t_torn)) ms"
 
 # ---------------------------------------------------------------- the end
 echo "# nothing left"

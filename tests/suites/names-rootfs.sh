@@ -14,6 +14,14 @@
 # /etc/resolv.conf and /etc/hosts and the baits are unchanged; nothing is
 # created where a link points; the host's mount table shows no names file;
 # after poststop nothing of cnihook's is left.
+#
+# Then what must never reach the host (cnihook(8), NAMES): a target on a
+# volume shared with the host (through a link, or a host directory at
+# /etc), a rootfs that is itself a shared mount, an engine-looking file
+# mounted read-only or from a user's volume, a user-namespace container
+# that remounts its file writable and appends to it, a rootfs whose file
+# system is read-only; and what a plugin's result may bring (loopback
+# servers, strange search domains) and io.cnihook.name in the hosts block.
 # shellcheck disable=SC2016
 set -uo pipefail
 : "${CNIHOOK:?}" "${FAKEPLUGIN:?}"
@@ -100,8 +108,9 @@ check "c1: the container reads the result's server first, search, options" \
 		inside resolv.conf | grep -q "^search fake.test" && inside resolv.conf | grep -q "^options ndots:2"'
 check "c1: the container's hosts maps 10.250.77.2 to c1" \
 	eval 'inside hosts | grep -qE "^10\.250\.77\.2[[:space:]]+c1$"'
-check "c1: the files are cnihook's in the state directory, mounted read-only" \
-	eval '[ -f "$state/c1/resolv.conf" ] && ! nsenter -t "$PID" -m sh -c "echo x >>$ROOT/etc/hosts" 2>/dev/null'
+check "c1: the files are cnihook's on a tmpfs of their own, mounted read-only, none in the state directory" \
+	eval '[ ! -e "$state/c1/resolv.conf" ] && ! nsenter -t "$PID" -m sh -c "echo x >>$ROOT/etc/hosts" 2>/dev/null &&
+		[ "$(nsenter -t "$PID" -m findmnt -n -o FSTYPE "$ROOT/etc/hosts")" = tmpfs ]'
 check "c1: the host sees the rootfs's own files, and no mount" \
 	eval '[ ! -s "$ROOT/etc/resolv.conf" ] && host_mounts_clean'
 check "c1: the rootfs on disk is unchanged" \
@@ -122,18 +131,38 @@ hook c3 creating
 check "c3: io.cnihook.dns=off: nothing written" \
 	eval '[ "$rc" = 0 ] && [ -z "$(inside resolv.conf)" ] && [ ! -e "$state/c3/hosts" ]'
 stop c3
-EXTRA_JQ='.root.readonly = true' container c4 'rm etc/hosts'
+# root.readonly: the runtime makes the rootfs read-only after
+# createRuntime, and creates its own mount points first; so does the hook.
+EXTRA_JQ='.root.readonly = true' container c4 'rm etc/hosts etc/resolv.conf'
 hook c4 creating
-check "c4: read-only rootfs without /etc/hosts: left alone, one warning; resolv.conf mounted" \
-	eval '[ "$rc" = 0 ] && has "/etc/hosts not written (left alone): /etc/hosts is missing and the rootfs is read-only" "$err" &&
-		[ ! -e "$ROOT/etc/hosts" ] && inside resolv.conf | grep -q 10.250.77.1'
+check "c4: root.readonly without the files: both created empty and mounted over, quiet" \
+	eval '[ "$rc" = 0 ] && [ -z "$err" ] && [ -f "$ROOT/etc/hosts" ] && [ ! -s "$ROOT/etc/hosts" ] &&
+		inside hosts | grep -q c4 && inside resolv.conf | grep -q 10.250.77.1'
 stop c4
 container c5 '' -U
 hook c5 creating
 check "c5: user namespace: cnihook's file owned by the container's root (host 100000)" \
-	eval '[ "$rc" = 0 ] && [ "$(stat -c %u:%g "$state/c5/hosts")" = 100000:100000 ] &&
+	eval '[ "$rc" = 0 ] && [ "$(nsenter -t "$PID" -m stat -c %u:%g "$ROOT/etc/hosts")" = 100000:100000 ] &&
 		inside hosts | grep -q c5'
+# The container's root holds CAP_SYS_ADMIN in its own user namespace: it
+# can remount its file writable, and then append no more than the page its
+# tmpfs has; no file of the host changes or grows. (Its root, host uid
+# 100000, must be able to walk to its rootfs, as under a runtime.)
+chmod 711 "$tmp"
+nsenter -t "$PID" -U -m sh -c \
+	"mount -o remount,bind,rw '$ROOT/etc/resolv.conf' && head -c 20971520 /dev/zero >>'$ROOT/etc/resolv.conf'" \
+	>"$tmp/c5.out" 2>&1
+check "c5: remounted writable from its user namespace, 20 MiB appended: refused past a page, nothing on the host grew" \
+	eval 'grep -q "No space left on device" "$tmp/c5.out" &&
+		[ "$(nsenter -t "$PID" -m stat -c %s "$ROOT/etc/resolv.conf")" -le 8192 ] &&
+		[ -z "$(find "$state" "$tmp/c5" -type f -size +64k)" ] && [ ! -s "$ROOT/etc/resolv.conf" ]'
+sed 's/^/#   /' "$tmp/c5.out"
 stop c5
+EXTRA_JQ='.annotations["io.cnihook.name"] = "webname"' container c6 ''
+hook c6 creating
+check "c6: io.cnihook.name is in the hosts block (a network without dnsname)" \
+	eval '[ "$rc" = 0 ] && inside hosts | grep -qE "^10\.250\.77\.2[[:space:]].*webname"'
+stop c6
 
 # ---------------------------------------------------------------- hostile rootfs
 hostile() { # hostile ID DESCRIPTION SETUP [WANT-IN-ERR]
@@ -166,8 +195,136 @@ mkdir -p "$tmp/h6/etc-ro"
 nsenter -t "$PID" -m mount --bind -o ro "$tmp/h6/etc-ro" "$ROOT/etc"
 hook h6 creating
 check "h6 (read-only bind mount at /etc): exits 0, left alone, nothing created" \
-	eval '[ "$rc" = 0 ] && has "cannot be created" "$err" && [ -z "$(ls -A "$tmp/h6/etc-ro")" ] &&
+	eval '[ "$rc" = 0 ] && has "/etc is on another mount than the rootfs" "$err" && [ -z "$(ls -A "$tmp/h6/etc-ro")" ] &&
 		[ "$(host_files)" = "$HOST_BEFORE" ]'
 stop h6
+
+# ---------------------------------------------------------------- never the host's
+# A directory of the "host" shared with the containers as a volume: a shared
+# mount of its own, so that a mount under it in any namespace that has a
+# peer of it appears in the host's too (as every mount does on a systemd
+# host, or with podman's -v SRC:DST:rshared).
+hostdir=$tmp/hostdir
+mkdir -p "$hostdir"
+printf 'bait\n' >"$hostdir/target"
+printf 'nameserver 192.0.2.1\n' >"$hostdir/resolv.conf"
+printf '127.0.0.1 localhost\n' >"$hostdir/hosts"
+cleanup_push "umount -l '$hostdir' 2>/dev/null || true"
+mount --bind "$hostdir" "$hostdir" && mount --make-shared "$hostdir"
+hostdir_files() { sha256sum "$hostdir"/*; stat -c '%n %i %s' "$hostdir"/*; }
+no_host_mount() { ! awk -v d="$1" '$5 ~ "^" d "/" {f=1} END {exit !f}' /proc/self/mountinfo; }
+# shared_container ID SETUP IN-NS: a container whose namespace keeps the host's
+# propagation (the shared volume a peer of the host's); its rootfs a private
+# mount of its own; IN-NS run in its mount namespace (ROOT, hostdir set).
+shared_container() {
+	container "$1" "$2" --propagation unchanged
+	local top
+	top=$(findmnt -n -o TARGET -T "$ROOT")
+	nsenter -t "$PID" -m sh -c "mount --make-private '$top' && mount --bind '$ROOT' '$ROOT' &&
+		mount --make-private '$ROOT' && $3" || echo "set-up in $1's namespace failed" >&2
+}
+shared_case() { # shared_case ID DESCRIPTION WANT-IN-ERR
+	HOST_BEFORE=$(hostdir_files) WANT=$3
+	hook "$1" creating
+	check "$1 ($2): exits 0, left alone: \"$3\"" eval '[ "$rc" = 0 ] && has "$WANT" "$err"'
+	check "$1 ($2): the host's directory unchanged, no mount there on the host" \
+		eval '[ "$(hostdir_files)" = "$HOST_BEFORE" ] && no_host_mount "$hostdir"'
+	stop "$1"
+	check "$1: after poststop, no mount of cnihook's anywhere on the host" no_host_mount "$hostdir"
+}
+shared_container s1 'mkdir vol && rm etc/resolv.conf && ln -s /vol/target etc/resolv.conf' \
+	"mount --bind '$hostdir' '$tmp/s1/rootfs/vol'"
+shared_case s1 "resolv.conf a link onto a volume shared with the host" \
+	"/etc/resolv.conf resolves onto another mount than the rootfs's"
+shared_container s2 '' "mount --bind '$hostdir' '$tmp/s2/rootfs/etc'"
+shared_case s2 "a host directory shared-mounted at /etc" "/etc is on another mount than the rootfs's"
+# s3: the rootfs itself a shared mount, a peer of the host's (rootfsPropagation
+# shared): a mount on it would appear in the host's rootfs directory.
+container s3 '' --propagation unchanged
+kill_child "$PID"
+mount --bind "$ROOT" "$ROOT" && mount --make-shared "$ROOT"
+cleanup_push "umount -l '$ROOT' 2>/dev/null || true"
+unshare -m -n --propagation unchanged sleep 600 &
+PID=$!
+SLEEPERS+=("$PID")
+wait_for 50 eval '[ "$(readlink /proc/$PID/ns/mnt)" != "$(readlink /proc/self/ns/mnt)" ]'
+hook s3 creating
+check "s3 (the rootfs a shared mount, a peer of the host's): left alone, says why" \
+	eval '[ "$rc" = 0 ] && has "the rootfs is a shared mount" "$err"'
+check "s3: no mount on the host's rootfs directory" no_host_mount "$ROOT"
+stop s3
+umount -l "$ROOT"
+
+# ---------------------------------------------------------------- engine files
+# config.json mounts a file at /etc/hosts: rewritten in place only when it
+# is the engine's own writable per-container file.
+engine_case() { # engine_case ID SOURCE OPTIONS-JSON WANT (rewritten | left alone: TEXT)
+	local id=$1 src=$2 opts=$3 want=$4
+	mkdir -p "$(dirname "$src")"
+	printf '127.0.0.1 localhost\n' >"$src"
+	local before
+	before=$(sha256sum "$src")
+	EXTRA_JQ=".mounts = [{destination: \"/etc/hosts\", type: \"bind\", source: \"$src\", options: $opts}]" \
+		container "$id" ''
+	hook "$id" creating
+	if [ "$want" = rewritten ]; then
+		check "$id: the engine's writable file rewritten in place" \
+			eval '[ "$rc" = 0 ] && grep -q "# cnihook: this container" "$src"'
+	else
+		check "$id: left alone: \"$want\"; the file unchanged" \
+			eval '[ "$rc" = 0 ] && has "$want" "$err" && [ "$(sha256sum "$src")" = "$before" ]'
+	fi
+	stop "$id"
+}
+engine_case e1 "$tmp/vols/e1/hosts" '["rbind", "ro"]' "read-only at /etc/hosts"
+engine_case e2 "$tmp/vols/e2/hosts" '["rbind"]' "not the engine's own file of the container"
+engine_case e3 "$tmp/store/overlay-containers/e3/userdata/hosts" '["rbind", "ro"]' "read-only at /etc/hosts"
+engine_case e4 "$tmp/store/overlay-containers/e4/userdata/hosts" '["rbind", "rprivate"]' rewritten
+engine_case e5 "$tmp/docker/containers/e5/hosts" '["rbind"]' rewritten
+# A file system that is read-only on the host: left alone.
+mkdir -p "$tmp/rofs/containers/e6"
+printf '127.0.0.1 localhost\n' >"$tmp/rofs/containers/e6/hosts"
+mount --bind "$tmp/rofs" "$tmp/rofs" && mount -o remount,bind,ro "$tmp/rofs"
+cleanup_push "umount -l '$tmp/rofs' 2>/dev/null || true"
+EXTRA_JQ=".mounts = [{destination: \"/etc/hosts\", type: \"bind\", source: \"$tmp/rofs/containers/e6/hosts\", options: [\"rbind\"]}]" \
+	container e6 ''
+hook e6 creating
+check "e6: the engine's file on a read-only file system: left alone" \
+	eval '[ "$rc" = 0 ] && has "its file system is read-only" "$err"'
+stop e6
+umount -l "$tmp/rofs"
+
+# ---------------------------------------------------------------- read-only file system
+# A rootfs whose file system is read-only (not root.readonly): nothing can be
+# created there, the missing file is left alone; the other is mounted.
+container r1 'rm etc/hosts'
+nsenter -t "$PID" -m sh -c "mount --bind '$ROOT' '$ROOT' && mount -o remount,bind,ro '$ROOT'"
+hook r1 creating
+check "r1: the rootfs's file system read-only, /etc/hosts missing: left alone, says why" \
+	eval '[ "$rc" = 0 ] && has "/etc/hosts is missing and the rootfs'"'"'s file system is read-only" "$err" &&
+		inside resolv.conf | grep -q 10.250.77.1'
+stop r1
+
+# ---------------------------------------------------------------- what a result brings
+jq '.dns = {nameservers: ["127.0.0.1", "::1", "0.0.0.0", "::ffff:127.0.0.1", "::", "10.250.77.1"],
+	search: ["ok.test", "caf\u00e9.test", "a b", "s2.test", "s3.test", "s4.test", "s5.test", "s6.test", "s7.test"],
+	options: ["ndots:2", "evil\nnameserver 1.2.3.4", "edns0"]}' "$tmp/result.json" >"$tmp/loop.json"
+printf 'stdout-file=%s\n' "$tmp/loop.json" >"$bin/fdns.ADD"
+container d1 ''
+hook d1 creating
+check "d1: a result's loopback and unspecified servers dropped, its own kept" \
+	eval '[ "$rc" = 0 ] && [ "$(inside resolv.conf | grep -c ^nameserver)" -ge 1 ] &&
+		! inside resolv.conf | grep -qE "^nameserver (127\.|::1$|0\.0\.0\.0|::ffff:127|::$)" &&
+		inside resolv.conf | grep -q "^nameserver 10.250.77.1$"'
+check "d1: the result's search list: ASCII domains only, at most 6; options checked" \
+	eval 'inside resolv.conf | grep -qx "search ok.test s2.test s3.test s4.test s5.test s6.test" &&
+		inside resolv.conf | grep -q "^options ndots:2 edns0" && ! inside resolv.conf | grep -q 1.2.3.4'
+stop d1
+EXTRA_JQ='.annotations["io.cnihook.dns-servers"] = "127.0.0.1"' container d2 ''
+hook d2 creating
+check "d2: an annotation's loopback server is the user's choice: written" \
+	eval '[ "$rc" = 0 ] && inside resolv.conf | grep -qx "nameserver 127.0.0.1"'
+stop d2
+printf 'stdout-file=%s\n' "$tmp/result.json" >"$bin/fdns.ADD"
 assert_nothing_left --cachedir "$cache"
 finish

@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 
 #include "common.h"
 
@@ -83,6 +84,102 @@ static void test_write_fails(void **state)
 	assert_int_equal(write_file_atomic("/nonexistent-dir-x/f", "x", 1, 0600, false), -ENOENT);
 }
 
+/* This process's pid namespace inode and start time, as the stamp has them. */
+static void own_stamp(unsigned long long *pidns, unsigned long long *start)
+{
+	char link[64];
+	ssize_t n = readlink("/proc/self/ns/pid", link, sizeof(link) - 1);
+	assert_true(n > 0);
+	link[n] = '\0';
+	assert_int_equal(sscanf(link, "pid:[%llu]", pidns), 1);
+	_cleanup_free_ char *stat = slurp("/proc/self/stat");
+	const char *p = strrchr(stat, ')');
+	assert_non_null(p);
+	assert_int_equal(sscanf(p + 1,
+				" %*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %*u %*u %*d %*d "
+				"%*d %*d %*d %*d %llu",
+				start),
+			 1);
+}
+
+static void touch(const char *name)
+{
+	_cleanup_free_ char *path = xasprintf("%s/%s", dir, name);
+	FILE *f = fopen(path, "we");
+	assert_non_null(f);
+	fclose(f);
+}
+
+static bool exists(const char *name)
+{
+	_cleanup_free_ char *path = xasprintf("%s/%s", dir, name);
+	return access(path, F_OK) == 0;
+}
+
+/* The temp file's name says whose it is: this process's, while it writes. */
+static void test_temp_name(void **state)
+{
+	(void)state;
+	unsigned long long ns, start;
+	own_stamp(&ns, &start);
+	_cleanup_free_ char *want =
+	    xasprintf(".f.json.tmp.cnihook.%llu.%ld.%llu.", ns, (long)getpid(), start);
+	_cleanup_free_ char *t = xasprintf("%sAbC123", want);
+	assert_true(file_is_temp(t));
+	assert_false(file_is_temp("f.json"));
+	assert_false(file_is_temp(".f.json.tmpAbC123"));
+	_cleanup_free_ char *short_random = xasprintf("%sAbC12", want);
+	assert_false(file_is_temp(short_random));
+	_cleanup_free_ char *no_dot = xasprintf("%s", want + 1);
+	assert_false(file_is_temp(no_dot));
+}
+
+/* A sweep removes the temp files of writers gone (a pid that is no
+ * process, a pid whose process started at another time) and leaves a live
+ * writer's, another pid namespace's, and anything else whatever its name. */
+static void test_temps_sweep(void **state)
+{
+	(void)state;
+	unsigned long long ns, start;
+	own_stamp(&ns, &start);
+	pid_t child = fork();
+	assert_true(child >= 0);
+	if (child == 0)
+		_exit(0);
+	assert_int_equal(waitpid(child, NULL, 0), child);
+	_cleanup_free_ char *dead =
+	    xasprintf(".a.tmp.cnihook.%llu.%ld.%llu.AbC123", ns, (long)child, start);
+	_cleanup_free_ char *reused =
+	    xasprintf(".b.tmp.cnihook.%llu.%ld.%llu.AbC123", ns, (long)getpid(), start + 1);
+	_cleanup_free_ char *live =
+	    xasprintf(".c.tmp.cnihook.%llu.%ld.%llu.AbC123", ns, (long)getpid(), start);
+	_cleanup_free_ char *other_ns =
+	    xasprintf(".d.tmp.cnihook.%llu.%ld.%llu.AbC123", ns + 1, (long)child, start);
+	const char *foreign[] = {".e.tmpAbC123", "e.tmp", ".e.tmp.cnihook.1.2.AbC123",
+				 ".e.json.tmp123456", "f.json"};
+	const char *mine[] = {dead, reused, live, other_ns};
+	for (size_t i = 0; i < ARRAY_SIZE(mine); i++)
+		touch(mine[i]);
+	for (size_t i = 0; i < ARRAY_SIZE(foreign); i++)
+		touch(foreign[i]);
+	assert_int_equal(file_temps_sweep(dir), 2);
+	assert_false(exists(dead));
+	assert_false(exists(reused));
+	assert_true(exists(live));
+	assert_true(exists(other_ns));
+	for (size_t i = 0; i < ARRAY_SIZE(foreign); i++)
+		assert_true(exists(foreign[i]));
+	for (size_t i = 2; i < ARRAY_SIZE(mine); i++) {
+		_cleanup_free_ char *p = xasprintf("%s/%s", dir, mine[i]);
+		unlink(p);
+	}
+	for (size_t i = 0; i < ARRAY_SIZE(foreign) - 1; i++) {
+		_cleanup_free_ char *p = xasprintf("%s/%s", dir, foreign[i]);
+		unlink(p);
+	}
+	assert_int_equal(file_temps_sweep("/nonexistent-dir-x"), -ENOENT);
+}
+
 int main(void)
 {
 	if (mkdtemp(dir) == NULL)
@@ -90,6 +187,8 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_write_replace),
 	    cmocka_unit_test(test_write_fails),
+	    cmocka_unit_test(test_temp_name),
+	    cmocka_unit_test(test_temps_sweep),
 	};
 	int r = cmocka_run_group_tests(tests, NULL, NULL);
 	_cleanup_free_ char *path = xasprintf("%s/f.json", dir);

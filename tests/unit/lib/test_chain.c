@@ -45,7 +45,7 @@ struct fx {
 
 /* ------------------------------------------------------------ files */
 
-static char *read_file(const char *path, size_t *len)
+static char *slurp(const char *path, size_t *len)
 {
 	_cleanup_close_ int fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0) {
@@ -168,7 +168,7 @@ static struct fx *fixture(void **state)
 static void add_plugins(struct fx *f, const char *names)
 {
 	size_t len;
-	_cleanup_free_ char *bytes = read_file(f->fake, &len);
+	_cleanup_free_ char *bytes = slurp(f->fake, &len);
 	if (bytes == NULL)
 		fail_msg("fake plugin %s is gone", f->fake);
 	_cleanup_free_ char *copy = xstrdup(names);
@@ -323,7 +323,7 @@ static json *rec_stdin(const struct rec *r)
 {
 	_cleanup_free_ char *path = xasprintf("%s.stdin", r->prefix);
 	size_t len;
-	_cleanup_free_ char *data = read_file(path, &len);
+	_cleanup_free_ char *data = slurp(path, &len);
 	if (data == NULL)
 		fail_msg("no record %s", path);
 	return parse(data, len, path);
@@ -333,7 +333,7 @@ static json *rec_stdin(const struct rec *r)
 static char *rec_env(const struct rec *r, const char *key)
 {
 	_cleanup_free_ char *path = xasprintf("%s.env", r->prefix);
-	_cleanup_free_ char *data = read_file(path, NULL);
+	_cleanup_free_ char *data = slurp(path, NULL);
 	if (data == NULL)
 		fail_msg("no record %s", path);
 	size_t klen = strlen(key);
@@ -452,7 +452,7 @@ static void cache_entry_set(struct fx *f, const char *network, const char *id, c
 {
 	_cleanup_free_ char *path = cache_file(f, network, id, ifname);
 	size_t len;
-	_cleanup_free_ char *text = read_file(path, &len);
+	_cleanup_free_ char *text = slurp(path, &len);
 	if (text == NULL)
 		fail_msg("no cache entry %s", path);
 	_cleanup_json_ json *o = parse(text, len, path);
@@ -694,7 +694,7 @@ static void test_plugin_args_one_type(void **state)
 						    : "IgnoreUnknown=1");
 	recs_free(&r);
 	size_t len;
-	_cleanup_free_ char *seen = read_file(types, &len);
+	_cleanup_free_ char *seen = slurp(types, &len);
 	assert_non_null(seen);
 	assert_string_equal(seen, "a\nb\na\nb\nb\na\n");
 

@@ -24,6 +24,7 @@
 
 #include "base/util.h"
 #include "host/host-sockets.h"
+#include "request/port-mappings.h"
 
 static const char tcp_header[] =
     "  sl  local_address rem_address   st tx_queue rx_queue tr tm->when retrnsmt   uid  "
@@ -445,6 +446,19 @@ static void test_read(void **state)
 		fail_msg("%s", err);
 }
 
+/* host_sockets_check() of port mappings written as a JSON array. */
+static int check_text(const struct host_sockets *s, const char *proc, const char *key,
+		      const char *text, char **err)
+{
+	struct port_mappings m = {0};
+	_cleanup_free_ char *problem = NULL;
+	if (portmaps_from_annotation(text, &m, &problem) < 0)
+		fail_msg("port mappings %s: %s", text, problem);
+	int ret = host_sockets_check(s, proc, key, &m, err);
+	portmaps_free(&m);
+	return ret;
+}
+
 static void test_check(void **state)
 {
 	struct fake_proc *p = *state;
@@ -454,23 +468,21 @@ static void test_check(void **state)
 	      inet_line(AF_INET, "0.0.0.0", 18282, "0.0.0.0", 0, 0x0a, 4444));
 	table(&s, "udp6", udp_header, inet_line(AF_INET6, "::1", 18283, "::", 0, 0x07, 777), NULL);
 	_cleanup_free_ char *err = NULL;
-	assert_int_equal(
-	    host_sockets_check(&s, p->dir, "io.cnihook.ports",
-			       "[{\"hostPort\":18281,\"containerPort\":80,\"protocol\":"
-			       "\"tcp\"}]",
-			       &err),
-	    -1);
+	assert_int_equal(check_text(&s, p->dir, "io.cnihook.ports",
+				    "[{\"hostPort\":18281,\"containerPort\":80,\"protocol\":"
+				    "\"tcp\"}]",
+				    &err),
+			 -1);
 	assert_string_equal(err, "annotation \"io.cnihook.ports\": host port 18281/tcp on "
 				 "127.0.0.1 is in use on the host by pid 4242 (python3)");
 	free(TAKE_PTR(err));
 	/* The second mapping; no protocol is tcp; no process shows inode 4444. */
-	assert_int_equal(
-	    host_sockets_check(&s, p->dir, "k8s.v1.cni.cncf.io/networks",
-			       "[{\"hostPort\":18281,\"containerPort\":80,\"hostIP\":"
-			       "\"127.0.0.2\"},{\"hostPort\":18282,\"containerPort\":80,"
-			       "\"hostIP\":\"10.1.2.3\"}]",
-			       &err),
-	    -1);
+	assert_int_equal(check_text(&s, p->dir, "k8s.v1.cni.cncf.io/networks",
+				    "[{\"hostPort\":18281,\"containerPort\":80,\"hostIP\":"
+				    "\"127.0.0.2\"},{\"hostPort\":18282,\"containerPort\":80,"
+				    "\"hostIP\":\"10.1.2.3\"}]",
+				    &err),
+			 -1);
 	_cleanup_free_ char *want =
 	    xasprintf("annotation \"k8s.v1.cni.cncf.io/networks\": host port 18282/tcp on "
 		      "0.0.0.0 is in use on the host (socket inode 4444; no process in %s "
@@ -480,20 +492,19 @@ static void test_check(void **state)
 	assert_string_equal(err, want);
 	free(TAKE_PTR(err));
 	/* A command is shown as a message may show it. */
-	assert_int_equal(
-	    host_sockets_check(&s, p->dir, "io.cnihook.ports",
-			       "[{\"hostPort\":18283,\"containerPort\":53,\"protocol\":"
-			       "\"udp\"}]",
-			       &err),
-	    -1);
+	assert_int_equal(check_text(&s, p->dir, "io.cnihook.ports",
+				    "[{\"hostPort\":18283,\"containerPort\":53,\"protocol\":"
+				    "\"udp\"}]",
+				    &err),
+			 -1);
 	assert_string_equal(err, "annotation \"io.cnihook.ports\": host port 18283/udp on ::1 is "
 				 "in use on the host by pid 4300 (evil\\x22\\x1b[2J)");
 	free(TAKE_PTR(err));
 	/* The engine itself holds it (podman binds its own -p). */
 	table(&s, "tcp", tcp_header, inet_line(AF_INET, "0.0.0.0", 18284, "0.0.0.0", 0, 0x0a, 888),
 	      NULL);
-	assert_int_equal(host_sockets_check(&s, p->dir, "io.cnihook.ports",
-					    "[{\"hostPort\":18284,\"containerPort\":80}]", &err),
+	assert_int_equal(check_text(&s, p->dir, "io.cnihook.ports",
+				    "[{\"hostPort\":18284,\"containerPort\":80}]", &err),
 			 -1);
 	assert_string_equal(err, "annotation \"io.cnihook.ports\": host port 18284/tcp on 0.0.0.0 "
 				 "is in use on the host by pid 4400 (podman): the engine's own; if "
@@ -501,13 +512,12 @@ static void test_check(void **state)
 				 "it to -p or to the annotation, not both");
 	free(TAKE_PTR(err));
 	/* Nothing overlaps. */
-	assert_int_equal(
-	    host_sockets_check(&s, p->dir, "io.cnihook.ports",
-			       "[{\"hostPort\":18281,\"containerPort\":80,\"hostIP\":"
-			       "\"127.0.0.2\"},{\"hostPort\":18283,\"containerPort\":80},"
-			       "{\"hostPort\":18282,\"containerPort\":80,\"hostIP\":\"::1\"}]",
-			       &err),
-	    0);
+	assert_int_equal(check_text(&s, p->dir, "io.cnihook.ports",
+				    "[{\"hostPort\":18281,\"containerPort\":80,\"hostIP\":"
+				    "\"127.0.0.2\"},{\"hostPort\":18283,\"containerPort\":80},"
+				    "{\"hostPort\":18282,\"containerPort\":80,\"hostIP\":\"::1\"}]",
+				    &err),
+			 0);
 	assert_null(err);
 	host_sockets_free(&s);
 }

@@ -20,6 +20,19 @@
 
 #include "base/util.h"
 #include "host/port-forwarder.h"
+#include "request/port-mappings.h"
+
+/* forwarder_plan_add() of port mappings written as io.cnihook.ports. */
+static int plan_add(struct forward_plan *p, size_t attachment, const char *ports, char **err)
+{
+	struct port_mappings m = {0};
+	_cleanup_free_ char *problem = NULL;
+	if (portmaps_from_annotation(ports, &m, &problem) < 0)
+		fail_msg("port mappings %s: %s", ports, problem);
+	int ret = forwarder_plan_add(p, attachment, &m, err);
+	portmaps_free(&m);
+	return ret;
+}
 
 /* The plan: tcp and udp mappings in order, with their attachment and host
  * IP; the protocol's case ignored. */
@@ -28,20 +41,17 @@ static void test_plan(void **state)
 	(void)state;
 	struct forward_plan p = {0};
 	_cleanup_free_ char *err = NULL;
+	assert_int_equal(plan_add(&p, 0,
+				  "[{\"hostPort\":8080,\"containerPort\":80,\"protocol\":\"tcp\"},"
+				  "{\"hostPort\":8443,\"containerPort\":443,\"protocol\":\"TCP\","
+				  "\"hostIP\":\"127.0.0.1\"}]",
+				  &err),
+			 0);
 	assert_int_equal(
-	    forwarder_plan_add(&p, 0,
-			       "[{\"hostPort\":8080,\"containerPort\":80,\"protocol\":\"tcp\"},"
-			       "{\"hostPort\":8443,\"containerPort\":443,\"protocol\":\"TCP\","
-			       "\"hostIP\":\"127.0.0.1\"}]",
-			       &err),
+	    plan_add(&p, 2, "[{\"hostPort\":9000,\"containerPort\":9,\"hostIP\":\"::1\"}]", &err),
 	    0);
 	assert_int_equal(
-	    forwarder_plan_add(
-		&p, 2, "[{\"hostPort\":9000,\"containerPort\":9,\"hostIP\":\"::1\"}]", &err),
-	    0);
-	assert_int_equal(
-	    forwarder_plan_add(
-		&p, 2, "[{\"hostPort\":53,\"containerPort\":53,\"protocol\":\"UDP\"}]", &err),
+	    plan_add(&p, 2, "[{\"hostPort\":53,\"containerPort\":53,\"protocol\":\"UDP\"}]", &err),
 	    0);
 	assert_int_equal(p.n, 4);
 	assert_false(p.v[0].udp);
@@ -60,29 +70,18 @@ static void test_plan(void **state)
 	forwarder_plan_free(&p);
 }
 
-/* What cannot be forwarded is refused, named. */
+/* What cannot be forwarded is refused, named (what is no port mapping
+ * never reaches the plan: request/port-mappings.c refuses it). */
 static void test_plan_refused(void **state)
 {
 	(void)state;
-	static const struct {
-		const char *json, *err;
-	} cases[] = {
-	    {"[{\"hostPort\":9,\"containerPort\":9,\"protocol\":\"sctp\"}]",
-	     "protocol \"sctp\": a rootless container's ports are forwarded for tcp and udp only"},
-	    {"[{\"hostPort\":0,\"containerPort\":53}]",
-	     "a mapping without a hostPort and containerPort in 1-65535"},
-	    {"[{\"hostPort\":80}]", "a mapping without a hostPort and containerPort in 1-65535"},
-	    {"[{\"hostPort\":80,\"containerPort\":80,\"hostIP\":\"localhost\"}]",
-	     "hostIP \"localhost\": not an IP address"},
-	    {"{}", "portMappings: not an array"},
-	};
-	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-		struct forward_plan p = {0};
-		_cleanup_free_ char *err = NULL;
-		assert_int_equal(forwarder_plan_add(&p, 0, cases[i].json, &err), -1);
-		assert_string_equal(err, cases[i].err);
-		forwarder_plan_free(&p);
-	}
+	struct forward_plan p = {0};
+	_cleanup_free_ char *err = NULL;
+	assert_int_equal(plan_add(&p, 0, "9:9/sctp", &err), -1);
+	assert_string_equal(
+	    err,
+	    "protocol \"sctp\": a rootless container's ports are forwarded for tcp and udp only");
+	forwarder_plan_free(&p);
 }
 
 /* A free port of `type` (SOCK_STREAM, SOCK_DGRAM) on 127.0.0.1, and
@@ -128,10 +127,10 @@ static void listening_plan(struct forward_plan *p, const char *proto, unsigned h
 	_cleanup_free_ char *maps = xasprintf("[{\"hostPort\":%u,\"containerPort\":%u,\"hostIP\":"
 					      "\"127.0.0.1\",\"protocol\":\"%s\"}]",
 					      host_port, target_port, proto);
-	assert_int_equal(forwarder_plan_add(p, 0, maps, &err), 0);
+	assert_int_equal(plan_add(p, 0, maps, &err), 0);
 	assert_int_equal(forwarder_listen(p, &err), 0);
 	struct forward_plan q = {0};
-	assert_int_equal(forwarder_plan_add(&q, 0, maps, &err), 0);
+	assert_int_equal(plan_add(&q, 0, maps, &err), 0);
 	assert_int_equal(forwarder_listen(&q, &err), -1);
 	_cleanup_free_ char *want =
 	    xasprintf("host port 127.0.0.1:%u/%s: Address already in use", host_port, proto);

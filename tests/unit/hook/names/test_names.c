@@ -25,19 +25,20 @@ static json *parse(const char *text)
 static void test_bundle(void **state)
 {
 	(void)state;
-	json *c = parse("{\"root\": {\"path\": \"rootfs\", \"readonly\": true},"
-			"\"hostname\": \"web\", \"mounts\": ["
-			"{\"destination\": \"//etc/hosts/\", \"type\": \"bind\","
-			" \"source\": \"/var/lib/c/ID/userdata/hosts\"},"
-			"{\"destination\": \"/etc/resolv.conf\", \"type\": \"tmpfs\","
-			" \"source\": \"tmpfs\"}]}");
+	json *c = parse(
+	    "{\"root\": {\"path\": \"rootfs\", \"readonly\": true},"
+	    "\"hostname\": \"web\", \"mounts\": ["
+	    "{\"destination\": \"//etc/hosts/\", \"type\": \"bind\","
+	    " \"source\": \"/var/lib/c/ID/userdata/hosts\", \"options\": [\"rbind\", \"ro\"]},"
+	    "{\"destination\": \"/etc/resolv.conf\", \"type\": \"tmpfs\","
+	    " \"source\": \"tmpfs\"}]}");
 	struct names_bundle b;
 	char *err = NULL;
 	assert_int_equal(names_bundle_parse(c, "/b", &b, &err), 0);
 	assert_string_equal(b.root, "/b/rootfs");
-	assert_true(b.readonly);
 	assert_string_equal(b.hostname, "web");
 	assert_string_equal(b.mounted[NAMES_HOSTS], "/var/lib/c/ID/userdata/hosts");
+	assert_true(b.ro[NAMES_HOSTS]);
 	assert_null(b.mounted[NAMES_RESOLV_CONF]);
 	assert_true(b.other[NAMES_RESOLV_CONF]);
 	names_bundle_free(&b);

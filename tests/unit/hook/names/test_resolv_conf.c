@@ -8,6 +8,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -41,16 +42,60 @@ static void test_parse(void **state)
 	resolv_free(&r);
 }
 
+/* A result's dns: local servers dropped; search domains and options held
+ * to what the annotations allow; the composed lines bounded. */
+static void test_result_checked(void **state)
+{
+	(void)state;
+	const char *text =
+	    "{\"nameservers\": [\"127.0.0.1\", \"::ffff:127.0.0.1\", \"0.0.0.0\", \"10.1.1.1\"],"
+	    " \"search\": [\"ok.test\", \"caf\u00e9.test\", \"-x.test\", \"a.test\", \"b.test\","
+	    " \"c.test\", \"d.test\", \"e.test\", \"f.test\"],"
+	    " \"options\": [\"ndots:2\", \"x y\", \"edns0\"]}";
+	json *dns = NULL;
+	char *err = NULL;
+	assert_int_equal(json_parse_with(text, strlen(text), "t", &hook_json, &dns, &err), 0);
+	struct resolv r = {0};
+	resolv_add_dns(&r, dns);
+	assert_int_equal(r.n_servers, 1);
+	assert_string_equal(r.servers[0], "10.1.1.1");
+	assert_int_equal(r.n_search, 7);
+	assert_int_equal(r.n_options, 2);
+	char *out = resolv_compose(&r);
+	assert_non_null(strstr(out, "\nsearch ok.test a.test b.test c.test d.test e.test\n"));
+	assert_non_null(strstr(out, "\noptions ndots:2 edns0\n"));
+	free(out);
+	resolv_free(&r);
+	/* 40 options of 20 bytes: the line stops within 255 bytes */
+	for (int i = 0; i < 40; i++) {
+		char o[32];
+		snprintf(o, sizeof(o), "opt%02d:0123456789abc", i);
+		strv_append(&r.options, &r.n_options, o);
+	}
+	out = resolv_compose(&r);
+	const char *line = strstr(out, "options ");
+	assert_non_null(line);
+	assert_true(strcspn(line, "\n") <= RESOLV_MAX_LINE);
+	free(out);
+	resolv_free(&r);
+	json_free(dns);
+}
+
 static void test_stub_and_loopback(void **state)
 {
 	(void)state;
 	struct resolv r = {0};
 	resolv_parse("nameserver 127.0.0.53\n", &r);
 	assert_true(resolv_names_stub(&r));
-	assert_true(resolv_is_loopback("127.0.0.53"));
-	assert_true(resolv_is_loopback("::1"));
-	assert_false(resolv_is_loopback("10.0.0.1"));
-	assert_false(resolv_is_loopback("fe80::1"));
+	assert_true(resolv_is_local("127.0.0.53"));
+	assert_true(resolv_is_local("::1"));
+	assert_true(resolv_is_local("0.0.0.0"));
+	assert_true(resolv_is_local("::"));
+	assert_true(resolv_is_local("::ffff:127.0.0.1"));
+	assert_true(resolv_is_local("::ffff:0.0.0.0"));
+	assert_false(resolv_is_local("10.0.0.1"));
+	assert_false(resolv_is_local("::ffff:10.0.0.1"));
+	assert_false(resolv_is_local("fe80::1%eth0"));
 	struct resolv acc = {0};
 	resolv_merge(&acc, &r, true);
 	assert_int_equal(acc.n_servers, 0);
@@ -100,9 +145,8 @@ static void test_compose(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_parse),
-	    cmocka_unit_test(test_stub_and_loopback),
-	    cmocka_unit_test(test_add_dns),
+	    cmocka_unit_test(test_parse),   cmocka_unit_test(test_stub_and_loopback),
+	    cmocka_unit_test(test_add_dns), cmocka_unit_test(test_result_checked),
 	    cmocka_unit_test(test_compose),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

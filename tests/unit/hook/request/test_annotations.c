@@ -101,10 +101,10 @@ static void ports_are(const char *value, const char *text)
 	struct selection s;
 	parse(KVLIST(ann), &s);
 	assert_int_equal(s.n, 1);
-	assert_non_null(s.v[0].port_mappings);
-	if (strcmp(s.v[0].port_mappings, text) != 0)
-		fail_msg("ports \"%s\":\n  got      %s\n  expected %s", value, s.v[0].port_mappings,
-			 text);
+	assert_true(s.v[0].ports.n > 0);
+	_cleanup_free_ char *got = portmaps_json(&s.v[0].ports);
+	if (strcmp(got, text) != 0)
+		fail_msg("ports \"%s\":\n  got      %s\n  expected %s", value, got, text);
 	selection_free(&s);
 }
 
@@ -158,10 +158,10 @@ static void test_json_every_field(void **state)
 	assert_string_equal(r->ips[1], "fd00::3"); /* v1.2 allows a plain IP: kept as given */
 	assert_string_equal(r->mac, "c2:11:22:33:44:55");
 	assert_string_equal(r->ib_guid, "c2:11:22:33:44:55:66:77");
-	assert_string_equal(r->port_mappings,
-			    "[{\"hostPort\":8080,\"containerPort\":80,\"protocol\":\"tcp\"},"
-			    "{\"hostPort\":53,\"containerPort\":5353,\"protocol\":\"udp\","
-			    "\"hostIP\":\"10.0.0.1\"}]");
+	_cleanup_free_ char *ports = portmaps_json(&r->ports);
+	assert_string_equal(ports, "[{\"hostPort\":8080,\"containerPort\":80,\"protocol\":\"tcp\"},"
+				   "{\"hostPort\":53,\"containerPort\":5353,\"protocol\":\"udp\","
+				   "\"hostIP\":\"10.0.0.1\"}]");
 	assert_string_equal(r->bandwidth, "{\"ingressRate\":1,\"ingressBurst\":2,"
 					  "\"egressRate\":3,\"egressBurst\":4}");
 	assert_string_equal(r->cni_args, "{\"foo\":[1,{\"bar\":true}]}");
@@ -175,7 +175,7 @@ static void test_json_every_field(void **state)
 	assert_string_equal(r->ifname, "eth0");
 	assert_int_equal(r->n_ips, 0);
 	assert_null(r->mac);
-	assert_null(r->port_mappings);
+	assert_int_equal(r->ports.n, 0);
 	assert_null(r->bandwidth);
 	assert_null(r->ib_guid);
 	assert_null(r->cni_args);
@@ -492,7 +492,8 @@ static void test_single_keys_go_to_first(void **state)
 	parse_defaults(KVLIST(ann), defaults, 2, &s);
 	assert_int_equal(s.n, 2);
 	const struct attach_req *r = &s.v[0];
-	assert_string_equal(r->port_mappings,
+	_cleanup_free_ char *ports = portmaps_json(&r->ports);
+	assert_string_equal(ports,
 			    "[{\"hostPort\":8080,\"containerPort\":80,\"protocol\":\"tcp\"}]");
 	assert_string_equal(r->mac, "c2:11:22:33:44:55");
 	assert_int_equal(r->n_ips, 2);
@@ -500,7 +501,7 @@ static void test_single_keys_go_to_first(void **state)
 	assert_string_equal(r->ips[1], "fd00::3/64");
 	assert_string_equal(r->bandwidth, "{\"ingressRate\":20,\"egressRate\":10}");
 	r = &s.v[1];
-	assert_null(r->port_mappings);
+	assert_int_equal(r->ports.n, 0);
 	assert_null(r->mac);
 	assert_int_equal(r->n_ips, 0);
 	assert_null(r->bandwidth);

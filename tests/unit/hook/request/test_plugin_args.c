@@ -263,6 +263,16 @@ static void test_args_edges(void **state)
 
 	struct selection empty = {0};
 	args_refused(&empty, 0, all_caps, "attachment 0: there are only 0");
+
+	/* A bandwidth that cannot be read back is refused (the hook went on
+	 * with abort() before), and nothing is handed out. */
+	struct attach_req bad = {.network = (char *)"a", .bandwidth = (char *)"{\"ingressRate\":"};
+	struct selection one = {.v = &bad, .n = 1};
+	char *msg = NULL;
+	assert_int_equal(plugin_args_build(&one, 0, has_cap, all_caps, &cap_args, &args, &msg), -1);
+	if (strncmp(msg, "network \"a\": ", 13) != 0)
+		fail_msg("%s", msg);
+	free(msg);
 }
 
 int main(void)

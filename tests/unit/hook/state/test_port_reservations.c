@@ -27,6 +27,7 @@
 #include <unistd.h>
 
 #include "hooktest.h"
+#include "request/port-mappings.h"
 #include "state/port-reservations.h"
 #include "tmpdir.h"
 #include "base/util.h"
@@ -96,14 +97,29 @@ static void wiped(struct fx *f, const char *id)
 	assert_int_equal(rmdir(d), 0);
 }
 
+/* The typed port mappings of a JSON array (NULL: none), as annotations.c
+ * parses them. */
+static struct port_mappings mappings(const char *text)
+{
+	struct port_mappings m = {0};
+	_cleanup_json_ json *a = NULL;
+	_cleanup_free_ char *problem = NULL;
+	if (text && (json_parse_with(text, strlen(text), "test", &hook_json, &a, &problem) < 0 ||
+		     portmaps_from_json(a, &m, &problem) < 0))
+		fail_msg("port mappings %s: %s", text, problem);
+	return m;
+}
+
 /* Reserve the port mappings of one attachment (a JSON array), or of two. */
 static int reserve2(struct fx *f, const char *id, const char *pm1, const char *pm2, char **err)
 {
-	struct attach_req v[2] = {
-	    {.network = "net1", .ifname = "eth0", .port_mappings = (char *)pm1},
-	    {.network = "net2", .ifname = "net1", .port_mappings = (char *)pm2}};
+	struct attach_req v[2] = {{.network = "net1", .ifname = "eth0", .ports = mappings(pm1)},
+				  {.network = "net2", .ifname = "net1", .ports = mappings(pm2)}};
 	struct selection sel = {.v = v, .n = pm2 ? 2 : 1};
-	return ports_reserve(f->state, f->ctx, id, &sel, NULL, err);
+	int ret = ports_reserve(f->state, f->ctx, id, &sel, NULL, err);
+	portmaps_free(&v[0].ports);
+	portmaps_free(&v[1].ports);
+	return ret;
 }
 
 static int reserve(struct fx *f, const char *id, const char *pm, char **err)
@@ -256,8 +272,7 @@ static void test_any_address(void **state)
 
 	reserved(f, "c", "[" MAP_ON("10.0.0.1", 9090, "tcp") "]");
 	holders_are(f, "tcp-9090", "c 10.0.0.1\n");
-	const char *any[] = {"[" MAP(9090, "tcp") "]", "[" MAP_ON("", 9090, "tcp") "]",
-			     "[" MAP_ON("0.0.0.0", 9090, "tcp") "]",
+	const char *any[] = {"[" MAP(9090, "tcp") "]", "[" MAP_ON("0.0.0.0", 9090, "tcp") "]",
 			     "[" MAP_ON("::", 9090, "tcp") "]"};
 	for (size_t i = 0; i < ARRAY_SIZE(any); i++)
 		REFUSED(reserve(f, "a", any[i], &problem), HELD("9090/tcp", "c"));

@@ -7,7 +7,7 @@
 
 #include <cnirt.h>
 
-#include "base/hookconf.h"
+#include "conf/hookconf.h"
 #include "base/suggest.h"
 
 #define CONFIG_MAX_SIZE	     (1u << 20)
@@ -26,6 +26,7 @@ struct hook_config *hookconf_defaults(void)
 	c->plugin_timeout_ms = 60 * 1000;
 	c->log_level = LOG_LEVEL_WARN;
 	c->log_syslog = true;
+	c->runtime = xstrdup("runc");
 	policy_defaults(&c->policy);
 	sandbox_defaults(&c->sandbox);
 	return c;
@@ -40,6 +41,7 @@ void hookconf_free(struct hook_config *c)
 	free(c->cache_dir);
 	free(c->state_dir);
 	free(c->plugin_runtime_dir);
+	free(c->runtime);
 	strv_free(c->default_networks, c->n_default_networks);
 	policy_free(&c->policy);
 	sandbox_config_free(&c->sandbox);
@@ -73,6 +75,20 @@ static int get_dir(json *v, const char *path, const char *field, char **dst, cha
 		return bad(err, path, field, "must be an absolute path without \"..\"");
 	free(*dst);
 	*dst = xstrdup(s);
+	return 0;
+}
+
+/* "runtime": a program name (looked up in PATH) or an absolute path
+ * without "..". */
+static int get_runtime(json *v, const char *path, struct hook_config *c, char **err)
+{
+	const char *s = json_str(v);
+	if (s == NULL || *s == '\0')
+		return bad(err, path, "runtime", "must be a program name or an absolute path");
+	if (strchr(s, '/'))
+		return get_dir(v, path, "runtime", &c->runtime, err);
+	free(c->runtime);
+	c->runtime = xstrdup(s);
 	return 0;
 }
 
@@ -217,6 +233,8 @@ static int apply(json *root, const char *path, struct hook_config *c, char **err
 			r = get_log(v, path, c, err);
 		else if (strcmp(k, "dns") == 0)
 			r = get_dns(v, path, c, err);
+		else if (strcmp(k, "runtime") == 0)
+			r = get_runtime(v, path, c, err);
 		else if (strcmp(k, "pluginTimeout") == 0) {
 			if (!json_is_int(v) || json_int_value(v) < 1 ||
 			    json_int_value(v) > TIMEOUT_MAX_S)
@@ -241,8 +259,9 @@ static int apply(json *root, const char *path, struct hook_config *c, char **err
 		} else {
 			/* Those of the branches above. */
 			static const char *const fields[] = {
-			    "confDir",	     "binDirs", "cacheDir", "stateDir", "defaultNetworks",
-			    "pluginTimeout", "log",	"policy",   "sandbox",	"dns"};
+			    "confDir",	       "binDirs",	"cacheDir", "stateDir",
+			    "defaultNetworks", "pluginTimeout", "log",	    "policy",
+			    "sandbox",	       "dns",		"runtime"};
 			r = unknown(err, path, "", k, fields, ARRAY_SIZE(fields));
 		}
 		if (r < 0)
@@ -257,16 +276,6 @@ static int finish(struct hook_config *c, char **err)
 	if (c->sandbox.enabled && sandbox_prepare(&c->sandbox, &c->sb, err) < 0)
 		return -1;
 	return 0;
-}
-
-void hookconf_enter_sandbox(struct hook_config *c)
-{
-	sandbox_enter(c->sb);
-}
-
-int hookconf_confine(struct hook_config *c, char **err)
-{
-	return sandbox_confine(c->sb, err);
 }
 
 /* "FILE: field "NAME": PROBLEM" made "FILE:LINE:COLUMN: field ...", the

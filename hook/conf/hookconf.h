@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* The hook configuration file, cnihook.json(5). */
-#ifndef CNIHOOK_HOOKCONF_H
-#define CNIHOOK_HOOKCONF_H
+#ifndef CNIHOOK_CONF_HOOKCONF_H
+#define CNIHOOK_CONF_HOOKCONF_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -42,6 +42,9 @@ struct hook_config {
 	/* Rootless (cmd/rootless.h): the plugins' XDG_RUNTIME_DIR, the user's
 	 * own (dnsname keeps its dnsmasq files there); NULL: none given. */
 	char *plugin_runtime_dir;
+	/* runtime: the OCI runtime cnihook-runtime runs (cmd/runtime.h): a
+	 * name looked up in PATH or an absolute path; "runc". */
+	char *runtime;
 };
 
 /* Load `path`; NULL means CNIHOOK_CONFIG_PATH, which may be absent (then the
@@ -51,12 +54,9 @@ int hookconf_load(const char *path, struct hook_config **out, char **err);
 /* The built-in defaults. */
 struct hook_config *hookconf_defaults(void);
 void hookconf_free(struct hook_config *c);
-/* Reduce the process's own capability sets to the sandbox's, for what it
- * runs (the hook and gc, before their first plugin). */
-void hookconf_enter_sandbox(struct hook_config *c);
-/* The whole sandbox on the process itself, inherited by every plugin (see
- * sandbox_confine()): for a process that mounts nothing. */
-int hookconf_confine(struct hook_config *c, char **err);
+/* The process set-up is the sandbox's (host/sandbox.h): sandbox_enter(c->sb)
+ * before the first plugin, sandbox_confine(c->sb) for a process that mounts
+ * nothing. */
 /* A libcnirt runtime set up from the configuration (plugin directories,
  * cache directory, plugin timeout, the sandbox). */
 struct cnirt_ctx;

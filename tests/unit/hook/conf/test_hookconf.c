@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* Tests of hook/base/hookconf.c: the configuration file cnihook.json(5), loaded
+/* Tests of hook/conf/hookconf.c: the configuration file cnihook.json(5), loaded
  * from files in a temp directory, and the libcnirt runtime made from it. */
 #include "config.h"
 
@@ -19,7 +19,7 @@
 
 #include <cnirt.h>
 
-#include "base/hookconf.h"
+#include "conf/hookconf.h"
 #include "base/util.h"
 
 #define COUNT(a) (sizeof(a) / sizeof((a)[0]))
@@ -154,6 +154,7 @@ static void assert_defaults(const struct hook_config *c)
 	assert_int_equal(c->plugin_timeout_ms, 60 * 1000);
 	assert_int_equal(c->log_level, LOG_LEVEL_WARN);
 	assert_true(c->log_syslog);
+	assert_string_equal(c->runtime, "runc");
 
 	/* POLICY: "The defaults let a container select any network and set
 	 * every field of cnihook-annotations(7) but io.cnihook.netns, map
@@ -360,7 +361,7 @@ static void test_field_place(void **state)
 	     "\"CAP_NET_ADMIN\", see capabilities(7))"},
 	    {"info", "\"/y\"", "\"CAP_NET_RAW\"", ", \"a\\\"b\": 1", "8:66",
 	     "field \"a\"b\": unknown field (known: confDir, binDirs, cacheDir, stateDir, "
-	     "defaultNetworks, pluginTimeout, log, policy, sandbox, dns)"},
+	     "defaultNetworks, pluginTimeout, log, policy, sandbox, dns, runtime)"},
 	};
 	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
 		char buf[sizeof(text) + 200];
@@ -633,6 +634,22 @@ static void test_dns(void **state)
 		    "dns.hosts)");
 }
 
+/* "runtime" (cnihook.json(5)): a program name or an absolute path. */
+static void test_runtime(void **state)
+{
+	(void)state;
+	struct hook_config *c = load("{\"runtime\": \"crun\"}");
+	assert_string_equal(c->runtime, "crun");
+	hookconf_free(c);
+	c = load("{\"runtime\": \"/usr/local/bin/runc\"}");
+	assert_string_equal(c->runtime, "/usr/local/bin/runc");
+	hookconf_free(c);
+	field_fails("runtime", "\"\"", "runtime", "must be a program name or an absolute path");
+	field_fails("runtime", "1", "runtime", "must be a program name or an absolute path");
+	field_fails("runtime", "\"bin/runc\"", "runtime",
+		    "must be an absolute path without \"..\"");
+}
+
 static void test_log(void **state)
 {
 	(void)state;
@@ -695,7 +712,7 @@ static void test_log_syslog_not_boolean(void **state)
 
 #define TOP_KNOWN                                                                                  \
 	"(known: confDir, binDirs, cacheDir, stateDir, defaultNetworks, pluginTimeout, log, "      \
-	"policy, sandbox, dns)"
+	"policy, sandbox, dns, runtime)"
 #define LOG_KNOWN "(known: log.level, log.syslog)"
 #define POLICY_KNOWN                                                                               \
 	"(known: policy.networks, policy.allowedFields, policy.hostPortRange, policy.hostIPs, "    \
@@ -1047,6 +1064,7 @@ int main(void)
 	    cmocka_unit_test(test_plugin_timeout),
 	    cmocka_unit_test(test_log),
 	    cmocka_unit_test(test_dns),
+	    cmocka_unit_test(test_runtime),
 	    cmocka_unit_test(test_log_level_unknown),
 	    cmocka_unit_test(test_log_syslog_not_boolean),
 	    cmocka_unit_test(test_unknown_fields),

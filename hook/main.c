@@ -28,6 +28,7 @@
 #include "cmd/gc.h"
 #include "cmd/reload.h"
 #include "cmd/report.h"
+#include "base/proctitle.h"
 #include "cmd/rootless.h"
 #include "cmd/runtime.h"
 #include "cmd/stage.h"
@@ -239,11 +240,10 @@ static int run_stage(const struct verb *v, struct call *c)
 	struct rootless_user rl = {.lock_fd = -1};
 	_cleanup_free_ char *why = NULL;
 	bool rootless = !userns_is_host() && rootless_configure(c->cfg, &rl, &why) == 0;
-	/* The user's log file lives in the user's directory, which goes with
-	 * the user's last container: only an attach may make it again. */
-	bool log_file =
-	    !rootless || (v && v->stage == STAGE_ATTACH) || access(c->cfg->state_dir, F_OK) == 0;
-	log_init(c->level, c->cfg->log_syslog, log_file ? c->cfg->state_dir : NULL);
+	/* The user's log file is in the user's runtime directory, beside the
+	 * user's cnihook directory, so that it outlives the last container's
+	 * teardown (cnihook(8), ROOTLESS). */
+	log_init(c->level, c->cfg->log_syslog, rootless ? rl.run_dir : c->cfg->state_dir);
 	sandbox_enter(c->cfg->sb);
 	int ret = stage_run(c->cfg, rootless ? &rl : NULL, why, v ? v->stage : STAGE_NONE,
 			    v ? v->name : NULL, STDIN_FILENO);
@@ -289,18 +289,42 @@ static int report_args(const struct verb *v, const struct call *c, struct report
 	return 0;
 }
 
+/* status and list of a rootless user (cnihook(8), ROOTLESS): under podman
+ * unshare (root of the user's namespace) or as the user on the host, the
+ * user's directories instead of root's. true when they were taken. */
+static bool user_dirs(struct call *c, struct rootless_user *rl)
+{
+	_cleanup_free_ char *why = NULL;
+	if (!userns_is_host())
+		return geteuid() == 0 && rootless_configure(c->cfg, rl, &why) == 0;
+	return geteuid() != 0 && rootless_configure_host_user(c->cfg, rl, &why) == 0;
+}
+
 static int run_status(const struct verb *v, struct call *c)
 {
+	struct rootless_user rl = {.lock_fd = -1};
+	bool rootless = user_dirs(c, &rl);
 	struct report_args a;
 	int ret = report_args(v, c, &a);
-	return ret ? ret : report_status(c->cfg, a.id, a.as_json, a.no_trunc);
+	_cleanup_free_ char *fwd = rootless ? rootless_netns_path(&rl, "forwarders") : NULL;
+	if (ret == 0)
+		ret = report_status(c->cfg, a.id, a.as_json, a.no_trunc, fwd);
+	if (ret == 0 && rootless && !a.as_json && !a.id)
+		rootless_print_helpers(&rl);
+	rootless_netns_user_free(&rl);
+	return ret;
 }
 
 static int run_list(const struct verb *v, struct call *c)
 {
+	struct rootless_user rl = {.lock_fd = -1};
+	user_dirs(c, &rl);
 	struct report_args a;
 	int ret = report_args(v, c, &a);
-	return ret ? ret : report_list(c->cfg, a.as_json, a.no_trunc);
+	if (ret == 0)
+		ret = report_list(c->cfg, a.as_json, a.no_trunc);
+	rootless_netns_user_free(&rl);
+	return ret;
 }
 
 /* gc of a rootless user's attachments, inside the user's namespace. */
@@ -329,6 +353,7 @@ static int run_gc(const struct verb *v, struct call *c)
 	if (userns_is_host() || geteuid() != 0 || rootless_configure(c->cfg, &rl, &why) < 0)
 		return gc_run(c->cfg, &a.gc);
 	a.gc.rootless = true;
+	log_init(c->level, (v->flags & LOGS_TO_SYSLOG) && c->cfg->log_syslog, rl.run_dir);
 	struct rootless_call rc = {
 	    .cfg = c->cfg, .user = &rl, .id = "-", .attachment = "-", .stage = "gc"};
 	struct gc_call g = {.cfg = c->cfg, .o = &a.gc};
@@ -344,6 +369,19 @@ static int run_reload(const struct verb *v, struct call *c)
 	if (ret)
 		return ret;
 	sandbox_enter(c->cfg->sb);
+	/* `podman unshare cnihook reload`: the user's helpers (cnihook(8),
+	 * ROOTLESS). */
+	struct rootless_user rl = {.lock_fd = -1};
+	_cleanup_free_ char *why = NULL;
+	if (!userns_is_host() && geteuid() == 0 && rootless_configure(c->cfg, &rl, &why) == 0) {
+		log_init(c->level, (v->flags & LOGS_TO_SYSLOG) && c->cfg->log_syslog, rl.run_dir);
+		struct rootless_call rc = {
+		    .cfg = c->cfg, .user = &rl, .id = "-", .attachment = "-", .stage = "reload"};
+		ret = rootless_reload(&rc);
+		rootless_netns_user_free(&rl);
+		strv_free(a.ids, a.n_ids);
+		return ret;
+	}
 	ret = reload_run(c->cfg, a.ids, a.n_ids);
 	strv_free(a.ids, a.n_ids);
 	return ret;
@@ -423,6 +461,7 @@ int main(int argc, char **argv)
 	struct call c = {.level = LOG_LEVEL_WARN};
 	if (argc > 0 && runtime_called_as(argv[0]))
 		return runtime_main(argc, argv);
+	proctitle_init(argc, argv);
 	const char *cni_command = getenv("CNI_COMMAND");
 	if (argc == 1 && cni_command && *cni_command) {
 		const struct verb *plugin = find_verb(NULL, false);

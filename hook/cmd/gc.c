@@ -357,6 +357,9 @@ static int sweep(const struct hook_config *cfg, const struct gc_options *o,
 	struct candidate *v = NULL;
 	size_t n = 0;
 	collect(cfg, cache, n_cache, &v, &n);
+	if (n == 0)
+		printf("gc: nothing to collect: no container in %s or in the cache %s\n",
+		       cfg->state_dir, cfg->cache_dir);
 	struct liveness_world *w = liveness_world_read();
 	int failed = 0;
 	for (size_t i = 0; i < n; i++) {
@@ -463,6 +466,8 @@ int gc_run(const struct hook_config *cfg, const struct gc_options *o)
 	struct strset gone = {0}; /* in a dry run, what would be gone */
 	struct strset detached = {0};
 	int failed = sweep(cfg, o, cache, n_cache, &gone, &detached) < 0;
+	if (gone.n == 0 && detached.n == 0)
+		printf("gc: nothing to collect%s\n", o->dry_run ? " (dry run)" : "");
 	/* The teardowns changed the cache: what is left of it now. */
 	if (detached.n) {
 		strset_sort(&detached);
@@ -488,4 +493,45 @@ int gc_run(const struct hook_config *cfg, const struct gc_options *o)
 	strv_free(gone.v, gone.n);
 	cnirt_ctx_free(ctx);
 	return failed ? 1 : 0;
+}
+
+int gc_collect_gone(const struct hook_config *cfg, const char *id, const char *stage)
+{
+	_cleanup_closedir_ DIR *d = opendir(cfg->state_dir);
+	if (!d)
+		return 0;
+	cnirt_ctx *ctx = hookconf_ctx(cfg);
+	struct liveness_world *w = liveness_world_read();
+	int collected = 0;
+	struct dirent *de;
+	while ((de = readdir(d))) {
+		struct stat st;
+		if (layout_entry(de->d_name, NULL) != LAYOUT_CONTAINER ||
+		    strcmp(de->d_name, id) == 0 ||
+		    fstatat(dirfd(d), de->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0 ||
+		    !S_ISDIR(st.st_mode))
+			continue;
+		cnirt_cache_entry **v = NULL;
+		size_t n = 0;
+		cnirt_error *e = NULL;
+		if (cnirt_cache_list_container(ctx, de->d_name, &v, &n, &e) < 0) {
+			cnirt_error_free(e);
+			continue;
+		}
+		_cleanup_free_ char *why = NULL;
+		const struct liveness_candidate lc = {de->d_name, true,
+						      (const cnirt_cache_entry *const *)v, n};
+		size_t done = 0;
+		if (liveness_gone(cfg->state_dir, false, w, &lc, &why) &&
+		    engine_detach(cfg, de->d_name, stage, &done) == 0) {
+			log_warn("%s %s: collected container \"%s\" first: gone without its "
+				 "poststop, as gc would find it (%s); detached %zu attachment(s)",
+				 id, stage, de->d_name, why, done);
+			collected++;
+		}
+		cnirt_cache_entries_free(v, n);
+	}
+	liveness_world_free(w);
+	cnirt_ctx_free(ctx);
+	return collected;
 }

@@ -34,4 +34,9 @@ struct gc_options {
  * on stdout. */
 int gc_run(const struct hook_config *cfg, const struct gc_options *o);
 
+/* Before a rootless stage (cmd/rootless.h): the hook's own attachments,
+ * other than `id`'s, that gc would find gone (their poststop missed: a
+ * runtime or engine killed), detached; each is logged. Returns how many. */
+int gc_collect_gone(const struct hook_config *cfg, const char *id, const char *stage);
+
 #endif

@@ -29,6 +29,7 @@
 #include <cnirt.h>
 
 #include "base/log.h"
+#include "host/rootless-netns.h"
 #include "base/table.h"
 #include "base/util.h"
 #include "cmd/report.h"
@@ -260,6 +261,7 @@ struct status_out {
 	json *all;
 	struct table t;
 	bool no_trunc;
+	const char *forwarders; /* a rootless user's forwarders/, else NULL */
 	/* For the unfinished attaches: read on first use. */
 	cnirt_ctx *ctx;
 	struct liveness_world *w;
@@ -370,9 +372,30 @@ static json *status_unfinished(const struct hook_config *cfg, const struct snaps
 	return v;
 }
 
+/* A rootless attachment whose forwarder is listed but not running
+ * (killed): "forwarder" added to the MISSING of each of its networks. */
+static void forwarder_missing(const struct status_out *out, const char *id, json *st)
+{
+	if (!out->forwarders || !json_is_array(st))
+		return;
+	_cleanup_free_ char *pidfile = xasprintf("%s/%s", out->forwarders, id);
+	if (access(pidfile, F_OK) < 0 || rootless_netns_pidfile_alive(pidfile, NULL))
+		return;
+	for (size_t i = 0; i < st->u.array.n; i++) {
+		json *e = st->u.array.v[i];
+		json *miss = json_obj_get(e, "missing");
+		if (!json_is_array(miss)) {
+			miss = json_new(JSON_ARRAY);
+			json_obj_set(e, "missing", miss);
+		}
+		json_arr_append(miss, json_new_string("forwarder"));
+	}
+}
+
 /* Add the status st of container `id` (taken) to out. */
 static void status_add(const struct snapshot *sd, struct status_out *out, const char *id, json *st)
 {
+	forwarder_missing(out, id, st);
 	if (out->all) {
 		json_obj_append(out->all, id, st); /* ids are unique */
 		return;
@@ -436,7 +459,8 @@ static void status_print(struct status_out *out, bool one)
 	table_print(&out->t, stdout);
 }
 
-int report_status(const struct hook_config *cfg, const char *id_arg, bool as_json, bool no_trunc)
+int report_status(const struct hook_config *cfg, const char *id_arg, bool as_json, bool no_trunc,
+		  const char *forwarders)
 {
 	_cleanup_free_ char *err = NULL;
 	_cleanup_free_ char *key = NULL;
@@ -445,7 +469,7 @@ int report_status(const struct hook_config *cfg, const char *id_arg, bool as_jso
 		return 2;
 	}
 	_cleanup_(snapshot_close) struct snapshot sd = {.fd = -1};
-	struct status_out out = {.t.cols = 8, .no_trunc = no_trunc};
+	struct status_out out = {.t.cols = 8, .no_trunc = no_trunc, .forwarders = forwarders};
 	if (as_json)
 		out.all = json_new(JSON_OBJECT);
 	else

@@ -16,6 +16,12 @@
  * directories replace cnihook.json's stateDir and cacheDir. 0 when they
  * do; -1 when the user has none (*why: what is missing). */
 int rootless_configure(struct hook_config *cfg, struct rootless_user *u, char **why);
+/* The same for a user on the host (not in a user namespace): the
+ * directories of the process's own uid (status and list as the user). */
+int rootless_configure_host_user(struct hook_config *cfg, struct rootless_user *u, char **why);
+/* For status: the user's slirp4netns and watch, running or MISSING, a
+ * line each on stdout (nothing when the user has no directory). */
+void rootless_print_helpers(const struct rootless_user *u);
 
 /* What a stage runs inside the rootless namespace: 0 or -1 (it has logged
  * its failure). */
@@ -30,7 +36,13 @@ struct rootless_call {
 	const char *status_path; /* attach: the attachment's network status */
 };
 
-/* Attach: the namespace made if needed (and slirp4netns started), the
+/* Every stage first heals, under the user's lock: the attachments gc
+ * would find gone (a poststop missed) are collected, and slirp4netns, the
+ * user's watch (host/rootless-watch.h) and the forwarders of live
+ * attachments are started again when they are not running (each
+ * logged).
+ *
+ * Attach: the namespace made if needed (and slirp4netns started), the
  * attachment's ports taken on the host, `attach` run in a child inside the
  * namespace, then the forwarder started; `detach` undoes `attach` when
  * the forwarder cannot start. A pod's member that finds the pod attached
@@ -48,5 +60,11 @@ int rootless_detach(const struct rootless_call *c, rootless_fn detach, void *dat
  * stopped, and after the user's last container the namespace torn down.
  * Returns the exit status. */
 int rootless_gc(const struct rootless_call *c, rootless_fn gc, void *data);
+
+/* `podman unshare cnihook reload`: what a stage heals first (the
+ * attachments gc would find gone collected, slirp4netns, the user's watch
+ * and the forwarders of live attachments started again when they are not
+ * running). Returns the exit status. */
+int rootless_reload(const struct rootless_call *c);
 
 #endif

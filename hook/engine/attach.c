@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "base/log.h"
+#include "base/suggest.h"
 #include "engine/detach.h"
 #include "engine/preflight.h"
 #include "engine/run.h"
@@ -57,6 +58,22 @@ static void prepared_free(struct prepared *p, size_t n)
 }
 
 /* Load and check everything an attachment needs, before any plugin runs. */
+/* The network of the configuration directory whose name is nearest to
+ * `name` (base/suggest.h), or NULL. */
+static char *nearest_network(const cnirt_confdir *dir, const char *name)
+{
+	size_t n = cnirt_confdir_count(dir);
+	const char **names = xcalloc(n + 1, sizeof(*names));
+	size_t k = 0;
+	for (size_t i = 0; i < n; i++)
+		if (cnirt_confdir_list(dir, i))
+			names[k++] = cnirt_netlist_name(cnirt_confdir_list(dir, i));
+	const char *near = suggest_nearest(name, names, k);
+	char *out = near ? xstrdup(near) : NULL;
+	free(names);
+	return out;
+}
+
 static int prepare(const char *by, const cnirt_confdir *dir, const struct selection *sel, size_t i,
 		   struct prepared *p, char **err)
 {
@@ -66,7 +83,10 @@ static int prepare(const char *by, const cnirt_confdir *dir, const struct select
 	cnirt_error *e = NULL;
 	cnirt_netlist *found = NULL;
 	if (cnirt_confdir_get(dir, a->network, &found, &e) < 0) {
-		*err = xasprintf("%s: %s", where, cnirt_error_msg(e));
+		_cleanup_free_ char *near = nearest_network(dir, a->network);
+		*err =
+		    xasprintf("%s: %s%s%s%s", where, cnirt_error_msg(e),
+			      near ? "; did you mean \"" : "", near ? near : "", near ? "\"?" : "");
 		cnirt_error_free(e);
 		return -1;
 	}

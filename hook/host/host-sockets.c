@@ -516,13 +516,22 @@ static int refuse(const char *proc, const char *key, unsigned port, const char *
 	if (!host_socket_holder(proc, h->inode, &pid, &comm))
 		return set_error(err,
 				 "annotation \"%s\": host port %u/%s on %s is in use on the host "
-				 "(socket inode %llu; no process in %s shows it)",
-				 key, port, proto, addr, h->inode, proc);
+				 "(socket inode %llu; no process in %s shows it: another user's, "
+				 "which root sees with ss -lntup 'sport = :%u')",
+				 key, port, proto, addr, h->inode, proc, port);
 	_cleanup_free_ char *text = shown(comm);
+	/* The engine itself: podman binds the ports of its own -p/--publish
+	 * for the container it is creating. */
+	bool engine = strcmp(comm, "podman") == 0 || strcmp(comm, "conmon") == 0 ||
+		      strcmp(comm, "rootlessport") == 0;
 	return set_error(err,
 			 "annotation \"%s\": host port %u/%s on %s is in use on the host by "
-			 "pid %d (%s)",
-			 key, port, proto, addr, pid, text);
+			 "pid %d (%s)%s",
+			 key, port, proto, addr, pid, text,
+			 engine ? ": the engine's own; if it publishes that port for this very "
+				  "container (podman -p), give it to -p or to the annotation, not "
+				  "both"
+				: "");
 }
 
 int host_sockets_check(const struct host_sockets *s, const char *proc, const char *key,

@@ -19,6 +19,7 @@
 
 #include "base/util.h"
 #include "common/json.h"
+#include "base/proctitle.h"
 #include "host/port-forwarder.h"
 #include "request/port-mappings.h"
 
@@ -366,6 +367,21 @@ static void serve(const struct forward_plan *p)
 	}
 }
 
+/* What `ps` shows: "cnihook-fwd OWNER [HOSTIP:]HOSTPORT/PROTO->TARGET:PORT...". */
+static void forwarder_title(const struct forward_plan *p)
+{
+	_cleanup_free_ char *t = xasprintf("cnihook-fwd %.12s", p->owner ? p->owner : "-");
+	for (size_t i = 0; i < p->n; i++) {
+		const char *ip = p->v[i].host_ip;
+		char *n = xasprintf("%s %s%s%u/%s->%s:%u", t, ip ? ip : "", ip ? ":" : "",
+				    p->v[i].host_port, proto_name(&p->v[i]), p->v[i].target,
+				    p->v[i].container_port);
+		free(t);
+		t = n;
+	}
+	proctitle_set("%s", t);
+}
+
 /* The forwarder's process: stdio on /dev/null, no descriptor of the hook's
  * but the listeners (the user's lock above all). */
 static void forwarder_main(const struct forward_plan *p)
@@ -380,7 +396,7 @@ static void forwarder_main(const struct forward_plan *p)
 		if (!keep)
 			close(fd);
 	}
-	prctl(PR_SET_NAME, "cnihook-fwd");
+	forwarder_title(p);
 	serve(p);
 }
 

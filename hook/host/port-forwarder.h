@@ -29,6 +29,7 @@ struct forward_rule {
 struct forward_plan {
 	struct forward_rule *v;
 	size_t n;
+	const char *owner; /* the attachment's id, for the title `ps` shows; the caller's */
 };
 
 /* Add the mappings of attachment `attachment` (request/port-mappings.h); a

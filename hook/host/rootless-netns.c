@@ -59,6 +59,27 @@ void rootless_netns_user_free(struct rootless_user *u)
 	u->run_dir = u->dir = NULL;
 }
 
+int rootless_netns_user_of(struct rootless_user *u, unsigned long uid, unsigned long owner,
+			   char **err)
+{
+	_cleanup_free_ char *run = xasprintf(ROOTLESS_RUN_DIR "/%lu", uid);
+	struct stat st;
+	if (stat(run, &st) < 0)
+		return set_error(
+		    err,
+		    "the user's runtime directory %s: %m (it is made by "
+		    "systemd-logind at login, or by hand: owned by uid %lu, mode 0700)",
+		    run, uid);
+	/* Owned by the user (uid 0 as the user's namespace sees it). */
+	if (!S_ISDIR(st.st_mode) || st.st_uid != owner)
+		return set_error(
+		    err, "the user's runtime directory %s: not a directory owned by uid %lu", run,
+		    uid);
+	*u = (struct rootless_user){.uid = uid, .run_dir = TAKE_PTR(run), .lock_fd = -1};
+	u->dir = xasprintf("%s/cnihook", u->run_dir);
+	return 0;
+}
+
 int rootless_netns_user(struct rootless_user *u, char **err)
 {
 	_cleanup_free_ char *map = NULL;
@@ -69,22 +90,7 @@ int rootless_netns_user(struct rootless_user *u, char **err)
 		return set_error(err, "%s", e);
 	if (rootless_netns_host_uid(map, &uid, err) < 0)
 		return -1;
-	_cleanup_free_ char *run = xasprintf(ROOTLESS_RUN_DIR "/%lu", uid);
-	struct stat st;
-	if (stat(run, &st) < 0)
-		return set_error(
-		    err,
-		    "the user's runtime directory %s: %m (it is made by "
-		    "systemd-logind at login, or by hand: owned by uid %lu, mode 0700)",
-		    run, uid);
-	/* Owned by the user: uid 0 as the namespace sees it. */
-	if (!S_ISDIR(st.st_mode) || st.st_uid != 0)
-		return set_error(
-		    err, "the user's runtime directory %s: not a directory owned by uid %lu", run,
-		    uid);
-	*u = (struct rootless_user){.uid = uid, .run_dir = TAKE_PTR(run), .lock_fd = -1};
-	u->dir = xasprintf("%s/cnihook", u->run_dir);
-	return 0;
+	return rootless_netns_user_of(u, uid, 0, err);
 }
 
 char *rootless_netns_path(const struct rootless_user *u, const char *name)
@@ -193,9 +199,7 @@ int rootless_netns_write_pidfile(const char *pidfile, long pid, char **err)
 	return 0;
 }
 
-/* Is pid still the process that started at `start`, and not a zombie
- * (which its parent, perhaps not the hook, has yet to reap)? */
-static bool same_process(long pid, unsigned long long start)
+bool rootless_netns_same_process(long pid, unsigned long long start)
 {
 	unsigned long long now;
 	if (proc_start_time(pid, &now) < 0 || now != start)
@@ -209,6 +213,30 @@ static bool same_process(long pid, unsigned long long start)
 		return false;
 	const char *p = strrchr(buf, ')');
 	return p && p[1] == ' ' && p[2] != 'Z' && p[2] != 'X';
+}
+
+int rootless_netns_pidfile_read(const char *pidfile, long *pid, unsigned long long *start)
+{
+	_cleanup_free_ char *buf = NULL;
+	_cleanup_free_ char *e = NULL;
+	size_t len;
+	int errnum = 0;
+	if (read_file(pidfile, 256, &buf, &len, &errnum, &e) < 0)
+		return errnum == ENOENT ? -ENOENT : -EIO;
+	if (sscanf(buf, "%ld %llu", pid, start) != 2 || *pid <= 1)
+		return -EINVAL;
+	return 0;
+}
+
+bool rootless_netns_pidfile_alive(const char *pidfile, long *pid)
+{
+	unsigned long long start;
+	long p = 0;
+	bool alive = rootless_netns_pidfile_read(pidfile, &p, &start) == 0 &&
+		     rootless_netns_same_process(p, start);
+	if (pid)
+		*pid = p;
+	return alive;
 }
 
 int rootless_netns_stop_pidfile(const char *pidfile, char **err)
@@ -228,13 +256,13 @@ int rootless_netns_stop_pidfile(const char *pidfile, char **err)
 		unlink(pidfile);
 		return set_error(err, "%s: not \"PID STARTTIME\": removed", pidfile);
 	}
-	if (same_process(pid, start)) {
+	if (rootless_netns_same_process(pid, start)) {
 		kill(pid, SIGTERM);
 		/* The processes are detached: their parent, not the hook,
 		 * reaps them; a zombie counts as gone. */
-		for (int i = 0; i < 100 && same_process(pid, start); i++)
+		for (int i = 0; i < 100 && rootless_netns_same_process(pid, start); i++)
 			usleep(10000);
-		if (same_process(pid, start))
+		if (rootless_netns_same_process(pid, start))
 			kill(pid, SIGKILL);
 	}
 	if (unlink(pidfile) < 0 && errno != ENOENT)
@@ -250,35 +278,68 @@ static const char *slirp_binary(void)
 	return NULL;
 }
 
-/* In the first child: a session of its own, then slirp4netns in a second
- * child (reparented to init when this one exits), whose pid goes down
- * `pidw`; stdio on /dev/null, the ready descriptor as fd 3. */
-static void slirp_child(const char *bin, const char *ns, int readyw, int pidw)
+struct slirp_args {
+	const char *bin;
+	const char *ns;
+};
+
+int rootless_netns_spawn(void (*fn)(void *), void *data, int keep, long *pid, char **err)
 {
-	setsid();
-	pid_t pid = fork();
-	if (pid != 0) {
-		long p = pid;
-		_exit(write(pidw, &p, sizeof(p)) == (ssize_t)sizeof(p) && pid > 0 ? 0 : 1);
+	int pids[2];
+	if (pipe2(pids, O_CLOEXEC) < 0)
+		return set_error(err, "pipe: %m");
+	fflush(NULL);
+	pid_t child = fork();
+	if (child == 0) {
+		setsid();
+		pid_t f = fork();
+		if (f != 0) {
+			long p = f;
+			_exit(write(pids[1], &p, sizeof(p)) == (ssize_t)sizeof(p) && f > 0 ? 0 : 1);
+		}
+		int null = open("/dev/null", O_RDWR | O_CLOEXEC);
+		if (null < 0 || dup2(null, 0) < 0 || dup2(null, 1) < 0 || dup2(null, 2) < 0)
+			_exit(127);
+		if (keep >= 0 && (keep == 3 ? fcntl(3, F_SETFD, 0) : dup2(keep, 3)) < 0)
+			_exit(127);
+		/* Nothing else of the hook's: its lock above all. */
+		close_range(keep >= 0 ? 4 : 3, ~0U, 0);
+		if (chdir("/") < 0)
+			_exit(127);
+		fn(data);
+		_exit(0);
 	}
-	int null = open("/dev/null", O_RDWR | O_CLOEXEC);
-	if (null < 0 || dup2(null, 0) < 0 || dup2(null, 1) < 0 || dup2(null, 2) < 0 ||
-	    dup2(readyw, 3) < 0)
-		_exit(127);
-	/* Nothing else of the hook's: its lock above all. */
-	for (int fd = 4; fd < 1024; fd++)
-		close(fd);
-	char *argv[] = {(char *)bin,
+	close(pids[1]);
+	int ret = 0;
+	long l = -1;
+	if (child < 0) {
+		ret = set_error(err, "fork: %m");
+	} else {
+		TEMP_FAILURE_RETRY(waitpid(child, NULL, 0));
+		if (read(pids[0], &l, sizeof(l)) != (ssize_t)sizeof(l) || l <= 0)
+			ret = set_error(err, "could not be started");
+	}
+	close(pids[0]);
+	if (ret == 0)
+		*pid = l;
+	return ret;
+}
+
+/* slirp4netns, in the spawned process (its ready descriptor is fd 3). */
+static void slirp_exec(void *data)
+{
+	const struct slirp_args *a = data;
+	char *argv[] = {(char *)a->bin,
 			"--configure",
 			"--mtu=65520",
 			"--disable-host-loopback",
 			"--netns-type=path",
 			"--ready-fd=3",
-			(char *)ns,
+			(char *)a->ns,
 			"tap0",
 			NULL};
 	char *envp[] = {"PATH=/usr/sbin:/usr/bin:/sbin:/bin", NULL};
-	execve(bin, argv, envp);
+	execve(a->bin, argv, envp);
 	_exit(127);
 }
 
@@ -297,29 +358,16 @@ int rootless_netns_start_slirp(const struct rootless_user *u, char **err)
 		return set_error(err, "slirp4netns: not found in /usr/bin, /usr/local/bin or /bin");
 	_cleanup_free_ char *ns = rootless_netns_path(u, "netns");
 	_cleanup_free_ char *pidfile = rootless_netns_path(u, "slirp4netns.pid");
-	int ready[2], pids[2];
+	int ready[2];
 	if (pipe2(ready, O_CLOEXEC) < 0)
 		return set_error(err, "slirp4netns: pipe: %m");
-	if (pipe2(pids, O_CLOEXEC) < 0) {
-		close(ready[0]);
-		close(ready[1]);
-		return set_error(err, "slirp4netns: pipe: %m");
-	}
-	pid_t child = fork();
-	if (child == 0)
-		slirp_child(bin, ns, ready[1], pids[1]);
-	close(ready[1]);
-	close(pids[1]);
+	struct slirp_args a = {.bin = bin, .ns = ns};
 	long pid = -1;
+	_cleanup_free_ char *e = NULL;
 	int ret = 0;
-	if (child < 0) {
-		ret = set_error(err, "slirp4netns: fork: %m");
-	} else {
-		int status;
-		TEMP_FAILURE_RETRY(waitpid(child, &status, 0));
-		if (read(pids[0], &pid, sizeof(pid)) != (ssize_t)sizeof(pid) || pid <= 0)
-			ret = set_error(err, "slirp4netns: could not be started");
-	}
+	if (rootless_netns_spawn(slirp_exec, &a, ready[1], &pid, &e) < 0)
+		ret = set_error(err, "slirp4netns: %s", e);
+	close(ready[1]);
 	if (ret == 0 && rootless_netns_write_pidfile(pidfile, pid, err) < 0)
 		ret = -1;
 	if (ret == 0 && !slirp_ready(ready[0])) {
@@ -328,11 +376,9 @@ int rootless_netns_start_slirp(const struct rootless_user *u, char **err)
 			      "%s exited or did not configure tap0 within %d ms (can the user open "
 			      "/dev/net/tun?)",
 			      bin, SLIRP_READY_MS);
-		_cleanup_free_ char *e = NULL;
 		rootless_netns_stop_pidfile(pidfile, &e);
 	}
 	close(ready[0]);
-	close(pids[0]);
 	return ret;
 }
 
@@ -437,11 +483,15 @@ int rootless_netns_teardown(const struct rootless_user *u, char **err)
 	int ret = 0;
 	char *e = NULL;
 	_cleanup_free_ char *pidfile = rootless_netns_path(u, "slirp4netns.pid");
+	_cleanup_free_ char *watch = rootless_netns_path(u, "watch.pid");
 	_cleanup_free_ char *ns = rootless_netns_path(u, "netns");
 	_cleanup_free_ char *state = rootless_netns_path(u, "state");
 	if (rootless_netns_stop_pidfile(pidfile, &e) < 0 && ret == 0) {
 		ret = set_error(err, "slirp4netns: %s", e);
 	}
+	free(TAKE_PTR(e));
+	if (rootless_netns_stop_pidfile(watch, &e) < 0 && ret == 0)
+		ret = set_error(err, "the user's watch: %s", e);
 	free(TAKE_PTR(e));
 	if (is_nsfs(ns) && umount2(ns, MNT_DETACH) < 0 && ret == 0)
 		ret = set_error(err, "rootless network namespace %s: unmount: %m", ns);

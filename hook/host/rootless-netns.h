@@ -11,6 +11,8 @@
  *     netns                        the namespace, bind-mounted in podman's
  *                                  mount namespace
  *     slirp4netns.pid              "PID STARTTIME" of its slirp4netns
+ *     watch.pid                    "PID STARTTIME" of its watch
+ *                                  (host/rootless-watch.h)
  *     state/                       the hook's stateDir (a shared mount)
  *     cache/                       the hook's cacheDir
  *     cni/                         bound over /var/lib/cni for the plugins
@@ -41,6 +43,11 @@ int rootless_netns_host_uid(const char *map, unsigned long *uid, char **err);
  * paths; -1 when uid 0 maps to no host uid or /run/user/UID is absent
  * or not the user's (*err: why, and what to do). */
 int rootless_netns_user(struct rootless_user *u, char **err);
+/* The user of host uid `uid`, whose /run/user/UID must be owned by
+ * `owner` as the caller sees it (0 in the user's namespace, uid on the
+ * host). */
+int rootless_netns_user_of(struct rootless_user *u, unsigned long uid, unsigned long owner,
+			   char **err);
 void rootless_netns_user_free(struct rootless_user *u);
 /* A path in the user's directory (allocated). */
 char *rootless_netns_path(const struct rootless_user *u, const char *name);
@@ -74,5 +81,19 @@ int rootless_netns_teardown(const struct rootless_user *u, char **err);
 int rootless_netns_stop_pidfile(const char *pidfile, char **err);
 /* Write "PID STARTTIME" of pid to `pidfile`. */
 int rootless_netns_write_pidfile(const char *pidfile, long pid, char **err);
+/* Read "PID STARTTIME" from `pidfile`: 0, or -ENOENT (no file), -EIO (not
+ * readable), -EINVAL (not that). */
+int rootless_netns_pidfile_read(const char *pidfile, long *pid, unsigned long long *start);
+/* Is pid still the process that started at `start`, and not a zombie
+ * (which its parent, perhaps not the hook, has yet to reap)? */
+bool rootless_netns_same_process(long pid, unsigned long long start);
+/* Does `pidfile` name a process that still runs? *pid (if not NULL): the
+ * pid it names, 0 when none. */
+bool rootless_netns_pidfile_alive(const char *pidfile, long *pid);
+/* fn(data) in a detached process: its own session, a grandchild of the
+ * caller (reparented when its first parent exits), stdio on /dev/null,
+ * `keep` (unless -1) as fd 3 and no other descriptor, the working
+ * directory /; it exits when fn returns. Its pid in *pid. */
+int rootless_netns_spawn(void (*fn)(void *), void *data, int keep, long *pid, char **err);
 
 #endif

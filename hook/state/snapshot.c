@@ -120,9 +120,32 @@ int snapshot_resolve(const struct snapshot *sd, const char *key, const char **ou
 		*out = found;
 		return 0;
 	}
+	/* A containerd container's id without its namespace: the one
+	 * "<namespace>-<id>" of the state directory. */
+	size_t in_ns = 0;
+	for (size_t i = 0; matches == 0 && i < sd->n; i++) {
+		const char *id = sd->v[i].name;
+		size_t n = strlen(id);
+		if (n > len + 1 && id[n - len - 1] == '-' && strcmp(id + n - len, key) == 0 &&
+		    snapshot_is_container(sd, &sd->v[i]) && in_ns++ == 0)
+			found = id;
+	}
+	if (in_ns == 1) {
+		*out = found;
+		return 0;
+	}
+	if (in_ns > 1)
+		return set_error(err,
+				 "container \"%s\" is in %zu containerd namespaces: give "
+				 "NAMESPACE/%s",
+				 key, in_ns, key);
 	if (matches == 0)
 		return set_error(
-		    err, "container \"%s\": no network status (not attached by cnihook)", key);
+		    err,
+		    "container \"%s\": no network status (not attached by cnihook; name "
+		    "a container by its id or a prefix of it, podman's by podman inspect "
+		    "-f '{{.Id}}' NAME, a containerd one as NAMESPACE/ID)",
+		    key);
 	return set_error(err, "\"%s\" is the start of %zu container ids: %s; give more of it", key,
 			 matches, ids);
 }

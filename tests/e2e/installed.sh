@@ -520,6 +520,22 @@ qs_case() {
 		cnihook status web
 	} >>"$DIR/qs-runc.out" 2>&1 || fail "cnihook status web failed"
 	qs_status web runc
+	# A firewall reload drops the container's DNAT rule: cnihook reload
+	# re-applies the shipped network (it declares the ips capability) with
+	# the same address, and the page is served again.
+	checking "the shipped network: cnihook reload after web's DNAT rule is flushed keeps its address"
+	rule=$(iptables-save -t nat | grep -E -- '^-A CNI-DN-.* --dport 8080 .*-j DNAT --to-destination 10\.89\.0\.[0-9]+:80$' || true)
+	[ "$(wc -l <<<"$rule")" = 1 ] && [ -n "$rule" ] || fail "not one DNAT rule of web: $rule"
+	before=$(cnihook status --json web | jq -c '[.[].ips]')
+	# shellcheck disable=SC2086 # the rule's words, as iptables-save wrote them
+	iptables -t nat -D ${rule#-A }
+	out=$(cnihook reload web 2>&1) || fail "cnihook reload web: $out"
+	grep -q '^reload: container "web" network "cnihook" interface eth0: reloaded' <<<"$out" ||
+		fail "cnihook reload web: $out"
+	after=$(cnihook status --json web | jq -c '[.[].ips]')
+	[ "$before" = "$after" ] || fail "web's addresses changed: $before, then $after"
+	ok "reloaded, $after"
+	qs_page "runc, after reload"
 	{
 		runc delete -f web # poststop: detached, nothing left
 	} </dev/null >>"$DIR/qs-runc.out" 2>&1 || fail "runc delete -f web: $(cat "$DIR/qs-runc.out")"

@@ -6,6 +6,9 @@
 # naming a bridge/portmap network of the test's:
 #   - an SCTP mapping is refused (the forwarder carries TCP and UDP),
 #     nothing made;
+#   - a misspelt network is refused with "did you mean";
+#   - a host port root listens on is refused, naming the socket as another
+#     user's; gc --dry-run says there is nothing to collect;
 #   - two containers annotated io.cnihook.networks=NET reach each other by
 #     HTTP (busybox httpd in each, wget from the other);
 #   - a's published ports (io.cnihook.ports 127.0.0.1:PORT:80 and
@@ -24,6 +27,16 @@
 #   - the user's rootless network namespace, its slirp4netns (when the user
 #     can open /dev/net/tun; without it, a warning and no outbound traffic)
 #     and a's port forwarder are there while they run;
+#   - ps names a's forwarder "cnihook-fwd ID HOSTIP:PORT/tcp->ADDR:80 ..."
+#     (pgrep -f cnihook-fwd finds it); the user's watch runs;
+#   - cnihook status and list as the user and under podman unshare show
+#     the user's attachments and slirp4netns;
+#   - slirp4netns and a's forwarder killed: status shows them MISSING;
+#     the next container's start
+#     starts both again, warning (a reaches outside, its port serves);
+#     the forwarder killed again: podman unshare cnihook reload starts it;
+#   - the user's log is /run/user/UID/cnihook.log, kept after the last
+#     container;
 #   - removing a stops its forwarder and frees the port; removing b, the
 #     last, leaves nothing: no /run/user/UID/cnihook (namespace, state,
 #     cache, leases), no process of cnihook's or slirp4netns of the user's,
@@ -31,6 +44,12 @@
 #   - a rootless pod (--network none): two annotated members share one
 #     attachment and forwarder, under the infra container's id, until the
 #     last one stops;
+#   - a container m removed without its poststop (as when conmon or
+#     podman is killed) is collected by the next start, d's, which takes
+#     m's port; then /run/user/UID/cnihook removed under d: the user's
+#     watch stops d's forwarder, slirp4netns and dnsmasq, the port is free;
+#     the same with the watch killed first: podman unshare cnihook gc
+#     stops what was left running;
 #   - a container removed without its poststop (a hooks directory without
 #     it) keeps its attachment and forwarder until `podman unshare cnihook
 #     gc`, which leaves nothing either.
@@ -137,6 +156,36 @@ else
 	not_ok "an SCTP mapping is refused, naming it; nothing made" "$out$(ls -R "$DIR" 2>&1)"
 fi
 pm rm -f -t 0 u >/dev/null 2>&1 || true
+# A misspelt network: refused with the nearest name of confDir.
+out=$(pm run -d --name u --network none --annotation "io.cnihook.networks=${NET}x" \
+	"$IMAGE" true 2>&1) || true
+grep -qF "network \"${NET}x\" not found in $U/net.d; did you mean \"$NET\"?" <<<"$out" && [ ! -e "$DIR" ] &&
+	ok "a misspelt network is refused with \"did you mean\"; nothing left" ||
+	not_ok "a misspelt network is refused with \"did you mean\"" "$out$(ls -R "$DIR" 2>&1)"
+pm rm -f -t 0 u >/dev/null 2>&1 || true
+# A host port another user (root, here) listens on: the start is refused,
+# saying the socket is another user's and how root finds it.
+HPORT=$((PORT + 3))
+python3 -c 'import socket, sys, time
+s = socket.socket(); s.bind(("127.0.0.1", int(sys.argv[1]))); s.listen(); time.sleep(60)' "$HPORT" &
+HOLDER=$!
+cleanup_push "kill_child $HOLDER"
+for ((i = 0; i < 50; i++)); do
+	ss -Hntl "sport = :$HPORT" | grep -q . && break
+	sleep 0.1
+done
+out=$(pm run -d --name h --network none --annotation "io.cnihook.networks=$NET" \
+	--annotation "io.cnihook.ports=127.0.0.1:$HPORT:80" "$IMAGE" true 2>&1) || true
+grep -q "host port $HPORT/tcp on 127.0.0.1 is in use on the host (socket inode [0-9]*; .*another user's, which root sees with ss -lntup 'sport = :$HPORT')" <<<"$out" &&
+	[ ! -e "$DIR" ] &&
+	ok "a port another user listens on is refused, naming the socket and how root finds its holder" ||
+	not_ok "a port another user listens on is refused, naming the socket" "$out"
+kill_child "$HOLDER" || true
+pm rm -f -t 0 h >/dev/null 2>&1 || true
+out=$(pm unshare "$U/cnihook" --config "$U/cnihook.json" gc --dry-run 2>&1) || true
+[ "$out" = "gc: nothing to collect: the user has no $DIR" ] &&
+	ok "gc --dry-run says when there is nothing to collect" ||
+	not_ok "gc --dry-run says when there is nothing to collect" "$out"
 # (podman splits --annotation at commas outside double quotes)
 # The names dnsname answers: io.cnihook.name (podman's hostname is the
 # short id).
@@ -151,7 +200,7 @@ out=$(pm run -d --name b --network none --annotation "io.cnihook.networks=$NET" 
 	"$IMAGE" sh -c "$(serve b)" 2>&1) || fail "podman run b: $out"
 B=$(tail -n 1 <<<"$out")
 ok "two rootless containers started with io.cnihook.networks=$NET"
-[ ! -e "$DIR/state/cnihook.log" ] || sed 's/^/#   log: /' "$DIR/state/cnihook.log"
+[ ! -e "$RUNDIR/cnihook.log" ] || sed 's/^/#   log: /' "$RUNDIR/cnihook.log"
 
 ip_of() { jq -r '.[0].ips[0]' "$DIR/state/$1/network-status.json"; }
 IP_A=$(ip_of "$A") IP_B=$(ip_of "$B")
@@ -205,17 +254,83 @@ got=$(pm exec a timeout 5 wget -q -O- "http://$OUT.2:8080/" 2>&1) || true
 [ -n "$SLIRP" ] && [ "$got" = outside ] &&
 	ok "a reaches $OUT.2:8080 outside the user's namespace, through slirp4netns (pid $SLIRP)" ||
 	not_ok "a reaches $OUT.2:8080 outside the user's namespace, through slirp4netns" \
-		"slirp4netns: ${SLIRP:-none}; wget: $got$(grep slirp4netns "$DIR/state/cnihook.log" 2>/dev/null)"
+		"slirp4netns: ${SLIRP:-none}; wget: $got$(grep slirp4netns "$RUNDIR/cnihook.log" 2>/dev/null)"
 
 [ -e "$DIR/netns" ] && [ -s "$DIR/forwarders/$A" ] && [ ! -e "$DIR/forwarders/$B" ] &&
 	ok "the user's namespace and a's forwarder (none for b, which publishes nothing)" ||
 	not_ok "the user's namespace and a's forwarder" "$(ls -R "$DIR" 2>&1)"
 FWD=$(awk '{print $1}' "$DIR/forwarders/$A")
+got=$(pgrep -u "$RL_UID" -af "^cnihook-fwd ${A:0:12} " || true)
+grep -q "^$FWD cnihook-fwd ${A:0:12} 127.0.0.1:$PORT/tcp->${IP_A%/*}:80 127.0.0.1:$UPORT/udp->${IP_A%/*}:5353" <<<"$got" &&
+	ok "ps names a's forwarder by what it forwards (pgrep -f cnihook-fwd): $got" ||
+	not_ok "ps names a's forwarder by what it forwards" "pgrep: $got; ps: $(ps -o args= -p "$FWD")"
+WATCH=$(awk '{print $1}' "$DIR/watch.pid" 2>/dev/null || true)
+[ -n "$WATCH" ] && ps -o args= -p "$WATCH" | grep -q "^cnihook-watch uid $RL_UID *\$" &&
+	ok "the user's watch runs (pid $WATCH)" || not_ok "the user's watch runs" "$(ls "$DIR")"
+
+# ---------------------------------------------------------------- healing
+# slirp4netns and a's forwarder killed (an OOM kill, a stray kill): the
+# next stage of any container of the user's starts them again, warning.
+rl_log() { cat "$RUNDIR/cnihook.log" 2>/dev/null; }
+# running PID: PID is a process, not a zombie (a helper stopped by a stage
+# that `podman unshare` ran has init for its parent, which may reap late).
+running() {
+	local st
+	st=$(ps -o stat= -p "$1" 2>/dev/null) && [[ $st != Z* ]]
+}
+# The user's cnihook, slirp4netns and dnsmasq processes (zombies aside).
+user_helpers() {
+	ps -u "$RL_USER" -o pid=,stat=,comm= | awk '$2 !~ /^Z/' | grep -E 'cnihook|slirp4netns|dnsmasq' || true
+}
+# status and list as the user, and under podman unshare: the user's own
+# attachments, helpers and forwarders.
+st_user=$(as_user "$U/cnihook" --config "$U/cnihook.json" status 2>&1) || true
+st_unshare=$(pm unshare "$U/cnihook" --config "$U/cnihook.json" status 2>&1) || true
+ls_unshare=$(pm unshare "$U/cnihook" --config "$U/cnihook.json" list 2>&1) || true
+for v in "$st_user" "$st_unshare"; do
+	grep -q "^${A:0:12} *$NET .*own *- *\$" <<<"$v" && grep -q "^${B:0:12} " <<<"$v" &&
+		grep -q "^slirp4netns: running (pid $SLIRP)" <<<"$v" || break
+done
+[ "$v" = "$st_unshare" ] && grep -q "^${A:0:12} *$NET " <<<"$v" && grep -q "^${A:0:12} *$NET " <<<"$ls_unshare" &&
+	ok "cnihook status and list, as the user and under podman unshare, show the user's attachments and slirp4netns" ||
+	not_ok "cnihook status and list as the user and under podman unshare" \
+		"as the user: $st_user"$'\n'"podman unshare: $st_unshare"$'\n'"list: $ls_unshare"
+kill -9 "$SLIRP" "$FWD" 2>/dev/null || true
+sleep 0.2
+st=$(as_user "$U/cnihook" --config "$U/cnihook.json" status 2>&1) || true
+grep -q "^${A:0:12} *$NET .*forwarder *\$" <<<"$st" && grep -q "^slirp4netns: MISSING (pid $SLIRP)" <<<"$st" &&
+	ok "slirp4netns and a's forwarder killed: status shows both MISSING" ||
+	not_ok "slirp4netns and a's forwarder killed: status shows both MISSING" "$st"
+out=$(pm run -d --name x --network none --annotation "io.cnihook.networks=$NET" \
+	"$IMAGE" sleep 600 2>&1) || fail "podman run x: $out"
+NEW_SLIRP=$(awk '{print $1}' "$DIR/slirp4netns.pid" 2>/dev/null || true)
+got=$(pm exec a timeout 5 wget -q -O- "http://$OUT.2:8080/" 2>&1) || true
+[ -n "$NEW_SLIRP" ] && [ "$NEW_SLIRP" != "$SLIRP" ] && [ "$got" = outside ] &&
+	grep -q "the user's slirp4netns (pid $SLIRP) is not running (killed?): started again" <<<"$(rl_log)" &&
+	ok "slirp4netns killed: x's start warns and starts it again (pid $NEW_SLIRP); a reaches outside again" ||
+	not_ok "slirp4netns killed: x's start starts it again" "slirp: ${NEW_SLIRP:-none}; wget: $got$(rl_log | tail -n 5)"
+SLIRP=$NEW_SLIRP
+NEW_FWD=$(awk '{print $1}' "$DIR/forwarders/$A")
+got=$(host_get 2>&1) || true
+[ "$NEW_FWD" != "$FWD" ] && [ "$got" = a ] &&
+	grep -q "the port forwarder of \"$A\" (pid $FWD) was not running (killed?): started again" <<<"$(rl_log)" &&
+	ok "a's forwarder killed: x's start warns and starts it again; 127.0.0.1:$PORT serves" ||
+	not_ok "a's forwarder killed: x's start starts it again" "GET: $got$(rl_log | tail -n 5)"
+FWD=$NEW_FWD
+kill -9 "$FWD" 2>/dev/null || true
+out=$(pm unshare "$U/cnihook" --config "$U/cnihook.json" reload 2>&1) || true
+NEW_FWD=$(awk '{print $1}' "$DIR/forwarders/$A")
+got=$(host_get 2>&1) || true
+[ "$NEW_FWD" != "$FWD" ] && [ "$got" = a ] &&
+	ok "a's forwarder killed: podman unshare cnihook reload starts it again" ||
+	not_ok "a's forwarder killed: podman unshare cnihook reload starts it again" "GET: $got; $out$(rl_log | tail -n 5)"
+FWD=$NEW_FWD
+pm rm -f -t 0 x >/dev/null 2>&1 || fail "podman rm x"
 
 # ---------------------------------------------------------------- teardown
 pm rm -f -t 0 a >/dev/null 2>&1 || fail "podman rm a"
-if kill -0 "$FWD" 2>/dev/null; then
-	not_ok "a's forwarder (pid $FWD) stops with a"
+if running "$FWD"; then
+	not_ok "a's forwarder (pid $FWD) stops with a" "$(ps -o pid,ppid,lstart,args -p "$FWD"; rl_log | tail -n 8)"
 elif host_get >/dev/null 2>&1; then
 	not_ok "a's port $PORT is free after a"
 elif ss -Hnul "sport = :$UPORT" | grep -q .; then
@@ -232,12 +347,12 @@ fi
 user_clean() {
 	local procs mounts pause
 	[ ! -e "$DIR" ] && ok "$1: no $DIR" || not_ok "$1: no $DIR" "$(ls -laR "$DIR" 2>&1)"
-	if [ -n "$SLIRP" ] && kill -0 "$SLIRP" 2>/dev/null; then
+	if [ -n "$SLIRP" ] && running "$SLIRP"; then
 		not_ok "$1: slirp4netns (pid $SLIRP) stopped"
 	fi
 	# (pgrep: a pattern of more than 15 bytes matches nothing)
 	# shellcheck disable=SC2009
-	procs=$(ps -u "$RL_USER" -o pid=,comm= | grep -E 'cnihook|slirp4netns|dnsmasq' || true)
+	procs=$(user_helpers)
 	[ -z "$procs" ] && ok "$1: no forwarder, slirp4netns, dnsmasq or cnihook process of the user's" ||
 		not_ok "$1: no forwarder, slirp4netns, dnsmasq or cnihook process of the user's" "$procs"
 	pause=$(cat "$RUNDIR/libpod/tmp/pause.pid" 2>/dev/null || true)
@@ -250,6 +365,9 @@ user_clean() {
 
 pm rm -f -t 0 b >/dev/null 2>&1 || fail "podman rm b"
 user_clean "after the last container"
+grep -q "$B poststop: detached 1 network(s)" "$RUNDIR/cnihook.log" &&
+	ok "the user's log, $RUNDIR/cnihook.log, outlives the last container" ||
+	not_ok "the user's log, $RUNDIR/cnihook.log, outlives the last container" "$(ls -la "$RUNDIR")"
 
 # ---------------------------------------------------------------- a pod
 # A rootless pod (--network none): its first annotated member attaches the
@@ -269,25 +387,92 @@ got=$(host_get "$PORT2" 2>&1) || true
 [ -d "$DIR/state/$INFRA" ] && [ -s "$DIR/forwarders/$INFRA" ] && [ "$got" = pa ] &&
 	ok "a rootless pod: two members, one attachment (the infra's id), its port serves on 127.0.0.1:$PORT2" ||
 	not_ok "a rootless pod: two members, one attachment, its port serves" \
-		"GET: $got$(ls -R "$DIR" 2>&1; tail -n 5 "$DIR/state/cnihook.log" 2>&1)"
+		"GET: $got$(ls -R "$DIR" 2>&1; tail -n 5 "$RUNDIR/cnihook.log" 2>&1)"
 FWD2=$(awk '{print $1}' "$DIR/forwarders/$INFRA" 2>/dev/null || true)
 pm rm -f -t 0 pa >/dev/null 2>&1 || fail "podman rm pa"
-[ -d "$DIR/state/$INFRA" ] && [ -n "$FWD2" ] && kill -0 "$FWD2" 2>/dev/null &&
+[ -d "$DIR/state/$INFRA" ] && [ -n "$FWD2" ] && running "$FWD2" &&
 	ok "pa stopped: pb keeps the pod's attachment and forwarder" ||
 	not_ok "pa stopped: pb keeps the pod's attachment and forwarder" "$(ls -R "$DIR" 2>&1)"
 pm pod rm -f -t 0 p >/dev/null 2>&1 || fail "podman pod rm p"
-[ -n "$FWD2" ] && ! kill -0 "$FWD2" 2>/dev/null && ! host_get "$PORT2" >/dev/null 2>&1 &&
+[ -n "$FWD2" ] && ! running "$FWD2" && ! host_get "$PORT2" >/dev/null 2>&1 &&
 	ok "the pod removed: its forwarder stopped, port $PORT2 free" ||
 	not_ok "the pod removed: its forwarder stopped, port $PORT2 free"
 user_clean "after the pod"
+
+# ---------------------------------------------------------------- missed poststop
+# A container whose poststop never ran (a hooks directory without it, as
+# when conmon or podman is killed) holds its port until the user's next
+# start, which collects it first (as gc would find it): d takes the port.
+mkdir -p "$U/hooks-nostop.d"
+cp "$U/hooks.d/cnihook-createRuntime.json" "$U/hooks-nostop.d/"
+chmod -R a+rX "$U/hooks-nostop.d"
+pm_nostop() {
+	as_user podman --runtime runc --storage-driver vfs --cgroup-manager cgroupfs \
+		--events-backend file --hooks-dir "$U/hooks-nostop.d" "$@"
+}
+out=$(pm_nostop run -d --name m --network none --annotation "io.cnihook.networks=$NET" \
+	--annotation "io.cnihook.ports=127.0.0.1:$PORT:80" "$IMAGE" sh -c "$(serve m)" 2>&1) ||
+	fail "podman run m: $out"
+M=$(tail -n 1 <<<"$out")
+pm rm -f -t 0 m >/dev/null 2>&1 || fail "podman rm m"
+out=$(pm run -d --name d --network none --annotation "io.cnihook.networks=$NET" \
+	--annotation "io.cnihook.ports=127.0.0.1:$PORT:80" "$IMAGE" sh -c "$(serve d)" 2>&1) || true
+got=$(host_get 2>&1) || true
+[ "$got" = d ] && [ ! -e "$DIR/state/$M" ] &&
+	grep -q "collected container \"$M\" first: gone without its poststop" <<<"$(rl_log)" &&
+	ok "m gone without its poststop: d's start collects it first and takes its port $PORT" ||
+	not_ok "m gone without its poststop: d's start collects it first" "run d: $out; GET: $got$(rl_log | tail -n 5)"
+
+# The user's directory removed under running containers (logind at logout,
+# by hand): the user's watch stops the helpers that served it (d's
+# forwarder, slirp4netns, dnsmasq); the port is free.
+FWD_D=$(awk '{print $1}' "$DIR/forwarders/"* 2>/dev/null | head -n 1)
+SLIRP=$(awk '{print $1}' "$DIR/slirp4netns.pid" 2>/dev/null || true)
+rm -rf "$DIR"
+for ((i = 0; i < 50; i++)); do
+	procs=$(user_helpers)
+	[ -n "$procs" ] || break
+	sleep 0.1
+done
+if [ -n "$procs" ]; then
+	not_ok "$DIR removed: the user's helpers stop by themselves" "$procs"
+elif host_get >/dev/null 2>&1 || ss -Hntl "sport = :$PORT" | grep -q .; then
+	not_ok "$DIR removed: port $PORT is free"
+else
+	ok "$DIR removed under d: its forwarder (pid $FWD_D), slirp4netns, dnsmasq and the watch stop within $((i / 10)).$((i % 10)) s; port $PORT free"
+fi
+pm rm -f -t 0 d >/dev/null 2>&1 || fail "podman rm d"
+SLIRP=
+user_clean "after the user's directory was removed"
+# The same with the watch killed first: what is left runs on until
+# podman unshare cnihook gc finds it (the user's helpers outside any
+# namespace of the user's) and stops it.
+out=$(pm run -d --name e --network none --annotation "io.cnihook.networks=$NET" \
+	--annotation "io.cnihook.ports=127.0.0.1:$PORT:80" "$IMAGE" sh -c "$(serve e)" 2>&1) ||
+	fail "podman run e: $out"
+E=$(tail -n 1 <<<"$out")
+kill -9 "$(awk '{print $1}' "$DIR/watch.pid")" 2>/dev/null || true
+rm -rf "$DIR"
+sleep 1.5
+left=$(user_helpers)
+out=$(pm unshare "$U/cnihook" --config "$U/cnihook.json" gc 2>&1) || true
+procs=$(user_helpers)
+if [ -z "$left" ]; then
+	not_ok "$DIR removed, the watch killed: the helpers run on" "(none left)"
+elif [ -n "$procs" ] || ! grep -q "^gc: stopped [1-9][0-9]* helper(s) of the user's" <<<"$out"; then
+	not_ok "podman unshare cnihook gc stops the user's helpers left running" "$out; left: $procs"
+elif host_get >/dev/null 2>&1; then
+	not_ok "podman unshare cnihook gc frees port $PORT"
+else
+	ok "$DIR removed, the watch killed: podman unshare cnihook gc stops the helpers left running ($(wc -l <<<"$left")), port $PORT free"
+fi
+pm rm -f -t 0 e >/dev/null 2>&1 || fail "podman rm e"
+user_clean "after gc of what was left running"
 
 # ---------------------------------------------------------------- gc
 # A container whose poststop never runs (a hooks directory without it):
 # its attachment and forwarder stay after it is gone, until `podman unshare
 # cnihook gc` collects them and removes the namespace.
-mkdir -p "$U/hooks-nostop.d"
-cp "$U/hooks.d/cnihook-createRuntime.json" "$U/hooks-nostop.d/"
-chmod -R a+rX "$U/hooks-nostop.d"
 out=$(as_user podman --runtime runc --storage-driver vfs --cgroup-manager cgroupfs \
 	--events-backend file --hooks-dir "$U/hooks-nostop.d" run -d --name c --network none \
 	--annotation "io.cnihook.networks=$NET" --annotation "io.cnihook.ports=127.0.0.1:$PORT:80" \
@@ -304,5 +489,6 @@ out=$(pm unshare "$U/cnihook" --config "$U/cnihook.json" gc 2>&1) &&
 	not_ok "podman unshare cnihook gc: c is gone, detached" "$out"
 user_clean "after gc"
 outside_down
-assert_nothing_left --subnet "$SUBNET" --subnet "$OUT" --link "$NET" --id "$A" --id "$B" --id "$C" --id "$INFRA"
+assert_nothing_left --subnet "$SUBNET" --subnet "$OUT" --link "$NET" --id "$A" --id "$B" --id "$C" --id "$INFRA" \
+	--id "$M" --id "$E"
 finish

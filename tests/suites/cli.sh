@@ -370,7 +370,17 @@ check "status AMBIGUOUS-PREFIX: an error listing the matches, exit 1" \
 "$CNIHOOK" --config "$cfg" status 99999 >"$tmp/out" 2>"$tmp/err"
 rc=$?
 check "status NO-MATCH: an error, exit 1" \
-	eval '[ $rc = 1 ] && grep -qxF "cnihook: status: container \"99999\": no network status (not attached by cnihook)" "$tmp/err"'
+	eval '[ $rc = 1 ] && grep -qxF "cnihook: status: container \"99999\": no network status (not attached by cnihook; name a container by its id or a prefix of it, podman'"'"'s by podman inspect -f '"'"'{{.Id}}'"'"' NAME, a containerd one as NAMESPACE/ID)" "$tmp/err"'
+# A containerd container named by its id alone: the one NAMESPACE-ID of
+# the state directory.
+mkdir -p "$state/k8s.io-webctr"
+printf '[{"name":"two","interface":"eth0","ips":["10.99.0.9/24"],"mac":"aa:bb:cc:dd:ee:09","default":true}]\n' \
+	>"$state/k8s.io-webctr/network-status.json"
+"$CNIHOOK" --config "$cfg" status webctr >"$tmp/out" 2>"$tmp/err"
+rc=$?
+check "status ID of a containerd container without its namespace: that container" \
+	eval '[ $rc = 0 ] && grep -qE "^k8s\.io-webc[a-z]* +two +eth0 +10\.99\.0\.9/24 " "$tmp/out"'
+rm -rf "$state/k8s.io-webctr"
 "$CNIHOOK" --config "$cfg" status "$a" >"$tmp/out" 2>"$tmp/err"
 rc=$?
 check "status FULL-ID still works (the table cuts it to 12)" \

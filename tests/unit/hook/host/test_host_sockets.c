@@ -384,6 +384,8 @@ static int proc_setup(void **state)
 	put(p->dir, "4243/comm", "python3\n");
 	link_fd(p->dir, "4300", "3", "socket:[777]");
 	put(p->dir, "4300/comm", "evil\"\x1b[2J\n");
+	link_fd(p->dir, "4400", "7", "socket:[888]");
+	put(p->dir, "4400/comm", "podman\n");
 	*state = p;
 	return 0;
 }
@@ -484,7 +486,8 @@ static void test_check(void **state)
 	_cleanup_free_ char *want =
 	    xasprintf("annotation \"k8s.v1.cni.cncf.io/networks\": host port 18282/tcp on "
 		      "0.0.0.0 is in use on the host (socket inode 4444; no process in %s "
-		      "shows it)",
+		      "shows it: another user's, which root sees with ss -lntup 'sport = "
+		      ":18282')",
 		      p->dir);
 	assert_string_equal(err, want);
 	free(TAKE_PTR(err));
@@ -496,6 +499,17 @@ static void test_check(void **state)
 			 -1);
 	assert_string_equal(err, "annotation \"io.cnihook.ports\": host port 18283/udp on ::1 is "
 				 "in use on the host by pid 4300 (evil\\x22\\x1b[2J)");
+	free(TAKE_PTR(err));
+	/* The engine itself holds it (podman binds its own -p). */
+	table(&s, "tcp", tcp_header, inet_line(AF_INET, "0.0.0.0", 18284, "0.0.0.0", 0, 0x0a, 888),
+	      NULL);
+	assert_int_equal(check_text(&s, p->dir, "io.cnihook.ports",
+				    "[{\"hostPort\":18284,\"containerPort\":80}]", &err),
+			 -1);
+	assert_string_equal(err, "annotation \"io.cnihook.ports\": host port 18284/tcp on 0.0.0.0 "
+				 "is in use on the host by pid 4400 (podman): the engine's own; if "
+				 "it publishes that port for this very container (podman -p), give "
+				 "it to -p or to the annotation, not both");
 	free(TAKE_PTR(err));
 	/* Nothing overlaps. */
 	assert_int_equal(check_text(&s, p->dir, "io.cnihook.ports",

@@ -140,9 +140,15 @@ static void test_key_and_resolve(void **state)
 				 "more of it");
 	free(err);
 	assert_int_equal(snapshot_resolve(&sd, "ctr-c", &id, &err), -1);
-	assert_string_equal(err,
-			    "container \"ctr-c\": no network status (not attached by cnihook)");
+	assert_string_equal(err, "container \"ctr-c\": no network status (not attached by "
+				 "cnihook; name a container by its id or a prefix of it, podman's "
+				 "by podman inspect -f '{{.Id}}' NAME, a containerd one as "
+				 "NAMESPACE/ID)");
 	free(err);
+	/* A containerd id without its namespace ("ctr" here): the one
+	 * NAMESPACE-ID. */
+	assert_int_equal(snapshot_resolve(&sd, "b", &id, &err), 0);
+	assert_string_equal(id, "ctr-b");
 	snapshot_close(&sd);
 }
 

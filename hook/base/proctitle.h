@@ -7,8 +7,8 @@
  * privilege needed, unlike prctl(PR_SET_MM)), and the command name (comm)
  * is set to its first word.
  */
-#ifndef CNIHOOK_PROCTITLE_H
-#define CNIHOOK_PROCTITLE_H
+#ifndef CNIHOOK_BASE_PROCTITLE_H
+#define CNIHOOK_BASE_PROCTITLE_H
 
 #include "base/util.h"
 

@@ -15,8 +15,8 @@
  * is kept, unless netns_from_result lets the sandbox paths of its cached
  * result stand in for the missing field.
  */
-#ifndef CNIHOOK_GC_H
-#define CNIHOOK_GC_H
+#ifndef CNIHOOK_CMD_GC_H
+#define CNIHOOK_CMD_GC_H
 
 #include <stdbool.h>
 

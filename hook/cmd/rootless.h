@@ -5,8 +5,8 @@
  * removed after the last, the engine run in it, the port forwarders
  * (host/rootless-netns.h, host/port-forwarder.h).
  */
-#ifndef CNIHOOK_ROOTLESS_H
-#define CNIHOOK_ROOTLESS_H
+#ifndef CNIHOOK_CMD_ROOTLESS_H
+#define CNIHOOK_CMD_ROOTLESS_H
 
 #include "conf/hookconf.h"
 #include "host/rootless-netns.h"

@@ -10,8 +10,8 @@
  * and the slirp4netns it last saw, then exits. Its pid file is
  * watch.pid in the user's directory; the namespace's teardown stops it.
  */
-#ifndef CNIHOOK_ROOTLESS_WATCH_H
-#define CNIHOOK_ROOTLESS_WATCH_H
+#ifndef CNIHOOK_HOST_ROOTLESS_WATCH_H
+#define CNIHOOK_HOST_ROOTLESS_WATCH_H
 
 #include "host/rootless-netns.h"
 

@@ -9,8 +9,8 @@
  * plugin runs; or once in the hook's own process when the hook needs none of
  * it (sandbox_confine()).
  */
-#ifndef CNIHOOK_SANDBOX_H
-#define CNIHOOK_SANDBOX_H
+#ifndef CNIHOOK_HOST_SANDBOX_H
+#define CNIHOOK_HOST_SANDBOX_H
 
 #include <linux/filter.h>
 #include <stdbool.h>

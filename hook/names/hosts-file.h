@@ -5,8 +5,8 @@
  * block that a later start replaces rather than repeats; the engine's own
  * lines kept. Pure functions; names.c puts the text in place.
  */
-#ifndef CNIHOOK_HOSTS_FILE_H
-#define CNIHOOK_HOSTS_FILE_H
+#ifndef CNIHOOK_NAMES_HOSTS_FILE_H
+#define CNIHOOK_NAMES_HOSTS_FILE_H
 
 #include <stdbool.h>
 #include <stddef.h>

@@ -8,8 +8,8 @@
  * tmpfs of its own, bind-mounted read-only onto the rootfs. Nothing is
  * left on the host: the mount goes with the container's mount namespace.
  */
-#ifndef CNIHOOK_NAMES_H
-#define CNIHOOK_NAMES_H
+#ifndef CNIHOOK_NAMES_NAMES_H
+#define CNIHOOK_NAMES_NAMES_H
 
 #include <stdbool.h>
 #include <stddef.h>

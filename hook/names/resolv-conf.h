@@ -5,8 +5,8 @@
  * order, then the host's (or the engine's) own, under glibc's limits. Pure
  * functions; rootfs-file.c and names.c put the text in place.
  */
-#ifndef CNIHOOK_RESOLV_CONF_H
-#define CNIHOOK_RESOLV_CONF_H
+#ifndef CNIHOOK_NAMES_RESOLV_CONF_H
+#define CNIHOOK_NAMES_RESOLV_CONF_H
 
 #include <stdbool.h>
 #include <stddef.h>

@@ -26,8 +26,8 @@
  * Each returns 0 done, 1 left alone (*err says why: not cnihook's to
  * touch), -1 failed (*err).
  */
-#ifndef CNIHOOK_ROOTFS_FILE_H
-#define CNIHOOK_ROOTFS_FILE_H
+#ifndef CNIHOOK_NAMES_ROOTFS_FILE_H
+#define CNIHOOK_NAMES_ROOTFS_FILE_H
 
 #include <stdbool.h>
 #include <stddef.h>

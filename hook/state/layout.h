@@ -29,7 +29,8 @@
  * A path function given a NULL directory returns the path relative to it,
  * for the *at() calls on a descriptor of the directory.
  */
-#pragma once
+#ifndef CNIHOOK_STATE_LAYOUT_H
+#define CNIHOOK_STATE_LAYOUT_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -111,3 +112,5 @@ char *layout_attlist_dir(const char *cache_dir);
 char *layout_attlist(const char *cache_dir, const char *id);
 char *layout_ports_index(const char *cache_dir);
 char *layout_ports_held(const char *cache_dir);
+
+#endif

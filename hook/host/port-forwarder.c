@@ -304,12 +304,12 @@ static int conn_watch(struct fwd *f, struct conn *c, int k)
 	return 0;
 }
 
-/* Move what can be moved from fd[d] to fd[!d] now; -1 when the connection
- * is broken. A bounded number of rounds, for fairness: level-triggered
- * epoll reports what is left. */
+/* Move what can be moved from fd[d] to fd[!d] now, and pass the end on
+ * once all is out; -1 when the connection is broken. A bounded number of
+ * rounds, for fairness: level-triggered epoll reports what is left. */
 static int conn_pump(struct conn *c, int d, bool *moved)
 {
-	for (int round = 0; round < 16; round++) {
+	for (int round = 0; round < 16 && !c->eof[d]; round++) {
 		if (c->inpipe[d] > 0) {
 			ssize_t n = splice(c->pipe[d][0], NULL, c->fd[!d], NULL, c->inpipe[d],
 					   SPLICE_F_MOVE | SPLICE_F_NONBLOCK);
@@ -320,20 +320,19 @@ static int conn_pump(struct conn *c, int d, bool *moved)
 			if (c->inpipe[d] > 0)
 				continue;
 		}
-		if (c->eof[d]) {
-			if (!c->shut[d] && shutdown(c->fd[!d], SHUT_WR) < 0 && errno != ENOTCONN)
-				return -1;
-			c->shut[d] = true;
-			return 0;
-		}
 		ssize_t n = splice(c->fd[d], NULL, c->pipe[d][1], NULL, PIPE_BYTES,
 				   SPLICE_F_MOVE | SPLICE_F_NONBLOCK);
 		if (n < 0)
 			return errno == EAGAIN ? 0 : -1;
 		if (n == 0)
-			c->eof[d] = true;
+			c->eof[d] = true; /* (only read with the pipe empty) */
 		c->inpipe[d] += (size_t)n;
 		*moved = true;
+	}
+	if (c->eof[d] && !c->shut[d]) {
+		if (shutdown(c->fd[!d], SHUT_WR) < 0 && errno != ENOTCONN)
+			return -1;
+		c->shut[d] = true;
 	}
 	return 0;
 }

@@ -17,6 +17,7 @@
 #include <sys/mount.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/vfs.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -174,22 +175,38 @@ int rootless_netns_ensure(const struct rootless_user *u, char **err)
 	return 1;
 }
 
-int rootless_netns_write_pidfile(const char *pidfile, long pid, char **err)
+static int pidfile_write(const char *pidfile, long pid, char **err)
 {
 	unsigned long long start = 0;
 	if (proc_start_time(pid, &start) < 0)
 		return set_error(err, "%s: process %ld is gone", pidfile, pid);
 	_cleanup_free_ char *text = xasprintf("%ld %llu\n", pid, start);
+	_cleanup_free_ char *tmp = xasprintf("%s.tmp", pidfile);
 	int fd = TEMP_FAILURE_RETRY(
-	    open(pidfile, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOCTTY, 0600));
+	    open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOCTTY | O_NOFOLLOW, 0600));
 	if (fd < 0)
-		return set_error(err, "%s: %m", pidfile);
+		return set_error(err, "%s: %m", tmp);
 	ssize_t n = write(fd, text, strlen(text));
-	int e = errno;
-	close(fd);
-	if (n != (ssize_t)strlen(text))
-		return set_error(err, "%s: write: %s", pidfile, strerror(n < 0 ? e : EIO));
-	return 0;
+	int e = n < 0 ? errno : EIO;
+	if (close(fd) < 0 && n == (ssize_t)strlen(text)) {
+		n = -1;
+		e = errno;
+	}
+	if (n == (ssize_t)strlen(text) && rename(tmp, pidfile) == 0)
+		return 0;
+	if (n == (ssize_t)strlen(text))
+		e = errno;
+	unlink(tmp);
+	return set_error(err, "%s: %s", pidfile, strerror(e));
+}
+
+int rootless_netns_write_pidfile(const char *pidfile, long pid, char **err)
+{
+	if (pidfile_write(pidfile, pid, err) == 0)
+		return 0;
+	if (pid > 1)
+		kill((pid_t)pid, SIGKILL);
+	return -1;
 }
 
 /* Is pid still the process that started at `start`, and not a zombie
@@ -249,11 +266,48 @@ static const char *slirp_binary(void)
 	return NULL;
 }
 
+/* Does slirp4netns's --help offer these options (podman asks it the same
+ * way: a build without libseccomp has no --enable-seccomp)? */
+static void slirp_options(const char *bin, bool *sandbox, bool *seccomp)
+{
+	*sandbox = *seccomp = false;
+	int out[2];
+	if (pipe2(out, O_CLOEXEC) < 0)
+		return;
+	pid_t pid = fork();
+	if (pid == 0) {
+		int null = open("/dev/null", O_RDWR | O_CLOEXEC);
+		if (null < 0 || dup2(null, 0) < 0 || dup2(out[1], 1) < 0 || dup2(null, 2) < 0)
+			_exit(127);
+		char *argv[] = {(char *)bin, "--help", NULL};
+		char *envp[] = {"PATH=/usr/sbin:/usr/bin:/sbin:/bin", NULL};
+		execve(bin, argv, envp);
+		_exit(127);
+	}
+	close(out[1]);
+	char buf[8192];
+	size_t len = 0;
+	ssize_t n;
+	while (pid > 0 && len < sizeof(buf) - 1 &&
+	       (n = TEMP_FAILURE_RETRY(read(out[0], buf + len, sizeof(buf) - 1 - len))) > 0)
+		len += (size_t)n;
+	buf[len] = 0;
+	close(out[0]);
+	if (pid > 0)
+		TEMP_FAILURE_RETRY(waitpid(pid, NULL, 0));
+	*sandbox = strstr(buf, "--enable-sandbox") != NULL;
+	*seccomp = strstr(buf, "--enable-seccomp") != NULL;
+}
+
 /* In the first child: a session of its own, then slirp4netns in a second
  * child (reparented to init when this one exits), whose pid goes down
- * `pidw`; stdio on /dev/null, the ready descriptor as fd 3. */
+ * `pidw`; in /, stdio on /dev/null, the ready descriptor as fd 3, in its
+ * sandbox and under its seccomp filter where it offers them (as podman
+ * runs it). */
 static void slirp_child(const char *bin, const char *ns, int readyw, int pidw)
 {
+	bool sandbox, seccomp;
+	slirp_options(bin, &sandbox, &seccomp);
 	setsid();
 	pid_t pid = fork();
 	if (pid != 0) {
@@ -262,20 +316,23 @@ static void slirp_child(const char *bin, const char *ns, int readyw, int pidw)
 	}
 	int null = open("/dev/null", O_RDWR | O_CLOEXEC);
 	if (null < 0 || dup2(null, 0) < 0 || dup2(null, 1) < 0 || dup2(null, 2) < 0 ||
-	    dup2(readyw, 3) < 0)
+	    dup2(readyw, 3) < 0 || chdir("/") < 0)
 		_exit(127);
 	/* Nothing else of the hook's: its lock above all. */
-	for (int fd = 4; fd < 1024; fd++)
-		close(fd);
-	char *argv[] = {(char *)bin,
-			"--configure",
-			"--mtu=65520",
-			"--disable-host-loopback",
-			"--netns-type=path",
-			"--ready-fd=3",
-			(char *)ns,
-			"tap0",
-			NULL};
+	if (syscall(SYS_close_range, 4U, ~0U, 0U) < 0)
+		for (int fd = 4; fd < 65536; fd++)
+			close(fd);
+	char *argv[12] = {(char *)bin,	       "--configure",
+			  "--mtu=65520",       "--disable-host-loopback",
+			  "--netns-type=path", "--ready-fd=3"};
+	size_t n = 6;
+	if (sandbox)
+		argv[n++] = "--enable-sandbox";
+	if (seccomp)
+		argv[n++] = "--enable-seccomp";
+	argv[n++] = (char *)ns;
+	argv[n++] = "tap0";
+	argv[n] = NULL;
 	char *envp[] = {"PATH=/usr/sbin:/usr/bin:/sbin:/bin", NULL};
 	execve(bin, argv, envp);
 	_exit(127);
@@ -431,6 +488,27 @@ static int remove_tree(int parent, const char *name, const char *full, char **er
 	return ret;
 }
 
+/* Every forwarder that forwarders/ lists: stopped (a poststop that never
+ * ran must not leave one holding its ports once the directory is gone). */
+static int stop_forwarders(const struct rootless_user *u, char **err)
+{
+	_cleanup_free_ char *dir = rootless_netns_path(u, "forwarders");
+	_cleanup_closedir_ DIR *d = opendir(dir);
+	if (!d)
+		return 0;
+	int ret = 0;
+	struct dirent *de;
+	while ((de = readdir(d))) {
+		if (de->d_name[0] == '.')
+			continue;
+		_cleanup_free_ char *pidfile = xasprintf("%s/%s", dir, de->d_name);
+		_cleanup_free_ char *e = NULL;
+		if (rootless_netns_stop_pidfile(pidfile, &e) < 0 && ret == 0)
+			ret = set_error(err, "port forwarder: %s", e);
+	}
+	return ret;
+}
+
 int rootless_netns_teardown(const struct rootless_user *u, char **err)
 {
 	int ret = 0;
@@ -441,6 +519,9 @@ int rootless_netns_teardown(const struct rootless_user *u, char **err)
 	if (rootless_netns_stop_pidfile(pidfile, &e) < 0 && ret == 0) {
 		ret = set_error(err, "slirp4netns: %s", e);
 	}
+	free(TAKE_PTR(e));
+	if (stop_forwarders(u, &e) < 0 && ret == 0)
+		ret = set_error(err, "%s", e);
 	free(TAKE_PTR(e));
 	if (is_nsfs(ns) && umount2(ns, MNT_DETACH) < 0 && ret == 0)
 		ret = set_error(err, "rootless network namespace %s: unmount: %m", ns);

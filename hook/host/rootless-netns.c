@@ -301,13 +301,11 @@ static void slirp_options(const char *bin, bool *sandbox, bool *seccomp)
 
 /* In the first child: a session of its own, then slirp4netns in a second
  * child (reparented to init when this one exits), whose pid goes down
- * `pidw`; in /, stdio on /dev/null, the ready descriptor as fd 3, in its
- * sandbox and under its seccomp filter where it offers them (as podman
- * runs it). */
-static void slirp_child(const char *bin, const char *ns, int readyw, int pidw)
+ * `pidw`; in /, stdio on /dev/null, the ready descriptor as fd 3, with
+ * its sandbox and its seccomp filter if asked. */
+static void slirp_child(const char *bin, const char *ns, int readyw, int pidw, bool sandbox,
+			bool seccomp)
 {
-	bool sandbox, seccomp;
-	slirp_options(bin, &sandbox, &seccomp);
 	setsid();
 	pid_t pid = fork();
 	if (pid != 0) {
@@ -338,12 +336,59 @@ static void slirp_child(const char *bin, const char *ns, int readyw, int pidw)
 	_exit(127);
 }
 
-/* Wait up to SLIRP_READY_MS for "1" on fd. */
-static bool slirp_ready(int fd)
+/* Wait up to SLIRP_READY_MS for "1" on fd: 1 when it came, 0 when
+ * slirp4netns exited without it, -1 when the time ran out. */
+static int slirp_ready(int fd)
 {
 	struct pollfd p = {.fd = fd, .events = POLLIN};
 	char c = 0;
-	return poll(&p, 1, SLIRP_READY_MS) == 1 && read(fd, &c, 1) == 1 && c == '1';
+	int n = poll(&p, 1, SLIRP_READY_MS);
+	if (n != 1)
+		return -1;
+	return read(fd, &c, 1) == 1 && c == '1' ? 1 : 0;
+}
+
+/* One start of slirp4netns: as rootless_netns_start_slirp(), returning
+ * what slirp_ready() said (-2: it could not be started). */
+static int slirp_start(const char *bin, const char *ns, const char *pidfile, bool sandbox,
+		       bool seccomp, char **err)
+{
+	int ready[2], pids[2];
+	if (pipe2(ready, O_CLOEXEC) < 0)
+		return set_error(err, "slirp4netns: pipe: %m") - 1;
+	if (pipe2(pids, O_CLOEXEC) < 0) {
+		close(ready[0]);
+		close(ready[1]);
+		return set_error(err, "slirp4netns: pipe: %m") - 1;
+	}
+	pid_t child = fork();
+	if (child == 0)
+		slirp_child(bin, ns, ready[1], pids[1], sandbox, seccomp);
+	close(ready[1]);
+	close(pids[1]);
+	long pid = -1;
+	int ret = 1;
+	if (child < 0) {
+		ret = set_error(err, "slirp4netns: fork: %m") - 1;
+	} else {
+		int status;
+		TEMP_FAILURE_RETRY(waitpid(child, &status, 0));
+		if (read(pids[0], &pid, sizeof(pid)) != (ssize_t)sizeof(pid) || pid <= 0)
+			ret = set_error(err, "slirp4netns: could not be started") - 1;
+	}
+	if (ret == 1 && rootless_netns_write_pidfile(pidfile, pid, err) < 0)
+		ret = -2;
+	if (ret == 1 && (ret = slirp_ready(ready[0])) < 1) {
+		set_error(err,
+			  "%s exited or did not configure tap0 within %d ms (can the user open "
+			  "/dev/net/tun?)",
+			  bin, SLIRP_READY_MS);
+		_cleanup_free_ char *e = NULL;
+		rootless_netns_stop_pidfile(pidfile, &e);
+	}
+	close(ready[0]);
+	close(pids[0]);
+	return ret;
 }
 
 int rootless_netns_start_slirp(const struct rootless_user *u, char **err)
@@ -353,43 +398,17 @@ int rootless_netns_start_slirp(const struct rootless_user *u, char **err)
 		return set_error(err, "slirp4netns: not found in /usr/bin, /usr/local/bin or /bin");
 	_cleanup_free_ char *ns = rootless_netns_path(u, "netns");
 	_cleanup_free_ char *pidfile = rootless_netns_path(u, "slirp4netns.pid");
-	int ready[2], pids[2];
-	if (pipe2(ready, O_CLOEXEC) < 0)
-		return set_error(err, "slirp4netns: pipe: %m");
-	if (pipe2(pids, O_CLOEXEC) < 0) {
-		close(ready[0]);
-		close(ready[1]);
-		return set_error(err, "slirp4netns: pipe: %m");
+	bool sandbox, seccomp;
+	slirp_options(bin, &sandbox, &seccomp);
+	/* The sandbox drops capabilities from the bounding set, which needs
+	 * CAP_SETPCAP: where slirp4netns exits at once for the lack of it,
+	 * it runs again without (its seccomp filter needs no capability). */
+	int r = slirp_start(bin, ns, pidfile, sandbox, seccomp, err);
+	if (r == 0 && sandbox) {
+		free(TAKE_PTR(*err));
+		r = slirp_start(bin, ns, pidfile, false, seccomp, err);
 	}
-	pid_t child = fork();
-	if (child == 0)
-		slirp_child(bin, ns, ready[1], pids[1]);
-	close(ready[1]);
-	close(pids[1]);
-	long pid = -1;
-	int ret = 0;
-	if (child < 0) {
-		ret = set_error(err, "slirp4netns: fork: %m");
-	} else {
-		int status;
-		TEMP_FAILURE_RETRY(waitpid(child, &status, 0));
-		if (read(pids[0], &pid, sizeof(pid)) != (ssize_t)sizeof(pid) || pid <= 0)
-			ret = set_error(err, "slirp4netns: could not be started");
-	}
-	if (ret == 0 && rootless_netns_write_pidfile(pidfile, pid, err) < 0)
-		ret = -1;
-	if (ret == 0 && !slirp_ready(ready[0])) {
-		ret =
-		    set_error(err,
-			      "%s exited or did not configure tap0 within %d ms (can the user open "
-			      "/dev/net/tun?)",
-			      bin, SLIRP_READY_MS);
-		_cleanup_free_ char *e = NULL;
-		rootless_netns_stop_pidfile(pidfile, &e);
-	}
-	close(ready[0]);
-	close(pids[0]);
-	return ret;
+	return r == 1 ? 0 : -1;
 }
 
 /* Make the mount on path private, so that what is mounted under it stays in

@@ -212,6 +212,16 @@ got=$(pm exec a timeout 5 wget -q -O- "http://$OUT.2:8080/" 2>&1) || true
 	not_ok "the user's namespace and a's forwarder" "$(ls -R "$DIR" 2>&1)"
 FWD=$(awk '{print $1}' "$DIR/forwarders/$A")
 
+# slirp4netns under its seccomp filter (--enable-seccomp, as podman runs it),
+# in /; the forwarder in / with no child (one event loop, no process per
+# connection).
+slirp_st=$(grep '^Seccomp:' "/proc/$SLIRP/status" 2>&1 || true)
+[ "$(readlink "/proc/$SLIRP/cwd")" = / ] && [ "$(readlink "/proc/$FWD/cwd")" = / ] &&
+	grep -q '2$' <<<"$slirp_st" && [ -z "$(cat "/proc/$FWD/task/$FWD/children" 2>&1)" ] &&
+	ok "slirp4netns runs under its seccomp filter, it and the forwarder in /" ||
+	not_ok "slirp4netns runs under its seccomp filter, it and the forwarder in /" \
+		"slirp4netns $SLIRP: $slirp_st, cwd $(readlink "/proc/$SLIRP/cwd"); forwarder $FWD: cwd $(readlink "/proc/$FWD/cwd")"
+
 # ---------------------------------------------------------------- teardown
 pm rm -f -t 0 a >/dev/null 2>&1 || fail "podman rm a"
 if kill -0 "$FWD" 2>/dev/null; then

@@ -13,16 +13,18 @@
 # one by podman's rootlessport, driven as podman drives it (its JSON
 # configuration on stdin, the namespace's path, ready and exit
 # descriptors): both cross the same namespaces the same way. ROUNDS rounds,
-# each forwarder in turn (the one first in a round goes second in the
-# next): MIB MiB from the server through the port (MiB/s), then GETS
-# connections one after the other, each a 1-byte request and a 1 KiB
-# answer (median microseconds of one).
+# each forwarder in turn (the one first in a round goes last in the next):
+# MIB MiB from the server through the port (MiB/s), then GETS connections
+# one after the other, each a 1-byte request and a 1 KiB answer (median
+# microseconds of one).
 #
 # Environment (all optional):
 #   ROUNDS        rounds (default 3)
 #   MIB           bulk size (default 200)
 #   GETS          small requests per round (default 500)
 #   FWDBENCH      the fwdbench binary (default BUILD_DIR/tests/bench/fwdbench)
+#   BASELINE      another build's fwdbench: its forwarder takes turns too,
+#                 as "baseline" (before and after a change)
 #   ROOTLESSPORT  podman's forwarder (default /usr/lib/podman/rootlessport,
 #                 else /usr/libexec/podman/rootlessport)
 set -euo pipefail
@@ -58,17 +60,26 @@ trap cleanup EXIT
 ip netns add "$ns"
 ip -n "$ns" link set lo up
 
-# Three free ports of the host's loopback (the server's is in the namespace).
-read -r target cni rlp < <(python3 -c '
+# Free ports of the host's loopback (the server's is in the namespace).
+read -r target cni rlp base < <(python3 -c '
 import socket
-s = [socket.socket() for _ in range(3)]
+s = [socket.socket() for _ in range(4)]
 for x in s: x.bind(("127.0.0.1", 0))
 print(*[x.getsockname()[1] for x in s])')
 
 ip netns exec "$ns" "$FWDBENCH" serve "$target" >"$tmp/serve.out" &
 pids+=($!)
-fwd=$("$FWDBENCH" forward "$cni" "/run/netns/$ns" "$target")
+if ! fwd=$("$FWDBENCH" forward "$cni" "/run/netns/$ns" "$target"); then
+	echo "forwarder.sh: not run: cnihook's forwarder did not start"
+	exit 0
+fi
 pids+=("$fwd")
+who_all="cnihook rootlessport"
+if [ -n "${BASELINE:-}" ]; then
+	fwd=$("$BASELINE" forward "$base" "/run/netns/$ns" "$target")
+	pids+=("$fwd")
+	who_all="cnihook baseline rootlessport"
+fi
 
 mkfifo "$tmp/exit"
 sleep infinity >"$tmp/exit" &
@@ -92,18 +103,19 @@ fi
 
 printf '%-6s %-14s %12s %16s\n' round forwarder "MiB/s" "GET median us"
 declare -A mibs gets
+order=$who_all
 for r in $(seq "$ROUNDS"); do
-	order="cnihook rootlessport"
-	[ $((r % 2)) = 0 ] && order="rootlessport cnihook"
 	for who in $order; do
 		port=$cni
 		[ "$who" = rootlessport ] && port=$rlp
+		[ "$who" = baseline ] && port=$base
 		m=$("$FWDBENCH" bulk "$port" "$MIB")
 		g=$("$FWDBENCH" gets "$port" "$GETS")
 		mibs[$who]+="$m "
 		gets[$who]+="$g "
 		printf '%-6s %-14s %12s %16s\n' "$r" "$who" "$m" "$g"
 	done
+	order="${order#* } ${order%% *}" # the first goes last next round
 done
 med() { tr ' ' '\n' | grep . | sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
 mc=$(echo "${mibs[cnihook]}" | med)
@@ -111,7 +123,9 @@ mr=$(echo "${mibs[rootlessport]}" | med)
 gc=$(echo "${gets[cnihook]}" | med)
 gr=$(echo "${gets[rootlessport]}" | med)
 echo
-printf 'median: cnihook %s MiB/s, %s us per GET; rootlessport %s MiB/s, %s us per GET\n' \
-	"$mc" "$gc" "$mr" "$gr"
+for who in $who_all; do
+	printf 'median: %-12s %6s MiB/s %6s us per GET\n' "$who" \
+		"$(echo "${mibs[$who]}" | med)" "$(echo "${gets[$who]}" | med)"
+done
 awk -v a="$mc" -v b="$mr" -v c="$gc" -v d="$gr" \
 	'BEGIN {printf "cnihook/rootlessport: throughput %.2fx, GET time %.2fx\n", a / b, c / d}'

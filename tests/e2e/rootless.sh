@@ -23,7 +23,9 @@
 #     removed at the end;
 #   - the user's rootless network namespace, its slirp4netns (when the user
 #     can open /dev/net/tun; without it, a warning and no outbound traffic)
-#     and a's port forwarder are there while they run;
+#     and a's port forwarder are there while they run; slirp4netns runs
+#     under its seccomp filter, it and the forwarder in /, the forwarder
+#     with no child;
 #   - removing a stops its forwarder and frees the port; removing b, the
 #     last, leaves nothing: no /run/user/UID/cnihook (namespace, state,
 #     cache, leases), no process of cnihook's or slirp4netns of the user's,

@@ -5,6 +5,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/capability.h>
 #include <net/if.h>
 #include <poll.h>
 #include <sched.h>
@@ -15,6 +16,7 @@
 #include <sys/file.h>
 #include <sys/ioctl.h>
 #include <sys/mount.h>
+#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -295,7 +297,10 @@ static void slirp_options(const char *bin, bool *sandbox, bool *seccomp)
 	close(out[0]);
 	if (pid > 0)
 		TEMP_FAILURE_RETRY(waitpid(pid, NULL, 0));
-	*sandbox = strstr(buf, "--enable-sandbox") != NULL;
+	/* The sandbox drops capabilities from the bounding set, which takes
+	 * CAP_SETPCAP: slirp4netns, run as uid 0, has the bounding set. */
+	*sandbox = strstr(buf, "--enable-sandbox") != NULL &&
+		   prctl(PR_CAPBSET_READ, (unsigned long)CAP_SETPCAP, 0, 0, 0) == 1;
 	*seccomp = strstr(buf, "--enable-seccomp") != NULL;
 }
 
@@ -400,9 +405,8 @@ int rootless_netns_start_slirp(const struct rootless_user *u, char **err)
 	_cleanup_free_ char *pidfile = rootless_netns_path(u, "slirp4netns.pid");
 	bool sandbox, seccomp;
 	slirp_options(bin, &sandbox, &seccomp);
-	/* The sandbox drops capabilities from the bounding set, which needs
-	 * CAP_SETPCAP: where slirp4netns exits at once for the lack of it,
-	 * it runs again without (its seccomp filter needs no capability). */
+	/* Where slirp4netns exits at once in its sandbox all the same, it
+	 * runs again without (its seccomp filter needs no capability). */
 	int r = slirp_start(bin, ns, pidfile, sandbox, seccomp, err);
 	if (r == 0 && sandbox) {
 		free(TAKE_PTR(*err));

@@ -6,13 +6,17 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <netinet/in.h>
-#include <poll.h>
 #include <signal.h>
+#include <stddef.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/epoll.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -27,6 +31,12 @@
 #define CONNECT_TIMEOUT_MS 10000
 /* The most listeners one forwarder serves (mappings of one container). */
 #define MAX_RULES 256
+/* TCP: the most connections relayed at once (the one idle longest makes
+ * room for a new one), and how long one lives without a byte either way. */
+#define CONNS_MAX   1024
+#define TCP_IDLE_MS (3600 * 1000LL)
+/* What one splice(2) moves at most: a pipe's default capacity. */
+#define PIPE_BYTES 65536
 /* UDP: the most clients served at once (the one idle longest makes room
  * for a new one), and how long a client's flow lives without a datagram
  * either way. */
@@ -139,173 +149,87 @@ int forwarder_listen(struct forward_plan *p, char **err)
 	return 0;
 }
 
-/* Connect to the rule's target, waiting up to CONNECT_TIMEOUT_MS. */
-static int connect_target(const struct forward_rule *r)
-{
-	struct sockaddr_storage ss;
-	socklen_t len;
-	if (!sockaddr_of(r->target, r->container_port, &ss, &len))
-		return -1;
-	int fd = socket(ss.ss_family, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
-	if (fd < 0)
-		return -1;
-	if (connect(fd, (struct sockaddr *)&ss, len) < 0 && errno != EINPROGRESS) {
-		close(fd);
-		return -1;
-	}
-	struct pollfd w = {.fd = fd, .events = POLLOUT};
-	int so = 0;
-	socklen_t solen = sizeof(so);
-	if (poll(&w, 1, CONNECT_TIMEOUT_MS) != 1 ||
-	    getsockopt(fd, SOL_SOCKET, SO_ERROR, &so, &solen) < 0 || so != 0) {
-		close(fd);
-		return -1;
-	}
-	return fd;
-}
+/*
+ * The forwarder's state: one epoll loop over the listeners, the two
+ * sockets of every TCP connection and the socket of every UDP flow; all
+ * non-blocking. Each direction of a connection moves through a pipe of its
+ * own with splice(2): what the pipe holds is written out before more is
+ * read in, so a slow reader stops its writer (TCP's own back-pressure) and
+ * nothing is copied through user memory.
+ */
+struct list {
+	struct list *prev, *next;
+};
 
-/* Copy both ways between a and b until both have ended. */
-static void relay(int a, int b)
-{
-	int fl = fcntl(b, F_GETFL);
-	fcntl(b, F_SETFL, fl & ~O_NONBLOCK);
-	bool open_ab = true, open_ba = true;
-	char buf[65536];
-	while (open_ab || open_ba) {
-		struct pollfd p[2] = {{.fd = open_ab ? a : -1, .events = POLLIN},
-				      {.fd = open_ba ? b : -1, .events = POLLIN}};
-		if (poll(p, 2, -1) < 0) {
-			if (errno == EINTR)
-				continue;
-			return;
-		}
-		for (int k = 0; k < 2; k++) {
-			if (!(p[k].revents & (POLLIN | POLLHUP | POLLERR)))
-				continue;
-			int from = k == 0 ? a : b, to = k == 0 ? b : a;
-			ssize_t n = read(from, buf, sizeof(buf));
-			if (n <= 0) {
-				shutdown(to, SHUT_WR);
-				if (k == 0)
-					open_ab = false;
-				else
-					open_ba = false;
-				continue;
-			}
-			for (ssize_t off = 0; off < n;) {
-				ssize_t w = write(to, buf + off, (size_t)(n - off));
-				if (w <= 0)
-					return;
-				off += w;
-			}
-		}
-	}
-}
-
-/* One connection, in a child of the forwarder's that dies with it (no
- * descriptor of the forwarder's but the connection). */
-static void serve_connection(const struct forward_rule *r, int c)
-{
-	prctl(PR_SET_PDEATHSIG, SIGKILL);
-	for (int fd = 3; fd < 1024; fd++)
-		if (fd != c)
-			close(fd);
-	int t = connect_target(r);
-	if (t >= 0) {
-		relay(c, t);
-		close(t);
-	}
-	close(c);
-	_exit(0);
-}
+struct conn {
+	struct list link; /* in fwd.connecting or fwd.conns, idlest first */
+	int fd[2];	  /* 0: the client, 1: the container */
+	int pipe[2][2];	  /* pipe[d]: fd[d] to fd[!d] */
+	size_t inpipe[2];
+	bool eof[2];	 /* fd[d] has no more to read */
+	bool shut[2];	 /* fd[!d] told so (SHUT_WR) */
+	uint32_t ev[2];	 /* what fd[k] waits for in epoll; 0: not in it */
+	bool connecting; /* fd[1] not connected yet */
+	bool dead;	 /* freed once the events at hand are dispatched */
+	long long last;	 /* CLOCK_MONOTONIC ms of the last progress */
+};
 
 /* A UDP client of a rule: its datagrams go out on `fd`, a socket
  * connected to the rule's target, and what comes back on `fd` goes to it. */
-struct udp_flow {
+struct flow {
+	struct list link;   /* in fwd.flows, idlest first */
+	struct flow *hnext; /* in its hash bucket */
 	size_t rule;
 	struct sockaddr_storage client;
 	socklen_t client_len;
 	int fd;
-	long long last; /* CLOCK_MONOTONIC ms of the last datagram */
+	long long last;
+	bool dead;
 };
 
-struct udp_flows {
-	struct udp_flow v[UDP_FLOWS_MAX];
-	size_t n;
+#define FLOW_BUCKETS 1024
+
+struct fwd {
+	const struct forward_plan *p;
+	int ep;
+	long long *paused; /* per rule: a listener out of descriptors waits
+			    * until then (ms); 0: listening */
+	struct list connecting, conns, flows;
+	struct list dead_conns, dead_flows; /* freed after each epoll_wait */
+	size_t nconns, nflows, conns_max, flows_max;
+	long long tcp_idle_ms, udp_idle_ms;
+	struct flow *bucket[FLOW_BUCKETS];
 };
 
-static void flow_drop(struct udp_flows *f, size_t k)
+/* What an epoll event is about: the low two bits of its data. */
+enum { EV_LISTENER, EV_CLIENT, EV_TARGET, EV_FLOW };
+
+static void list_init(struct list *l)
 {
-	close(f->v[k].fd);
-	f->v[k] = f->v[--f->n];
+	l->prev = l->next = l;
 }
 
-/* The flow of client `from` on rule `rule`, made when new (the one idle
- * longest dropped when the table is full); NULL when the target cannot be
- * reached. */
-static struct udp_flow *flow_of(struct udp_flows *f, const struct forward_plan *p, size_t rule,
-				const struct sockaddr_storage *from, socklen_t len, long long now)
+static void list_del(struct list *e)
 {
-	for (size_t k = 0; k < f->n; k++)
-		if (f->v[k].rule == rule && f->v[k].client_len == len &&
-		    memcmp(&f->v[k].client, from, len) == 0)
-			return &f->v[k];
-	struct sockaddr_storage ss;
-	socklen_t sl;
-	if (!sockaddr_of(p->v[rule].target, p->v[rule].container_port, &ss, &sl))
-		return NULL;
-	int fd = socket(ss.ss_family, SOCK_DGRAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
-	if (fd < 0)
-		return NULL;
-	if (connect(fd, (struct sockaddr *)&ss, sl) < 0) {
-		close(fd);
-		return NULL;
-	}
-	if (f->n == UDP_FLOWS_MAX) {
-		size_t oldest = 0;
-		for (size_t k = 1; k < f->n; k++)
-			if (f->v[k].last < f->v[oldest].last)
-				oldest = k;
-		flow_drop(f, oldest);
-	}
-	struct udp_flow *n = &f->v[f->n++];
-	*n = (struct udp_flow){.rule = rule, .client_len = len, .fd = fd, .last = now};
-	memcpy(&n->client, from, len);
-	return n;
+	e->prev->next = e->next;
+	e->next->prev = e->prev;
+	list_init(e);
 }
 
-/* A datagram on rule `rule`'s host socket: to its client's flow. */
-static void udp_from_client(struct udp_flows *f, const struct forward_plan *p, size_t rule,
-			    long long now)
+static void list_add_tail(struct list *l, struct list *e)
 {
-	static char buf[65536];
-	struct sockaddr_storage from;
-	memset(&from, 0, sizeof(from));
-	socklen_t len = sizeof(from);
-	ssize_t n =
-	    recvfrom(p->v[rule].fd, buf, sizeof(buf), MSG_DONTWAIT, (struct sockaddr *)&from, &len);
-	if (n < 0)
-		return;
-	struct udp_flow *fl = flow_of(f, p, rule, &from, len, now);
-	if (!fl)
-		return;
-	fl->last = now;
-	(void)send(fl->fd, buf, (size_t)n, MSG_DONTWAIT);
+	e->prev = l->prev;
+	e->next = l;
+	l->prev->next = e;
+	l->prev = e;
 }
 
-/* A datagram from the target on flow k: back to its client. */
-static void udp_from_target(struct udp_flows *f, const struct forward_plan *p, size_t k,
-			    long long now)
+static bool list_empty(const struct list *l)
 {
-	static char buf[65536];
-	struct udp_flow *fl = &f->v[k];
-	ssize_t n = recv(fl->fd, buf, sizeof(buf), MSG_DONTWAIT);
-	if (n < 0)
-		return;
-	fl->last = now;
-	(void)sendto(p->v[fl->rule].fd, buf, (size_t)n, MSG_DONTWAIT,
-		     (struct sockaddr *)&fl->client, fl->client_len);
+	return l->next == l;
 }
+
+#define CONTAINER_OF(ptr, type, member) ((type *)((char *)(ptr)-offsetof(type, member)))
 
 static long long now_ms(void)
 {
@@ -314,57 +238,493 @@ static long long now_ms(void)
 	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
-/* The forwarder's loop: accept on every TCP listener, a child per
- * connection; relay every UDP client's datagrams through its flow. */
-static void serve(const struct forward_plan *p)
+static void close_fd(int *fd)
 {
-	signal(SIGCHLD, SIG_IGN);
-	signal(SIGPIPE, SIG_IGN);
-	signal(SIGTERM, SIG_DFL);
-	static struct udp_flows flows;
-	struct pollfd *fds = xreallocarray(NULL, p->n + UDP_FLOWS_MAX, sizeof(*fds));
-	for (;;) {
-		long long now = now_ms();
-		for (size_t k = flows.n; k-- > 0;)
-			if (now - flows.v[k].last >= UDP_FLOW_IDLE_MS)
-				flow_drop(&flows, k);
-		int timeout = -1;
-		for (size_t k = 0; k < flows.n; k++) {
-			long long left = flows.v[k].last + UDP_FLOW_IDLE_MS - now;
-			if (timeout < 0 || left < timeout)
-				timeout = (int)(left > 0 ? left : 0);
+	if (*fd >= 0)
+		close(*fd);
+	*fd = -1;
+}
+
+/* Is errno the lack of a descriptor or of memory for one? */
+static bool out_of_descriptors(void)
+{
+	return errno == EMFILE || errno == ENFILE || errno == ENOBUFS || errno == ENOMEM;
+}
+
+/* A connection ended: its descriptors closed (out of epoll with them), its
+ * memory kept until the events at hand, which may name it, are done. */
+static void conn_free(struct fwd *f, struct conn *c)
+{
+	list_del(&c->link);
+	for (int k = 0; k < 2; k++) {
+		close_fd(&c->fd[k]);
+		close_fd(&c->pipe[k][0]);
+		close_fd(&c->pipe[k][1]);
+	}
+	f->nconns--;
+	c->dead = true;
+	list_add_tail(&f->dead_conns, &c->link);
+}
+
+/* Wait in epoll for what fd[k] of c is needed for next. */
+static int conn_watch(struct fwd *f, struct conn *c, int k)
+{
+	uint32_t want = 0;
+	if (k == 1 && c->connecting)
+		want = EPOLLOUT;
+	else if (!c->connecting && !c->eof[k] && c->inpipe[k] == 0)
+		want = EPOLLIN;
+	if (!c->connecting && c->inpipe[!k] > 0)
+		want |= EPOLLOUT;
+	if (want == c->ev[k])
+		return 0;
+	struct epoll_event e = {.events = want,
+				.data.u64 = (uintptr_t)c | (k == 0 ? EV_CLIENT : EV_TARGET)};
+	int op = c->ev[k] == 0 ? EPOLL_CTL_ADD : want == 0 ? EPOLL_CTL_DEL : EPOLL_CTL_MOD;
+	if (epoll_ctl(f->ep, op, c->fd[k], &e) < 0)
+		return -1;
+	c->ev[k] = want;
+	return 0;
+}
+
+/* Move what can be moved from fd[d] to fd[!d] now, and pass the end on
+ * once all is out; -1 when the connection is broken. A bounded number of
+ * rounds, for fairness: level-triggered epoll reports what is left. */
+static int conn_pump(struct conn *c, int d, bool *moved)
+{
+	for (int round = 0; round < 16 && !c->eof[d]; round++) {
+		if (c->inpipe[d] > 0) {
+			ssize_t n = splice(c->pipe[d][0], NULL, c->fd[!d], NULL, c->inpipe[d],
+					   SPLICE_F_MOVE | SPLICE_F_NONBLOCK);
+			if (n < 0)
+				return errno == EAGAIN ? 0 : -1;
+			c->inpipe[d] -= (size_t)n;
+			*moved = true;
+			if (c->inpipe[d] > 0)
+				continue;
 		}
-		for (size_t i = 0; i < p->n; i++)
-			fds[i] = (struct pollfd){.fd = p->v[i].fd, .events = POLLIN};
-		size_t nflows = flows.n;
-		for (size_t k = 0; k < nflows; k++)
-			fds[p->n + k] = (struct pollfd){.fd = flows.v[k].fd, .events = POLLIN};
-		if (poll(fds, p->n + nflows, timeout) < 0) {
-			if (errno == EINTR)
-				continue;
-			_exit(1);
+		ssize_t n = splice(c->fd[d], NULL, c->pipe[d][1], NULL, PIPE_BYTES,
+				   SPLICE_F_MOVE | SPLICE_F_NONBLOCK);
+		if (n < 0)
+			return errno == EAGAIN ? 0 : -1;
+		if (n == 0)
+			c->eof[d] = true; /* (only read with the pipe empty) */
+		c->inpipe[d] += (size_t)n;
+		*moved = true;
+	}
+	if (c->eof[d] && !c->shut[d]) {
+		if (shutdown(c->fd[!d], SHUT_WR) < 0 && errno != ENOTCONN)
+			return -1;
+		c->shut[d] = true;
+	}
+	return 0;
+}
+
+/* The target's connect finished: on with the relay, or the end of it. */
+static int conn_connected(struct fwd *f, struct conn *c, long long now)
+{
+	int so = 0;
+	socklen_t len = sizeof(so);
+	if (getsockopt(c->fd[1], SOL_SOCKET, SO_ERROR, &so, &len) < 0 || so != 0)
+		return -1;
+	c->connecting = false;
+	c->last = now;
+	list_del(&c->link);
+	list_add_tail(&f->conns, &c->link);
+	return 0;
+}
+
+/* An event on fd[k] of c (errors and hang-ups show in splice's answers). */
+static void conn_event(struct fwd *f, struct conn *c, int k, long long now)
+{
+	if (k == 1 && c->connecting && conn_connected(f, c, now) < 0) {
+		conn_free(f, c);
+		return;
+	}
+	bool moved = false;
+	if (conn_pump(c, 0, &moved) < 0 || conn_pump(c, 1, &moved) < 0) {
+		conn_free(f, c);
+		return;
+	}
+	if (c->shut[0] && c->shut[1]) {
+		conn_free(f, c);
+		return;
+	}
+	if (moved) {
+		c->last = now;
+		list_del(&c->link);
+		list_add_tail(&f->conns, &c->link);
+	}
+	if (conn_watch(f, c, 0) < 0 || conn_watch(f, c, 1) < 0)
+		conn_free(f, c);
+}
+
+static size_t flow_hash(size_t rule, const struct sockaddr_storage *a, socklen_t len)
+{
+	uint32_t h = 2166136261u ^ (uint32_t)rule;
+	const unsigned char *b = (const unsigned char *)a;
+	for (socklen_t i = 0; i < len; i++)
+		h = (h ^ b[i]) * 16777619u;
+	return h % FLOW_BUCKETS;
+}
+
+static void flow_free(struct fwd *f, struct flow *fl)
+{
+	struct flow **pp = &f->bucket[flow_hash(fl->rule, &fl->client, fl->client_len)];
+	while (*pp != fl)
+		pp = &(*pp)->hnext;
+	*pp = fl->hnext;
+	list_del(&fl->link);
+	close(fl->fd);
+	f->nflows--;
+	fl->dead = true;
+	list_add_tail(&f->dead_flows, &fl->link);
+}
+
+static void reap(struct fwd *f)
+{
+	while (!list_empty(&f->dead_conns)) {
+		struct list *e = f->dead_conns.next;
+		list_del(e);
+		free(CONTAINER_OF(e, struct conn, link));
+	}
+	while (!list_empty(&f->dead_flows)) {
+		struct list *e = f->dead_flows.next;
+		list_del(e);
+		free(CONTAINER_OF(e, struct flow, link));
+	}
+}
+
+/* Make room: the flow idle longest, else the connection idle longest,
+ * dropped; false when there is none. */
+static bool evict_idlest(struct fwd *f, bool tcp_first)
+{
+	struct list *lists[3] = {&f->flows, &f->conns, &f->connecting};
+	if (tcp_first) {
+		lists[0] = &f->conns;
+		lists[1] = &f->connecting;
+		lists[2] = &f->flows;
+	}
+	for (size_t i = 0; i < 3; i++) {
+		if (list_empty(lists[i]))
+			continue;
+		if (lists[i] == &f->flows) {
+			struct flow *fl = CONTAINER_OF(f->flows.next, struct flow, link);
+			flow_free(f, fl);
+		} else {
+			conn_free(f, CONTAINER_OF(lists[i]->next, struct conn, link));
 		}
-		now = now_ms();
-		/* Replies first: flows are only added (at the end) below. */
-		for (size_t k = 0; k < nflows; k++)
-			if (fds[p->n + k].revents & POLLIN)
-				udp_from_target(&flows, p, k, now);
-		for (size_t i = 0; i < p->n; i++) {
-			if (!(fds[i].revents & POLLIN))
-				continue;
-			if (p->v[i].udp) {
-				udp_from_client(&flows, p, i, now);
-				continue;
+		return true;
+	}
+	return false;
+}
+
+/* The connection of client socket `fd` to rule r's target, started. */
+static void conn_new(struct fwd *f, const struct forward_rule *r, int fd, long long now)
+{
+	if (f->nconns >= f->conns_max)
+		evict_idlest(f, true);
+	struct conn *c = xzalloc(sizeof(*c));
+	*c = (struct conn){
+	    .fd = {fd, -1}, .pipe = {{-1, -1}, {-1, -1}}, .connecting = true, .last = now};
+	list_init(&c->link);
+	list_add_tail(&f->connecting, &c->link);
+	f->nconns++;
+	struct sockaddr_storage ss;
+	socklen_t len;
+	int one = 1;
+	setsockopt(fd, SOL_SOCKET, SO_KEEPALIVE, &one, sizeof(one));
+	if (!sockaddr_of(r->target, r->container_port, &ss, &len)) {
+		conn_free(f, c);
+		return;
+	}
+	for (int tries = 0; tries < 2; tries++) {
+		if ((c->pipe[0][0] >= 0 || pipe2(c->pipe[0], O_CLOEXEC | O_NONBLOCK) == 0) &&
+		    (c->pipe[1][0] >= 0 || pipe2(c->pipe[1], O_CLOEXEC | O_NONBLOCK) == 0) &&
+		    (c->fd[1] =
+			 socket(ss.ss_family, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0)) >= 0)
+			break;
+		if (!out_of_descriptors() || !evict_idlest(f, false))
+			break;
+	}
+	if (c->fd[1] < 0 ||
+	    (connect(c->fd[1], (struct sockaddr *)&ss, len) < 0 && errno != EINPROGRESS) ||
+	    conn_watch(f, c, 1) < 0)
+		conn_free(f, c);
+}
+
+/* Connections waiting on rule i's listener: accepted. Out of descriptors
+ * with nothing to evict, the listener rests a second (no busy loop: what
+ * waits stays in its backlog). */
+static void tcp_accept(struct fwd *f, size_t i, long long now)
+{
+	const struct forward_rule *r = &f->p->v[i];
+	for (int n = 0; n < 16; n++) {
+		int c = accept4(r->fd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
+		if (c >= 0) {
+			conn_new(f, r, c, now);
+			continue;
+		}
+		if (errno == EAGAIN)
+			return;
+		if (!out_of_descriptors())
+			continue; /* ECONNABORTED and the like: the next one */
+		if (evict_idlest(f, true))
+			continue;
+		epoll_ctl(f->ep, EPOLL_CTL_DEL, r->fd, NULL);
+		f->paused[i] = now + 1000;
+		return;
+	}
+}
+
+/* The flow of client `from` on rule `rule`, made when new (the one idle
+ * longest dropped to make room); NULL when none can be made. */
+static struct flow *flow_of(struct fwd *f, size_t rule, const struct sockaddr_storage *from,
+			    socklen_t len, long long now)
+{
+	size_t h = flow_hash(rule, from, len);
+	for (struct flow *fl = f->bucket[h]; fl; fl = fl->hnext)
+		if (fl->rule == rule && fl->client_len == len &&
+		    memcmp(&fl->client, from, len) == 0)
+			return fl;
+	const struct forward_rule *r = &f->p->v[rule];
+	struct sockaddr_storage ss;
+	socklen_t sl;
+	if (!sockaddr_of(r->target, r->container_port, &ss, &sl))
+		return NULL;
+	if (f->nflows >= f->flows_max)
+		evict_idlest(f, false);
+	int fd = socket(ss.ss_family, SOCK_DGRAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+	if (fd < 0 && out_of_descriptors() && evict_idlest(f, false))
+		fd = socket(ss.ss_family, SOCK_DGRAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+	if (fd < 0)
+		return NULL;
+	struct flow *fl = xzalloc(sizeof(*fl));
+	*fl = (struct flow){.rule = rule, .client_len = len, .fd = fd, .last = now};
+	memcpy(&fl->client, from, len);
+	struct epoll_event e = {.events = EPOLLIN, .data.u64 = (uintptr_t)fl | EV_FLOW};
+	if (connect(fd, (struct sockaddr *)&ss, sl) < 0 ||
+	    epoll_ctl(f->ep, EPOLL_CTL_ADD, fd, &e) < 0) {
+		close(fd);
+		free(fl);
+		return NULL;
+	}
+	fl->hnext = f->bucket[h];
+	f->bucket[h] = fl;
+	list_init(&fl->link);
+	list_add_tail(&f->flows, &fl->link);
+	f->nflows++;
+	return fl;
+}
+
+static void flow_touch(struct fwd *f, struct flow *fl, long long now)
+{
+	fl->last = now;
+	list_del(&fl->link);
+	list_add_tail(&f->flows, &fl->link);
+}
+
+/* Datagrams on rule i's host socket: to their clients' flows. */
+static void udp_from_clients(struct fwd *f, size_t i, long long now)
+{
+	static char buf[65536];
+	for (int n = 0; n < 64; n++) {
+		struct sockaddr_storage from;
+		memset(&from, 0, sizeof(from));
+		socklen_t len = sizeof(from);
+		ssize_t got = recvfrom(f->p->v[i].fd, buf, sizeof(buf), MSG_DONTWAIT,
+				       (struct sockaddr *)&from, &len);
+		if (got < 0) {
+			if (errno == EAGAIN)
+				return;
+			continue;
+		}
+		struct flow *fl = flow_of(f, i, &from, len, now);
+		if (!fl)
+			continue;
+		flow_touch(f, fl, now);
+		(void)send(fl->fd, buf, (size_t)got, MSG_DONTWAIT);
+	}
+}
+
+/* Datagrams from the target on flow fl: back to its client. An error
+ * queued on the socket (the container's port closed: ICMP port
+ * unreachable) is read, and so cleared, by the same recv(). */
+static void udp_from_target(struct fwd *f, struct flow *fl, long long now)
+{
+	static char buf[65536];
+	for (int n = 0; n < 64; n++) {
+		ssize_t got = recv(fl->fd, buf, sizeof(buf), MSG_DONTWAIT);
+		if (got < 0) {
+			if (errno == EAGAIN)
+				return;
+			continue;
+		}
+		flow_touch(f, fl, now);
+		(void)sendto(f->p->v[fl->rule].fd, buf, (size_t)got, MSG_DONTWAIT,
+			     (struct sockaddr *)&fl->client, fl->client_len);
+	}
+}
+
+/* Listen again on the rules that rested; drop what has been idle too long;
+ * the ms until the next of these is due (-1: none). */
+static int expire(struct fwd *f, long long now)
+{
+	long long next = -1;
+	for (size_t i = 0; i < f->p->n; i++) {
+		if (!f->paused[i])
+			continue;
+		if (f->paused[i] <= now) {
+			struct epoll_event e = {.events = EPOLLIN,
+						.data.u64 = i << 2 | EV_LISTENER};
+			if (epoll_ctl(f->ep, EPOLL_CTL_ADD, f->p->v[i].fd, &e) == 0)
+				f->paused[i] = 0;
+		}
+		if (f->paused[i] && (next < 0 || f->paused[i] < next))
+			next = f->paused[i];
+	}
+	const struct {
+		struct list *l;
+		long long ms;
+		bool flows;
+	} lists[] = {{&f->connecting, CONNECT_TIMEOUT_MS, false},
+		     {&f->conns, f->tcp_idle_ms, false},
+		     {&f->flows, f->udp_idle_ms, true}};
+	for (size_t i = 0; i < ARRAY_SIZE(lists); i++) {
+		while (!list_empty(lists[i].l)) {
+			struct list *e = lists[i].l->next;
+			long long last = lists[i].flows ? CONTAINER_OF(e, struct flow, link)->last
+							: CONTAINER_OF(e, struct conn, link)->last;
+			if (last + lists[i].ms > now) {
+				if (next < 0 || last + lists[i].ms < next)
+					next = last + lists[i].ms;
+				break;
 			}
-			int c = accept4(fds[i].fd, NULL, NULL, SOCK_CLOEXEC);
-			if (c < 0)
-				continue;
-			pid_t pid = fork();
-			if (pid == 0)
-				serve_connection(&p->v[i], c);
-			close(c);
+			if (lists[i].flows)
+				flow_free(f, CONTAINER_OF(e, struct flow, link));
+			else
+				conn_free(f, CONTAINER_OF(e, struct conn, link));
 		}
 	}
+	return next < 0 ? -1 : (int)(next - now);
+}
+
+static void dispatch(struct fwd *f, const struct epoll_event *e, long long now)
+{
+	uint64_t d = e->data.u64;
+	switch (d & 3) {
+	case EV_LISTENER:
+		if (f->p->v[d >> 2].udp)
+			udp_from_clients(f, d >> 2, now);
+		else
+			tcp_accept(f, d >> 2, now);
+		break;
+	case EV_CLIENT:
+	case EV_TARGET: {
+		struct conn *c = (struct conn *)(uintptr_t)(d & ~(uint64_t)3);
+		if (!c->dead)
+			conn_event(f, c, (d & 3) == EV_TARGET, now);
+		break;
+	}
+	default: {
+		struct flow *fl = (struct flow *)(uintptr_t)(d & ~(uint64_t)3);
+		if (!fl->dead)
+			udp_from_target(f, fl, now);
+		break;
+	}
+	}
+}
+
+/* The descriptors the forwarder may have: the soft limit raised to the
+ * hard one; shared out between connections (six each: two sockets, two
+ * pipes) and flows (one each), a few kept for the listeners and epoll. */
+static void set_limits(struct fwd *f)
+{
+	struct rlimit rl;
+	size_t lim = 1024;
+	if (getrlimit(RLIMIT_NOFILE, &rl) == 0) {
+		if (rl.rlim_cur < rl.rlim_max) {
+			rl.rlim_cur = rl.rlim_max > (1 << 20) ? (1 << 20) : rl.rlim_max;
+			setrlimit(RLIMIT_NOFILE, &rl);
+			getrlimit(RLIMIT_NOFILE, &rl);
+		}
+		lim = rl.rlim_cur > (1 << 20) ? (1 << 20) : (size_t)rl.rlim_cur;
+	}
+	bool tcp = false, udp = false;
+	for (size_t i = 0; i < f->p->n; i++) {
+		tcp = tcp || !f->p->v[i].udp;
+		udp = udp || f->p->v[i].udp;
+	}
+	size_t avail = lim > f->p->n + 16 ? lim - f->p->n - 16 : 6;
+	size_t share = tcp && udp ? avail / 2 : avail;
+	f->conns_max = share / 6 > CONNS_MAX ? CONNS_MAX : share / 6 ? share / 6 : 1;
+	f->flows_max = share > UDP_FLOWS_MAX ? UDP_FLOWS_MAX : share ? share : 1;
+}
+
+/* The forwarder's loop: never returns. */
+static void serve(const struct forward_plan *p)
+{
+	static struct fwd f;
+	f = (struct fwd){.p = p,
+			 .tcp_idle_ms = p->tcp_idle_ms ? p->tcp_idle_ms : TCP_IDLE_MS,
+			 .udp_idle_ms = p->udp_idle_ms ? p->udp_idle_ms : UDP_FLOW_IDLE_MS};
+	list_init(&f.connecting);
+	list_init(&f.conns);
+	list_init(&f.flows);
+	list_init(&f.dead_conns);
+	list_init(&f.dead_flows);
+	set_limits(&f);
+	f.paused = xcalloc(p->n, sizeof(*f.paused));
+	f.ep = epoll_create1(EPOLL_CLOEXEC);
+	if (f.ep < 0)
+		_exit(1);
+	for (size_t i = 0; i < p->n; i++) {
+		struct epoll_event e = {.events = EPOLLIN, .data.u64 = i << 2 | EV_LISTENER};
+		int fl = fcntl(p->v[i].fd, F_GETFL);
+		if (fl < 0 || fcntl(p->v[i].fd, F_SETFL, fl | O_NONBLOCK) < 0 ||
+		    epoll_ctl(f.ep, EPOLL_CTL_ADD, p->v[i].fd, &e) < 0)
+			_exit(1);
+	}
+	struct epoll_event ev[64];
+	for (;;) {
+		int timeout = expire(&f, now_ms());
+		int n = epoll_wait(f.ep, ev, ARRAY_SIZE(ev), timeout);
+		if (n < 0 && errno != EINTR)
+			_exit(1);
+		long long now = now_ms();
+		for (int k = 0; k < n; k++)
+			dispatch(&f, &ev[k], now);
+		reap(&f);
+	}
+}
+
+/* Close every descriptor but the listeners (the hook's, the user's lock
+ * above all, whatever their number). */
+static void close_all_but(const struct forward_plan *p)
+{
+	int *keep = xcalloc(p->n, sizeof(*keep));
+	for (size_t i = 0; i < p->n; i++)
+		keep[i] = p->v[i].fd;
+	for (size_t i = 1; i < p->n; i++) /* (a few: insertion sort) */
+		for (size_t j = i; j > 0 && keep[j - 1] > keep[j]; j--) {
+			int t = keep[j];
+			keep[j] = keep[j - 1];
+			keep[j - 1] = t;
+		}
+	unsigned from = 3;
+	for (size_t i = 0; i <= p->n; i++) {
+		unsigned to = i < p->n ? (unsigned)keep[i] : ~0U;
+		if (to > from && syscall(SYS_close_range, from, to - 1, 0U) < 0) {
+			struct rlimit rl;
+			unsigned last = to - 1;
+			if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < last)
+				last = (unsigned)rl.rlim_cur;
+			for (unsigned fd = from; fd <= last && fd < (1u << 20); fd++)
+				close((int)fd);
+		}
+		from = to + 1;
+	}
+	free(keep);
 }
 
 /* What `ps` shows: "cnihook-fwd OWNER [HOSTIP:]HOSTPORT/PROTO->TARGET:PORT...". */
@@ -382,21 +742,18 @@ static void forwarder_title(const struct forward_plan *p)
 	proctitle_set("%s", t);
 }
 
-/* The forwarder's process: stdio on /dev/null, no descriptor of the hook's
- * but the listeners (the user's lock above all). */
+/* The forwarder's process: in /, stdio on /dev/null, no descriptor of the
+ * hook's but the listeners. */
 static void forwarder_main(const struct forward_plan *p)
 {
 	int null = open("/dev/null", O_RDWR | O_CLOEXEC);
-	if (null < 0 || dup2(null, 0) < 0 || dup2(null, 1) < 0 || dup2(null, 2) < 0)
+	if (null < 0 || dup2(null, 0) < 0 || dup2(null, 1) < 0 || dup2(null, 2) < 0 ||
+	    chdir("/") < 0)
 		_exit(127);
-	for (int fd = 3; fd < 1024; fd++) {
-		bool keep = false;
-		for (size_t i = 0; i < p->n; i++)
-			keep = keep || p->v[i].fd == fd;
-		if (!keep)
-			close(fd);
-	}
+	close_all_but(p);
 	forwarder_title(p);
+	signal(SIGPIPE, SIG_IGN);
+	signal(SIGTERM, SIG_DFL);
 	serve(p);
 }
 

@@ -4,14 +4,19 @@
  * container's published TCP and UDP ports are listened on in the host's
  * network namespace, where the hook starts, and forwarded to the
  * container's address in the user's rootless network namespace, where the
- * forwarder runs: each TCP connection by a child of its own, each UDP
- * client's datagrams through a socket of its own (a flow, dropped after a
- * minute without traffic either way), the replies back to the client. One
- * process per container with ports, a detached child of the hook (its own
- * session); stopped by the container's poststop.
+ * forwarder runs. One process per container with ports, a detached child
+ * of the hook (its own session, in /), stopped by the container's
+ * poststop; one epoll loop, every socket non-blocking: each TCP connection
+ * spliced both ways through a pipe per direction (no copy through user
+ * memory, no process per connection), each UDP client's datagrams through
+ * a socket of its own (a flow), the replies back to the client. Bounded
+ * whatever clients do: at most 1024 connections and 1024 flows (fewer when
+ * the descriptor limit asks it), the one idle longest making room for a
+ * new one; a connection idle for an hour and a flow idle for a minute are
+ * dropped.
  */
-#ifndef CNIHOOK_PORT_FORWARDER_H
-#define CNIHOOK_PORT_FORWARDER_H
+#ifndef CNIHOOK_HOST_PORT_FORWARDER_H
+#define CNIHOOK_HOST_PORT_FORWARDER_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -30,6 +35,9 @@ struct forward_plan {
 	struct forward_rule *v;
 	size_t n;
 	const char *owner; /* the attachment's id, for the title `ps` shows; the caller's */
+	/* How long a TCP connection and a UDP flow live without traffic;
+	 * 0: the defaults (an hour, a minute). Tests shorten them. */
+	long long tcp_idle_ms, udp_idle_ms;
 };
 
 /* Add the mappings of attachment `attachment` (request/port-mappings.h); a

@@ -5,6 +5,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/capability.h>
 #include <net/if.h>
 #include <poll.h>
 #include <sched.h>
@@ -15,8 +16,10 @@
 #include <sys/file.h>
 #include <sys/ioctl.h>
 #include <sys/mount.h>
+#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/vfs.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -181,22 +184,38 @@ int rootless_netns_ensure(const struct rootless_user *u, char **err)
 	return 1;
 }
 
-int rootless_netns_write_pidfile(const char *pidfile, long pid, char **err)
+static int pidfile_write(const char *pidfile, long pid, char **err)
 {
 	unsigned long long start = 0;
 	if (proc_start_time(pid, &start) < 0)
 		return set_error(err, "%s: process %ld is gone", pidfile, pid);
 	_cleanup_free_ char *text = xasprintf("%ld %llu\n", pid, start);
+	_cleanup_free_ char *tmp = xasprintf("%s.tmp", pidfile);
 	int fd = TEMP_FAILURE_RETRY(
-	    open(pidfile, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOCTTY, 0600));
+	    open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOCTTY | O_NOFOLLOW, 0600));
 	if (fd < 0)
-		return set_error(err, "%s: %m", pidfile);
+		return set_error(err, "%s: %m", tmp);
 	ssize_t n = write(fd, text, strlen(text));
-	int e = errno;
-	close(fd);
-	if (n != (ssize_t)strlen(text))
-		return set_error(err, "%s: write: %s", pidfile, strerror(n < 0 ? e : EIO));
-	return 0;
+	int e = n < 0 ? errno : EIO;
+	if (close(fd) < 0 && n == (ssize_t)strlen(text)) {
+		n = -1;
+		e = errno;
+	}
+	if (n == (ssize_t)strlen(text) && rename(tmp, pidfile) == 0)
+		return 0;
+	if (n == (ssize_t)strlen(text))
+		e = errno;
+	unlink(tmp);
+	return set_error(err, "%s: %s", pidfile, strerror(e));
+}
+
+int rootless_netns_write_pidfile(const char *pidfile, long pid, char **err)
+{
+	if (pidfile_write(pidfile, pid, err) == 0)
+		return 0;
+	if (pid > 1)
+		kill((pid_t)pid, SIGKILL);
+	return -1;
 }
 
 bool rootless_netns_same_process(long pid, unsigned long long start)
@@ -278,9 +297,46 @@ static const char *slirp_binary(void)
 	return NULL;
 }
 
+/* Does slirp4netns's --help offer these options (podman asks it the same
+ * way: a build without libseccomp has no --enable-seccomp)? */
+static void slirp_options(const char *bin, bool *sandbox, bool *seccomp)
+{
+	*sandbox = *seccomp = false;
+	int out[2];
+	if (pipe2(out, O_CLOEXEC) < 0)
+		return;
+	pid_t pid = fork();
+	if (pid == 0) {
+		int null = open("/dev/null", O_RDWR | O_CLOEXEC);
+		if (null < 0 || dup2(null, 0) < 0 || dup2(out[1], 1) < 0 || dup2(null, 2) < 0)
+			_exit(127);
+		char *argv[] = {(char *)bin, "--help", NULL};
+		char *envp[] = {"PATH=/usr/sbin:/usr/bin:/sbin:/bin", NULL};
+		execve(bin, argv, envp);
+		_exit(127);
+	}
+	close(out[1]);
+	char buf[8192];
+	size_t len = 0;
+	ssize_t n;
+	while (pid > 0 && len < sizeof(buf) - 1 &&
+	       (n = TEMP_FAILURE_RETRY(read(out[0], buf + len, sizeof(buf) - 1 - len))) > 0)
+		len += (size_t)n;
+	buf[len] = 0;
+	close(out[0]);
+	if (pid > 0)
+		TEMP_FAILURE_RETRY(waitpid(pid, NULL, 0));
+	/* The sandbox drops capabilities from the bounding set, which takes
+	 * CAP_SETPCAP: slirp4netns, run as uid 0, has the bounding set. */
+	*sandbox = strstr(buf, "--enable-sandbox") != NULL &&
+		   prctl(PR_CAPBSET_READ, (unsigned long)CAP_SETPCAP, 0, 0, 0) == 1;
+	*seccomp = strstr(buf, "--enable-seccomp") != NULL;
+}
+
 struct slirp_args {
 	const char *bin;
 	const char *ns;
+	bool sandbox, seccomp; /* --enable-sandbox, --enable-seccomp */
 };
 
 int rootless_netns_spawn(void (*fn)(void *), void *data, int keep, long *pid, char **err)
@@ -329,26 +385,61 @@ int rootless_netns_spawn(void (*fn)(void *), void *data, int keep, long *pid, ch
 static void slirp_exec(void *data)
 {
 	const struct slirp_args *a = data;
-	char *argv[] = {(char *)a->bin,
-			"--configure",
-			"--mtu=65520",
-			"--disable-host-loopback",
-			"--netns-type=path",
-			"--ready-fd=3",
-			(char *)a->ns,
-			"tap0",
-			NULL};
+	char *argv[12] = {(char *)a->bin,      "--configure",
+			  "--mtu=65520",       "--disable-host-loopback",
+			  "--netns-type=path", "--ready-fd=3"};
+	size_t n = 6;
+	if (a->sandbox)
+		argv[n++] = "--enable-sandbox";
+	if (a->seccomp)
+		argv[n++] = "--enable-seccomp";
+	argv[n++] = (char *)a->ns;
+	argv[n++] = "tap0";
+	argv[n] = NULL;
 	char *envp[] = {"PATH=/usr/sbin:/usr/bin:/sbin:/bin", NULL};
 	execve(a->bin, argv, envp);
 	_exit(127);
 }
 
-/* Wait up to SLIRP_READY_MS for "1" on fd. */
-static bool slirp_ready(int fd)
+/* Wait up to SLIRP_READY_MS for "1" on fd: 1 when it came, 0 when
+ * slirp4netns exited without it, -1 when the time ran out. */
+static int slirp_ready(int fd)
 {
 	struct pollfd p = {.fd = fd, .events = POLLIN};
 	char c = 0;
-	return poll(&p, 1, SLIRP_READY_MS) == 1 && read(fd, &c, 1) == 1 && c == '1';
+	int n = poll(&p, 1, SLIRP_READY_MS);
+	if (n != 1)
+		return -1;
+	return read(fd, &c, 1) == 1 && c == '1' ? 1 : 0;
+}
+
+/* One start of slirp4netns: as rootless_netns_start_slirp(), returning
+ * what slirp_ready() said (-2: it could not be started). */
+static int slirp_start(const char *bin, const char *ns, const char *pidfile, bool sandbox,
+		       bool seccomp, char **err)
+{
+	int ready[2];
+	if (pipe2(ready, O_CLOEXEC) < 0)
+		return set_error(err, "slirp4netns: pipe: %m") - 1;
+	struct slirp_args a = {.bin = bin, .ns = ns, .sandbox = sandbox, .seccomp = seccomp};
+	long pid = -1;
+	_cleanup_free_ char *e = NULL;
+	int ret = 1;
+	if (rootless_netns_spawn(slirp_exec, &a, ready[1], &pid, &e) < 0)
+		ret = set_error(err, "slirp4netns: %s", e) - 1;
+	close(ready[1]);
+	if (ret == 1 && rootless_netns_write_pidfile(pidfile, pid, err) < 0)
+		ret = -2;
+	if (ret == 1 && (ret = slirp_ready(ready[0])) < 1) {
+		set_error(err,
+			  "%s exited or did not configure tap0 within %d ms (can the user open "
+			  "/dev/net/tun?)",
+			  bin, SLIRP_READY_MS);
+		free(TAKE_PTR(e));
+		rootless_netns_stop_pidfile(pidfile, &e);
+	}
+	close(ready[0]);
+	return ret;
 }
 
 int rootless_netns_start_slirp(const struct rootless_user *u, char **err)
@@ -358,28 +449,16 @@ int rootless_netns_start_slirp(const struct rootless_user *u, char **err)
 		return set_error(err, "slirp4netns: not found in /usr/bin, /usr/local/bin or /bin");
 	_cleanup_free_ char *ns = rootless_netns_path(u, "netns");
 	_cleanup_free_ char *pidfile = rootless_netns_path(u, "slirp4netns.pid");
-	int ready[2];
-	if (pipe2(ready, O_CLOEXEC) < 0)
-		return set_error(err, "slirp4netns: pipe: %m");
-	struct slirp_args a = {.bin = bin, .ns = ns};
-	long pid = -1;
-	_cleanup_free_ char *e = NULL;
-	int ret = 0;
-	if (rootless_netns_spawn(slirp_exec, &a, ready[1], &pid, &e) < 0)
-		ret = set_error(err, "slirp4netns: %s", e);
-	close(ready[1]);
-	if (ret == 0 && rootless_netns_write_pidfile(pidfile, pid, err) < 0)
-		ret = -1;
-	if (ret == 0 && !slirp_ready(ready[0])) {
-		ret =
-		    set_error(err,
-			      "%s exited or did not configure tap0 within %d ms (can the user open "
-			      "/dev/net/tun?)",
-			      bin, SLIRP_READY_MS);
-		rootless_netns_stop_pidfile(pidfile, &e);
+	bool sandbox, seccomp;
+	slirp_options(bin, &sandbox, &seccomp);
+	/* Where slirp4netns exits at once in its sandbox all the same, it
+	 * runs again without (its seccomp filter needs no capability). */
+	int r = slirp_start(bin, ns, pidfile, sandbox, seccomp, err);
+	if (r == 0 && sandbox) {
+		free(TAKE_PTR(*err));
+		r = slirp_start(bin, ns, pidfile, false, seccomp, err);
 	}
-	close(ready[0]);
-	return ret;
+	return r == 1 ? 0 : -1;
 }
 
 /* Make the mount on path private, so that what is mounted under it stays in
@@ -478,6 +557,27 @@ static int remove_tree(int parent, const char *name, const char *full, char **er
 	return ret;
 }
 
+/* Every forwarder that forwarders/ lists: stopped (a poststop that never
+ * ran must not leave one holding its ports once the directory is gone). */
+static int stop_forwarders(const struct rootless_user *u, char **err)
+{
+	_cleanup_free_ char *dir = rootless_netns_path(u, "forwarders");
+	_cleanup_closedir_ DIR *d = opendir(dir);
+	if (!d)
+		return 0;
+	int ret = 0;
+	struct dirent *de;
+	while ((de = readdir(d))) {
+		if (de->d_name[0] == '.')
+			continue;
+		_cleanup_free_ char *pidfile = xasprintf("%s/%s", dir, de->d_name);
+		_cleanup_free_ char *e = NULL;
+		if (rootless_netns_stop_pidfile(pidfile, &e) < 0 && ret == 0)
+			ret = set_error(err, "port forwarder: %s", e);
+	}
+	return ret;
+}
+
 int rootless_netns_teardown(const struct rootless_user *u, char **err)
 {
 	int ret = 0;
@@ -492,6 +592,8 @@ int rootless_netns_teardown(const struct rootless_user *u, char **err)
 	free(TAKE_PTR(e));
 	if (rootless_netns_stop_pidfile(watch, &e) < 0 && ret == 0)
 		ret = set_error(err, "the user's watch: %s", e);
+	if (stop_forwarders(u, &e) < 0 && ret == 0)
+		ret = set_error(err, "%s", e);
 	free(TAKE_PTR(e));
 	if (is_nsfs(ns) && umount2(ns, MNT_DETACH) < 0 && ret == 0)
 		ret = set_error(err, "rootless network namespace %s: unmount: %m", ns);

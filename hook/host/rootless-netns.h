@@ -22,8 +22,8 @@
  * The lock that serialises a user's starts and stops is a flock(2) on
  * /run/user/UID itself, which outlives the user's directory.
  */
-#ifndef CNIHOOK_ROOTLESS_NETNS_H
-#define CNIHOOK_ROOTLESS_NETNS_H
+#ifndef CNIHOOK_HOST_ROOTLESS_NETNS_H
+#define CNIHOOK_HOST_ROOTLESS_NETNS_H
 
 #include <stdbool.h>
 
@@ -70,8 +70,9 @@ int rootless_netns_start_slirp(const struct rootless_user *u, char **err);
 int rootless_netns_enter(const struct rootless_user *u, char **err);
 /* The rootless namespace entered, nothing else (the forwarder's child). */
 int rootless_netns_join(const struct rootless_user *u, char **err);
-/* The last container gone: stop slirp4netns, unmount the namespace and the
- * state directory, remove the user's directory. Goes on past failures and
+/* The last container gone: stop slirp4netns and every forwarder still
+ * listed, unmount the namespace and the state directory, remove the
+ * user's directory. Goes on past failures and
  * returns the first. */
 int rootless_netns_teardown(const struct rootless_user *u, char **err);
 
@@ -79,7 +80,9 @@ int rootless_netns_teardown(const struct rootless_user *u, char **err);
  * SIGKILL after a second) if it is still that process, and remove the
  * file; 0 when there was none. */
 int rootless_netns_stop_pidfile(const char *pidfile, char **err);
-/* Write "PID STARTTIME" of pid to `pidfile`. */
+/* Write "PID STARTTIME" of pid to `pidfile` (a temporary file renamed
+ * over it: a reader sees the whole line or nothing). When it cannot be
+ * written, pid is killed (SIGKILL): nothing could stop it later. */
 int rootless_netns_write_pidfile(const char *pidfile, long pid, char **err);
 /* Read "PID STARTTIME" from `pidfile`: 0, or -ENOENT (no file), -EIO (not
  * readable), -EINVAL (not that). */

@@ -26,7 +26,9 @@
 #     removed at the end;
 #   - the user's rootless network namespace, its slirp4netns (when the user
 #     can open /dev/net/tun; without it, a warning and no outbound traffic)
-#     and a's port forwarder are there while they run;
+#     and a's port forwarder are there while they run; slirp4netns runs
+#     under its seccomp filter, it and the forwarder in /, the forwarder
+#     with no child;
 #   - ps names a's forwarder "cnihook-fwd ID HOSTIP:PORT/tcp->ADDR:80 ..."
 #     (pgrep -f cnihook-fwd finds it); the user's watch runs;
 #   - cnihook status and list as the user and under podman unshare show
@@ -326,6 +328,16 @@ got=$(host_get 2>&1) || true
 	not_ok "a's forwarder killed: podman unshare cnihook reload starts it again" "GET: $got; $out$(rl_log | tail -n 5)"
 FWD=$NEW_FWD
 pm rm -f -t 0 x >/dev/null 2>&1 || fail "podman rm x"
+
+# slirp4netns under its seccomp filter (--enable-seccomp, as podman runs it),
+# in /; the forwarder in / with no child (one event loop, no process per
+# connection).
+slirp_st=$(grep '^Seccomp:' "/proc/$SLIRP/status" 2>&1 || true)
+[ "$(readlink "/proc/$SLIRP/cwd")" = / ] && [ "$(readlink "/proc/$FWD/cwd")" = / ] &&
+	grep -q '2$' <<<"$slirp_st" && [ -z "$(cat "/proc/$FWD/task/$FWD/children" 2>&1)" ] &&
+	ok "slirp4netns runs under its seccomp filter, it and the forwarder in /" ||
+	not_ok "slirp4netns runs under its seccomp filter, it and the forwarder in /" \
+		"slirp4netns $SLIRP: $slirp_st, cwd $(readlink "/proc/$SLIRP/cwd"); forwarder $FWD: cwd $(readlink "/proc/$FWD/cwd")"
 
 # ---------------------------------------------------------------- teardown
 pm rm -f -t 0 a >/dev/null 2>&1 || fail "podman rm a"

@@ -10,6 +10,7 @@
 #include <cmocka.h>
 
 #include <signal.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -54,9 +55,37 @@ static void test_paths(void **state)
 	assert_null(u.dir);
 }
 
+/* A child that waits to be killed. */
+static pid_t sleeper(void)
+{
+	pid_t pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		pause();
+		_exit(0);
+	}
+	return pid;
+}
+
+/* Did pid die of signal sig within 3 s? (Killed and reaped either way.) */
+static bool killed_by(pid_t pid, int sig)
+{
+	int status = 0;
+	pid_t r = 0;
+	for (int i = 0; i < 300 && (r = waitpid(pid, &status, WNOHANG)) == 0; i++)
+		usleep(10000);
+	if (r == 0) {
+		kill(pid, SIGKILL);
+		waitpid(pid, NULL, 0);
+		return false;
+	}
+	return r == pid && WIFSIGNALED(status) && WTERMSIG(status) == sig;
+}
+
 /* A pid file names the process and its start time: stop kills that
  * process and removes the file; a pid file of a process gone (or another
- * process since) only goes; no file is no error. */
+ * process since) only goes; no file is no error; a process whose pid file
+ * cannot be written is killed. */
 static void test_pidfile(void **state)
 {
 	(void)state;
@@ -64,12 +93,7 @@ static void test_pidfile(void **state)
 	assert_non_null(mkdtemp(dir));
 	_cleanup_free_ char *path = xasprintf("%s/pid", dir);
 	_cleanup_free_ char *err = NULL;
-	pid_t pid = fork();
-	assert_true(pid >= 0);
-	if (pid == 0) {
-		pause();
-		_exit(0);
-	}
+	pid_t pid = sleeper();
 	assert_int_equal(rootless_netns_write_pidfile(path, pid, &err), 0);
 	assert_int_equal(rootless_netns_stop_pidfile(path, &err), 0);
 	int status;
@@ -99,7 +123,39 @@ static void test_pidfile(void **state)
 	free(TAKE_PTR(err));
 	assert_int_equal(rootless_netns_write_pidfile(path, pid, &err), -1);
 	assert_non_null(err);
-	rmdir(dir);
+	/* a pid file that cannot be written: its process killed (nothing
+	 * could stop it later) */
+	free(TAKE_PTR(err));
+	_cleanup_free_ char *bad = xasprintf("%s/none/pid", dir);
+	pid = sleeper();
+	assert_int_equal(rootless_netns_write_pidfile(bad, pid, &err), -1);
+	assert_true(killed_by(pid, SIGKILL));
+	assert_int_equal(rmdir(dir), 0);
+}
+
+/* Teardown stops every forwarder forwarders/ lists, then removes the
+ * user's directory. */
+static void test_teardown_forwarders(void **state)
+{
+	(void)state;
+	char run[] = "/tmp/test_rootless_netns.XXXXXX";
+	assert_non_null(mkdtemp(run));
+	struct rootless_user u = {.uid = 1001,
+				  .run_dir = xstrdup(run),
+				  .dir = xasprintf("%s/cnihook", run),
+				  .lock_fd = -1};
+	_cleanup_free_ char *fwd = xasprintf("%s/forwarders", u.dir);
+	_cleanup_free_ char *path = xasprintf("%s/0123456789abcdef", fwd);
+	_cleanup_free_ char *err = NULL;
+	assert_int_equal(mkdir(u.dir, 0700), 0);
+	assert_int_equal(mkdir(fwd, 0700), 0);
+	pid_t pid = sleeper();
+	assert_int_equal(rootless_netns_write_pidfile(path, pid, &err), 0);
+	assert_int_equal(rootless_netns_teardown(&u, &err), 0);
+	assert_true(killed_by(pid, SIGTERM));
+	assert_int_equal(access(u.dir, F_OK), -1);
+	assert_int_equal(rmdir(run), 0);
+	rootless_netns_user_free(&u);
 }
 
 int main(void)
@@ -108,6 +164,7 @@ int main(void)
 	    cmocka_unit_test(test_host_uid),
 	    cmocka_unit_test(test_paths),
 	    cmocka_unit_test(test_pidfile),
+	    cmocka_unit_test(test_teardown_forwarders),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,0 +1,84 @@
+#!/bin/bash
+# A rootless `podman run --rm` with a published port: cnihook's network
+# against podman's default rootless one (docs/benchmarks.md, "The rootless
+# port forwarder"). Not a test: it prints figures (through the TAP harness
+# of tests/harness/lib.sh, which makes and removes the user).
+#
+#   tests/bench/rootless-start.sh [BUILD_DIR]
+#
+# A user of its own (tests/harness/rootless-lib.sh), the static busybox as
+# its image; ROUNDS rounds of three variants taking turns (the first of a
+# round goes last in the next), each `podman run --rm IMAGE true` timed:
+#   none     --network none: the floor
+#   podman   podman's default rootless network with -p 127.0.0.1:P:80
+#            (slirp4netns per container and rootlessport)
+#   cnihook  --network none plus the hook (io.cnihook.networks,
+#            io.cnihook.ports=127.0.0.1:P:80): bridge (ipMasq, a default
+#            route) and portmap in the user's rootless namespace, made for
+#            the container and removed after it (it is the user's only one)
+# Prints the median wall time of each, ms.
+#
+# Environment: ROUNDS (default 10), CNIHOOK, CNI_PLUGIN_DIR, CNIHOOK_BUSYBOX.
+set -euo pipefail
+srcdir=${abs_top_srcdir:-$(cd "$(dirname "$0")/../.." && pwd)}
+builddir=${1:-${abs_top_builddir:-$srcdir}}
+. "$srcdir/tests/harness/lib.sh"
+. "$srcdir/tests/harness/rootless-lib.sh"
+
+require_root "to create a user with subordinate ids"
+require_cmd podman runc jq slirp4netns
+CNIHOOK=${CNIHOOK:-$builddir/hook/cnihook}
+[ -x "$CNIHOOK" ] || fail "cnihook not found at $CNIHOOK (set CNIHOOK)"
+PLUGINDIR=${CNI_PLUGIN_DIR:-/usr/lib/cni}
+require_plugins bridge host-local portmap
+ROUNDS=${ROUNDS:-10}
+
+rl_user_setup
+cp "$CNIHOOK" "$U/cnihook"
+chmod 0755 "$U/cnihook"
+NET=rs$uniq
+SUBNET=$(random_subnet)
+mkdir -p "$U/net.d" "$U/hooks.d"
+jq -n --arg n "$NET" --arg s "$SUBNET.0/24" '{cniVersion: "1.0.0", name: $n, plugins: [
+	{type: "bridge", bridge: $n, isGateway: true, ipMasq: true,
+	 ipam: {type: "host-local", ranges: [[{subnet: $s}]], routes: [{dst: "0.0.0.0/0"}]}},
+	{type: "portmap", capabilities: {portMappings: true}}]}' >"$U/net.d/10-$NET.conflist"
+jq -n --arg c "$U/net.d" --arg b "$PLUGINDIR" '{confDir: $c, binDirs: [$b]}' >"$U/cnihook.json"
+for f in cnihook-createRuntime.json cnihook-poststop.json; do
+	jq --arg p "$U/cnihook" --arg c "$U/cnihook.json" \
+		'.hook.path = $p | .hook.args = .hook.args[:1] + ["--config", $c] + .hook.args[1:]' \
+		"$builddir/config/hooks.d/$f" >"$U/hooks.d/$f"
+done
+chmod -R a+rX "$U/net.d" "$U/hooks.d" "$U/cnihook.json"
+RL_PODMAN_ARGS=(--hooks-dir "$U/hooks.d")
+IMAGE=localhost/cnihook-rstart:$uniq
+rl_image "$IMAGE" true
+PORT_P=$((20000 + RANDOM % 10001))
+PORT_C=$((PORT_P + 1))
+
+run_variant() {
+	case $1 in
+	none) rl_pm run --rm --network none "$IMAGE" true ;;
+	podman) rl_pm run --rm -p "127.0.0.1:$PORT_P:80" "$IMAGE" true ;;
+	cnihook) rl_pm run --rm --network none --annotation "io.cnihook.networks=$NET" \
+		--annotation "io.cnihook.ports=127.0.0.1:$PORT_C:80" "$IMAGE" true ;;
+	esac
+}
+
+declare -A times
+order="none podman cnihook"
+for v in $order; do run_variant "$v" >/dev/null 2>&1 || fail "podman run ($v) failed"; done
+for r in $(seq "$ROUNDS"); do
+	for v in $order; do
+		t0=$(date +%s%N)
+		run_variant "$v" >/dev/null 2>&1 || fail "podman run ($v) failed"
+		times[$v]+="$((($(date +%s%N) - t0) / 1000000)) "
+	done
+	order="${order#* } ${order%% *}"
+done
+for v in none podman cnihook; do
+	m=$(tr ' ' '\n' <<<"${times[$v]}" | grep . | sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}')
+	log "$v: median ${m} ms of $ROUNDS (${times[$v]% })"
+done
+ok "rootless podman run --rm with a port, timed"
+finish

@@ -52,6 +52,18 @@ cni_chains() {
 	done | sort
 }
 
+# own_chains NET ID: the chains the plugins name after a network and a
+# container (the reference library's rule: "CNI-", a prefix, then the hex
+# SHA-512 of NET and ID, cut at iptables' 28 characters): bridge's masquerade
+# chain, portmap's DN- and SN- chains.
+own_chains() {
+	local h p
+	h=$(printf '%s%s' "$1" "$2" | sha512sum | cut -d' ' -f1)
+	for p in "" DN- SN-; do
+		printf '%s ' "$(printf 'CNI-%s%s' "$p" "$h" | cut -c1-28)"
+	done
+}
+
 # rules_naming IP ID: every iptables rule (every table) naming IP or ID.
 rules_naming() {
 	iptables-save 2>/dev/null | grep -e '^-A ' | grep -E -e "(^|[^0-9])${1//./\\.}(/|[^0-9]|$)" \
@@ -63,44 +75,56 @@ rules_naming() {
 # the bridge, cache files, state).
 audit() {
 	local ip=$1 id=$2 chains_before=$3 what=$4 bad=0 left
+	: >"$DIR/audit.err"
 	left=$(rules_naming "${ip:-no-address}" "$id")
 	if [ -n "$left" ]; then
-		printf 'left: iptables rules naming %s or %s:\n%s\n' "${ip:-no address}" "$id" "$left" >&2
+		printf 'left: iptables rules naming %s or %s:\n%s\n' "${ip:-no address}" "$id" "$left" | tee -a "$DIR/audit.err" >&2
 		bad=1
 	fi
 	# The shared chains (scaffolding, removed by guard_host_state) are no
-	# container's.
+	# container's; nor are chains another test running beside this one
+	# made: a new chain is this container's when its name is one the
+	# plugins derive from the network and the id, or a rule that jumps to
+	# it names the container.
 	left=$(comm -13 <(printf '%s\n' "$chains_before") <(cni_chains) |
 		while read -r _ c; do
-			[[ " $T_CNI_GLOBAL_CHAINS " == *" $c "* ]] || echo "$c"
+			[[ " $T_CNI_GLOBAL_CHAINS " == *" $c "* ]] && continue
+			[[ " $(own_chains "$NET" "$id") " == *" $c "* ]] ||
+				[ -n "$(iptables-save 2>/dev/null | grep -F -e "-j $c" | grep -F -e "$id" -e "$NET")" ] ||
+				continue
+			echo "$c"
 		done)
 	if [ -n "$left" ]; then
-		printf 'left: CNI chains:\n%s\n' "$left" >&2
+		printf 'left: CNI chains:\n%s\n' "$left" | tee -a "$DIR/audit.err" >&2
 		bad=1
 	fi
 	left=$(find "$DATADIR" -type f ! -name lock ! -name 'last_reserved_ip*' -print)
 	if [ -n "$left" ]; then
-		printf 'left: host-local files:\n%s\n' "$left" >&2
+		printf 'left: host-local files:\n%s\n' "$left" | tee -a "$DIR/audit.err" >&2
 		bad=1
 	fi
 	left=$(ip -o link show master "$BR" 2>/dev/null || true)
 	if [ -n "$left" ]; then
-		printf 'left: links on the bridge:\n%s\n' "$left" >&2
+		printf 'left: links on the bridge:\n%s\n' "$left" | tee -a "$DIR/audit.err" >&2
 		bad=1
 	fi
 	left=$(find "$DIR/cache" -mindepth 1 ! -type d -print)
 	if [ -n "$left" ]; then
-		printf 'left: cache files:\n%s\n' "$left" >&2
+		printf 'left: cache files:\n%s\n' "$left" | tee -a "$DIR/audit.err" >&2
 		bad=1
 	fi
 	# The shared port reservation and pin index directories may stay,
 	# empty.
 	left=$(find "$DIR/state" -mindepth 1 ! \( -type d \( -name ports -o -name @pins \) \) -print)
 	if [ -n "$left" ]; then
-		printf 'left: state:\n%s\n' "$left" >&2
+		printf 'left: state:\n%s\n' "$left" | tee -a "$DIR/audit.err" >&2
 		bad=1
 	fi
-	[ "$bad" = 0 ] || fail "something was left after $what (see above)"
+	# What was left, and what the stage said, in the TAP log too.
+	[ "$bad" = 0 ] || {
+		sed 's/^/#   /' "$DIR/audit.err" "$DIR/stop.err" 2>/dev/null || true
+		fail "something was left after $what (see above)"
+	}
 	ok "nothing left after $what (rules, chains, lease, veth, cache, state)"
 }
 

@@ -25,6 +25,7 @@
 #include "common/json.h"
 #include "base/proctitle.h"
 #include "host/port-forwarder.h"
+#include "host/rootless-netns.h"
 #include "request/port-mappings.h"
 
 /* How long a forwarded connection may take to reach the container. */
@@ -742,14 +743,11 @@ static void forwarder_title(const struct forward_plan *p)
 	proctitle_set("%s", t);
 }
 
-/* The forwarder's process: in /, stdio on /dev/null, no descriptor of the
- * hook's but the listeners. */
-static void forwarder_main(const struct forward_plan *p)
+/* The forwarder's process (rootless_netns_spawn(): in /, stdio on
+ * /dev/null): no descriptor of the hook's but the listeners. */
+static void forwarder_main(void *data)
 {
-	int null = open("/dev/null", O_RDWR | O_CLOEXEC);
-	if (null < 0 || dup2(null, 0) < 0 || dup2(null, 1) < 0 || dup2(null, 2) < 0 ||
-	    chdir("/") < 0)
-		_exit(127);
+	const struct forward_plan *p = data;
 	close_all_but(p);
 	forwarder_title(p);
 	signal(SIGPIPE, SIG_IGN);
@@ -765,32 +763,9 @@ int forwarder_spawn(const struct forward_plan *p, long *pid, char **err)
 					 "host port %u/%s: no address of the container to "
 					 "forward it to",
 					 p->v[i].host_port, proto_name(&p->v[i]));
-	int pids[2];
-	if (pipe2(pids, O_CLOEXEC) < 0)
-		return set_error(err, "port forwarder: pipe: %m");
-	pid_t child = fork();
-	if (child == 0) {
-		setsid();
-		pid_t f = fork();
-		if (f == 0) {
-			close(pids[1]);
-			forwarder_main(p);
-		}
-		long l = f;
-		_exit(write(pids[1], &l, sizeof(l)) == (ssize_t)sizeof(l) && f > 0 ? 0 : 1);
-	}
-	close(pids[1]);
-	int ret = 0;
-	long l = -1;
-	if (child < 0) {
-		ret = set_error(err, "port forwarder: fork: %m");
-	} else {
-		TEMP_FAILURE_RETRY(waitpid(child, NULL, 0));
-		if (read(pids[0], &l, sizeof(l)) != (ssize_t)sizeof(l) || l <= 0)
-			ret = set_error(err, "port forwarder: could not be started");
-	}
-	close(pids[0]);
-	if (ret == 0)
-		*pid = l;
-	return ret;
+	_cleanup_free_ char *e = NULL;
+	if (rootless_netns_spawn(forwarder_main, (void *)p, ROOTLESS_NETNS_SPAWN_KEEP_ALL, pid,
+				 &e) < 0)
+		return set_error(err, "port forwarder: %s", e);
+	return 0;
 }

@@ -359,7 +359,8 @@ int rootless_netns_spawn(void (*fn)(void *), void *data, int keep, long *pid, ch
 		if (keep >= 0 && (keep == 3 ? fcntl(3, F_SETFD, 0) : dup2(keep, 3)) < 0)
 			_exit(127);
 		/* Nothing else of the hook's: its lock above all. */
-		close_range(keep >= 0 ? 4 : 3, ~0U, 0);
+		if (keep != ROOTLESS_NETNS_SPAWN_KEEP_ALL)
+			close_range(keep >= 0 ? 4 : 3, ~0U, 0);
 		if (chdir("/") < 0)
 			_exit(127);
 		fn(data);

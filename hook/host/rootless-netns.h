@@ -95,8 +95,11 @@ bool rootless_netns_same_process(long pid, unsigned long long start);
 bool rootless_netns_pidfile_alive(const char *pidfile, long *pid);
 /* fn(data) in a detached process: its own session, a grandchild of the
  * caller (reparented when its first parent exits), stdio on /dev/null,
- * `keep` (unless -1) as fd 3 and no other descriptor, the working
+ * `keep` (unless -1) as fd 3 and no other descriptor, or with
+ * ROOTLESS_NETNS_SPAWN_KEEP_ALL every descriptor (fn closes what it does
+ * not need: the port forwarder keeps its listeners), the working
  * directory /; it exits when fn returns. Its pid in *pid. */
+#define ROOTLESS_NETNS_SPAWN_KEEP_ALL (-2)
 int rootless_netns_spawn(void (*fn)(void *), void *data, int keep, long *pid, char **err);
 
 #endif

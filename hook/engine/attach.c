@@ -153,7 +153,7 @@ static void write_names(const struct engine_run *r, const struct selection *sel,
 	    .state_dir = r->cfg->state_dir,
 	    .id = r->id,
 	    .oci_id = r->oci_id,
-	    .name = r->hosts_name,
+	    .name = r->hostname,
 	    .bundle = r->bundle,
 	    .pid = r->pid,
 	    .mode = {r->cfg->dns_resolv_conf, r->cfg->dns_hosts},
@@ -241,7 +241,7 @@ static void record_init(struct record *rec, const struct engine_run *r, const st
 	    .bundle = (char *)r->bundle,
 	    .pid = (int)r->pid,
 	    .name = (char *)r->name,
-	    .hostname = (char *)r->hostname,
+	    .hostname = r->name_to_plugins ? (char *)r->hostname : NULL,
 	    .n = sel->n,
 	};
 	rec->v = xreallocarray(NULL, sel->n, sizeof(*rec->v));
@@ -520,8 +520,8 @@ static int attach_or_join(struct engine_run *r, struct selection *sel, const cha
 }
 
 /* The container's name to the plugins that take it (dnsname), when a
- * network of the selection has one; recorded (r->hostname) only then, for
- * the DEL. The CNI plugin's runtime passes the pod's K8S_POD_* pairs to
+ * network of the selection has one; recorded (r->name_to_plugins) only
+ * then, for the DEL. The CNI plugin's runtime passes the pod's K8S_POD_* pairs to
  * the whole chain itself. */
 static int name_plugins(struct engine_run *r, const struct selection *sel, const struct prepared *p,
 			char **err)
@@ -534,15 +534,16 @@ static int name_plugins(struct engine_run *r, const struct selection *sel, const
 			/* Without a name, plugin_args_name() says so. */
 			_cleanup_free_ char *problem = NULL;
 			if (r->hostname ? plugin_args_give_name(r->ctx, r->hostname, &problem) == 0
-					: plugin_args_name(NULL, NULL, &problem) == 0)
+					: plugin_args_name(NULL, NULL, &problem) == 0) {
+				r->name_to_plugins = r->hostname != NULL;
 				return 0;
+			}
 			return set_error(err,
 					 "network \"%s\": plugin \"%s\" needs the container's name "
 					 "(CNI_ARGS %s): %s",
 					 sel->v[i].network, PLUGIN_ARGS_NAME_TYPE,
 					 PLUGIN_ARGS_NAME_KEY, problem);
 		}
-	r->hostname = NULL;
 	return 0;
 }
 
@@ -597,7 +598,6 @@ int engine_attach_container(const struct hook_config *cfg, const struct engine_c
 	r.bundle = c->bundle;
 	r.name = c->name;
 	r.hostname = c->hostname;
-	r.hosts_name = c->hostname;
 	r.oci_id = c->oci_id;
 	r.pid = c->pid;
 	int ret = attach_selection(&r, sel, by, source, NULL);

@@ -33,11 +33,10 @@ struct engine_run {
 	 * not its id, its process; NULL and 0 for gc and the CNI plugin. */
 	const char *bundle;
 	const char *name;
-	/* engine_container's hostname; NULL once the plugins need none
-	 * (name_plugins() in attach.c: then the record keeps none) */
-	const char *hostname;
-	/* the same name for the container's hosts block, kept */
-	const char *hosts_name;
+	const char *hostname; /* engine_container's */
+	/* A plugin of the selection takes the name (name_plugins() in
+	 * attach.c): the record keeps it for the DEL. */
+	bool name_to_plugins;
 	const char *oci_id;
 	pid_t pid;
 	size_t detached; /* attachments a detach tore down */

@@ -99,16 +99,25 @@ EOF
 
 # picture_rules TABLE: the rules of TABLE naming the subnet, the suffix of
 # the case's names (portmap's and firewall's comments name the network and
-# the container id) or the chains those rules are in or jump to, and those
-# chains' declarations (counters left out): what this soak's attachments can
-# have made, and nothing of other programs'.
+# the container id) or the chains of their own those rules are in or jump
+# to, and those chains' declarations (counters left out): what this soak's
+# attachments can have made, and nothing of other programs' (of the chains
+# every container shares, only the declaration).
 picture_rules() {
 	local t=$1 all mine chains
 	all=$(iptables-save -t "$t" 2>/dev/null | sed 's/ \[[0-9]*:[0-9]*\]$//')
 	mine=$(grep -E -e "(^|[^0-9])${SUB//./\\.}\\." -e "$uniq" <<<"$all" | grep '^-A ' || true)
 	chains=$(grep -oE -e '^-A CNI-[^ ]+' -e '-j CNI-[^ ]+' <<<"$mine" | awk '{ print $2 }' | sort -u)
 	for c in $chains; do
-		grep -E -e "^:$c " -e "^-A $c " -e "-j $c( |$)" <<<"$all" || true
+		# A chain every container shares (T_CNI_GLOBAL_CHAINS): only its
+		# declaration and this soak's rules in it, not those of a test
+		# running beside the soak.
+		if [[ " $T_CNI_GLOBAL_CHAINS " == *" $c "* ]]; then
+			grep -E "^:$c " <<<"$all" || true
+			grep -E "^-A $c " <<<"$mine" || true
+		else
+			grep -E -e "^:$c " -e "^-A $c " -e "-j $c( |$)" <<<"$all" || true
+		fi
 	done | sort -u | sed "s/^/ipt $t /"
 	grep -vE '^-A CNI-' <<<"$mine" | grep . | sed "s/^/ipt $t /" || true
 }

@@ -420,7 +420,7 @@ static int run_help(const struct verb *v, struct call *c)
 static int run_plugin(const struct verb *v, struct call *c)
 {
 	log_init(LOG_LEVEL_WARN, false, NULL);
-	return cniplugin_run(getenv("CNI_COMMAND"), STDIN_FILENO);
+	return cni_plugin_run(getenv("CNI_COMMAND"), STDIN_FILENO);
 }
 
 /* `cnihook runtime ARGS`: cnihook-runtime ARGS. */

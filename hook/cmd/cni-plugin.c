@@ -474,7 +474,7 @@ static int dispatch(struct plugin_call *c)
 	return cmd_gc(c);
 }
 
-int cniplugin_run(const char *command, int fd)
+int cni_plugin_run(const char *command, int fd)
 {
 	struct plugin_call c = {
 	    .command = command,

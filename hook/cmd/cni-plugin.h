@@ -5,6 +5,6 @@
 
 /* Answer CNI command `command` (CNI_COMMAND) with the network configuration
  * read from fd and the CNI_* environment. Returns the exit status. */
-int cniplugin_run(const char *command, int fd);
+int cni_plugin_run(const char *command, int fd);
 
 #endif

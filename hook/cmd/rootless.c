@@ -207,7 +207,7 @@ static int spawn_forwarder(void *data)
 	_cleanup_free_ char *dir = rootless_netns_path(f->c->user, "forwarders");
 	_cleanup_free_ char *pidfile = xasprintf("%s/%s", dir, f->c->attachment);
 	long pid = -1;
-	if (mkdir_p(dir, 0700, &err) == 0 && forwarder_spawn(f->plan, &pid, &err) == 0 &&
+	if (mkdir_p(dir, 0700, &err) == 0 && port_forwarder_spawn(f->plan, &pid, &err) == 0 &&
 	    rootless_netns_write_pidfile(pidfile, pid, &err) == 0)
 		return 0;
 	log_error("%s %s: port forwarder: %s", f->c->id, f->c->stage, err);
@@ -230,7 +230,7 @@ static int start_forwarder(const struct rootless_call *c, struct forward_plan *p
 			log_error("%s %s: port forwarder: %s", c->id, c->stage, err);
 			return -1;
 		}
-		forwarder_set_target(plan, plan->v[i].attachment, ip);
+		port_forwarder_set_target(plan, plan->v[i].attachment, ip);
 	}
 	plan->owner = c->attachment;
 	struct forwarder_start f = {.c = c, .plan = plan};
@@ -265,7 +265,7 @@ static int plan_from_record(const struct rootless_call *c, const char *id,
 		if (portmaps_from_json(m, &pm, &e) < 0)
 			ret = set_error(err, "%s: portMappings: %s", path, e);
 		else
-			ret = forwarder_plan_add(plan, i, &pm, err);
+			ret = port_forwarder_plan_add(plan, i, &pm, err);
 		portmaps_free(&pm);
 	}
 	record_free(rec);
@@ -286,7 +286,7 @@ static void heal_forwarder(const struct rootless_call *c, const char *id, long p
 	if (r == 0 && plan.n == 0)
 		r = set_error(&err, "its record gives the plugins no port mappings");
 	if (r == 0)
-		r = forwarder_listen(&plan, &err);
+		r = port_forwarder_listen(&plan, &err);
 	if (r == 0)
 		r = start_forwarder(&h, &plan);
 	if (r == 0)
@@ -297,7 +297,7 @@ static void heal_forwarder(const struct rootless_call *c, const char *id, long p
 		log_warn("%s %s: the port forwarder of \"%s\" (pid %ld) is not running and "
 			 "cannot be started again: %s",
 			 c->id, c->stage, id, pid, err ? err : "the log says why");
-	forwarder_plan_free(&plan);
+	port_forwarder_plan_free(&plan);
 }
 
 /* The forwarders of the user's attachments, each stopped when its
@@ -373,13 +373,13 @@ static int take_ports(const struct rootless_call *c, const struct selection *sel
 	_cleanup_free_ char *err = NULL;
 	for (size_t i = 0; i < sel->n; i++) {
 		const struct attach_req *a = &sel->v[i];
-		if (a->ports.n && forwarder_plan_add(plan, i, &a->ports, &err) < 0) {
+		if (a->ports.n && port_forwarder_plan_add(plan, i, &a->ports, &err) < 0) {
 			log_error("%s %s: annotation \"%s\": %s", c->id, c->stage,
 				  a->ports_key ? a->ports_key : "io.cnihook.networks", err);
 			return -1;
 		}
 	}
-	if (forwarder_listen(plan, &err) < 0) {
+	if (port_forwarder_listen(plan, &err) < 0) {
 		_cleanup_free_ char *held = port_holder(sel);
 		log_error("%s %s: %s", c->id, c->stage, held ? held : err);
 		return -1;
@@ -418,7 +418,7 @@ int rootless_attach(const struct rootless_call *c, struct selection *sel, rootle
 		in_child(c, true, detach, data);
 		ret = -1;
 	}
-	forwarder_plan_free(&plan);
+	port_forwarder_plan_free(&plan);
 	if (ret < 0)
 		teardown_if_last(c);
 	rootless_netns_unlock(c->user);

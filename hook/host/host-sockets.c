@@ -469,7 +469,7 @@ static bool holds(int proc_fd, const char *pid, const char *want)
 	return found;
 }
 
-bool host_socket_holder(const char *proc, unsigned long long inode, int *pid, char **comm)
+bool host_sockets_holder(const char *proc, unsigned long long inode, int *pid, char **comm)
 {
 	if (inode == 0)
 		return false;
@@ -513,7 +513,7 @@ static int refuse(const char *proc, const char *key, unsigned port, const char *
 	address_text(h, addr);
 	int pid;
 	_cleanup_free_ char *comm = NULL;
-	if (!host_socket_holder(proc, h->inode, &pid, &comm))
+	if (!host_sockets_holder(proc, h->inode, &pid, &comm))
 		return set_error(err,
 				 "annotation \"%s\": host port %u/%s on %s is in use on the host "
 				 "(socket inode %llu; no process in %s shows it: another user's, "

@@ -79,7 +79,7 @@ int host_sockets_find(const struct host_sockets *s, const char *proto, const cha
  * shown in <proc> holds it (a finding, not a failure: a process may close
  * its socket at any time). Reads every process's descriptors: for a
  * refusal only. */
-bool host_socket_holder(const char *proc, unsigned long long inode, int *pid, char **comm);
+bool host_sockets_holder(const char *proc, unsigned long long inode, int *pid, char **comm);
 
 /* The port mappings of an attachment against the sockets: the first
  * overlap is refused with a message that names the annotation `key`, the

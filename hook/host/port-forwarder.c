@@ -65,8 +65,8 @@ static int rule_from_mapping(struct forward_rule *r, const struct port_mapping *
 	return 0;
 }
 
-int forwarder_plan_add(struct forward_plan *p, size_t attachment,
-		       const struct port_mappings *mappings, char **err)
+int port_forwarder_plan_add(struct forward_plan *p, size_t attachment,
+			    const struct port_mappings *mappings, char **err)
 {
 	for (size_t i = 0; i < mappings->n; i++) {
 		if (p->n >= MAX_RULES)
@@ -80,7 +80,7 @@ int forwarder_plan_add(struct forward_plan *p, size_t attachment,
 	return 0;
 }
 
-void forwarder_set_target(struct forward_plan *p, size_t attachment, const char *ip)
+void port_forwarder_set_target(struct forward_plan *p, size_t attachment, const char *ip)
 {
 	for (size_t i = 0; i < p->n; i++) {
 		if (p->v[i].attachment == attachment && !p->v[i].target)
@@ -88,7 +88,7 @@ void forwarder_set_target(struct forward_plan *p, size_t attachment, const char 
 	}
 }
 
-void forwarder_plan_free(struct forward_plan *p)
+void port_forwarder_plan_free(struct forward_plan *p)
 {
 	for (size_t i = 0; i < p->n; i++) {
 		free(p->v[i].host_ip);
@@ -121,7 +121,7 @@ static bool sockaddr_of(const char *ip, unsigned port, struct sockaddr_storage *
 	return inet_pton(AF_INET, ip, &s4->sin_addr) == 1;
 }
 
-int forwarder_listen(struct forward_plan *p, char **err)
+int port_forwarder_listen(struct forward_plan *p, char **err)
 {
 	for (size_t i = 0; i < p->n; i++) {
 		struct forward_rule *r = &p->v[i];
@@ -755,7 +755,7 @@ static void forwarder_main(void *data)
 	serve(p);
 }
 
-int forwarder_spawn(const struct forward_plan *p, long *pid, char **err)
+int port_forwarder_spawn(const struct forward_plan *p, long *pid, char **err)
 {
 	for (size_t i = 0; i < p->n; i++)
 		if (!p->v[i].target || p->v[i].fd < 0)

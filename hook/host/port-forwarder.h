@@ -28,7 +28,7 @@ struct forward_rule {
 	unsigned container_port;
 	bool udp;     /* udp, else tcp */
 	char *target; /* the container's address, once known */
-	int fd;	      /* the listening socket, -1 until forwarder_listen() */
+	int fd;	      /* the listening socket, -1 until port_forwarder_listen() */
 };
 
 struct forward_plan {
@@ -43,16 +43,16 @@ struct forward_plan {
 /* Add the mappings of attachment `attachment` (request/port-mappings.h); a
  * protocol other than tcp and udp is refused (*err names it). */
 struct port_mappings;
-int forwarder_plan_add(struct forward_plan *p, size_t attachment,
-		       const struct port_mappings *mappings, char **err);
+int port_forwarder_plan_add(struct forward_plan *p, size_t attachment,
+			    const struct port_mappings *mappings, char **err);
 /* The target address of the rules of `attachment`. */
-void forwarder_set_target(struct forward_plan *p, size_t attachment, const char *ip);
-void forwarder_plan_free(struct forward_plan *p);
+void port_forwarder_set_target(struct forward_plan *p, size_t attachment, const char *ip);
+void port_forwarder_plan_free(struct forward_plan *p);
 /* Listen on every rule's host address and port, in the caller's network
  * namespace; *err names the port that cannot be taken. */
-int forwarder_listen(struct forward_plan *p, char **err);
+int port_forwarder_listen(struct forward_plan *p, char **err);
 /* Start the forwarder, detached, in the caller's network namespace;
  * its pid in *pid. Every rule needs its target. */
-int forwarder_spawn(const struct forward_plan *p, long *pid, char **err);
+int port_forwarder_spawn(const struct forward_plan *p, long *pid, char **err);
 
 #endif

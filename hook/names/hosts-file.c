@@ -23,7 +23,7 @@ static bool in_sandbox(const json *result, long long idx)
 	return sb && *sb;
 }
 
-void hosts_add_result(const json *result, char ***addrs, size_t *n)
+void hosts_file_add_result(const json *result, char ***addrs, size_t *n)
 {
 	const json *ips =
 	    result && json_is_object(result) ? json_obj_get((json *)result, "ips") : NULL;
@@ -49,7 +49,7 @@ void hosts_add_result(const json *result, char ***addrs, size_t *n)
 	}
 }
 
-bool hosts_name_ok(const char *name)
+bool hosts_file_name_ok(const char *name)
 {
 	size_t n = strlen(name);
 	if (n == 0 || n > 253 || name[0] == '-' || name[0] == '.')
@@ -74,9 +74,9 @@ static bool line_names(const char *line, const char *name)
 	return false;
 }
 
-void hosts_engine_names(const char *engine, const char *hostname, char ***names, size_t *n)
+void hosts_file_engine_names(const char *engine, const char *hostname, char ***names, size_t *n)
 {
-	_cleanup_free_ char *text = hosts_compose(engine, NULL, 0, NULL, 0);
+	_cleanup_free_ char *text = hosts_file_compose(engine, NULL, 0, NULL, 0);
 	char *save = NULL;
 	for (char *line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
 		line[strcspn(line, "#")] = '\0';
@@ -88,7 +88,8 @@ void hosts_engine_names(const char *engine, const char *hostname, char ***names,
 			continue;
 		for (char *name = strtok_r(NULL, " \t", &w); name;
 		     name = strtok_r(NULL, " \t", &w)) {
-			bool skip = !hosts_name_ok(name) || strncmp(name, "localhost", 9) == 0 ||
+			bool skip = !hosts_file_name_ok(name) ||
+				    strncmp(name, "localhost", 9) == 0 ||
 				    strncmp(name, "ip6-", 4) == 0;
 			for (size_t k = 0; k < *n && !skip; k++)
 				skip = strcmp((*names)[k], name) == 0;
@@ -119,8 +120,8 @@ static void append_without_block(struct buf *b, const char *text)
 		buf_appends(b, "\n");
 }
 
-char *hosts_compose(const char *engine, char *const *addrs, size_t n_addrs, char *const *names,
-		    size_t n_names)
+char *hosts_file_compose(const char *engine, char *const *addrs, size_t n_addrs, char *const *names,
+			 size_t n_names)
 {
 	struct buf b = {0};
 	if (engine == NULL)

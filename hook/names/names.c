@@ -178,15 +178,15 @@ static void host_resolv(struct resolv *out)
 	_cleanup_free_ char *e = NULL;
 	size_t len;
 	if (read_file("/etc/resolv.conf", HOST_RESOLV_MAX, &text, &len, NULL, &e) == 0)
-		resolv_parse(text, out);
-	if (!resolv_names_stub(out))
+		resolv_conf_parse(text, out);
+	if (!resolv_conf_names_stub(out))
 		return;
 	_cleanup_free_ char *real = NULL;
 	free(TAKE_PTR(e));
 	if (read_file("/run/systemd/resolve/resolv.conf", HOST_RESOLV_MAX, &real, &len, NULL, &e) ==
 	    0) {
-		resolv_free(out);
-		resolv_parse(real, out);
+		resolv_conf_free(out);
+		resolv_conf_parse(real, out);
 	}
 }
 
@@ -198,32 +198,32 @@ char *names_compose_resolv(const struct names_request *req, json *const *results
 {
 	struct resolv acc = {0}, fin = {0};
 	for (size_t i = 0; i < n; i++)
-		resolv_add_dns(&acc, json_obj_get(results[i], "dns"));
+		resolv_conf_add_dns(&acc, json_obj_get(results[i], "dns"));
 	struct resolv v;
 	v = req->n_servers ? (struct resolv){.servers = req->servers, .n_servers = req->n_servers}
 			   : (struct resolv){.servers = acc.servers, .n_servers = acc.n_servers};
-	resolv_merge(&fin, &v, false);
+	resolv_conf_merge(&fin, &v, false);
 	if (!req->n_servers)
-		resolv_merge(
+		resolv_conf_merge(
 		    &fin, &(struct resolv){.servers = base->servers, .n_servers = base->n_servers},
 		    true);
 	v = req->n_search ? (struct resolv){.search = req->search, .n_search = req->n_search}
 			  : (struct resolv){.search = acc.search, .n_search = acc.n_search};
-	resolv_merge(&fin, &v, false);
+	resolv_conf_merge(&fin, &v, false);
 	if (!req->n_search)
-		resolv_merge(&fin,
-			     &(struct resolv){.search = base->search, .n_search = base->n_search},
-			     false);
+		resolv_conf_merge(
+		    &fin, &(struct resolv){.search = base->search, .n_search = base->n_search},
+		    false);
 	v = req->n_options ? (struct resolv){.options = req->options, .n_options = req->n_options}
 			   : (struct resolv){.options = acc.options, .n_options = acc.n_options};
-	resolv_merge(&fin, &v, false);
+	resolv_conf_merge(&fin, &v, false);
 	if (!req->n_options)
-		resolv_merge(
+		resolv_conf_merge(
 		    &fin, &(struct resolv){.options = base->options, .n_options = base->n_options},
 		    false);
-	char *text = resolv_compose(&fin);
-	resolv_free(&acc);
-	resolv_free(&fin);
+	char *text = resolv_conf_compose(&fin);
+	resolv_conf_free(&acc);
+	resolv_conf_free(&fin);
 	return text;
 }
 
@@ -233,11 +233,11 @@ char *names_compose_resolv(const struct names_request *req, json *const *results
 static void hosts_names(const struct names_input *in, const struct names_bundle *b, char ***v,
 			size_t *n)
 {
-	if (b->hostname && hosts_name_ok(b->hostname))
+	if (b->hostname && hosts_file_name_ok(b->hostname))
 		strv_append(v, n, b->hostname);
 	const char *more[] = {in->name, in->oci_id};
 	for (size_t k = 0; k < ARRAY_SIZE(more); k++) {
-		bool dup = more[k] == NULL || strlen(more[k]) > 63 || !hosts_name_ok(more[k]);
+		bool dup = more[k] == NULL || strlen(more[k]) > 63 || !hosts_file_name_ok(more[k]);
 		for (size_t i = 0; i < *n && !dup; i++)
 			dup = strcmp((*v)[i], more[k]) == 0;
 		if (!dup)
@@ -251,21 +251,21 @@ static char *compose(const struct names_input *in, const struct names_bundle *b,
 	if (f == NAMES_RESOLV_CONF) {
 		struct resolv base = {0};
 		if (engine)
-			resolv_parse(engine, &base);
+			resolv_conf_parse(engine, &base);
 		else
 			host_resolv(&base);
 		char *text = names_compose_resolv(in->req, results, n, &base);
-		resolv_free(&base);
+		resolv_conf_free(&base);
 		return text;
 	}
 	char **addrs = NULL, **names = NULL;
 	size_t n_addrs = 0, n_names = 0;
 	for (size_t i = 0; i < n; i++)
-		hosts_add_result(results[i], &addrs, &n_addrs);
+		hosts_file_add_result(results[i], &addrs, &n_addrs);
 	hosts_names(in, b, &names, &n_names);
 	if (engine)
-		hosts_engine_names(engine, b->hostname, &names, &n_names);
-	char *text = hosts_compose(engine, addrs, n_addrs, names, n_names);
+		hosts_file_engine_names(engine, b->hostname, &names, &n_names);
+	char *text = hosts_file_compose(engine, addrs, n_addrs, names, n_names);
 	strv_free(addrs, n_addrs);
 	strv_free(names, n_names);
 	return text;
@@ -300,11 +300,12 @@ static void rewrite_engine_file(const struct names_input *in, const struct names
 {
 	int fd = -1;
 	_cleanup_free_ char *old = NULL;
-	o->status = rootfs_engine_open(b->mounted[f], in->oci_id, file_name[f], &fd, &old, &o->why);
+	o->status =
+	    rootfs_file_engine_open(b->mounted[f], in->oci_id, file_name[f], &fd, &old, &o->why);
 	if (o->status != 0)
 		return;
 	_cleanup_free_ char *text = compose(in, b, f, results, n, old);
-	if (strcmp(text, old) == 0 || rootfs_engine_write(fd, text, &o->why) == 0)
+	if (strcmp(text, old) == 0 || rootfs_file_engine_write(fd, text, &o->why) == 0)
 		o->where = xasprintf("rewrote the engine's %s in place", b->mounted[f]);
 	else
 		o->status = -1;
@@ -316,7 +317,7 @@ static void bind_own_file(const struct names_input *in, const struct names_bundl
 			  struct names_outcome *o)
 {
 	_cleanup_free_ char *text = compose(in, b, f, results, n, NULL);
-	_cleanup_close_ int tree = rootfs_private_file(text, map_root(in->pid, "uid_map"),
+	_cleanup_close_ int tree = rootfs_file_private(text, map_root(in->pid, "uid_map"),
 						       map_root(in->pid, "gid_map"), &o->why);
 	if (tree < 0) {
 		o->status = -1;
@@ -328,7 +329,7 @@ static void bind_own_file(const struct names_input *in, const struct names_bundl
 	    .dir = "etc",
 	    .name = file_name[f],
 	};
-	o->status = rootfs_bind(&t, tree, &o->why);
+	o->status = rootfs_file_bind(&t, tree, &o->why);
 	if (o->status == 0)
 		o->where =
 		    xstrdup("bind-mounted read-only (a file of cnihook's on a tmpfs of its own)");

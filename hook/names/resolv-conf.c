@@ -72,7 +72,7 @@ static void add_server(struct resolv *r, const char *s)
 /* A server of the host's or of a result: not a local one. */
 static void add_remote_server(struct resolv *r, const char *s)
 {
-	if (!resolv_is_local(s))
+	if (!resolv_conf_is_local(s))
 		add_server(r, s);
 }
 
@@ -98,7 +98,7 @@ static void add_words(struct resolv *r, const char *line,
 		add(r, w);
 }
 
-void resolv_parse(const char *text, struct resolv *out)
+void resolv_conf_parse(const char *text, struct resolv *out)
 {
 	const char *p = text;
 	while (p && *p) {
@@ -135,7 +135,7 @@ static void add_strings(struct resolv *r, const json *dns, const char *key,
 	}
 }
 
-void resolv_add_dns(struct resolv *acc, const json *dns)
+void resolv_conf_add_dns(struct resolv *acc, const json *dns)
 {
 	if (dns == NULL || !json_is_object(dns))
 		return;
@@ -147,7 +147,7 @@ void resolv_add_dns(struct resolv *acc, const json *dns)
 	add_strings(acc, dns, "options", add_option);
 }
 
-bool resolv_names_stub(const struct resolv *r)
+bool resolv_conf_names_stub(const struct resolv *r)
 {
 	return has(r->servers, r->n_servers, RESOLV_STUB);
 }
@@ -157,7 +157,7 @@ static bool local_v4(uint32_t a)
 	return (a >> 24) == 127 || a == 0;
 }
 
-bool resolv_is_local(const char *server)
+bool resolv_conf_is_local(const char *server)
 {
 	struct in_addr a4;
 	struct in6_addr a6;
@@ -175,10 +175,10 @@ bool resolv_is_local(const char *server)
 	return IN6_IS_ADDR_LOOPBACK(&a6) || IN6_IS_ADDR_UNSPECIFIED(&a6);
 }
 
-void resolv_merge(struct resolv *acc, const struct resolv *from, bool skip_local)
+void resolv_conf_merge(struct resolv *acc, const struct resolv *from, bool skip_local)
 {
 	for (size_t i = 0; i < from->n_servers; i++)
-		if (!skip_local || !resolv_is_local(from->servers[i]))
+		if (!skip_local || !resolv_conf_is_local(from->servers[i]))
 			add_server(acc, from->servers[i]);
 	for (size_t i = 0; i < from->n_search; i++)
 		add_search(acc, from->search[i]);
@@ -205,7 +205,7 @@ static void compose_line(struct buf *b, const char *key, char *const *v, size_t 
 		buf_appends(b, "\n");
 }
 
-char *resolv_compose(const struct resolv *r)
+char *resolv_conf_compose(const struct resolv *r)
 {
 	struct buf b = {0};
 	buf_printf(&b, "# Written by cnihook for this container (cnihook(8), NAMES).\n");
@@ -216,7 +216,7 @@ char *resolv_compose(const struct resolv *r)
 	return buf_steal(&b, NULL);
 }
 
-void resolv_free(struct resolv *r)
+void resolv_conf_free(struct resolv *r)
 {
 	strv_free(r->servers, r->n_servers);
 	strv_free(r->search, r->n_search);

@@ -35,27 +35,27 @@ struct resolv {
 
 /* Parse resolv.conf text: `nameserver`, `search`, `domain` and `options`
  * lines; comments and anything else skipped. Never fails. */
-void resolv_parse(const char *text, struct resolv *out);
+void resolv_conf_parse(const char *text, struct resolv *out);
 /* Add a result's `dns` object (domain, search, nameservers, options); a
- * member of the wrong type is skipped; local servers (resolv_is_local())
+ * member of the wrong type is skipped; local servers (resolv_conf_is_local())
  * are dropped; search domains and options are held to what the
  * annotations allow (names-request.h: ASCII letters, digits, '-', '_',
  * '.', and ':' in options). */
-void resolv_add_dns(struct resolv *acc, const json *dns);
+void resolv_conf_add_dns(struct resolv *acc, const json *dns);
 /* Does it list RESOLV_STUB (the host's file is systemd-resolved's stub)? */
-bool resolv_names_stub(const struct resolv *r);
+bool resolv_conf_names_stub(const struct resolv *r);
 /* Is `server` a loopback or unspecified address (127.0.0.0/8, ::1, 0.0.0.0,
  * ::, and their IPv4-mapped forms), one that names the container itself in
  * its network namespace? */
-bool resolv_is_local(const char *server);
+bool resolv_conf_is_local(const char *server);
 /* Merge `from` after `acc`'s entries; local servers never when
  * `skip_local`. */
-void resolv_merge(struct resolv *acc, const struct resolv *from, bool skip_local);
+void resolv_conf_merge(struct resolv *acc, const struct resolv *from, bool skip_local);
 /* The file's text: `nameserver` lines (at most RESOLV_MAX_SERVERS), one
  * `search` line (at most RESOLV_MAX_SEARCH domains), one `options` line,
  * each within RESOLV_MAX_LINE bytes; headed by a comment that names
  * cnihook. */
-char *resolv_compose(const struct resolv *r);
-void resolv_free(struct resolv *r);
+char *resolv_conf_compose(const struct resolv *r);
+void resolv_conf_free(struct resolv *r);
 
 #endif

@@ -63,7 +63,7 @@ static bool component_ends(const char *comp, size_t len, const char *suffix)
 	return len > n && memcmp(comp + len - n, suffix, n) == 0;
 }
 
-bool rootfs_engine_path(const char *path, const char *oci_id, const char *name)
+bool rootfs_file_engine_path(const char *path, const char *oci_id, const char *name)
 {
 	if (path[0] != '/')
 		return false;
@@ -110,10 +110,10 @@ static const char *engine_file_refusal(int f)
 	return NULL;
 }
 
-int rootfs_engine_open(const char *path, const char *oci_id, const char *name, int *fd, char **text,
-		       char **err)
+int rootfs_file_engine_open(const char *path, const char *oci_id, const char *name, int *fd,
+			    char **text, char **err)
 {
-	if (!rootfs_engine_path(path, oci_id, name)) {
+	if (!rootfs_file_engine_path(path, oci_id, name)) {
 		set_error(err,
 			  "%s is not the engine's own file of the container (not "
 			  ".../<driver>-containers/%s/userdata/%s nor .../containers/%s/%s)",
@@ -144,7 +144,7 @@ int rootfs_engine_open(const char *path, const char *oci_id, const char *name, i
 	return 0;
 }
 
-int rootfs_engine_write(int fd, const char *text, char **err)
+int rootfs_file_engine_write(int fd, const char *text, char **err)
 {
 	size_t len = strlen(text), off = 0;
 	while (off < len) {
@@ -338,7 +338,7 @@ static int small_tmpfs(size_t len, char **err)
 	return mnt;
 }
 
-int rootfs_private_file(const char *text, uid_t uid, gid_t gid, char **err)
+int rootfs_file_private(const char *text, uid_t uid, gid_t gid, char **err)
 {
 	size_t len = strlen(text);
 	_cleanup_close_ int mnt = small_tmpfs(len, err);
@@ -419,7 +419,7 @@ static int child_wait(pid_t child, int rfd, const struct rootfs_target *t, char 
 	return msg[0] == '1' ? 1 : -1;
 }
 
-int rootfs_bind(const struct rootfs_target *t, int tree, char **err)
+int rootfs_file_bind(const struct rootfs_target *t, int tree, char **err)
 {
 	int nsfd = open_mntns(t->pid, err);
 	if (nsfd < 0)

@@ -10,7 +10,7 @@
  *   is a regular file with one link, not the host's own file, and its file
  *   system is writable;
  * - else a file of cnihook's, alone on a small tmpfs of its own that no
- *   path of the host reaches (rootfs_private_file()), is bind-mounted
+ *   path of the host reaches (rootfs_file_private()), is bind-mounted
  *   read-only onto the path in the rootfs, inside the container's mount
  *   namespace, by a child that enters it: the target resolved with
  *   openat2(RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS) (a symbolic link stays
@@ -40,16 +40,16 @@
  * "resolv.conf") of container `oci_id`, by its shape: .../<driver>-containers/
  * <oci_id>/userdata/<name> (containers/storage: podman, CRI-O) or
  * .../containers/<oci_id>/<name> (Docker)? */
-bool rootfs_engine_path(const char *path, const char *oci_id, const char *name);
+bool rootfs_file_engine_path(const char *path, const char *oci_id, const char *name);
 /* Open the engine's file `path` (mounted at /etc/`name`) of container
  * `oci_id` for a rewrite in place: *fd (read-write) and its text in
  * *text. */
-int rootfs_engine_open(const char *path, const char *oci_id, const char *name, int *fd, char **text,
-		       char **err);
+int rootfs_file_engine_open(const char *path, const char *oci_id, const char *name, int *fd,
+			    char **text, char **err);
 /* Replace the whole content of the file open as fd (same inode). */
-int rootfs_engine_write(int fd, const char *text, char **err);
+int rootfs_file_engine_write(int fd, const char *text, char **err);
 
-/* What rootfs_bind() needs. */
+/* What rootfs_file_bind() needs. */
 struct rootfs_target {
 	pid_t pid;	  /* a process in the container's mount namespace */
 	const char *root; /* the rootfs, absolute, as that namespace sees it */
@@ -60,9 +60,9 @@ struct rootfs_target {
  * alone on a tmpfs of its own sized to the text (a container that
  * remounts it writable cannot grow it, and no file of the host is
  * behind it): its descriptor, or -1 (*err). */
-int rootfs_private_file(const char *text, uid_t uid, gid_t gid, char **err);
-/* Mount `tree` (rootfs_private_file()) onto dir/name in the rootfs, in the
+int rootfs_file_private(const char *text, uid_t uid, gid_t gid, char **err);
+/* Mount `tree` (rootfs_file_private()) onto dir/name in the rootfs, in the
  * mount namespace of t->pid. */
-int rootfs_bind(const struct rootfs_target *t, int tree, char **err);
+int rootfs_file_bind(const struct rootfs_target *t, int tree, char **err);
 
 #endif

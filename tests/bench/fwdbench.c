@@ -110,7 +110,7 @@ static int forward(unsigned host_port, const char *netns, unsigned target_port)
 	_cleanup_free_ char *maps = xasprintf("127.0.0.1:%u:%u", host_port, target_port);
 	struct port_mappings m = {0};
 	if (portmaps_from_annotation(maps, &m, &err) < 0 ||
-	    forwarder_plan_add(&p, 0, &m, &err) < 0 || forwarder_listen(&p, &err) < 0) {
+	    port_forwarder_plan_add(&p, 0, &m, &err) < 0 || port_forwarder_listen(&p, &err) < 0) {
 		fprintf(stderr, "fwdbench forward: %s\n", err);
 		return 1;
 	}
@@ -119,13 +119,13 @@ static int forward(unsigned host_port, const char *netns, unsigned target_port)
 		perror("fwdbench forward: setns");
 		return 1;
 	}
-	forwarder_set_target(&p, 0, "127.0.0.1");
+	port_forwarder_set_target(&p, 0, "127.0.0.1");
 	long pid = -1;
-	if (forwarder_spawn(&p, &pid, &err) < 0) {
+	if (port_forwarder_spawn(&p, &pid, &err) < 0) {
 		fprintf(stderr, "fwdbench forward: %s\n", err);
 		return 1;
 	}
-	forwarder_plan_free(&p);
+	port_forwarder_plan_free(&p);
 	printf("%ld\n", pid);
 	return 0;
 }

@@ -404,13 +404,13 @@ static void test_holder(void **state)
 	struct fake_proc *p = *state;
 	int pid = 0;
 	_cleanup_free_ char *comm = NULL;
-	assert_true(host_socket_holder(p->dir, 31337, &pid, &comm));
+	assert_true(host_sockets_holder(p->dir, 31337, &pid, &comm));
 	assert_int_equal(pid, 4242);
 	assert_string_equal(comm, "python3");
-	assert_false(host_socket_holder(p->dir, 999, &pid, &comm));    /* only "self" */
-	assert_false(host_socket_holder(p->dir, 313370, &pid, &comm)); /* nobody */
-	assert_false(host_socket_holder(p->dir, 0, &pid, &comm));
-	assert_false(host_socket_holder("/nonexistent", 31337, &pid, &comm));
+	assert_false(host_sockets_holder(p->dir, 999, &pid, &comm));	/* only "self" */
+	assert_false(host_sockets_holder(p->dir, 313370, &pid, &comm)); /* nobody */
+	assert_false(host_sockets_holder(p->dir, 0, &pid, &comm));
+	assert_false(host_sockets_holder("/nonexistent", 31337, &pid, &comm));
 }
 
 static void test_read(void **state)
@@ -542,7 +542,7 @@ static void test_real_listener(void **state)
 	assert_non_null(h);
 	int pid = 0;
 	_cleanup_free_ char *comm = NULL;
-	assert_true(host_socket_holder("/proc", h->inode, &pid, &comm));
+	assert_true(host_sockets_holder("/proc", h->inode, &pid, &comm));
 	assert_int_equal(pid, getpid());
 	assert_int_equal(host_sockets_find(&s, "tcp", "127.0.0.2", port, &h, &err), 0);
 	assert_null(h);

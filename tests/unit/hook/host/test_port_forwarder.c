@@ -32,7 +32,7 @@
 #include "host/port-forwarder.h"
 #include "request/port-mappings.h"
 
-/* forwarder_plan_add() of port mappings written as io.cnihook.ports, or as
+/* port_forwarder_plan_add() of port mappings written as io.cnihook.ports, or as
  * the portMappings JSON array. */
 static int plan_add(struct forward_plan *p, size_t attachment, const char *ports, char **err)
 {
@@ -46,7 +46,7 @@ static int plan_add(struct forward_plan *p, size_t attachment, const char *ports
 		    : portmaps_from_annotation(ports, &m, &problem);
 	if (r < 0)
 		fail_msg("port mappings %s: %s", ports, problem);
-	int ret = forwarder_plan_add(p, attachment, &m, err);
+	int ret = port_forwarder_plan_add(p, attachment, &m, err);
 	portmaps_free(&m);
 	return ret;
 }
@@ -80,11 +80,11 @@ static void test_plan(void **state)
 	assert_string_equal(p.v[1].host_ip, "127.0.0.1");
 	assert_int_equal(p.v[2].attachment, 2);
 	assert_string_equal(p.v[2].host_ip, "::1");
-	forwarder_set_target(&p, 0, "10.1.2.3");
+	port_forwarder_set_target(&p, 0, "10.1.2.3");
 	assert_string_equal(p.v[0].target, "10.1.2.3");
 	assert_string_equal(p.v[1].target, "10.1.2.3");
 	assert_null(p.v[2].target);
-	forwarder_plan_free(&p);
+	port_forwarder_plan_free(&p);
 }
 
 /* What cannot be forwarded is refused, named (what is no port mapping
@@ -98,7 +98,7 @@ static void test_plan_refused(void **state)
 	assert_string_equal(
 	    err,
 	    "protocol \"sctp\": a rootless container's ports are forwarded for tcp and udp only");
-	forwarder_plan_free(&p);
+	port_forwarder_plan_free(&p);
 }
 
 /* A free port of `type` (SOCK_STREAM, SOCK_DGRAM) on 127.0.0.1, and
@@ -201,14 +201,14 @@ static void listening_plan(struct forward_plan *p, const char *proto, unsigned h
 					      "\"127.0.0.1\",\"protocol\":\"%s\"}]",
 					      host_port, target_port, proto);
 	assert_int_equal(plan_add(p, 0, maps, &err), 0);
-	assert_int_equal(forwarder_listen(p, &err), 0);
+	assert_int_equal(port_forwarder_listen(p, &err), 0);
 	struct forward_plan q = {0};
 	assert_int_equal(plan_add(&q, 0, maps, &err), 0);
-	assert_int_equal(forwarder_listen(&q, &err), -1);
+	assert_int_equal(port_forwarder_listen(&q, &err), -1);
 	_cleanup_free_ char *want =
 	    xasprintf("host port 127.0.0.1:%u/%s: Address already in use", host_port, proto);
 	assert_string_equal(err, want);
-	forwarder_plan_free(&q);
+	port_forwarder_plan_free(&q);
 }
 
 /* A port taken is refused with its address; a forwarder carries bytes
@@ -224,12 +224,12 @@ static void test_forward(void **state)
 	listening_plan(&p, "tcp", host_port, target_port);
 	/* no target: refused */
 	long pid = -1;
-	assert_int_equal(forwarder_spawn(&p, &pid, &err), -1);
-	forwarder_set_target(&p, 0, "127.0.0.1");
+	assert_int_equal(port_forwarder_spawn(&p, &pid, &err), -1);
+	port_forwarder_set_target(&p, 0, "127.0.0.1");
 	/* a descriptor of the hook's above 1023 is not inherited */
 	int high = high_fd();
-	assert_int_equal(forwarder_spawn(&p, &pid, &err), 0);
-	forwarder_plan_free(&p);
+	assert_int_equal(port_forwarder_spawn(&p, &pid, &err), 0);
+	port_forwarder_plan_free(&p);
 	int c = connect_to(SOCK_STREAM, host_port);
 	int s = accept(server, NULL, NULL);
 	assert_true(s >= 0);
@@ -272,10 +272,10 @@ static void test_forward_udp(void **state)
 	struct forward_plan p = {0};
 	_cleanup_free_ char *err = NULL;
 	listening_plan(&p, "udp", host_port, target_port);
-	forwarder_set_target(&p, 0, "127.0.0.1");
+	port_forwarder_set_target(&p, 0, "127.0.0.1");
 	long pid = -1;
-	assert_int_equal(forwarder_spawn(&p, &pid, &err), 0);
-	forwarder_plan_free(&p);
+	assert_int_equal(port_forwarder_spawn(&p, &pid, &err), 0);
+	port_forwarder_plan_free(&p);
 	int c1 = connect_to(SOCK_DGRAM, host_port), c2 = connect_to(SOCK_DGRAM, host_port);
 	struct sockaddr_in from[2];
 	char buf[16];
@@ -318,8 +318,8 @@ static long start_forwarder(const char *maps, long long tcp_idle_ms, unsigned no
 	struct forward_plan p = {.tcp_idle_ms = tcp_idle_ms};
 	_cleanup_free_ char *err = NULL;
 	assert_int_equal(plan_add(&p, 0, maps, &err), 0);
-	assert_int_equal(forwarder_listen(&p, &err), 0);
-	forwarder_set_target(&p, 0, "127.0.0.1");
+	assert_int_equal(port_forwarder_listen(&p, &err), 0);
+	port_forwarder_set_target(&p, 0, "127.0.0.1");
 	long pid = -1;
 	int fds[2];
 	assert_int_equal(pipe2(fds, O_CLOEXEC), 0);
@@ -328,7 +328,7 @@ static long start_forwarder(const char *maps, long long tcp_idle_ms, unsigned no
 		struct rlimit rl = {nofile, nofile};
 		long l = -1;
 		if ((nofile > 0 && setrlimit(RLIMIT_NOFILE, &rl) < 0) ||
-		    forwarder_spawn(&p, &l, &err) < 0)
+		    port_forwarder_spawn(&p, &l, &err) < 0)
 			l = -1;
 		_exit(write(fds[1], &l, sizeof(l)) == (ssize_t)sizeof(l) ? 0 : 1);
 	}
@@ -337,7 +337,7 @@ static long start_forwarder(const char *maps, long long tcp_idle_ms, unsigned no
 	close(fds[0]);
 	close(fds[1]);
 	assert_true(pid > 0);
-	forwarder_plan_free(&p);
+	port_forwarder_plan_free(&p);
 	return pid;
 }
 

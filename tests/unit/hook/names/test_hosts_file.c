@@ -38,7 +38,7 @@ static void test_addresses(void **state)
 			"{\"address\": \"10.0.0.9/24\", \"interface\": 7}]}");
 	char **v = NULL;
 	size_t n = 0;
-	hosts_add_result(r, &v, &n);
+	hosts_file_add_result(r, &v, &n);
 	assert_int_equal(n, 2);
 	assert_string_equal(v[0], "10.0.0.2");
 	assert_string_equal(v[1], "fd00::2");
@@ -49,12 +49,12 @@ static void test_addresses(void **state)
 static void test_names(void **state)
 {
 	(void)state;
-	assert_true(hosts_name_ok("web-1.example"));
-	assert_false(hosts_name_ok(""));
-	assert_false(hosts_name_ok("-x"));
-	assert_false(hosts_name_ok("a b"));
-	assert_false(hosts_name_ok("a\n10.0.0.1 evil"));
-	assert_false(hosts_name_ok("ns/id"));
+	assert_true(hosts_file_name_ok("web-1.example"));
+	assert_false(hosts_file_name_ok(""));
+	assert_false(hosts_file_name_ok("-x"));
+	assert_false(hosts_file_name_ok("a b"));
+	assert_false(hosts_file_name_ok("a\n10.0.0.1 evil"));
+	assert_false(hosts_file_name_ok("ns/id"));
 }
 
 /* A file of cnihook's own: localhost lines, then the block. */
@@ -63,7 +63,7 @@ static void test_own(void **state)
 	(void)state;
 	char *addrs[] = {"10.0.0.2"};
 	char *names[] = {"web", "c1"};
-	char *t = hosts_compose(NULL, addrs, 1, names, 2);
+	char *t = hosts_file_compose(NULL, addrs, 1, names, 2);
 	assert_string_equal(
 	    t, "127.0.0.1\tlocalhost\n::1\tlocalhost ip6-localhost ip6-loopback\n" BLOCK_FOR(
 		   "10.0.0.2", "web c1"));
@@ -78,14 +78,14 @@ static void test_engine_restart(void **state)
 	char *a1[] = {"10.0.0.2"}, *a2[] = {"10.0.0.3"};
 	char *names[] = {"web"};
 	const char *engine = "127.0.0.1 localhost\n127.0.1.1 web\n10.9.9.9 peer";
-	char *t1 = hosts_compose(engine, a1, 1, names, 1);
+	char *t1 = hosts_file_compose(engine, a1, 1, names, 1);
 	assert_string_equal(t1, BLOCK_FOR("10.0.0.2", "web") "127.0.0.1 localhost\n127.0.1.1 web\n"
 							     "10.9.9.9 peer\n");
-	char *t2 = hosts_compose(t1, a2, 1, names, 1);
+	char *t2 = hosts_file_compose(t1, a2, 1, names, 1);
 	assert_string_equal(t2, BLOCK_FOR("10.0.0.3", "web") "127.0.0.1 localhost\n127.0.1.1 web\n"
 							     "10.9.9.9 peer\n");
 	/* Nothing to say: the block goes, the engine's lines stay. */
-	char *t3 = hosts_compose(t2, NULL, 0, names, 1);
+	char *t3 = hosts_file_compose(t2, NULL, 0, names, 1);
 	assert_string_equal(t3, "127.0.0.1 localhost\n127.0.1.1 web\n10.9.9.9 peer\n");
 	free(t1);
 	free(t2);
@@ -99,7 +99,7 @@ static void test_engine_names(void **state)
 	(void)state;
 	char **v = NULL;
 	size_t n = 0;
-	hosts_engine_names(
+	hosts_file_engine_names(
 	    BLOCK_FOR("10.0.0.2", "abc123 old") "127.0.0.1 localhost\n"
 						"127.0.1.1 abc123 web # x\n"
 						"10.9.9.9 peer abc123\n127.0.0.1 runsc\n"

@@ -82,9 +82,9 @@ static void test_compose_resolv(void **state)
 	    parse("{\"dns\": {\"nameservers\": [\"10.0.0.1\", \"10.0.1.1\"]}}"),
 	};
 	struct resolv base = {0};
-	resolv_parse("nameserver 127.0.0.53\nnameserver 192.0.2.1\nnameserver 192.0.2.2\n"
-		     "search host.test\n",
-		     &base);
+	resolv_conf_parse("nameserver 127.0.0.53\nnameserver 192.0.2.1\nnameserver 192.0.2.2\n"
+			  "search host.test\n",
+			  &base);
 	struct names_request none = {0};
 	char *t = names_compose_resolv(&none, r, 2, &base);
 	assert_string_equal(t, "# Written by cnihook for this container (cnihook(8), NAMES).\n"
@@ -97,7 +97,7 @@ static void test_compose_resolv(void **state)
 	assert_string_equal(t, "# Written by cnihook for this container (cnihook(8), NAMES).\n"
 			       "nameserver 192.0.2.53\nsearch a.test host.test\n");
 	free(t);
-	resolv_free(&base);
+	resolv_conf_free(&base);
 	json_free(r[0]);
 	json_free(r[1]);
 }

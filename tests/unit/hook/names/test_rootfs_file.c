@@ -57,19 +57,21 @@ static void write_text(const char *path, const char *text)
 static void test_engine_path(void **state)
 {
 	(void)state;
-	assert_true(rootfs_engine_path(
+	assert_true(rootfs_file_engine_path(
 	    "/run/containers/storage/overlay-containers/abc/userdata/hosts", "abc", "hosts"));
-	assert_true(
-	    rootfs_engine_path("/var/lib/docker/containers/abc/resolv.conf", "abc", "resolv.conf"));
-	assert_true(rootfs_engine_path("/d//containers/abc//hosts", "abc", "hosts"));
+	assert_true(rootfs_file_engine_path("/var/lib/docker/containers/abc/resolv.conf", "abc",
+					    "resolv.conf"));
+	assert_true(rootfs_file_engine_path("/d//containers/abc//hosts", "abc", "hosts"));
 	/* the id elsewhere, another file's name, a user's volume */
-	assert_false(rootfs_engine_path("/home/u/abc/hosts", "abc", "hosts"));
-	assert_false(rootfs_engine_path("/var/lib/docker/containers/abcd/hosts", "abc", "hosts"));
+	assert_false(rootfs_file_engine_path("/home/u/abc/hosts", "abc", "hosts"));
 	assert_false(
-	    rootfs_engine_path("/var/lib/docker/containers/abc/hosts", "abc", "resolv.conf"));
-	assert_false(rootfs_engine_path("/vol/abc/userdata/hosts", "abc", "hosts"));
-	assert_false(rootfs_engine_path("/x/overlay-containers/abc/other/hosts", "abc", "hosts"));
-	assert_false(rootfs_engine_path("containers/abc/hosts", "abc", "hosts"));
+	    rootfs_file_engine_path("/var/lib/docker/containers/abcd/hosts", "abc", "hosts"));
+	assert_false(
+	    rootfs_file_engine_path("/var/lib/docker/containers/abc/hosts", "abc", "resolv.conf"));
+	assert_false(rootfs_file_engine_path("/vol/abc/userdata/hosts", "abc", "hosts"));
+	assert_false(
+	    rootfs_file_engine_path("/x/overlay-containers/abc/other/hosts", "abc", "hosts"));
+	assert_false(rootfs_file_engine_path("containers/abc/hosts", "abc", "hosts"));
 }
 
 /* Rewritten in place: same inode, whole content replaced. */
@@ -85,10 +87,10 @@ static void test_rewrite(void **state)
 	assert_int_equal(stat(p, &before), 0);
 	int fd = -1;
 	char *text = NULL, *err = NULL;
-	assert_int_equal(rootfs_engine_open(p, "c1", "hosts", &fd, &text, &err), 0);
+	assert_int_equal(rootfs_file_engine_open(p, "c1", "hosts", &fd, &text, &err), 0);
 	assert_string_equal(text,
 			    "127.0.0.1 localhost\n# a long line the new text is shorter than\n");
-	assert_int_equal(rootfs_engine_write(fd, "new\n", &err), 0);
+	assert_int_equal(rootfs_file_engine_write(fd, "new\n", &err), 0);
 	close(fd);
 	assert_int_equal(stat(p, &after), 0);
 	assert_int_equal(before.st_ino, after.st_ino);
@@ -112,22 +114,22 @@ static void test_refused(void **state)
 	write_text(p, "x\n");
 	int fd = -1;
 	char *text = NULL, *err = NULL;
-	assert_int_equal(rootfs_engine_open(p, "other", "hosts", &fd, &text, &err), 1);
+	assert_int_equal(rootfs_file_engine_open(p, "other", "hosts", &fd, &text, &err), 1);
 	assert_non_null(strstr(err, "not the engine's own file"));
 	free(TAKE_PTR(err));
 	assert_int_equal(link(p, l), 0);
-	assert_int_equal(rootfs_engine_open(p, "c2", "hosts", &fd, &text, &err), 1);
+	assert_int_equal(rootfs_file_engine_open(p, "c2", "hosts", &fd, &text, &err), 1);
 	assert_non_null(strstr(err, "more than one link"));
 	free(TAKE_PTR(err));
 	unlink(l);
 	assert_int_equal(mkfifo(f, 0644), 0);
 	assert_int_equal(rename(f, p), 0);
-	assert_int_equal(rootfs_engine_open(p, "c2", "hosts", &fd, &text, &err), 1);
+	assert_int_equal(rootfs_file_engine_open(p, "c2", "hosts", &fd, &text, &err), 1);
 	assert_non_null(strstr(err, "not a regular file"));
 	free(TAKE_PTR(err));
 	assert_int_equal(unlink(p), 0);
 	assert_int_equal(symlink("/etc/hosts", p), 0);
-	assert_int_equal(rootfs_engine_open(p, "c2", "hosts", &fd, &text, &err), -1);
+	assert_int_equal(rootfs_file_engine_open(p, "c2", "hosts", &fd, &text, &err), -1);
 	free(TAKE_PTR(err));
 	free(cmd);
 	free(d);
@@ -145,7 +147,7 @@ static void test_private_file(void **state)
 	if (geteuid() != 0)
 		skip();
 	char *err = NULL;
-	int tree = rootfs_private_file("nameserver 10.1.2.3\n", 0, 0, &err);
+	int tree = rootfs_file_private("nameserver 10.1.2.3\n", 0, 0, &err);
 	assert_true(tree >= 0);
 	int fd = openat(tree, "", O_RDONLY | O_CLOEXEC);
 	if (fd < 0) {
@@ -175,7 +177,7 @@ static void test_own_namespace(void **state)
 	const struct rootfs_target t = {
 	    .pid = getpid(), .root = dir, .dir = "etc", .name = "hosts"};
 	char *err = NULL;
-	assert_int_equal(rootfs_bind(&t, -1, &err), 1);
+	assert_int_equal(rootfs_file_bind(&t, -1, &err), 1);
 	assert_non_null(strstr(err, "the hook's own mount namespace"));
 	free(err);
 }

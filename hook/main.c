@@ -306,9 +306,9 @@ static int run_status(const struct verb *v, struct call *c)
 	bool rootless = user_dirs(c, &rl);
 	struct report_args a;
 	int ret = report_args(v, c, &a);
-	_cleanup_free_ char *fwd = rootless ? rootless_netns_path(&rl, "forwarders") : NULL;
 	if (ret == 0)
-		ret = report_status(c->cfg, a.id, a.as_json, a.no_trunc, fwd);
+		ret = report_status(c->cfg, a.id, a.as_json, a.no_trunc,
+				    rootless ? rl.forwarders : NULL);
 	if (ret == 0 && rootless && !a.as_json && !a.id)
 		rootless_print_helpers(&rl);
 	rootless_netns_user_free(&rl);

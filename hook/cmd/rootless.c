@@ -29,42 +29,63 @@
 #include "state/network-status.h"
 #include "state/record.h"
 
-/* The user's directories in cfg. */
-static void user_dirs(struct hook_config *cfg, struct rootless_user *u)
+/* The user of host uid `uid`, whose runtime directory `owner` owns (as
+ * the process sees it), with the paths of the user's directory; its
+ * directories in cfg. */
+static int user_of(struct hook_config *cfg, struct rootless_user *u, unsigned long uid,
+		   unsigned long owner, char **why)
 {
+	_cleanup_free_ char *run_dir = layout_rootless_run_dir(uid);
+	if (rootless_netns_check_run_dir(run_dir, uid, owner, why) < 0)
+		return -1;
+	char *dir = layout_rootless_dir(run_dir);
+	/* Each path made before the directory's is handed over: the order of
+	 * an initializer's expressions is unspecified. */
+	*u = (struct rootless_user){
+	    .uid = uid,
+	    .netns = layout_rootless_netns(dir),
+	    .slirp_pid = layout_rootless_slirp_pid(dir),
+	    .watch_pid = layout_rootless_watch_pid(dir),
+	    .state = layout_rootless_state(dir),
+	    .cache = layout_rootless_cache(dir),
+	    .run = layout_rootless_run(dir),
+	    .cni = layout_rootless_cni(dir),
+	    .forwarders = layout_rootless_forwarders(dir),
+	    .lock_fd = -1,
+	};
+	u->run_dir = TAKE_PTR(run_dir);
+	u->dir = dir;
 	free(cfg->state_dir);
 	free(cfg->cache_dir);
-	cfg->state_dir = rootless_netns_path(u, "state");
-	cfg->cache_dir = rootless_netns_path(u, "cache");
 	free(cfg->plugin_runtime_dir);
-	cfg->plugin_runtime_dir = rootless_netns_path(u, "run");
+	cfg->state_dir = xstrdup(u->state);
+	cfg->cache_dir = xstrdup(u->cache);
+	cfg->plugin_runtime_dir = xstrdup(u->run);
+	return 0;
 }
 
 int rootless_configure(struct hook_config *cfg, struct rootless_user *u, char **why)
 {
-	if (rootless_netns_user(u, why) < 0)
+	unsigned long uid;
+	if (rootless_netns_own_uid(&uid, why) < 0)
 		return -1;
-	user_dirs(cfg, u);
-	return 0;
+	return user_of(cfg, u, uid, 0, why);
 }
 
 int rootless_configure_host_user(struct hook_config *cfg, struct rootless_user *u, char **why)
 {
 	unsigned long uid = geteuid();
-	if (rootless_netns_user_of(u, uid, uid, why) < 0)
-		return -1;
-	user_dirs(cfg, u);
-	return 0;
+	return user_of(cfg, u, uid, uid, why);
 }
 
 void rootless_print_helpers(const struct rootless_user *u)
 {
 	static const char *const names[] = {"slirp4netns", "watch"};
-	static const char *const files[] = {"slirp4netns.pid", "watch.pid"};
+	const char *const files[] = {u->slirp_pid, u->watch_pid};
 	if (access(u->dir, F_OK) < 0)
 		return;
 	for (size_t i = 0; i < ARRAY_SIZE(names); i++) {
-		_cleanup_free_ char *pidfile = rootless_netns_path(u, files[i]);
+		const char *pidfile = files[i];
 		long pid = 0;
 		if (rootless_netns_pidfile_alive(pidfile, &pid))
 			printf("%s: running (pid %ld)\n", names[i], pid);
@@ -113,8 +134,8 @@ static void teardown_if_last(const struct rootless_call *c)
 static void heal_helpers(const struct rootless_call *c, bool made)
 {
 	_cleanup_free_ char *err = NULL;
-	_cleanup_free_ char *slirp = rootless_netns_path(c->user, "slirp4netns.pid");
-	_cleanup_free_ char *watch = rootless_netns_path(c->user, "watch.pid");
+	const char *slirp = c->user->slirp_pid;
+	const char *watch = c->user->watch_pid;
 	long pid = 0;
 	if (made || !rootless_netns_pidfile_alive(slirp, &pid)) {
 		if (!made)
@@ -204,10 +225,10 @@ static int spawn_forwarder(void *data)
 {
 	const struct forwarder_start *f = data;
 	_cleanup_free_ char *err = NULL;
-	_cleanup_free_ char *dir = rootless_netns_path(f->c->user, "forwarders");
-	_cleanup_free_ char *pidfile = xasprintf("%s/%s", dir, f->c->attachment);
+	_cleanup_free_ char *pidfile = layout_rootless_forwarder(f->c->user->dir, f->c->attachment);
 	long pid = -1;
-	if (mkdir_p(dir, 0700, &err) == 0 && port_forwarder_spawn(f->plan, &pid, &err) == 0 &&
+	if (mkdir_p(f->c->user->forwarders, 0700, &err) == 0 &&
+	    port_forwarder_spawn(f->plan, &pid, &err) == 0 &&
 	    rootless_netns_write_pidfile(pidfile, pid, &err) == 0)
 		return 0;
 	log_error("%s %s: port forwarder: %s", f->c->id, f->c->stage, err);
@@ -305,14 +326,13 @@ static void heal_forwarder(const struct rootless_call *c, const char *id, long p
  * running while its attachment lives. */
 static void check_forwarders(const struct rootless_call *c)
 {
-	_cleanup_free_ char *dir = rootless_netns_path(c->user, "forwarders");
-	_cleanup_closedir_ DIR *d = opendir(dir);
+	_cleanup_closedir_ DIR *d = opendir(c->user->forwarders);
 	struct dirent *de;
 	while (d && (de = readdir(d))) {
 		if (layout_entry(de->d_name, NULL) != LAYOUT_CONTAINER)
 			continue;
 		_cleanup_free_ char *state = layout_container_dir(c->cfg->state_dir, de->d_name);
-		_cleanup_free_ char *pidfile = xasprintf("%s/%s", dir, de->d_name);
+		_cleanup_free_ char *pidfile = layout_rootless_forwarder(c->user->dir, de->d_name);
 		_cleanup_free_ char *err = NULL;
 		long pid = 0;
 		if (access(state, F_OK) == 0) {
@@ -437,8 +457,8 @@ int rootless_detach(const struct rootless_call *c, rootless_fn detach, void *dat
 	if (ret == 0)
 		ret = in_child(c, true, detach, data);
 	if (!attachment_exists(c)) {
-		_cleanup_free_ char *dir = rootless_netns_path(c->user, "forwarders");
-		_cleanup_free_ char *pidfile = xasprintf("%s/%s", dir, c->attachment);
+		_cleanup_free_ char *pidfile =
+		    layout_rootless_forwarder(c->user->dir, c->attachment);
 		if (rootless_netns_stop_pidfile(pidfile, &err) < 0) {
 			log_warn("%s %s: port forwarder: %s", c->id, c->stage, err);
 			free(TAKE_PTR(err));

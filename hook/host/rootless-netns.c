@@ -57,48 +57,38 @@ int rootless_netns_host_uid(const char *map, unsigned long *uid, char **err)
 void rootless_netns_user_free(struct rootless_user *u)
 {
 	rootless_netns_unlock(u);
-	free(u->run_dir);
-	free(u->dir);
-	u->run_dir = u->dir = NULL;
+	char **v[] = {&u->run_dir, &u->dir,   &u->netns, &u->slirp_pid, &u->watch_pid,
+		      &u->state,   &u->cache, &u->run,	 &u->cni,	&u->forwarders};
+	for (size_t i = 0; i < ARRAY_SIZE(v); i++)
+		free(TAKE_PTR(*v[i]));
 }
 
-int rootless_netns_user_of(struct rootless_user *u, unsigned long uid, unsigned long owner,
-			   char **err)
+int rootless_netns_check_run_dir(const char *run_dir, unsigned long uid, unsigned long owner,
+				 char **err)
 {
-	_cleanup_free_ char *run = xasprintf(ROOTLESS_RUN_DIR "/%lu", uid);
 	struct stat st;
-	if (stat(run, &st) < 0)
+	if (stat(run_dir, &st) < 0)
 		return set_error(
 		    err,
 		    "the user's runtime directory %s: %m (it is made by "
 		    "systemd-logind at login, or by hand: owned by uid %lu, mode 0700)",
-		    run, uid);
+		    run_dir, uid);
 	/* Owned by the user (uid 0 as the user's namespace sees it). */
 	if (!S_ISDIR(st.st_mode) || st.st_uid != owner)
 		return set_error(
-		    err, "the user's runtime directory %s: not a directory owned by uid %lu", run,
-		    uid);
-	*u = (struct rootless_user){.uid = uid, .run_dir = TAKE_PTR(run), .lock_fd = -1};
-	u->dir = xasprintf("%s/cnihook", u->run_dir);
+		    err, "the user's runtime directory %s: not a directory owned by uid %lu",
+		    run_dir, uid);
 	return 0;
 }
 
-int rootless_netns_user(struct rootless_user *u, char **err)
+int rootless_netns_own_uid(unsigned long *uid, char **err)
 {
 	_cleanup_free_ char *map = NULL;
 	size_t len;
 	_cleanup_free_ char *e = NULL;
-	unsigned long uid;
 	if (read_file("/proc/self/uid_map", 65536, &map, &len, NULL, &e) < 0)
 		return set_error(err, "%s", e);
-	if (rootless_netns_host_uid(map, &uid, err) < 0)
-		return -1;
-	return rootless_netns_user_of(u, uid, 0, err);
-}
-
-char *rootless_netns_path(const struct rootless_user *u, const char *name)
-{
-	return xasprintf("%s/%s", u->dir, name);
+	return rootless_netns_host_uid(map, uid, err);
 }
 
 int rootless_netns_lock(struct rootless_user *u, char **err)
@@ -161,7 +151,7 @@ static int make_netns(const char *path)
 
 int rootless_netns_ensure(const struct rootless_user *u, char **err)
 {
-	_cleanup_free_ char *path = rootless_netns_path(u, "netns");
+	const char *path = u->netns;
 	if (is_nsfs(path))
 		return 0;
 	int fd = TEMP_FAILURE_RETRY(open(path, O_WRONLY | O_CREAT | O_CLOEXEC | O_NOCTTY, 0600));
@@ -448,8 +438,8 @@ int rootless_netns_start_slirp(const struct rootless_user *u, char **err)
 	const char *bin = slirp_binary();
 	if (!bin)
 		return set_error(err, "slirp4netns: not found in /usr/bin, /usr/local/bin or /bin");
-	_cleanup_free_ char *ns = rootless_netns_path(u, "netns");
-	_cleanup_free_ char *pidfile = rootless_netns_path(u, "slirp4netns.pid");
+	const char *ns = u->netns;
+	const char *pidfile = u->slirp_pid;
 	bool sandbox, seccomp;
 	slirp_options(bin, &sandbox, &seccomp);
 	/* Where slirp4netns exits at once in its sandbox all the same, it
@@ -471,7 +461,7 @@ static void make_private(const char *path)
 
 int rootless_netns_join(const struct rootless_user *u, char **err)
 {
-	_cleanup_free_ char *ns = rootless_netns_path(u, "netns");
+	const char *ns = u->netns;
 	int fd = TEMP_FAILURE_RETRY(open(ns, O_RDONLY | O_CLOEXEC));
 	if (fd < 0)
 		return set_error(err, "rootless network namespace %s: %m", ns);
@@ -497,7 +487,7 @@ static void with_sbin_path(void)
 
 int rootless_netns_enter(const struct rootless_user *u, char **err)
 {
-	_cleanup_free_ char *cni = rootless_netns_path(u, "cni");
+	const char *cni = u->cni;
 	if (mkdir(cni, 0700) < 0 && errno != EEXIST)
 		return set_error(err, "%s: %m", cni);
 	if (unshare(CLONE_NEWNS) < 0)
@@ -562,7 +552,7 @@ static int remove_tree(int parent, const char *name, const char *full, char **er
  * ran must not leave one holding its ports once the directory is gone). */
 static int stop_forwarders(const struct rootless_user *u, char **err)
 {
-	_cleanup_free_ char *dir = rootless_netns_path(u, "forwarders");
+	const char *dir = u->forwarders;
 	_cleanup_closedir_ DIR *d = opendir(dir);
 	if (!d)
 		return 0;
@@ -583,10 +573,10 @@ int rootless_netns_teardown(const struct rootless_user *u, char **err)
 {
 	int ret = 0;
 	char *e = NULL;
-	_cleanup_free_ char *pidfile = rootless_netns_path(u, "slirp4netns.pid");
-	_cleanup_free_ char *watch = rootless_netns_path(u, "watch.pid");
-	_cleanup_free_ char *ns = rootless_netns_path(u, "netns");
-	_cleanup_free_ char *state = rootless_netns_path(u, "state");
+	const char *pidfile = u->slirp_pid;
+	const char *watch = u->watch_pid;
+	const char *ns = u->netns;
+	const char *state = u->state;
 	if (rootless_netns_stop_pidfile(pidfile, &e) < 0 && ret == 0) {
 		ret = set_error(err, "slirp4netns: %s", e);
 	}

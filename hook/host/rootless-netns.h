@@ -4,20 +4,9 @@
  * containers get their CNI networks (cnihook(8), ROOTLESS). The hook runs
  * as uid 0 of podman's user namespace, in podman's mount namespace and the
  * host's network namespace; everything here is owned by that user
- * namespace and lives under the user's runtime directory:
- *
- *   /run/user/UID/cnihook/         the user's directory (UID: the host uid
- *                                  of the namespace's uid 0, from uid_map)
- *     netns                        the namespace, bind-mounted in podman's
- *                                  mount namespace
- *     slirp4netns.pid              "PID STARTTIME" of its slirp4netns
- *     watch.pid                    "PID STARTTIME" of its watch
- *                                  (host/rootless-watch.h)
- *     state/                       the hook's stateDir (a shared mount)
- *     cache/                       the hook's cacheDir
- *     cni/                         bound over /var/lib/cni for the plugins
- *     forwarders/<id>              "PID STARTTIME" of a container's port
- *                                  forwarder
+ * namespace and lives under the user's runtime directory, whose paths
+ * state/layout.h gives (a rootless user's directories) and struct
+ * rootless_user carries.
  *
  * The lock that serialises a user's starts and stops is a flock(2) on
  * /run/user/UID itself, which outlives the user's directory.
@@ -27,30 +16,30 @@
 
 #include <stdbool.h>
 
-#define ROOTLESS_RUN_DIR "/run/user"
-
 struct rootless_user {
 	unsigned long uid; /* the host uid of the namespace's uid 0 */
 	char *run_dir;	   /* /run/user/UID */
 	char *dir;	   /* /run/user/UID/cnihook */
-	int lock_fd;	   /* run_dir, flocked; -1 when not held */
+	/* In dir: the namespace's bind, the pid files of slirp4netns and of
+	 * the watch, the hook's stateDir and cacheDir, the plugins' runtime
+	 * directory, what is bound over /var/lib/cni, the forwarders' pid
+	 * files. */
+	char *netns, *slirp_pid, *watch_pid, *state, *cache, *run, *cni, *forwarders;
+	int lock_fd; /* run_dir, flocked; -1 when not held */
 };
 
 /* The host uid that uid 0 of the namespace whose uid_map is `map` maps
  * to (a line "0 UID COUNT"); -1 when none does (*err). */
 int rootless_netns_host_uid(const char *map, unsigned long *uid, char **err);
-/* The user of the process's own user namespace, with its directory's
- * paths; -1 when uid 0 maps to no host uid or /run/user/UID is absent
- * or not the user's (*err: why, and what to do). */
-int rootless_netns_user(struct rootless_user *u, char **err);
-/* The user of host uid `uid`, whose /run/user/UID must be owned by
- * `owner` as the caller sees it (0 in the user's namespace, uid on the
- * host). */
-int rootless_netns_user_of(struct rootless_user *u, unsigned long uid, unsigned long owner,
-			   char **err);
+/* The host uid of uid 0 of the process's own user namespace; -1 when it
+ * maps to none (*err). */
+int rootless_netns_own_uid(unsigned long *uid, char **err);
+/* Is `run_dir`, the runtime directory of host uid `uid`, there and owned
+ * by `owner` as the caller sees it (0 in the user's namespace, uid on the
+ * host)? -1 when not (*err: why, and what to do). */
+int rootless_netns_check_run_dir(const char *run_dir, unsigned long uid, unsigned long owner,
+				 char **err);
 void rootless_netns_user_free(struct rootless_user *u);
-/* A path in the user's directory (allocated). */
-char *rootless_netns_path(const struct rootless_user *u, const char *name);
 
 /* Take the user's lock (blocking) and make the user's directory; release
  * with rootless_netns_unlock(). */

@@ -39,7 +39,7 @@ static bool same_file(const struct stat *st, const struct stat *was)
 /* Remember the slirp4netns of slirp4netns.pid while the file is there. */
 static void see_slirp(struct watch *w)
 {
-	_cleanup_free_ char *pidfile = rootless_netns_path(w->u, "slirp4netns.pid");
+	const char *pidfile = w->u->slirp_pid;
 	long pid;
 	unsigned long long start;
 	if (rootless_netns_pidfile_read(pidfile, &pid, &start) == 0) {
@@ -92,7 +92,7 @@ static void watch_main(void *data)
 {
 	struct watch *w = data;
 	proctitle_set("cnihook-watch uid %lu", w->u->uid);
-	_cleanup_free_ char *ns = rootless_netns_path(w->u, "netns");
+	const char *ns = w->u->netns;
 	for (;;) {
 		usleep(WATCH_PERIOD_US);
 		struct stat st;
@@ -110,8 +110,8 @@ static void watch_main(void *data)
 int rootless_watch_start(const struct rootless_user *u, char **err)
 {
 	struct watch w = {.u = u};
-	_cleanup_free_ char *ns = rootless_netns_path(u, "netns");
-	_cleanup_free_ char *pidfile = rootless_netns_path(u, "watch.pid");
+	const char *ns = u->netns;
+	const char *pidfile = u->watch_pid;
 	if (stat(u->dir, &w.dir) < 0)
 		return set_error(err, "%s: %m", u->dir);
 	if (stat(ns, &w.ns) < 0)
@@ -142,9 +142,9 @@ static char *cmdline(long pid)
 /* What the user's helpers now are. */
 struct current {
 	const struct rootless_user *u;
-	char *netns_path; /* <dir>/netns */
-	char *run_path;	  /* <dir>/run/: dnsname's files */
-	struct stat ns;	  /* the namespace; st_ino 0 when there is none */
+	const char *netns_path; /* the user's netns */
+	char *run_path;		/* the user's run/, with its slash: dnsname's files */
+	struct stat ns;		/* the namespace; st_ino 0 when there is none */
 	long slirp, watch;
 };
 
@@ -176,14 +176,12 @@ static bool stray(const struct current *c, long pid)
 int rootless_watch_stop_strays(const struct rootless_user *u)
 {
 	struct current c = {.u = u};
-	c.netns_path = rootless_netns_path(u, "netns");
-	c.run_path = rootless_netns_path(u, "run/");
-	_cleanup_free_ char *slirp = rootless_netns_path(u, "slirp4netns.pid");
-	_cleanup_free_ char *watch = rootless_netns_path(u, "watch.pid");
+	c.netns_path = u->netns;
+	c.run_path = xasprintf("%s/", u->run);
 	if (stat(c.netns_path, &c.ns) < 0)
 		c.ns = (struct stat){0};
-	rootless_netns_pidfile_alive(slirp, &c.slirp);
-	rootless_netns_pidfile_alive(watch, &c.watch);
+	rootless_netns_pidfile_alive(u->slirp_pid, &c.slirp);
+	rootless_netns_pidfile_alive(u->watch_pid, &c.watch);
 	long *pids = NULL;
 	unsigned long long *starts = NULL;
 	size_t n = 0;
@@ -221,7 +219,6 @@ int rootless_watch_stop_strays(const struct rootless_user *u)
 	}
 	free(pids);
 	free(starts);
-	free(c.netns_path);
 	free(c.run_path);
 	return (int)n;
 }

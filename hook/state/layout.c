@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* The names and paths of the state directory and beside the cache (layout.h). */
+/* The names and paths of the state directory, beside the cache and of a
+ * rootless user (layout.h). */
 #include "config.h"
 
 #include <string.h>
@@ -106,6 +107,11 @@ char *layout_pin_entry(const char *state_dir, dev_t dev, ino_t ino)
 				       (unsigned long long)ino));
 }
 
+char *layout_pin_entry_named(const char *state_dir, const char *name)
+{
+	return in(state_dir, xasprintf(LAYOUT_PINS_DIR "/%s", name));
+}
+
 bool layout_is_container_name(const char *name)
 {
 	if (name[0] == '.' || strcmp(name, LAYOUT_PORTS_DIR) == 0 ||
@@ -182,4 +188,59 @@ char *layout_ports_index(const char *cache_dir)
 char *layout_ports_held(const char *cache_dir)
 {
 	return in(cache_dir, xstrdup(LAYOUT_PORTS_HELD));
+}
+
+char *layout_rootless_run_dir(unsigned long uid)
+{
+	return xasprintf(LAYOUT_ROOTLESS_RUN_DIR "/%lu", uid);
+}
+
+char *layout_rootless_dir(const char *run_dir)
+{
+	return in(run_dir, xstrdup(LAYOUT_ROOTLESS_DIR));
+}
+
+char *layout_rootless_netns(const char *dir)
+{
+	return in(dir, xstrdup(LAYOUT_ROOTLESS_NETNS));
+}
+
+char *layout_rootless_slirp_pid(const char *dir)
+{
+	return in(dir, xstrdup(LAYOUT_ROOTLESS_SLIRP_PID));
+}
+
+char *layout_rootless_watch_pid(const char *dir)
+{
+	return in(dir, xstrdup(LAYOUT_ROOTLESS_WATCH_PID));
+}
+
+char *layout_rootless_state(const char *dir)
+{
+	return in(dir, xstrdup(LAYOUT_ROOTLESS_STATE));
+}
+
+char *layout_rootless_cache(const char *dir)
+{
+	return in(dir, xstrdup(LAYOUT_ROOTLESS_CACHE));
+}
+
+char *layout_rootless_run(const char *dir)
+{
+	return in(dir, xstrdup(LAYOUT_ROOTLESS_RUN));
+}
+
+char *layout_rootless_cni(const char *dir)
+{
+	return in(dir, xstrdup(LAYOUT_ROOTLESS_CNI));
+}
+
+char *layout_rootless_forwarders(const char *dir)
+{
+	return in(dir, xstrdup(LAYOUT_ROOTLESS_FORWARDERS));
+}
+
+char *layout_rootless_forwarder(const char *dir, const char *id)
+{
+	return in(dir, xasprintf(LAYOUT_ROOTLESS_FORWARDERS "/%s", id));
 }

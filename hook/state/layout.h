@@ -26,6 +26,21 @@
  *   <cacheDir>/cnihook-ports.index    other runtimes' port mappings, every file
  *   <cacheDir>/cnihook-ports.held     the same, the files that map host ports
  *
+ * A rootless user's directories (cnihook(8), ROOTLESS; host/rootless-netns.h):
+ *
+ *   /run/user/UID/                    the user's runtime directory (UID: the
+ *                                     host uid), flocked as the user's lock;
+ *                                     the user's cnihook.log[.1] (base/log.h)
+ *   /run/user/UID/cnihook/            the user's directory
+ *     netns                           the rootless network namespace's bind
+ *     slirp4netns.pid, watch.pid      "PID STARTTIME" of slirp4netns and of
+ *                                     the user's watch (host/rootless-watch.h)
+ *     state/, cache/, run/            the hook's stateDir, cacheDir and the
+ *                                     plugins' runtime directory
+ *     cni/                            bound over /var/lib/cni for the plugins
+ *     forwarders/<id>                 "PID STARTTIME" of an attachment's port
+ *                                     forwarder (host/port-forwarder.h)
+ *
  * A path function given a NULL directory returns the path relative to it,
  * for the *at() calls on a descriptor of the directory.
  */
@@ -52,11 +67,21 @@
 #define LAYOUT_PORTS_DIR   "ports"
 /* "@" keeps the pin index out of the container ids (they start with a
  * letter or a digit). */
-#define LAYOUT_PINS_DIR	   "@pins"
-#define LAYOUT_RESULTS_DIR "results"
-#define LAYOUT_ATTLIST_DIR "cnihook-attachments"
-#define LAYOUT_PORTS_INDEX "cnihook-ports.index"
-#define LAYOUT_PORTS_HELD  "cnihook-ports.held"
+#define LAYOUT_PINS_DIR		   "@pins"
+#define LAYOUT_RESULTS_DIR	   "results"
+#define LAYOUT_ATTLIST_DIR	   "cnihook-attachments"
+#define LAYOUT_PORTS_INDEX	   "cnihook-ports.index"
+#define LAYOUT_PORTS_HELD	   "cnihook-ports.held"
+#define LAYOUT_ROOTLESS_RUN_DIR	   "/run/user"
+#define LAYOUT_ROOTLESS_DIR	   "cnihook"
+#define LAYOUT_ROOTLESS_NETNS	   "netns"
+#define LAYOUT_ROOTLESS_SLIRP_PID  "slirp4netns.pid"
+#define LAYOUT_ROOTLESS_WATCH_PID  "watch.pid"
+#define LAYOUT_ROOTLESS_STATE	   "state"
+#define LAYOUT_ROOTLESS_CACHE	   "cache"
+#define LAYOUT_ROOTLESS_RUN	   "run"
+#define LAYOUT_ROOTLESS_CNI	   "cni"
+#define LAYOUT_ROOTLESS_FORWARDERS "forwarders"
 
 /* ------------------------------------------------ the state directory */
 char *layout_container_dir(const char *state_dir, const char *id);
@@ -83,6 +108,8 @@ char *layout_port_file(const char *state_dir, const char *name);
 char *layout_pins_dir(const char *state_dir);
 /* The pin index's entry of the namespace (dev, ino). */
 char *layout_pin_entry(const char *state_dir, dev_t dev, ino_t ino);
+/* The pin index's entry `name` (one of its names). */
+char *layout_pin_entry_named(const char *state_dir, const char *name);
 
 /* What an entry of the state directory stands for, by its name. */
 enum layout_entry {
@@ -112,5 +139,22 @@ char *layout_attlist_dir(const char *cache_dir);
 char *layout_attlist(const char *cache_dir, const char *id);
 char *layout_ports_index(const char *cache_dir);
 char *layout_ports_held(const char *cache_dir);
+
+/* ---------------------------------------- a rootless user's directories */
+/* /run/user/UID, of host uid `uid`. */
+char *layout_rootless_run_dir(unsigned long uid);
+/* The user's directory, in its runtime directory `run_dir`. */
+char *layout_rootless_dir(const char *run_dir);
+/* In the user's directory `dir` (NULL: relative to it). */
+char *layout_rootless_netns(const char *dir);
+char *layout_rootless_slirp_pid(const char *dir);
+char *layout_rootless_watch_pid(const char *dir);
+char *layout_rootless_state(const char *dir);
+char *layout_rootless_cache(const char *dir);
+char *layout_rootless_run(const char *dir);
+char *layout_rootless_cni(const char *dir);
+char *layout_rootless_forwarders(const char *dir);
+/* The pid file of the forwarder of attachment `id`. */
+char *layout_rootless_forwarder(const char *dir, const char *id);
 
 #endif

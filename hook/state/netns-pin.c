@@ -445,8 +445,7 @@ void netns_index_forget(const char *state_dir, const char *id)
 static void sweep_entry(int dfd, const char *name, void *data)
 {
 	const char *state_dir = data;
-	_cleanup_free_ char *dir = layout_pins_dir(state_dir);
-	_cleanup_free_ char *key = xasprintf("%s/%s", dir, name);
+	_cleanup_free_ char *key = layout_pin_entry_named(state_dir, name);
 	_cleanup_free_ char *holder = index_holder(state_dir, key, NULL);
 	if (holder == NULL)
 		unlinkat(dfd, name, 0);

@@ -41,18 +41,34 @@ static void test_host_uid(void **state)
 	assert_non_null(err);
 }
 
-/* The paths of the user's directory. */
-static void test_paths(void **state)
+/* The user's runtime directory: there and the owner's, or why not. */
+static void test_check_run_dir(void **state)
+{
+	(void)state;
+	_cleanup_free_ char *err = NULL;
+	assert_int_equal(rootless_netns_check_run_dir("/", 1001, 0, &err), 0);
+	assert_int_equal(rootless_netns_check_run_dir("/", 1001, 1001, &err), -1);
+	assert_string_equal(err, "the user's runtime directory /: not a directory owned by "
+				 "uid 1001");
+	free(TAKE_PTR(err));
+	assert_int_equal(rootless_netns_check_run_dir("/nonexistent/x", 1001, 0, &err), -1);
+	assert_non_null(strstr(err, "systemd-logind"));
+}
+
+/* Freed: every path, the lock released. */
+static void test_user_free(void **state)
 {
 	(void)state;
 	struct rootless_user u = {.uid = 1001,
 				  .run_dir = xstrdup("/run/user/1001"),
 				  .dir = xstrdup("/run/user/1001/cnihook"),
+				  .netns = xstrdup("/run/user/1001/cnihook/netns"),
+				  .forwarders = xstrdup("/run/user/1001/cnihook/forwarders"),
 				  .lock_fd = -1};
-	_cleanup_free_ char *ns = rootless_netns_path(&u, "netns");
-	assert_string_equal(ns, "/run/user/1001/cnihook/netns");
 	rootless_netns_user_free(&u);
 	assert_null(u.dir);
+	assert_null(u.netns);
+	assert_null(u.forwarders);
 }
 
 /* A child that waits to be killed. */
@@ -140,11 +156,17 @@ static void test_teardown_forwarders(void **state)
 	(void)state;
 	char run[] = "/tmp/test_rootless_netns.XXXXXX";
 	assert_non_null(mkdtemp(run));
+	_cleanup_free_ char *dir = xasprintf("%s/cnihook", run);
 	struct rootless_user u = {.uid = 1001,
 				  .run_dir = xstrdup(run),
-				  .dir = xasprintf("%s/cnihook", run),
+				  .dir = xstrdup(dir),
+				  .netns = xasprintf("%s/netns", dir),
+				  .slirp_pid = xasprintf("%s/slirp4netns.pid", dir),
+				  .watch_pid = xasprintf("%s/watch.pid", dir),
+				  .state = xasprintf("%s/state", dir),
+				  .forwarders = xasprintf("%s/forwarders", dir),
 				  .lock_fd = -1};
-	_cleanup_free_ char *fwd = xasprintf("%s/forwarders", u.dir);
+	const char *fwd = u.forwarders;
 	_cleanup_free_ char *path = xasprintf("%s/0123456789abcdef", fwd);
 	_cleanup_free_ char *err = NULL;
 	assert_int_equal(mkdir(u.dir, 0700), 0);
@@ -162,7 +184,8 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_host_uid),
-	    cmocka_unit_test(test_paths),
+	    cmocka_unit_test(test_check_run_dir),
+	    cmocka_unit_test(test_user_free),
 	    cmocka_unit_test(test_pidfile),
 	    cmocka_unit_test(test_teardown_forwarders),
 	};

@@ -39,6 +39,26 @@ static void test_state_paths(void **state)
 	is(layout_port_file(s, "udp-53"), "/run/cnihook/ports/udp-53");
 	is(layout_pins_dir(s), "/run/cnihook/@pins");
 	is(layout_pin_entry(s, 0x2a, 0xf0000001), "/run/cnihook/@pins/2a:f0000001");
+	is(layout_pin_entry_named(s, "2a:f0000001"), "/run/cnihook/@pins/2a:f0000001");
+}
+
+/* A rootless user's directories (cnihook(8), ROOTLESS). */
+static void test_rootless_paths(void **state)
+{
+	(void)state;
+	is(layout_rootless_run_dir(1001), "/run/user/1001");
+	is(layout_rootless_dir("/run/user/1001"), "/run/user/1001/cnihook");
+	const char *d = "/run/user/1001/cnihook";
+	is(layout_rootless_netns(d), "/run/user/1001/cnihook/netns");
+	is(layout_rootless_slirp_pid(d), "/run/user/1001/cnihook/slirp4netns.pid");
+	is(layout_rootless_watch_pid(d), "/run/user/1001/cnihook/watch.pid");
+	is(layout_rootless_state(d), "/run/user/1001/cnihook/state");
+	is(layout_rootless_cache(d), "/run/user/1001/cnihook/cache");
+	is(layout_rootless_run(d), "/run/user/1001/cnihook/run");
+	is(layout_rootless_cni(d), "/run/user/1001/cnihook/cni");
+	is(layout_rootless_forwarders(d), "/run/user/1001/cnihook/forwarders");
+	is(layout_rootless_forwarder(d, "c1"), "/run/user/1001/cnihook/forwarders/c1");
+	is(layout_rootless_forwarder(NULL, "c1"), "forwarders/c1");
 }
 
 static void test_relative(void **state)
@@ -115,7 +135,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_state_paths), cmocka_unit_test(test_relative),
 	    cmocka_unit_test(test_cache_paths), cmocka_unit_test(test_container_names),
-	    cmocka_unit_test(test_entries),
+	    cmocka_unit_test(test_entries),	cmocka_unit_test(test_rootless_paths),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

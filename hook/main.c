@@ -29,9 +29,9 @@
 #include "cmd/reload.h"
 #include "cmd/report.h"
 #include "base/proctitle.h"
-#include "cmd/rootless.h"
 #include "cmd/runtime.h"
 #include "cmd/stage.h"
+#include "engine/rootless.h"
 #include "host/userns.h"
 
 /* What one run of cnihook was given. */
@@ -300,6 +300,25 @@ static bool user_dirs(struct call *c, struct rootless_user *rl)
 	return geteuid() != 0 && rootless_configure_host_user(c->cfg, rl, &why) == 0;
 }
 
+/* For status: the user's slirp4netns and watch, running or MISSING, a
+ * line each on stdout (nothing when the user has no directory). */
+static void print_rootless_helpers(const struct rootless_user *u)
+{
+	static const char *const names[] = {"slirp4netns", "watch"};
+	const char *const files[] = {u->slirp_pid, u->watch_pid};
+	if (access(u->dir, F_OK) < 0)
+		return;
+	for (size_t i = 0; i < ARRAY_SIZE(names); i++) {
+		long pid = 0;
+		if (rootless_netns_pidfile_alive(files[i], &pid))
+			printf("%s: running (pid %ld)\n", names[i], pid);
+		else
+			printf("%s: MISSING (pid %ld): the next stage of a container of the "
+			       "user's, or podman unshare cnihook reload, starts it again\n",
+			       names[i], pid);
+	}
+}
+
 static int run_status(const struct verb *v, struct call *c)
 {
 	struct rootless_user rl = {.lock_fd = -1};
@@ -310,7 +329,7 @@ static int run_status(const struct verb *v, struct call *c)
 		ret = report_status(c->cfg, a.id, a.as_json, a.no_trunc,
 				    rootless ? rl.forwarders : NULL);
 	if (ret == 0 && rootless && !a.as_json && !a.id)
-		rootless_print_helpers(&rl);
+		print_rootless_helpers(&rl);
 	rootless_netns_user_free(&rl);
 	return ret;
 }
@@ -333,7 +352,7 @@ struct gc_call {
 	const struct gc_options *o;
 };
 
-static int gc_in_netns(void *data)
+static int gc_in_netns(void *data, char **err)
 {
 	const struct gc_call *g = data;
 	return gc_run(g->cfg, g->o);
@@ -357,9 +376,19 @@ static int run_gc(const struct verb *v, struct call *c)
 	struct rootless_call rc = {
 	    .cfg = c->cfg, .user = &rl, .id = "-", .attachment = "-", .stage = "gc"};
 	struct gc_call g = {.cfg = c->cfg, .o = &a.gc};
-	ret = rootless_gc(&rc, gc_in_netns, &g);
+	struct rootless_gc_outcome out;
+	_cleanup_free_ char *err = NULL;
+	ret = rootless_gc(&rc, gc_in_netns, &g, &out, &err);
+	if (out.strays > 0)
+		printf("gc: stopped %d helper(s) of the user's (forwarders, dnsmasq, slirp4netns, "
+		       "watch) that served a namespace that is gone\n",
+		       out.strays);
+	if (out.had_none && out.strays == 0)
+		printf("gc: nothing to collect: the user has no %s\n", rl.dir);
+	if (ret < 0)
+		log_error("gc: %s", err);
 	rootless_netns_user_free(&rl);
-	return ret;
+	return ret != 0;
 }
 
 static int run_reload(const struct verb *v, struct call *c)
@@ -375,9 +404,16 @@ static int run_reload(const struct verb *v, struct call *c)
 	_cleanup_free_ char *why = NULL;
 	if (!userns_is_host() && geteuid() == 0 && rootless_configure(c->cfg, &rl, &why) == 0) {
 		log_init(c->level, (v->flags & LOGS_TO_SYSLOG) && c->cfg->log_syslog, rl.run_dir);
-		struct rootless_call rc = {
-		    .cfg = c->cfg, .user = &rl, .id = "-", .attachment = "-", .stage = "reload"};
-		ret = rootless_reload(&rc);
+		struct rootless_call rc = {.cfg = c->cfg,
+					   .user = &rl,
+					   .id = "-",
+					   .attachment = "-",
+					   .stage = "reload",
+					   .collect_gone = gc_collect_gone};
+		_cleanup_free_ char *err = NULL;
+		ret = rootless_reload(&rc, &err) < 0;
+		if (ret)
+			log_error("reload: %s", err);
 		rootless_netns_user_free(&rl);
 		strv_free(a.ids, a.n_ids);
 		return ret;

@@ -26,7 +26,7 @@ struct gc_options {
 	bool dry_run;		/* say what would be done, do nothing */
 	bool netns_from_result; /* --netns-from-result */
 	/* Root of a rootless user's namespace, the user's directories in cfg
-	 * (cmd/rootless.h): no root of the host's needed. */
+	 * (engine/rootless.h): no root of the host's needed. */
 	bool rootless;
 };
 
@@ -34,7 +34,7 @@ struct gc_options {
  * on stdout. */
 int gc_run(const struct hook_config *cfg, const struct gc_options *o);
 
-/* Before a rootless stage (cmd/rootless.h): the hook's own attachments,
+/* Before a rootless stage (engine/rootless.h): the hook's own attachments,
  * other than `id`'s, that gc would find gone (their poststop missed: a
  * runtime or engine killed), detached; each is logged. Returns how many. */
 int gc_collect_gone(const struct hook_config *cfg, const char *id, const char *stage);

@@ -14,9 +14,10 @@
 #include <unistd.h>
 
 #include "base/log.h"
-#include "cmd/rootless.h"
+#include "cmd/gc.h"
 #include "cmd/stage.h"
 #include "engine/engine.h"
+#include "engine/rootless.h"
 #include "host/userns.h"
 #include "request/oci-state.h"
 #include "request/request.h"
@@ -30,7 +31,7 @@ struct hook_call {
 	const struct hook_config *cfg;
 	const char *stage;
 	const char *id; /* the key in its engine scope (oci-state.h) */
-	/* Rootless podman (cmd/rootless.h): the user, or NULL and why none. */
+	/* Rootless podman (engine/rootless.h): the user, or NULL and why none. */
 	struct rootless_user *rl;
 	const char *rl_why;
 };
@@ -148,26 +149,24 @@ struct in_netns {
 	struct request *req;
 };
 
-static int attach_in_netns(void *data)
+/* A failure before the engine runs comes back in *err, to the parent,
+ * which reports it; the engine reports its own. */
+static int attach_in_netns(void *data, char **err)
 {
 	struct in_netns *d = data;
-	_cleanup_free_ char *err = NULL;
-	int ret = attach_selected(d->r, d->st, d->req, &err);
-	if (ret < 0 && err)
-		stage_fail(d->r, err);
-	return ret;
+	return attach_selected(d->r, d->st, d->req, err);
 }
 
 static int detach_container(const struct hook_call *r, const struct oci_state *st);
 
-static int detach_in_netns(void *data)
+static int detach_in_netns(void *data, char **err)
 {
 	struct in_netns *d = data;
 	return detach_container(d->r, d->st);
 }
 
 /* Rootless podman: the request attached in the user's rootless network
- * namespace (cmd/rootless.h), or a refusal that says what is missing. */
+ * namespace (engine/rootless.h), or a refusal that says what is missing. */
 static int attach_rootless(struct hook_call *r, const struct oci_state *st, struct request *req,
 			   char **err)
 {
@@ -189,9 +188,10 @@ static int attach_rootless(struct hook_call *r, const struct oci_state *st, stru
 				  .id = r->id,
 				  .attachment = id,
 				  .stage = r->stage,
-				  .status_path = status};
+				  .status_path = status,
+				  .collect_gone = gc_collect_gone};
 	struct in_netns d = {.r = r, .st = st, .req = req};
-	return rootless_attach(&c, sel, attach_in_netns, detach_in_netns, &d);
+	return rootless_attach(&c, sel, attach_in_netns, detach_in_netns, &d, err);
 }
 
 static int attach(struct hook_call *r, const struct oci_state *st)
@@ -301,10 +301,18 @@ static int detach(struct hook_call *r, const struct oci_state *st)
 			 r->id, r->stage, where);
 		return 0;
 	}
-	struct rootless_call c = {
-	    .cfg = r->cfg, .user = r->rl, .id = r->id, .attachment = id, .stage = r->stage};
+	struct rootless_call c = {.cfg = r->cfg,
+				  .user = r->rl,
+				  .id = r->id,
+				  .attachment = id,
+				  .stage = r->stage,
+				  .collect_gone = gc_collect_gone};
 	struct in_netns d = {.r = r, .st = st};
-	return rootless_detach(&c, detach_in_netns, &d);
+	_cleanup_free_ char *err = NULL;
+	int ret = rootless_detach(&c, detach_in_netns, &d, &err);
+	if (ret < 0 && err)
+		stage_fail(r, err);
+	return ret;
 }
 
 int stage_run(const struct hook_config *cfg, struct rootless_user *rl, const char *rl_why,

@@ -39,7 +39,7 @@ struct hook_config {
 	enum names_mode dns_hosts;	 /* dns.hosts (or dns): "auto" */
 	struct sandbox_config sandbox;	 /* sandbox: around the plugins */
 	struct sandbox *sb;		 /* the sandbox prepared, when enabled */
-	/* Rootless (cmd/rootless.h): the plugins' XDG_RUNTIME_DIR, the user's
+	/* Rootless (engine/rootless.h): the plugins' XDG_RUNTIME_DIR, the user's
 	 * own (dnsname keeps its dnsmasq files there); NULL: none given. */
 	char *plugin_runtime_dir;
 	/* runtime: the OCI runtime cnihook-runtime runs (cmd/runtime.h): a

@@ -340,7 +340,8 @@ int rootless_netns_spawn(void (*fn)(void *), void *data, int keep, long *pid, ch
 		setsid();
 		pid_t f = fork();
 		if (f != 0) {
-			long p = f;
+			/* The grandchild's pid, or why there is none (-errno). */
+			long p = f > 0 ? f : -(long)errno;
 			_exit(write(pids[1], &p, sizeof(p)) == (ssize_t)sizeof(p) && f > 0 ? 0 : 1);
 		}
 		int null = open("/dev/null", O_RDWR | O_CLOEXEC);
@@ -363,8 +364,10 @@ int rootless_netns_spawn(void (*fn)(void *), void *data, int keep, long *pid, ch
 		ret = set_error(err, "fork: %m");
 	} else {
 		TEMP_FAILURE_RETRY(waitpid(child, NULL, 0));
-		if (read(pids[0], &l, sizeof(l)) != (ssize_t)sizeof(l) || l <= 0)
+		if (read(pids[0], &l, sizeof(l)) != (ssize_t)sizeof(l) || l == 0)
 			ret = set_error(err, "could not be started");
+		else if (l < 0)
+			ret = set_error(err, "fork: %s", strerror((int)-l));
 	}
 	close(pids[0]);
 	if (ret == 0)

@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * The hook's stages for rootless podman (rootless.h; cnihook(8),
- * ROOTLESS; docs/architecture.md, "Rootless podman"). The user's lock is
- * held from the first step to the last, so that a start and the last stop
- * of one user never cross: the namespace is made or removed under it.
+ * The engine run for rootless podman (rootless.h; cnihook(8), ROOTLESS;
+ * docs/architecture.md, "Rootless podman"). The user's lock is held from
+ * the first step to the last, so that a start and the last stop of one
+ * user never cross: the namespace is made or removed under it. Each step
+ * returns its failure; a child's comes back on a pipe.
  */
 #include "config.h"
 
@@ -18,9 +19,8 @@
 #include <unistd.h>
 
 #include "base/log.h"
-#include "cmd/gc.h"
-#include "cmd/rootless.h"
 #include "common/json.h"
+#include "engine/rootless.h"
 #include "host/host-sockets.h"
 #include "host/port-forwarder.h"
 #include "host/rootless-watch.h"
@@ -76,24 +76,6 @@ int rootless_configure_host_user(struct hook_config *cfg, struct rootless_user *
 {
 	unsigned long uid = geteuid();
 	return user_of(cfg, u, uid, uid, why);
-}
-
-void rootless_print_helpers(const struct rootless_user *u)
-{
-	static const char *const names[] = {"slirp4netns", "watch"};
-	const char *const files[] = {u->slirp_pid, u->watch_pid};
-	if (access(u->dir, F_OK) < 0)
-		return;
-	for (size_t i = 0; i < ARRAY_SIZE(names); i++) {
-		const char *pidfile = files[i];
-		long pid = 0;
-		if (rootless_netns_pidfile_alive(pidfile, &pid))
-			printf("%s: running (pid %ld)\n", names[i], pid);
-		else
-			printf("%s: MISSING (pid %ld): the next stage of a container of the "
-			       "user's, or podman unshare cnihook reload, starts it again\n",
-			       names[i], pid);
-	}
 }
 
 /* Does the user's state directory still hold a container? */
@@ -155,64 +137,86 @@ static void heal_helpers(const struct rootless_call *c, bool made)
 
 /* The namespace, made if needed, with slirp4netns for outbound traffic and
  * the user's watch; the state and cache directories. */
-static int prepare(const struct rootless_call *c)
+static int prepare(const struct rootless_call *c, char **err)
 {
-	_cleanup_free_ char *err = NULL;
-	int made = rootless_netns_ensure(c->user, &err);
-	if (made < 0) {
-		log_error("%s %s: %s", c->id, c->stage, err);
+	int made = rootless_netns_ensure(c->user, err);
+	if (made < 0)
 		return -1;
-	}
 	heal_helpers(c, made > 0);
-	if (mkdir_p(c->cfg->state_dir, 0700, &err) < 0 ||
-	    mkdir_p(c->cfg->cache_dir, 0700, &err) < 0 ||
-	    netns_share_dir(c->cfg->state_dir, &err) < 0) {
-		log_error("%s %s: %s", c->id, c->stage, err);
+	if (mkdir_p(c->cfg->state_dir, 0700, err) < 0 ||
+	    mkdir_p(c->cfg->cache_dir, 0700, err) < 0 ||
+	    netns_share_dir(c->cfg->state_dir, err) < 0)
 		return -1;
-	}
 	return 0;
 }
 
-/* Wait for the child; 0 when it exited 0. */
-static int wait_child(const struct rootless_call *c, pid_t pid)
+/* What the child wrote on `fd` before it exited (the write end may live
+ * on a moment in a forwarder it spawned: read without waiting), or NULL. */
+static char *child_message(int fd)
+{
+	char buf[4096];
+	size_t len = 0;
+	ssize_t n;
+	if (fcntl(fd, F_SETFL, O_NONBLOCK) < 0)
+		return NULL;
+	while (len < sizeof(buf) - 1 &&
+	       (n = TEMP_FAILURE_RETRY(read(fd, buf + len, sizeof(buf) - 1 - len))) > 0)
+		len += (size_t)n;
+	return len ? xstrndup(buf, len) : NULL;
+}
+
+/* Wait for the child: 0 when it exited 0; else -1 and its message (NULL
+ * when it had none: its engine call reported). */
+static int wait_child(pid_t pid, int msg, char **err)
 {
 	int status;
-	if (pid < 0) {
-		log_error("%s %s: fork: %m", c->id, c->stage);
-		return -1;
-	}
-	if (TEMP_FAILURE_RETRY(waitpid(pid, &status, 0)) < 0) {
-		log_error("%s %s: wait: %m", c->id, c->stage);
-		return -1;
-	}
+	if (pid < 0)
+		return set_error(err, "fork: %m");
+	if (TEMP_FAILURE_RETRY(waitpid(pid, &status, 0)) < 0)
+		return set_error(err, "wait: %m");
 	if (WIFSIGNALED(status))
-		log_error("%s %s: the rootless child was killed by signal %d", c->id, c->stage,
-			  WTERMSIG(status));
-	return WIFEXITED(status) && WEXITSTATUS(status) == 0 ? 0 : -1;
+		return set_error(err, "the rootless child was killed by signal %d",
+				 WTERMSIG(status));
+	if (WIFEXITED(status) && WEXITSTATUS(status) == 0)
+		return 0;
+	*err = child_message(msg);
+	return -1;
 }
 
 /* In a child: inside the namespace (with the plugins' mounts when
- * `mounts`), fn; never returns. */
-static void run_child(const struct rootless_call *c, bool mounts, rootless_fn fn, void *data)
+ * `mounts`), fn; its failure's message written on `msg`; never returns. */
+static void run_child(const struct rootless_call *c, bool mounts, rootless_fn fn, void *data,
+		      int msg)
 {
 	_cleanup_free_ char *err = NULL;
 	int r = mounts ? rootless_netns_enter(c->user, &err) : rootless_netns_join(c->user, &err);
-	if (r < 0)
-		log_error("%s %s: %s", c->id, c->stage, err);
-	else
-		r = fn(data);
+	if (r == 0)
+		r = fn(data, &err);
+	/* Unwritten, it is a failure without a message all the same. */
+	if (r < 0 && err && write(msg, err, strlen(err)) < 0)
+		r = -1;
 	fflush(NULL);
 	_exit(r < 0 ? 1 : 0);
 }
 
-/* fn run in a child inside the namespace; 0 when it succeeded. */
-static int in_child(const struct rootless_call *c, bool mounts, rootless_fn fn, void *data)
+/* fn run in a child inside the namespace: 0 when it succeeded, else -1
+ * and its message (NULL: its engine call reported). */
+static int in_child(const struct rootless_call *c, bool mounts, rootless_fn fn, void *data,
+		    char **err)
 {
+	int msg[2];
+	if (pipe2(msg, O_CLOEXEC) < 0)
+		return set_error(err, "pipe: %m");
 	fflush(NULL);
 	pid_t pid = fork();
-	if (pid == 0)
-		run_child(c, mounts, fn, data);
-	return wait_child(c, pid);
+	if (pid == 0) {
+		close(msg[0]);
+		run_child(c, mounts, fn, data, msg[1]);
+	}
+	close(msg[1]);
+	int ret = wait_child(pid, msg[0], err);
+	close(msg[0]);
+	return ret;
 }
 
 struct forwarder_start {
@@ -221,41 +225,38 @@ struct forwarder_start {
 };
 
 /* In the forwarder's child: started, its pid file written. */
-static int spawn_forwarder(void *data)
+static int spawn_forwarder(void *data, char **err)
 {
 	const struct forwarder_start *f = data;
-	_cleanup_free_ char *err = NULL;
+	_cleanup_free_ char *e = NULL;
 	_cleanup_free_ char *pidfile = layout_rootless_forwarder(f->c->user->dir, f->c->attachment);
 	long pid = -1;
-	if (mkdir_p(f->c->user->forwarders, 0700, &err) == 0 &&
-	    port_forwarder_spawn(f->plan, &pid, &err) == 0 &&
-	    rootless_netns_write_pidfile(pidfile, pid, &err) == 0)
+	if (mkdir_p(f->c->user->forwarders, 0700, &e) == 0 &&
+	    port_forwarder_spawn(f->plan, &pid, &e) == 0 &&
+	    rootless_netns_write_pidfile(pidfile, pid, &e) == 0)
 		return 0;
-	log_error("%s %s: port forwarder: %s", f->c->id, f->c->stage, err);
-	return -1;
+	return set_error(err, "port forwarder: %s", e);
 }
 
 /* The forwarder of attachment c->attachment, its ports taken: the targets
  * it lacks from the network status (one entry per attachment, in the
  * selection's order), then started by a child that joins the namespace
  * (in podman's mount namespace, not the plugins'). */
-static int start_forwarder(const struct rootless_call *c, struct forward_plan *plan)
+static int start_forwarder(const struct rootless_call *c, struct forward_plan *plan, char **err)
 {
 	for (size_t i = 0; i < plan->n; i++) {
 		if (plan->v[i].target)
 			continue;
-		_cleanup_free_ char *err = NULL;
+		_cleanup_free_ char *e = NULL;
 		_cleanup_free_ char *ip =
-		    netstatus_first_ip(c->status_path, plan->v[i].attachment, &err);
-		if (!ip) {
-			log_error("%s %s: port forwarder: %s", c->id, c->stage, err);
-			return -1;
-		}
+		    netstatus_first_ip(c->status_path, plan->v[i].attachment, &e);
+		if (!ip)
+			return set_error(err, "port forwarder: %s", e);
 		port_forwarder_set_target(plan, plan->v[i].attachment, ip);
 	}
 	plan->owner = c->attachment;
 	struct forwarder_start f = {.c = c, .plan = plan};
-	return in_child(c, false, spawn_forwarder, &f);
+	return in_child(c, false, spawn_forwarder, &f, err);
 }
 
 /* The forward plan of attachment `id`, from the port mappings its record
@@ -309,7 +310,7 @@ static void heal_forwarder(const struct rootless_call *c, const char *id, long p
 	if (r == 0)
 		r = port_forwarder_listen(&plan, &err);
 	if (r == 0)
-		r = start_forwarder(&h, &plan);
+		r = start_forwarder(&h, &plan, &err);
 	if (r == 0)
 		log_warn("%s %s: the port forwarder of \"%s\" (pid %ld) was not running "
 			 "(killed?): started again",
@@ -346,23 +347,28 @@ static void check_forwarders(const struct rootless_call *c)
 	}
 }
 
-static int collect_in_netns(void *data)
+static int collect_in_netns(void *data, char **err)
 {
 	const struct rootless_call *c = data;
-	gc_collect_gone(c->cfg, c->attachment, c->stage);
+	c->collect_gone(c->cfg, c->attachment, c->stage);
 	return 0;
 }
 
 /* Before a stage, under the user's lock: the attachments gc would find
  * gone collected (a poststop missed: a runtime or podman killed), their
  * forwarders stopped, the helpers that are not running (killed) started
- * again. */
-static void heal(const struct rootless_call *c)
+ * again. -1 when the namespace cannot be prepared (*err). */
+static int heal(const struct rootless_call *c, char **err)
 {
-	if (!any_container(c->cfg) || prepare(c) < 0)
-		return;
-	in_child(c, true, collect_in_netns, (void *)c);
+	if (!any_container(c->cfg))
+		return 0;
+	if (prepare(c, err) < 0)
+		return -1;
+	_cleanup_free_ char *e = NULL;
+	if (c->collect_gone && in_child(c, true, collect_in_netns, (void *)c, &e) < 0 && e)
+		log_error("%s %s: %s", c->id, c->stage, e);
 	check_forwarders(c);
+	return 0;
 }
 
 /* A port of the selection cannot be taken: the socket that holds it and
@@ -387,22 +393,18 @@ static char *port_holder(const struct selection *sel)
 }
 
 /* The forward plan of the selection, its ports taken on the host. */
-static int take_ports(const struct rootless_call *c, const struct selection *sel,
-		      struct forward_plan *plan)
+static int take_ports(const struct selection *sel, struct forward_plan *plan, char **err)
 {
-	_cleanup_free_ char *err = NULL;
+	_cleanup_free_ char *e = NULL;
 	for (size_t i = 0; i < sel->n; i++) {
 		const struct attach_req *a = &sel->v[i];
-		if (a->ports.n && port_forwarder_plan_add(plan, i, &a->ports, &err) < 0) {
-			log_error("%s %s: annotation \"%s\": %s", c->id, c->stage,
-				  a->ports_key ? a->ports_key : "io.cnihook.networks", err);
-			return -1;
-		}
+		if (a->ports.n && port_forwarder_plan_add(plan, i, &a->ports, &e) < 0)
+			return set_error(err, "annotation \"%s\": %s",
+					 a->ports_key ? a->ports_key : "io.cnihook.networks", e);
 	}
-	if (port_forwarder_listen(plan, &err) < 0) {
+	if (port_forwarder_listen(plan, &e) < 0) {
 		_cleanup_free_ char *held = port_holder(sel);
-		log_error("%s %s: %s", c->id, c->stage, held ? held : err);
-		return -1;
+		return set_error(err, "%s", held ? held : e);
 	}
 	return 0;
 }
@@ -416,26 +418,29 @@ static bool attachment_exists(const struct rootless_call *c)
 }
 
 int rootless_attach(const struct rootless_call *c, struct selection *sel, rootless_fn attach,
-		    rootless_fn detach, void *data)
+		    rootless_fn detach, void *data, char **err)
 {
-	_cleanup_free_ char *err = NULL;
 	struct forward_plan plan = {0};
-	if (rootless_netns_lock(c->user, &err) < 0) {
-		log_error("%s %s: %s", c->id, c->stage, err);
+	if (rootless_netns_lock(c->user, err) < 0)
 		return -1;
-	}
-	heal(c);
+	/* What heal() cannot prepare, prepare() below fails on and reports. */
+	_cleanup_free_ char *unhealed = NULL;
+	heal(c, &unhealed);
 	/* A pod's later member joins the pod's attachment and its forwarder. */
 	bool joins = strcmp(c->attachment, c->id) != 0 && attachment_exists(c);
-	int ret = joins ? 0 : take_ports(c, sel, &plan);
+	int ret = joins ? 0 : take_ports(sel, &plan, err);
 	if (ret == 0)
-		ret = prepare(c);
+		ret = prepare(c, err);
 	if (ret == 0)
-		ret = in_child(c, true, attach, data);
+		ret = in_child(c, true, attach, data, err);
 	/* The engine's child wrote the status: one entry per attachment, in
 	 * the selection's order. */
-	if (ret == 0 && plan.n > 0 && start_forwarder(c, &plan) < 0) {
-		in_child(c, true, detach, data);
+	if (ret == 0 && plan.n > 0 && start_forwarder(c, &plan, err) < 0) {
+		/* The forwarder's failure is the caller's to report; one of
+		 * the detach that undoes the attach, its own line. */
+		_cleanup_free_ char *e = NULL;
+		if (in_child(c, true, detach, data, &e) < 0 && e)
+			log_error("%s %s: %s", c->id, c->stage, e);
 		ret = -1;
 	}
 	port_forwarder_plan_free(&plan);
@@ -445,56 +450,48 @@ int rootless_attach(const struct rootless_call *c, struct selection *sel, rootle
 	return ret;
 }
 
-int rootless_detach(const struct rootless_call *c, rootless_fn detach, void *data)
+int rootless_detach(const struct rootless_call *c, rootless_fn detach, void *data, char **err)
 {
-	_cleanup_free_ char *err = NULL;
-	if (rootless_netns_lock(c->user, &err) < 0) {
-		log_error("%s %s: %s", c->id, c->stage, err);
+	if (rootless_netns_lock(c->user, err) < 0)
 		return -1;
-	}
-	heal(c);
-	int ret = prepare(c);
+	_cleanup_free_ char *unhealed = NULL;
+	heal(c, &unhealed);
+	int ret = prepare(c, err);
 	if (ret == 0)
-		ret = in_child(c, true, detach, data);
+		ret = in_child(c, true, detach, data, err);
 	if (!attachment_exists(c)) {
 		_cleanup_free_ char *pidfile =
 		    layout_rootless_forwarder(c->user->dir, c->attachment);
-		if (rootless_netns_stop_pidfile(pidfile, &err) < 0) {
-			log_warn("%s %s: port forwarder: %s", c->id, c->stage, err);
-			free(TAKE_PTR(err));
-		}
+		_cleanup_free_ char *e = NULL;
+		if (rootless_netns_stop_pidfile(pidfile, &e) < 0)
+			log_warn("%s %s: port forwarder: %s", c->id, c->stage, e);
 	}
 	teardown_if_last(c);
 	rootless_netns_unlock(c->user);
 	return ret;
 }
 
-int rootless_gc(const struct rootless_call *c, rootless_fn gc, void *data)
+int rootless_gc(const struct rootless_call *c, rootless_fn gc, void *data,
+		struct rootless_gc_outcome *out, char **err)
 {
-	_cleanup_free_ char *err = NULL;
 	struct stat st;
 	bool had = stat(c->user->dir, &st) == 0;
-	if (rootless_netns_lock(c->user, &err) < 0) {
-		log_error("gc: %s", err);
-		return 1;
-	}
-	int strays = rootless_watch_stop_strays(c->user);
-	if (strays > 0)
-		printf("gc: stopped %d helper(s) of the user's (forwarders, dnsmasq, slirp4netns, "
-		       "watch) that served a namespace that is gone\n",
-		       strays);
+	*out = (struct rootless_gc_outcome){0};
+	if (rootless_netns_lock(c->user, err) < 0)
+		return -1;
+	out->strays = rootless_watch_stop_strays(c->user);
 	if (!had) {
-		if (strays == 0)
-			printf("gc: nothing to collect: the user has no %s\n", c->user->dir);
+		out->had_none = true;
 		rmdir(c->user->dir); /* the lock made it */
 		rootless_netns_unlock(c->user);
 		return 0;
 	}
 	int ret = 0;
 	if (any_container(c->cfg)) {
-		ret = prepare(c) < 0;
-		if (ret == 0)
-			ret = in_child(c, true, gc, data) < 0;
+		ret = prepare(c, err);
+		/* gc prints and logs its own failure, and exits 1. */
+		if (ret == 0 && in_child(c, true, gc, data, err) < 0)
+			ret = *err ? -1 : 1;
 	}
 	check_forwarders(c);
 	teardown_if_last(c);
@@ -502,17 +499,16 @@ int rootless_gc(const struct rootless_call *c, rootless_fn gc, void *data)
 	return ret;
 }
 
-int rootless_reload(const struct rootless_call *c)
+int rootless_reload(const struct rootless_call *c, char **err)
 {
-	_cleanup_free_ char *err = NULL;
 	struct stat st;
 	if (stat(c->user->dir, &st) < 0)
 		return 0; /* nothing of the user's */
-	if (rootless_netns_lock(c->user, &err) < 0) {
-		log_error("reload: %s", err);
-		return 1;
-	}
-	heal(c);
+	if (rootless_netns_lock(c->user, err) < 0)
+		return -1;
+	_cleanup_free_ char *e = NULL;
+	if (heal(c, &e) < 0)
+		log_error("%s %s: %s", c->id, c->stage, e);
 	rootless_netns_unlock(c->user);
 	return 0;
 }

@@ -11,12 +11,12 @@
 /* The start time of process `pid` (field 22 of /proc/<pid>/stat, in clock
  * ticks since boot, as runc and crun record it), or -1 when there is no
  * such process. */
-int proc_start_time(long pid, unsigned long long *start)
+int proc_stat_start_time(long pid, unsigned long long *start)
 {
-	return proc_start_time_in("/proc", pid, start);
+	return proc_stat_start_time_in("/proc", pid, start);
 }
 
-int proc_start_time_in(const char *proc, long pid, unsigned long long *start)
+int proc_stat_start_time_in(const char *proc, long pid, unsigned long long *start)
 {
 	_cleanup_free_ char *path = xasprintf("%s/%ld/stat", proc, pid);
 	_cleanup_free_ char *buf = NULL;

@@ -6,8 +6,8 @@
 
 /* The start time of process `pid` (field 22 of /proc/<pid>/stat, in clock
  * ticks since boot), or -1 when there is no such process. */
-int proc_start_time(long pid, unsigned long long *start);
+int proc_stat_start_time(long pid, unsigned long long *start);
 /* The same read in `proc` (a /proc, or a copy of its files for a test). */
-int proc_start_time_in(const char *proc, long pid, unsigned long long *start);
+int proc_stat_start_time_in(const char *proc, long pid, unsigned long long *start);
 
 #endif

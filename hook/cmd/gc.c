@@ -382,7 +382,7 @@ static void prune_indexes(const struct hook_config *cfg, const cnirt_ctx *ctx,
 		strv_append(&a.cache_ids.v, &a.cache_ids.n,
 			    cnirt_cache_entry_container_id(cache[i]));
 	strset_sort(&a.cache_ids);
-	ports_prune(cfg->state_dir, holder_alive, &a);
+	port_reservations_prune(cfg->state_dir, holder_alive, &a);
 	attlist_sweep(cnirt_ctx_cache_dir(ctx), holder_alive, &a);
 	strv_free(a.cache_ids.v, a.cache_ids.n);
 	netns_index_sweep(cfg->state_dir);

@@ -217,7 +217,7 @@ static int replace_old_record(struct engine_run *r, const char *rpath, const cha
 		 r->stage);
 	int ret = detach_record(r, old);
 	if (ret == 0) {
-		ports_release(r->cfg->state_dir, r->id);
+		port_reservations_release(r->cfg->state_dir, r->id);
 		detach_remove_state(r, pin);
 	}
 	record_free(old);
@@ -284,11 +284,13 @@ static int record_before_add(struct engine_run *r, const struct selection *sel,
 	/* Host ports, once the state directory shows we are attaching (a
 	 * reservation whose holder has none and no cache entry is stale). */
 	_cleanup_free_ char *holder = NULL;
-	int reserved = ports_reserve(r->cfg->state_dir, r->ctx, r->id, sel, &holder, err);
+	int reserved =
+	    port_reservations_reserve(r->cfg->state_dir, r->ctx, r->id, sel, &holder, err);
 	if (reserved < 0 && holder &&
 	    preflight_collect_gone(r, holder, "a host port asked for", false, NULL) == 0) {
 		free(TAKE_PTR(*err));
-		reserved = ports_reserve(r->cfg->state_dir, r->ctx, r->id, sel, NULL, err);
+		reserved =
+		    port_reservations_reserve(r->cfg->state_dir, r->ctx, r->id, sel, NULL, err);
 	}
 	if (reserved < 0) {
 		detach_remove_state(r, NULL);
@@ -306,7 +308,7 @@ static int record_before_add(struct engine_run *r, const struct selection *sel,
 	if (ret < 0) {
 		if (!r->t)
 			netns_index_remove(r->cfg->state_dir, source, r->id);
-		ports_release(r->cfg->state_dir, r->id);
+		port_reservations_release(r->cfg->state_dir, r->id);
 		detach_remove_state(r, pin);
 	}
 	return ret;
@@ -397,7 +399,7 @@ static void roll_back(struct engine_run *r, const struct record *rec, size_t don
 		run_failed(r, ENGINE_OWN_ERROR, m);
 		return;
 	}
-	ports_release(r->cfg->state_dir, r->id);
+	port_reservations_release(r->cfg->state_dir, r->id);
 	detach_remove_state(r, pin);
 }
 

@@ -261,7 +261,7 @@ static int detach_from_cache(struct engine_run *r, size_t *found)
 		} else {
 			/* The list of its port reservations went with the
 			 * state directory: the entry names the ports. */
-			ports_release_entry(r->cfg->state_dir, r->id, v[i]);
+			port_reservations_release_entry(r->cfg->state_dir, r->id, v[i]);
 		}
 	}
 	cnirt_cache_entries_free(v, mine);
@@ -306,7 +306,7 @@ static int detach(struct engine_run *r)
 		 * entry and the pin. */
 		if (rec && !r->t && !netns_is_netns(pin))
 			netns_index_forget(r->cfg->state_dir, r->id);
-		ports_release(r->cfg->state_dir, r->id);
+		port_reservations_release(r->cfg->state_dir, r->id);
 		detach_remove_state(r, pin);
 		run_log_done(r, "detached", n);
 	}

@@ -202,7 +202,7 @@ static int find_held(struct engine_run *r, const struct selection *sel, cnirt_ca
 		return -1;
 	}
 	for (*i = 0; *i < sel->n; (*i)++)
-		if (holders_find(&sel->v[*i], r->id, *v, *n, hit) > 0)
+		if (address_holders_find(&sel->v[*i], r->id, *v, *n, hit) > 0)
 			return 1;
 	return 0;
 }
@@ -240,7 +240,7 @@ int preflight_held_addresses(struct engine_run *r, const struct selection *sel)
 {
 	bool any = false;
 	for (size_t i = 0; i < sel->n; i++)
-		any |= holders_asked(&sel->v[i]);
+		any |= address_holders_asked(&sel->v[i]);
 	char **collected = NULL;
 	size_t n_collected = 0;
 	int ret = any ? 1 : 0;
@@ -257,7 +257,7 @@ int preflight_held_addresses(struct engine_run *r, const struct selection *sel)
 			strv_append(&collected, &n_collected, holder);
 			ret = collect_or_refuse(r, &sel->v[i], &hit, again) < 0 ? -1 : 1;
 		}
-		holder_hit_free(&hit);
+		address_holders_hit_free(&hit);
 		cnirt_cache_entries_free(v, n);
 	}
 	strv_free(collected, n_collected);

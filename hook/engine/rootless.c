@@ -284,11 +284,11 @@ static int plan_from_record(const struct rootless_call *c, const char *id,
 		if (!json_is_array(m))
 			continue;
 		struct port_mappings pm = {0};
-		if (portmaps_from_json(m, &pm, &e) < 0)
+		if (port_mappings_from_json(m, &pm, &e) < 0)
 			ret = set_error(err, "%s: portMappings: %s", path, e);
 		else
 			ret = port_forwarder_plan_add(plan, i, &pm, err);
-		portmaps_free(&pm);
+		port_mappings_free(&pm);
 	}
 	record_free(rec);
 	return ret;

@@ -177,7 +177,7 @@ int rootless_netns_ensure(const struct rootless_user *u, char **err)
 static int pidfile_write(const char *pidfile, long pid, char **err)
 {
 	unsigned long long start = 0;
-	if (proc_start_time(pid, &start) < 0)
+	if (proc_stat_start_time(pid, &start) < 0)
 		return set_error(err, "%s: process %ld is gone", pidfile, pid);
 	_cleanup_free_ char *text = xasprintf("%ld %llu\n", pid, start);
 	_cleanup_free_ char *tmp = xasprintf("%s.tmp", pidfile);
@@ -211,7 +211,7 @@ int rootless_netns_write_pidfile(const char *pidfile, long pid, char **err)
 bool rootless_netns_same_process(long pid, unsigned long long start)
 {
 	unsigned long long now;
-	if (proc_start_time(pid, &now) < 0 || now != start)
+	if (proc_stat_start_time(pid, &now) < 0 || now != start)
 		return false;
 	char path[64];
 	snprintf(path, sizeof(path), "/proc/%ld/stat", pid);

@@ -193,7 +193,7 @@ int rootless_watch_stop_strays(const struct rootless_user *u)
 		if (*end || pid <= 1 || pid == getpid() || !stray(&c, pid))
 			continue;
 		unsigned long long start = 0;
-		if (proc_start_time(pid, &start) < 0)
+		if (proc_stat_start_time(pid, &start) < 0)
 			continue;
 		pids = xreallocarray(pids, n + 1, sizeof(*pids));
 		starts = xreallocarray(starts, n + 1, sizeof(*starts));

@@ -83,7 +83,7 @@ static void attach_req_free(struct attach_req *r)
 	free(r->ifname);
 	strv_free(r->ips, r->n_ips);
 	free(r->mac);
-	portmaps_free(&r->ports);
+	port_mappings_free(&r->ports);
 	free(r->bandwidth);
 	free(r->ib_guid);
 	free(r->cni_args);
@@ -91,7 +91,7 @@ static void attach_req_free(struct attach_req *r)
 	memset(r, 0, sizeof(*r));
 }
 
-void selection_free(struct selection *s)
+void annotations_selection_free(struct selection *s)
 {
 	if (s == NULL)
 		return;
@@ -157,7 +157,7 @@ static int element_field(const char *k, const json *v, struct attach_req *r, cha
 		return addresses_ip_list_from_json(v, k, IP_ONLY, &r->default_route,
 						   &r->n_default_route, problem);
 	if (strcmp(k, "portMappings") == 0)
-		return portmaps_from_json(v, &r->ports, problem) < 0
+		return port_mappings_from_json(v, &r->ports, problem) < 0
 			   ? ann_prefix(problem, "field \"portMappings\"")
 			   : 0;
 	if (strcmp(k, "bandwidth") == 0)
@@ -399,7 +399,7 @@ static int single_ports(const char *value, struct selection *s, char **err)
 	char *problem = NULL;
 	if (first_attachment(s, ANN_PORTS, "portMappings", s->n && s->v[0].ports.n, &r, err) < 0)
 		return -1;
-	if (portmaps_from_annotation(value, &r->ports, &problem) < 0)
+	if (port_mappings_from_annotation(value, &r->ports, &problem) < 0)
 		return ann_fail(err, ANN_PORTS, problem);
 	r->ports_key = ANN_PORTS;
 	return 0;
@@ -525,7 +525,7 @@ static int parse_all(const struct kvlist *ann, const struct container_defaults *
 	    ((v = kvlist_get(ann, ANN_NAME)) && parse_name(v, &s, err) < 0) ||
 	    names_request_parse(ann, &s.names, err) < 0 ||
 	    (!in_pod && kubepod_parse(ann, d->container_id, &s.pod, err) < 0)) {
-		selection_free(&s);
+		annotations_selection_free(&s);
 		return -1;
 	}
 	if (in_pod)
@@ -537,7 +537,7 @@ static int parse_all(const struct kvlist *ann, const struct container_defaults *
 	if (assign_ifnames(&s, in_pod ? "net" : "eth", in_pod ? 1 : 0, &problem) < 0) {
 		const char *key =
 		    kvlist_get(ann, ANN_NPWG_NETWORKS) ? ANN_NPWG_NETWORKS : ANN_NETWORKS;
-		selection_free(&s);
+		annotations_selection_free(&s);
 		return ann_fail(err, key, problem);
 	}
 	*out = s;

@@ -100,6 +100,6 @@ bool annotations_select(const struct kvlist *ann);
  * equal. */
 char *annotations_request_digest(const struct kvlist *ann);
 const char *annotations_selected_by(const struct kvlist *ann);
-void selection_free(struct selection *s);
+void annotations_selection_free(struct selection *s);
 
 #endif

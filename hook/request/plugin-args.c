@@ -45,7 +45,7 @@ static int cap_args_json(const struct attach_req *r, const struct caps *c, char 
 {
 	_cleanup_json_ json *o = json_new(JSON_OBJECT);
 	if (r->ports.n)
-		json_obj_set(o, "portMappings", portmaps_to_json(&r->ports));
+		json_obj_set(o, "portMappings", port_mappings_to_json(&r->ports));
 	if (r->mac && c->mac)
 		json_obj_set(o, "mac", json_new_string(r->mac));
 	if (r->n_ips && c->ips) {

@@ -387,7 +387,7 @@ static int check_ports(const struct policy *p, const char *key, const struct por
 {
 	for (size_t i = 0; i < m->n; i++) {
 		const struct port_mapping *pm = &m->v[i];
-		_cleanup_free_ char *mapping = portmap_text(pm);
+		_cleanup_free_ char *mapping = port_mappings_one_text(pm);
 		if (pm->host_port < p->host_port_min || pm->host_port > p->host_port_max)
 			return refuse(err, key, mapping,
 				      "host port %u is not in %u-%u (policy.hostPortRange)",
@@ -429,7 +429,7 @@ static int check_attachment(const struct policy *p, const struct sources *src,
 	if (r->ports.n) {
 		key = source_of(src, i, src->ports, ANN_PORTS);
 		if (!(p->allowed_fields & POLICY_PORT_MAPPINGS)) {
-			_cleanup_free_ char *text = portmaps_text(&r->ports);
+			_cleanup_free_ char *text = port_mappings_text(&r->ports);
 			return refuse_field(err, key, text, POLICY_PORT_MAPPINGS);
 		}
 		if (check_ports(p, key, &r->ports, err) < 0)

@@ -19,7 +19,7 @@ static void portmap_v_free(struct port_mapping *v, size_t n)
 	free(v);
 }
 
-void portmaps_free(struct port_mappings *m)
+void port_mappings_free(struct port_mappings *m)
 {
 	if (m == NULL)
 		return;
@@ -49,7 +49,7 @@ static int bad_protocol(char **problem, const char *what, const char *s)
 	return set_error(problem, "%s\"%s\" is not tcp, udp or sctp", what, text);
 }
 
-json *portmaps_to_json(const struct port_mappings *m)
+json *port_mappings_to_json(const struct port_mappings *m)
 {
 	json *a = json_new(JSON_ARRAY);
 	for (size_t i = 0; i < m->n; i++) {
@@ -65,13 +65,13 @@ json *portmaps_to_json(const struct port_mappings *m)
 	return a;
 }
 
-char *portmaps_json(const struct port_mappings *m)
+char *port_mappings_json_text(const struct port_mappings *m)
 {
-	_cleanup_json_ json *a = portmaps_to_json(m);
+	_cleanup_json_ json *a = port_mappings_to_json(m);
 	return json_gen(a, false, NULL);
 }
 
-char *portmap_text(const struct port_mapping *m)
+char *port_mappings_one_text(const struct port_mapping *m)
 {
 	if (m->host_ip == NULL)
 		return xasprintf("%u:%u/%s", m->host_port, m->container_port, m->proto);
@@ -81,11 +81,11 @@ char *portmap_text(const struct port_mapping *m)
 	return xasprintf("%s:%u:%u/%s", m->host_ip, m->host_port, m->container_port, m->proto);
 }
 
-char *portmaps_text(const struct port_mappings *m)
+char *port_mappings_text(const struct port_mappings *m)
 {
 	struct buf b = {0};
 	for (size_t i = 0; i < m->n; i++) {
-		_cleanup_free_ char *t = portmap_text(&m->v[i]);
+		_cleanup_free_ char *t = port_mappings_one_text(&m->v[i]);
 		buf_printf(&b, "%s%s", i ? "," : "", t);
 	}
 	size_t len;
@@ -156,7 +156,7 @@ static int portmap_from_json(const json *o, struct port_mapping *pm, char **prob
 	return 0;
 }
 
-int portmaps_from_json(const json *a, struct port_mappings *out, char **problem)
+int port_mappings_from_json(const json *a, struct port_mappings *out, char **problem)
 {
 	if (!json_is_array(a))
 		return set_error(problem, "is %s, expected an array of port mappings",
@@ -312,13 +312,13 @@ static bool ports_are_json(const char *value)
 	return !hex && *p != ':';
 }
 
-int portmaps_from_annotation(const char *value, struct port_mappings *out, char **problem)
+int port_mappings_from_annotation(const char *value, struct port_mappings *out, char **problem)
 {
 	if (!ports_are_json(value))
 		return portmaps_from_string(value, out, problem);
 	_cleanup_json_ json *top = NULL;
 	struct port_mappings m = {0};
-	if (ann_json(value, &top, problem) < 0 || portmaps_from_json(top, &m, problem) < 0)
+	if (ann_json(value, &top, problem) < 0 || port_mappings_from_json(top, &m, problem) < 0)
 		return -1;
 	if (m.n == 0)
 		return set_error(problem, "the list is empty");

@@ -30,20 +30,20 @@ struct port_mappings {
 
 /* A JSON array of port mapping objects {hostPort, containerPort,
  * protocol?, hostIP?} into *out (n 0 when the array is empty). */
-int portmaps_from_json(const json *a, struct port_mappings *out, char **problem);
+int port_mappings_from_json(const json *a, struct port_mappings *out, char **problem);
 /* The value of io.cnihook.ports: JSON when it starts with '[' (but not an
  * IPv6 host IP, "[fd00::1]:8080:80") or '{', else the short form. An empty
  * list is a problem. */
-int portmaps_from_annotation(const char *value, struct port_mappings *out, char **problem);
+int port_mappings_from_annotation(const char *value, struct port_mappings *out, char **problem);
 /* The portMappings capability argument (a JSON array), as a plugin gets it. */
-json *portmaps_to_json(const struct port_mappings *m);
+json *port_mappings_to_json(const struct port_mappings *m);
 /* Its compact JSON text (messages, tests). */
-char *portmaps_json(const struct port_mappings *m);
+char *port_mappings_json_text(const struct port_mappings *m);
 /* One mapping as the short form writes it,
  * "[HOSTIP:]HOSTPORT:CONTAINERPORT/PROTOCOL" (an IPv6 host IP in
  * brackets); all of them, comma separated. */
-char *portmap_text(const struct port_mapping *m);
-char *portmaps_text(const struct port_mappings *m);
-void portmaps_free(struct port_mappings *m);
+char *port_mappings_one_text(const struct port_mapping *m);
+char *port_mappings_text(const struct port_mappings *m);
+void port_mappings_free(struct port_mappings *m);
 
 #endif

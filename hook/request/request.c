@@ -11,7 +11,7 @@ static int request_finish(const struct policy *p, const struct kvlist *ann, stru
 			  struct request *out, char **err)
 {
 	if (sel->n > 0 && !sel->skip_reason && policy_check_selection_ann(p, sel, ann, err) < 0) {
-		selection_free(sel);
+		annotations_selection_free(sel);
 		return -1;
 	}
 	*out = (struct request){
@@ -28,7 +28,7 @@ int request_build(const struct policy *p, const struct kvlist *ann,
 	struct selection sel = {0};
 	*out = (struct request){0};
 	if (policy_check_annotations(p, ann, err) < 0 || annotations_parse(ann, d, &sel, err) < 0) {
-		selection_free(&sel);
+		annotations_selection_free(&sel);
 		return -1;
 	}
 	return request_finish(p, ann, &sel, out, err);
@@ -41,7 +41,7 @@ int request_build_pod(const struct policy *p, const struct kvlist *ann, const st
 	*out = (struct request){0};
 	if (policy_check_annotations(p, ann, err) < 0 ||
 	    annotations_parse_pod(ann, pod, &sel, err) < 0) {
-		selection_free(&sel);
+		annotations_selection_free(&sel);
 		return -1;
 	}
 	return request_finish(p, ann, &sel, out, err);
@@ -62,7 +62,7 @@ void request_free(struct request *r)
 {
 	if (r == NULL)
 		return;
-	selection_free(&r->sel);
+	annotations_selection_free(&r->sel);
 	free(r->digest);
 	*r = (struct request){0};
 }

@@ -159,7 +159,7 @@ int runtime_spec_edit(const char *text, size_t len, const char *what,
 	*out = json_gen(root, false, out_len);
 	ret = 1;
 out:
-	selection_free(&sel);
+	annotations_selection_free(&sel);
 	kvlist_free(&ann);
 	kvlist_free(&added);
 	return ret;

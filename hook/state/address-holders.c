@@ -10,7 +10,7 @@
 #include "state/address-holders.h"
 #include "state/network-status.h"
 
-bool holders_asked(const struct attach_req *a)
+bool address_holders_asked(const struct attach_req *a)
 {
 	return a->n_ips > 0 || a->mac != NULL;
 }
@@ -54,10 +54,10 @@ static char *held_in(const struct attach_req *a, const json *r, const char *ifna
 	return NULL;
 }
 
-int holders_find(const struct attach_req *a, const char *self, cnirt_cache_entry *const *v,
-		 size_t n, struct holder_hit *hit)
+int address_holders_find(const struct attach_req *a, const char *self, cnirt_cache_entry *const *v,
+			 size_t n, struct holder_hit *hit)
 {
-	if (!holders_asked(a))
+	if (!address_holders_asked(a))
 		return 0;
 	for (size_t i = 0; i < n; i++) {
 		const char *id = cnirt_cache_entry_container_id(v[i]);
@@ -75,7 +75,7 @@ int holders_find(const struct attach_req *a, const char *self, cnirt_cache_entry
 	return 0;
 }
 
-void holder_hit_free(struct holder_hit *hit)
+void address_holders_hit_free(struct holder_hit *hit)
 {
 	free(hit->what);
 	hit->what = NULL;

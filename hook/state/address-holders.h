@@ -20,7 +20,7 @@
 
 /* Does the attachment ask for an address another one could hold (a static
  * IP or a MAC)? */
-bool holders_asked(const struct attach_req *a);
+bool address_holders_asked(const struct attach_req *a);
 
 /* An address asked for and the cache entry that holds it. */
 struct holder_hit {
@@ -32,9 +32,9 @@ struct holder_hit {
  * whose network is a's and whose cached result (any version, as converted
  * to 1.0.0) has an IP address a asks for (prefix lengths aside) or, on its
  * container interface, the MAC a asks for (case aside). 1 with *hit set
- * (free it with holder_hit_free()), 0 when none holds one. */
-int holders_find(const struct attach_req *a, const char *self, cnirt_cache_entry *const *v,
-		 size_t n, struct holder_hit *hit);
-void holder_hit_free(struct holder_hit *hit);
+ * (free it with address_holders_hit_free()), 0 when none holds one. */
+int address_holders_find(const struct attach_req *a, const char *self, cnirt_cache_entry *const *v,
+			 size_t n, struct holder_hit *hit);
+void address_holders_hit_free(struct holder_hit *hit);
 
 #endif

@@ -213,7 +213,7 @@ static bool runtime_stopped(const char *proc, const char *dir, char **evidence)
 			continue;
 		unsigned long long now = 0;
 		long p = (long)json_int_value(pid);
-		if (proc_start_time_in(proc, p, &now) == 0 &&
+		if (proc_stat_start_time_in(proc, p, &now) == 0 &&
 		    now == (unsigned long long)json_int_value(start)) {
 			*evidence = xasprintf("its runtime has state for it (%s), and its init "
 					      "process %ld lives",

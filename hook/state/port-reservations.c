@@ -213,7 +213,7 @@ static void release_listed(char *name, void *data)
 		release_file(r->state_dir, name, r->id);
 }
 
-void ports_release(const char *state_dir, const char *id)
+void port_reservations_release(const char *state_dir, const char *id)
 {
 	_cleanup_free_ char *list = layout_own_ports(state_dir, id);
 	struct release r = {.state_dir = state_dir, .id = id};
@@ -236,7 +236,8 @@ static void entry_mappings(const cnirt_cache_entry *e, struct port **held, size_
 	json_free(v);
 }
 
-void ports_release_entry(const char *state_dir, const char *id, const cnirt_cache_entry *e)
+void port_reservations_release_entry(const char *state_dir, const char *id,
+				     const cnirt_cache_entry *e)
 {
 	_cleanup_free_ struct port *held = NULL;
 	size_t n = 0;
@@ -273,7 +274,8 @@ static void prune_file(int dfd, const char *name, void *data)
 	each_line(path, prune_line, p);
 }
 
-void ports_prune(const char *state_dir, bool (*alive)(void *data, const char *id), void *data)
+void port_reservations_prune(const char *state_dir, bool (*alive)(void *data, const char *id),
+			     void *data)
 {
 	_cleanup_free_ char *dir = layout_ports_dir(state_dir);
 	struct prune p = {.state_dir = state_dir, .alive = alive, .data = data};
@@ -690,8 +692,8 @@ static int check_cache(const char *state_dir, cnirt_ctx *ctx, const struct index
 	return 0;
 }
 
-int ports_reserve(const char *state_dir, cnirt_ctx *ctx, const char *id,
-		  const struct selection *sel, char **holder, char **err)
+int port_reservations_reserve(const char *state_dir, cnirt_ctx *ctx, const char *id,
+			      const struct selection *sel, char **holder, char **err)
 {
 	struct port *want = NULL;
 	size_t n = 0;
@@ -738,7 +740,7 @@ int ports_reserve(const char *state_dir, cnirt_ctx *ctx, const char *id,
 			r = update_file(state_dir, path, NULL, ctx, &want[i], id, holder, err);
 	}
 	if (r < 0)
-		ports_release(state_dir, id);
+		port_reservations_release(state_dir, id);
 	index_free(&idx);
 	free(want);
 	return r;

@@ -23,17 +23,19 @@
  * entries with portMappings) count too. On failure nothing stays reserved;
  * when a reservation of cnihook's refused it, *holder (if holder is not
  * NULL) names its container, for the caller to judge. */
-int ports_reserve(const char *state_dir, cnirt_ctx *ctx, const char *id,
-		  const struct selection *sel, char **holder, char **err);
+int port_reservations_reserve(const char *state_dir, cnirt_ctx *ctx, const char *id,
+			      const struct selection *sel, char **holder, char **err);
 /* Release every reservation of container `id`: the files its list
  * (<stateDir>/<id>/ports) names, then the list. */
-void ports_release(const char *state_dir, const char *id);
+void port_reservations_release(const char *state_dir, const char *id);
 /* Release container `id`'s reservations of the host ports in a cache
  * entry's portMappings: poststop after the state directory (and with it
  * the list above) was wiped finds them there. */
-void ports_release_entry(const char *state_dir, const char *id, const cnirt_cache_entry *e);
+void port_reservations_release_entry(const char *state_dir, const char *id,
+				     const cnirt_cache_entry *e);
 /* Drop, from every reservation file, the holders for which alive() is
  * false (gc, with the containers it knows). */
-void ports_prune(const char *state_dir, bool (*alive)(void *data, const char *id), void *data);
+void port_reservations_prune(const char *state_dir, bool (*alive)(void *data, const char *id),
+			     void *data);
 
 #endif

@@ -109,7 +109,7 @@ static int forward(unsigned host_port, const char *netns, unsigned target_port)
 	_cleanup_free_ char *err = NULL;
 	_cleanup_free_ char *maps = xasprintf("127.0.0.1:%u:%u", host_port, target_port);
 	struct port_mappings m = {0};
-	if (portmaps_from_annotation(maps, &m, &err) < 0 ||
+	if (port_mappings_from_annotation(maps, &m, &err) < 0 ||
 	    port_forwarder_plan_add(&p, 0, &m, &err) < 0 || port_forwarder_listen(&p, &err) < 0) {
 		fprintf(stderr, "fwdbench forward: %s\n", err);
 		return 1;

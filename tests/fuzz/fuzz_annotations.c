@@ -89,7 +89,7 @@ static void check_selection(const struct selection *s)
 			      strcmp(m->proto, "sctp") == 0);
 		}
 		if (r->ports.n) {
-			_cleanup_free_ char *text = portmaps_json(&r->ports);
+			_cleanup_free_ char *text = port_mappings_json_text(&r->ports);
 			check_json(text, JSON_ARRAY);
 		}
 		if (r->bandwidth)
@@ -162,7 +162,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		free(cap_args);
 		kvlist_free(&args);
 	}
-	selection_free(&s);
+	annotations_selection_free(&s);
 	free(text);
 	return 0;
 }

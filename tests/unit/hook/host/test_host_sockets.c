@@ -452,10 +452,10 @@ static int check_text(const struct host_sockets *s, const char *proc, const char
 {
 	struct port_mappings m = {0};
 	_cleanup_free_ char *problem = NULL;
-	if (portmaps_from_annotation(text, &m, &problem) < 0)
+	if (port_mappings_from_annotation(text, &m, &problem) < 0)
 		fail_msg("port mappings %s: %s", text, problem);
 	int ret = host_sockets_check(s, proc, key, &m, err);
-	portmaps_free(&m);
+	port_mappings_free(&m);
 	return ret;
 }
 

@@ -42,12 +42,12 @@ static int plan_add(struct forward_plan *p, size_t attachment, const char *ports
 	int r = ports[0] == '['
 		    ? json_parse_with(ports, strlen(ports), "t", &hook_json, &a, &problem) < 0
 			  ? -1
-			  : portmaps_from_json(a, &m, &problem)
-		    : portmaps_from_annotation(ports, &m, &problem);
+			  : port_mappings_from_json(a, &m, &problem)
+		    : port_mappings_from_annotation(ports, &m, &problem);
 	if (r < 0)
 		fail_msg("port mappings %s: %s", ports, problem);
 	int ret = port_forwarder_plan_add(p, attachment, &m, err);
-	portmaps_free(&m);
+	port_mappings_free(&m);
 	return ret;
 }
 

@@ -58,7 +58,7 @@ static void refused_defaults(const struct kvlist *ann, char *const *defaults, si
 	char *err = NULL;
 	int r = annotations_parse(ann, DEFAULTS(defaults, n_default), &s, &err);
 	if (r >= 0) {
-		selection_free(&s);
+		annotations_selection_free(&s);
 		fail_msg("annotations_parse succeeded, expected: %s", msg);
 	}
 	assert_non_null(err);
@@ -86,7 +86,7 @@ static void refused1_prefix(const char *key, const char *value, const char *pref
 	struct selection s;
 	char *err = NULL;
 	if (annotations_parse(KVLIST(ann), DEFAULTS(NULL, 0), &s, &err) >= 0) {
-		selection_free(&s);
+		annotations_selection_free(&s);
 		fail_msg("annotations_parse succeeded, expected: %s...", prefix);
 	}
 	if (strncmp(err, prefix, strlen(prefix)) != 0)
@@ -102,10 +102,10 @@ static void ports_are(const char *value, const char *text)
 	parse(KVLIST(ann), &s);
 	assert_int_equal(s.n, 1);
 	assert_true(s.v[0].ports.n > 0);
-	_cleanup_free_ char *got = portmaps_json(&s.v[0].ports);
+	_cleanup_free_ char *got = port_mappings_json_text(&s.v[0].ports);
 	if (strcmp(got, text) != 0)
 		fail_msg("ports \"%s\":\n  got      %s\n  expected %s", value, got, text);
-	selection_free(&s);
+	annotations_selection_free(&s);
 }
 
 static void ports_refused(const char *value, const char *msg)
@@ -123,7 +123,7 @@ static void ifnames_are(const char *networks, const char *const *expected, size_
 		if (strcmp(s.v[i].ifname, expected[i]) != 0)
 			fail_msg("\"%s\": attachment %zu got %s, expected %s", networks, i,
 				 s.v[i].ifname, expected[i]);
-	selection_free(&s);
+	annotations_selection_free(&s);
 }
 
 /* ------------------------------------------------------------ selection: NPWG JSON */
@@ -158,7 +158,7 @@ static void test_json_every_field(void **state)
 	assert_string_equal(r->ips[1], "fd00::3"); /* v1.2 allows a plain IP: kept as given */
 	assert_string_equal(r->mac, "c2:11:22:33:44:55");
 	assert_string_equal(r->ib_guid, "c2:11:22:33:44:55:66:77");
-	_cleanup_free_ char *ports = portmaps_json(&r->ports);
+	_cleanup_free_ char *ports = port_mappings_json_text(&r->ports);
 	assert_string_equal(ports, "[{\"hostPort\":8080,\"containerPort\":80,\"protocol\":\"tcp\"},"
 				   "{\"hostPort\":53,\"containerPort\":5353,\"protocol\":\"udp\","
 				   "\"hostIP\":\"10.0.0.1\"}]");
@@ -184,7 +184,7 @@ static void test_json_every_field(void **state)
 	assert_int_equal(s.pod.n, 0);
 	assert_null(s.netns);
 	assert_null(s.skip_reason);
-	selection_free(&s);
+	annotations_selection_free(&s);
 }
 
 static void test_json_refusals(void **state)
@@ -293,14 +293,14 @@ static void test_short_form(void **state)
 	assert_string_equal(s.v[2].ifname, "eth2");
 	assert_string_equal(s.v[3].network, "net4");
 	assert_string_equal(s.v[3].ifname, "eth0");
-	selection_free(&s);
+	annotations_selection_free(&s);
 
 	/* The NPWG key takes the short form too. */
 	parse1(ANN_NPWG_NETWORKS, "macvlan-conf", &s);
 	assert_int_equal(s.n, 1);
 	assert_string_equal(s.v[0].network, "macvlan-conf");
 	assert_string_equal(s.v[0].ifname, "eth0");
-	selection_free(&s);
+	annotations_selection_free(&s);
 }
 
 static void test_short_form_refusals(void **state)
@@ -361,27 +361,27 @@ static void test_defaults(void **state)
 	assert_string_equal(s.v[0].ifname, "eth0");
 	assert_string_equal(s.v[1].network, "b");
 	assert_string_equal(s.v[1].ifname, "eth1");
-	selection_free(&s);
+	annotations_selection_free(&s);
 
 	/* An annotation replaces the defaults. */
 	struct kv ann[] = {KV(ANN_NETWORKS, "c")};
 	parse_defaults(KVLIST(ann), defaults, 2, &s);
 	assert_int_equal(s.n, 1);
 	assert_string_equal(s.v[0].network, "c");
-	selection_free(&s);
+	annotations_selection_free(&s);
 
 	/* No annotation, no defaults: nothing to attach. */
 	parse(KVLIST_N(NULL, 0), &s);
 	assert_int_equal(s.n, 0);
 	assert_null(s.v);
 	assert_null(s.skip_reason);
-	selection_free(&s);
+	annotations_selection_free(&s);
 
 	/* Unrelated annotations are not looked at. */
 	struct kv other[] = {KV("org.example.x", "\xff\xfe")};
 	parse(KVLIST(other), &s);
 	assert_int_equal(s.n, 0);
-	selection_free(&s);
+	annotations_selection_free(&s);
 
 	char *bad[] = {(char *)"a/b"};
 	refused_defaults(KVLIST_N(NULL, 0), bad, 1,
@@ -401,7 +401,7 @@ static void test_empty_selection(void **state)
 		struct selection s;
 		parse_defaults(KVLIST(ann), defaults, 1, &s);
 		assert_int_equal(s.n, 0);
-		selection_free(&s);
+		annotations_selection_free(&s);
 	}
 }
 
@@ -436,7 +436,7 @@ static void test_attachment_limit(void **state)
 	parse1(ANN_NETWORKS, list, &s);
 	assert_int_equal(s.n, 32);
 	assert_string_equal(s.v[31].ifname, "eth31");
-	selection_free(&s);
+	annotations_selection_free(&s);
 	strcat(list, ",x");
 	refused1(ANN_NETWORKS, list,
 		 "annotation \"io.cnihook.networks\": 33 networks requested, at most 32");
@@ -492,7 +492,7 @@ static void test_single_keys_go_to_first(void **state)
 	parse_defaults(KVLIST(ann), defaults, 2, &s);
 	assert_int_equal(s.n, 2);
 	const struct attach_req *r = &s.v[0];
-	_cleanup_free_ char *ports = portmaps_json(&r->ports);
+	_cleanup_free_ char *ports = port_mappings_json_text(&r->ports);
 	assert_string_equal(ports,
 			    "[{\"hostPort\":8080,\"containerPort\":80,\"protocol\":\"tcp\"}]");
 	assert_string_equal(r->mac, "c2:11:22:33:44:55");
@@ -505,7 +505,7 @@ static void test_single_keys_go_to_first(void **state)
 	assert_null(r->mac);
 	assert_int_equal(r->n_ips, 0);
 	assert_null(r->bandwidth);
-	selection_free(&s);
+	annotations_selection_free(&s);
 }
 
 static void test_single_keys_conflict_with_selection(void **state)
@@ -633,7 +633,7 @@ static void test_unknown_keys(void **state)
 	parse(KVLIST(others), &s);
 	assert_int_equal(s.n, 0);
 	assert_null(s.skip_reason);
-	selection_free(&s);
+	annotations_selection_free(&s);
 }
 
 /* Refused whatever else the annotations say: with defaultNetworks, an NPWG
@@ -801,7 +801,7 @@ static void test_mac(void **state)
 		struct selection s;
 		parse(KVLIST(ann), &s);
 		assert_string_equal(s.v[0].mac, ok[i][1]);
-		selection_free(&s);
+		annotations_selection_free(&s);
 	}
 	const char *bad[][2] = {
 	    {"01:00:5e:00:00:01", "\"01:00:5e:00:00:01\" is a multicast address, not a "
@@ -866,7 +866,7 @@ static void test_bandwidth(void **state)
 	parse(KVLIST(ann), &s);
 	assert_string_equal(s.v[0].bandwidth, "{\"ingressRate\":2048,\"ingressBurst\":1600,"
 					      "\"egressRate\":4096,\"egressBurst\":0}");
-	selection_free(&s);
+	annotations_selection_free(&s);
 
 	const char *bad[][2] = {
 	    {"{\"ingressRate\":-1}", "field \"ingressRate\": -1 is not a non-negative integer"},
@@ -908,7 +908,7 @@ static void test_args(void **state)
 	assert_int_equal(s.args.n, 4);
 	const char *expected[] = {"FOO=BAR", "ABC=123", "EMPTY=", "x.y-z_1=caf\xc3\xa9", NULL};
 	args_are(&s.args, expected);
-	selection_free(&s);
+	annotations_selection_free(&s);
 
 	const char *k = ANN_ARGS;
 	refused1(k, "", "annotation \"io.cnihook.args\": is empty");
@@ -950,7 +950,7 @@ static void test_netns(void **state)
 	struct selection s;
 	parse1(ANN_NETNS, "/run/netns/vm 1", &s);
 	assert_string_equal(s.netns, "/run/netns/vm 1");
-	selection_free(&s);
+	annotations_selection_free(&s);
 	refused1(ANN_NETNS, "run/netns/x",
 		 "annotation \"io.cnihook.netns\": is not an absolute path");
 	refused1(ANN_NETNS, "", "annotation \"io.cnihook.netns\": is not an absolute path");
@@ -965,7 +965,7 @@ static void test_name(void **state)
 	struct selection s;
 	parse1(ANN_NAME, "db-1.example", &s);
 	assert_string_equal(s.name, "db-1.example");
-	selection_free(&s);
+	annotations_selection_free(&s);
 	refused1(ANN_NAME, "db_1",
 		 "annotation \"io.cnihook.name\": \"db_1\" is not a DNS name (labels of "
 		 "letters, digits and '-', separated by '.', at most 253 characters)");
@@ -997,13 +997,13 @@ static void test_pod_annotations(void **state)
 	assert_string_equal(s.v[2].ifname, "net2");
 	const char *expected[] = {"K8S_POD_NAME=web-0", "K8S_POD_NAMESPACE=ns", NULL};
 	args_are(&s.pod, expected);
-	selection_free(&s);
+	annotations_selection_free(&s);
 
 	assert_int_equal(annotations_parse_pod(KVLIST_N(ann + 1, 1), KVLIST_N(NULL, 0), &s, &err),
 			 0);
 	assert_string_equal(s.v[0].ifname, "net1");
 	assert_int_equal(s.pod.n, 0);
-	selection_free(&s);
+	annotations_selection_free(&s);
 
 	/* The same refusals as the hook's. */
 	struct kv bad[] = {KV(ANN_NPWG_NETWORKS, "[{\"name\":\"a\"")};
@@ -1059,7 +1059,7 @@ static void test_crio_sandbox(void **state)
 				  "K8S_POD_UID=1f0c8e4a-0d6e-4c55-9a37-3c0f7a7f8f11",
 				  "K8S_POD_INFRA_CONTAINER_ID=sandboxid123", NULL};
 	args_are(&s.pod, expected);
-	selection_free(&s);
+	annotations_selection_free(&s);
 
 	/* No sandbox id annotation: the sandbox is the container itself. */
 	struct kv ann2[] = {
@@ -1071,13 +1071,13 @@ static void test_crio_sandbox(void **state)
 	const char *expected2[] = {"K8S_POD_NAME=web-0", "K8S_POD_NAMESPACE=default",
 				   "K8S_POD_INFRA_CONTAINER_ID=" CID, NULL};
 	args_are(&s.pod, expected2);
-	selection_free(&s);
+	annotations_selection_free(&s);
 
 	/* A name without a namespace is not a pod. */
 	struct kv ann3[] = {KV("io.kubernetes.pod.name", "web-0")};
 	parse(KVLIST(ann3), &s);
 	assert_int_equal(s.pod.n, 0);
-	selection_free(&s);
+	annotations_selection_free(&s);
 }
 
 static void test_containerd_sandbox(void **state)
@@ -1097,7 +1097,7 @@ static void test_containerd_sandbox(void **state)
 	const char *expected[] = {"K8S_POD_NAME=web-0", "K8S_POD_NAMESPACE=prod",
 				  "K8S_POD_UID=uid-1", "K8S_POD_INFRA_CONTAINER_ID=sb1", NULL};
 	args_are(&s.pod, expected);
-	selection_free(&s);
+	annotations_selection_free(&s);
 }
 
 static void test_pod_containers_skipped(void **state)
@@ -1116,7 +1116,7 @@ static void test_pod_containers_skipped(void **state)
 	assert_int_equal(s.n, 0);
 	assert_int_equal(s.pod.n, 0);
 	assert_int_equal(s.args.n, 0);
-	selection_free(&s);
+	annotations_selection_free(&s);
 	assert_null(s.skip_reason);
 
 	struct kv cri[] = {
@@ -1127,7 +1127,7 @@ static void test_pod_containers_skipped(void **state)
 	assert_string_equal(s.skip_reason,
 			    "not a pod sandbox (io.kubernetes.cri.container-type=container)");
 	assert_int_equal(s.n, 0);
-	selection_free(&s);
+	annotations_selection_free(&s);
 }
 
 static void test_kubernetes_refusals(void **state)

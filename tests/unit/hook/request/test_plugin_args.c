@@ -180,7 +180,7 @@ static void test_args_all_capabilities(void **state)
 	kvlist_free(&args);
 
 	args_refused(&s, 2, all_caps, "attachment 2: there are only 2");
-	selection_free(&s);
+	annotations_selection_free(&s);
 }
 
 /* CONVENTIONS.md, CNI_ARGS: "IP | Request a specific IP from IPAM plugins |
@@ -211,7 +211,7 @@ static void test_args_no_capabilities(void **state)
 	args_are(&args, expected2);
 	free(cap_args);
 	kvlist_free(&args);
-	selection_free(&s);
+	annotations_selection_free(&s);
 
 	/* Fields no plugin of the chain can take are refused, never dropped. */
 	struct kv refusing[] = {
@@ -238,7 +238,7 @@ static void test_args_no_capabilities(void **state)
 	assert_string_equal(cap_args, "{\"ips\":[\"10.0.0.1/8\",\"10.0.0.2/8\"]}");
 	free(cap_args);
 	kvlist_free(&args);
-	selection_free(&s);
+	annotations_selection_free(&s);
 }
 
 /* One attachment, by hand: a single IP of either family goes without its

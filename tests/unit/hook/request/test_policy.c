@@ -81,7 +81,7 @@ static void check_defaults(const char *policy_json, const struct kvlist *ann, ch
 		fail_msg("annotations_parse failed (the test is wrong): %s", err);
 	policy_check_selection_ann(&p, &s, ann, &err);
 done:
-	selection_free(&s);
+	annotations_selection_free(&s);
 	policy_free(&p);
 	if (msg == NULL && err != NULL)
 		fail_msg("refused, expected accepted: %s", err);
@@ -326,7 +326,7 @@ static void test_networks(void **state)
 	assert_string_equal(err, "annotation \"io.cnihook.networks\": \"web\": the network is not "
 				 "allowed (policy.networks)");
 	free(err);
-	selection_free(&s);
+	annotations_selection_free(&s);
 	policy_free(&p);
 }
 
@@ -629,7 +629,7 @@ static int run_cases(const char *dir, const struct ncase *cases, size_t n, int o
 				err ? err : "accepted", want ? want : "accepted");
 			failed++;
 		}
-		selection_free(&s);
+		annotations_selection_free(&s);
 		policy_free(&p);
 		free(err);
 		free(want);

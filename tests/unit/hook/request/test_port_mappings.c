@@ -16,13 +16,13 @@ static void ports_are(const char *value, const char *want)
 {
 	struct port_mappings m = {0};
 	char *problem = NULL;
-	if (portmaps_from_annotation(value, &m, &problem) < 0)
+	if (port_mappings_from_annotation(value, &m, &problem) < 0)
 		fail_msg("\"%s\" refused: %s", value, problem);
-	char *out = portmaps_json(&m);
+	char *out = port_mappings_json_text(&m);
 	if (strcmp(out, want) != 0)
 		fail_msg("\"%s\":\n  got      %s\n  expected %s", value, out, want);
 	free(out);
-	portmaps_free(&m);
+	port_mappings_free(&m);
 }
 
 #define TCP(h, c)   "{\"hostPort\":" #h ",\"containerPort\":" #c ",\"protocol\":\"tcp\"}"
@@ -47,37 +47,38 @@ static void test_short_form_refusals(void **state)
 	(void)state;
 	char *problem = NULL;
 	struct port_mappings out = {0};
-	REFUSED(portmaps_from_annotation("0:80", &out, &problem),
+	REFUSED(port_mappings_from_annotation("0:80", &out, &problem),
 		"\"0:80\": host port 0 is not in 1-65535");
-	REFUSED(portmaps_from_annotation("65536:80", &out, &problem),
+	REFUSED(port_mappings_from_annotation("65536:80", &out, &problem),
 		"\"65536:80\": host port 65536 is not in 1-65535");
-	REFUSED(portmaps_from_annotation("80:99999999999999999999", &out, &problem),
+	REFUSED(port_mappings_from_annotation("80:99999999999999999999", &out, &problem),
 		"\"80:99999999999999999999\": container port 99999999999999999999 is not in "
 		"1-65535");
-	REFUSED(portmaps_from_annotation("080:80", &out, &problem),
+	REFUSED(port_mappings_from_annotation("080:80", &out, &problem),
 		"\"080:80\": host port \"080\" has a leading zero");
-	REFUSED(portmaps_from_annotation("+80:80", &out, &problem),
+	REFUSED(port_mappings_from_annotation("+80:80", &out, &problem),
 		"\"+80:80\": host port \"+80\" is not a decimal number");
-	REFUSED(portmaps_from_annotation(":80", &out, &problem), "\":80\": host port is empty");
-	REFUSED(portmaps_from_annotation("8080", &out, &problem),
+	REFUSED(port_mappings_from_annotation(":80", &out, &problem),
+		"\":80\": host port is empty");
+	REFUSED(port_mappings_from_annotation("8080", &out, &problem),
 		"\"8080\": expected HOSTPORT:CONTAINERPORT");
-	REFUSED(portmaps_from_annotation("fd00::1:8080:80", &out, &problem),
+	REFUSED(port_mappings_from_annotation("fd00::1:8080:80", &out, &problem),
 		"\"fd00::1:8080:80\": too many ':' (an IPv6 host IP goes in brackets: "
 		"[fd00::1]:8080:80)");
-	REFUSED(portmaps_from_annotation("[10.0.0.1]:8080:80", &out, &problem),
+	REFUSED(port_mappings_from_annotation("[10.0.0.1]:8080:80", &out, &problem),
 		"\"[10.0.0.1]:8080:80\": host IP in brackets must be IPv6");
 	REFUSED(
-	    portmaps_from_annotation("[fd00::1:8080:80", &out, &problem),
+	    port_mappings_from_annotation("[fd00::1:8080:80", &out, &problem),
 	    "\"[fd00::1:8080:80\": an IPv6 host IP is written [ADDRESS]:HOSTPORT:CONTAINERPORT");
-	REFUSED(portmaps_from_annotation("8080:80/icmp", &out, &problem),
+	REFUSED(port_mappings_from_annotation("8080:80/icmp", &out, &problem),
 		"\"8080:80/icmp\": protocol \"icmp\" is not tcp, udp or sctp");
-	REFUSED(portmaps_from_annotation("8080:80/tpc", &out, &problem),
+	REFUSED(port_mappings_from_annotation("8080:80/tpc", &out, &problem),
 		"\"8080:80/tpc\": protocol \"tpc\" is not tcp, udp or sctp; did you mean \"tcp\"?");
-	REFUSED(portmaps_from_annotation("8080:80:udp", &out, &problem),
+	REFUSED(port_mappings_from_annotation("8080:80:udp", &out, &problem),
 		"\"8080:80:udp\": the protocol follows a '/', not a ':'; did you mean "
 		"\"8080:80/udp\"?");
-	REFUSED(portmaps_from_annotation("8080:80,", &out, &problem), "item 2 is empty");
-	REFUSED(portmaps_from_annotation(" ", &out, &problem), "is empty");
+	REFUSED(port_mappings_from_annotation("8080:80,", &out, &problem), "item 2 is empty");
+	REFUSED(port_mappings_from_annotation(" ", &out, &problem), "is empty");
 	assert_int_equal(out.n, 0);
 }
 
@@ -94,7 +95,7 @@ static void test_json(void **state)
 	struct port_mappings out = {.n = 7};
 	char *problem = NULL;
 	json *empty = json_new(JSON_ARRAY);
-	assert_int_equal(portmaps_from_json(empty, &out, &problem), 0);
+	assert_int_equal(port_mappings_from_json(empty, &out, &problem), 0);
 	assert_int_equal(out.n, 0);
 	json_free(empty);
 }
@@ -104,43 +105,44 @@ static void test_json_refusals(void **state)
 	(void)state;
 	char *problem = NULL;
 	struct port_mappings out = {0};
-	REFUSED(portmaps_from_annotation("[]", &out, &problem), "the list is empty");
-	REFUSED(portmaps_from_annotation("{}", &out, &problem),
+	REFUSED(port_mappings_from_annotation("[]", &out, &problem), "the list is empty");
+	REFUSED(port_mappings_from_annotation("{}", &out, &problem),
 		"is an object, expected an array of port mappings");
-	REFUSED(portmaps_from_annotation("[true]", &out, &problem),
+	REFUSED(port_mappings_from_annotation("[true]", &out, &problem),
 		"port mapping 1: is a boolean, expected an object");
 	/* '[' and a hex digit: an IPv6 host IP of the short form. */
-	REFUSED(portmaps_from_annotation("[1]", &out, &problem),
+	REFUSED(port_mappings_from_annotation("[1]", &out, &problem),
 		"\"[1]\": an IPv6 host IP is written [ADDRESS]:HOSTPORT:CONTAINERPORT");
-	REFUSED(portmaps_from_annotation("[{\"hostPort\":0,\"containerPort\":1}]", &out, &problem),
-		"port mapping 1: field \"hostPort\": 0 is not an integer in 1-65535");
 	REFUSED(
-	    portmaps_from_annotation("[{\"hostPort\":1,\"containerPort\":65536}]", &out, &problem),
-	    "port mapping 1: field \"containerPort\": 65536 is not an integer in 1-65535");
-	REFUSED(
-	    portmaps_from_annotation("[{\"hostPort\":8e1,\"containerPort\":1}]", &out, &problem),
-	    "port mapping 1: field \"hostPort\": 8e1 is not an integer in 1-65535");
-	REFUSED(
-	    portmaps_from_annotation("[{\"hostPort\":\"80\",\"containerPort\":1}]", &out, &problem),
-	    "port mapping 1: field \"hostPort\": is a string, expected an integer in 1-65535");
-	REFUSED(portmaps_from_annotation("[{\"hostPort\":1,\"containerPort\":1},{\"hostPort\":1}]",
-					 &out, &problem),
+	    port_mappings_from_annotation("[{\"hostPort\":0,\"containerPort\":1}]", &out, &problem),
+	    "port mapping 1: field \"hostPort\": 0 is not an integer in 1-65535");
+	REFUSED(port_mappings_from_annotation("[{\"hostPort\":1,\"containerPort\":65536}]", &out,
+					      &problem),
+		"port mapping 1: field \"containerPort\": 65536 is not an integer in 1-65535");
+	REFUSED(port_mappings_from_annotation("[{\"hostPort\":8e1,\"containerPort\":1}]", &out,
+					      &problem),
+		"port mapping 1: field \"hostPort\": 8e1 is not an integer in 1-65535");
+	REFUSED(port_mappings_from_annotation("[{\"hostPort\":\"80\",\"containerPort\":1}]", &out,
+					      &problem),
+		"port mapping 1: field \"hostPort\": is a string, expected an integer in 1-65535");
+	REFUSED(port_mappings_from_annotation(
+		    "[{\"hostPort\":1,\"containerPort\":1},{\"hostPort\":1}]", &out, &problem),
 		"port mapping 2: field \"containerPort\" is missing");
-	REFUSED(portmaps_from_annotation("[{\"containerPort\":1,\"hostIP\":\"10.0.0.1\"}]", &out,
-					 &problem),
+	REFUSED(port_mappings_from_annotation("[{\"containerPort\":1,\"hostIP\":\"10.0.0.1\"}]",
+					      &out, &problem),
 		"port mapping 1: field \"hostPort\" is missing");
 	REFUSED(
-	    portmaps_from_annotation(
+	    port_mappings_from_annotation(
 		"[{\"hostPort\":1,\"containerPort\":1,\"hostIP\":\"10.0.0.0/8\"}]", &out, &problem),
 	    "port mapping 1: field \"hostIP\": \"10.0.0.0/8\" is not an IP address (no prefix "
 	    "length here)");
 	REFUSED(
-	    portmaps_from_annotation("[{\"hostPort\":1,\"containerPort\":1,\"protocol\":\"tcpp\"}]",
-				     &out, &problem),
+	    port_mappings_from_annotation(
+		"[{\"hostPort\":1,\"containerPort\":1,\"protocol\":\"tcpp\"}]", &out, &problem),
 	    "port mapping 1: field \"protocol\": \"tcpp\" is not tcp, udp or sctp; did you mean "
 	    "\"tcp\"?");
-	REFUSED(portmaps_from_annotation("[{\"hostPort\":1,\"containerPort\":1,\"protocol\":6}]",
-					 &out, &problem),
+	REFUSED(port_mappings_from_annotation(
+		    "[{\"hostPort\":1,\"containerPort\":1,\"protocol\":6}]", &out, &problem),
 		"port mapping 1: field \"protocol\": is a number, expected a string");
 	assert_int_equal(out.n, 0);
 }

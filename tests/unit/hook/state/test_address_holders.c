@@ -86,7 +86,7 @@ static const char *holder_of(struct fx *f, const struct attach_req *a, const cha
 	assert_int_equal(cnirt_cache_list(f->ctx, &f->v, &f->n, &e), 0);
 	struct holder_hit hit = {0};
 	*what = NULL;
-	if (holders_find(a, self, f->v, f->n, &hit) == 0)
+	if (address_holders_find(a, self, f->v, f->n, &hit) == 0)
 		return "";
 	*what = TAKE_PTR(hit.what);
 	return cnirt_cache_entry_container_id(hit.entry);
@@ -131,8 +131,8 @@ static void test_ip_elsewhere(void **state)
 	found(f, &a, "", NULL);
 	struct attach_req none = {.network = "net2"};
 	found(f, &none, "", NULL);
-	assert_false(holders_asked(&none));
-	assert_true(holders_asked(&a));
+	assert_false(address_holders_asked(&none));
+	assert_true(address_holders_asked(&a));
 }
 
 /* IPv6 spelled otherwise; a 0.4.0 result converted. */

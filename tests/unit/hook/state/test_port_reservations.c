@@ -105,7 +105,7 @@ static struct port_mappings mappings(const char *text)
 	_cleanup_json_ json *a = NULL;
 	_cleanup_free_ char *problem = NULL;
 	if (text && (json_parse_with(text, strlen(text), "test", &hook_json, &a, &problem) < 0 ||
-		     portmaps_from_json(a, &m, &problem) < 0))
+		     port_mappings_from_json(a, &m, &problem) < 0))
 		fail_msg("port mappings %s: %s", text, problem);
 	return m;
 }
@@ -116,9 +116,9 @@ static int reserve2(struct fx *f, const char *id, const char *pm1, const char *p
 	struct attach_req v[2] = {{.network = "net1", .ifname = "eth0", .ports = mappings(pm1)},
 				  {.network = "net2", .ifname = "net1", .ports = mappings(pm2)}};
 	struct selection sel = {.v = v, .n = pm2 ? 2 : 1};
-	int ret = ports_reserve(f->state, f->ctx, id, &sel, NULL, err);
-	portmaps_free(&v[0].ports);
-	portmaps_free(&v[1].ports);
+	int ret = port_reservations_reserve(f->state, f->ctx, id, &sel, NULL, err);
+	port_mappings_free(&v[0].ports);
+	port_mappings_free(&v[1].ports);
 	return ret;
 }
 
@@ -325,7 +325,7 @@ static void test_no_mappings(void **state)
 	assert_int_equal(access(ports, F_OK), -1);
 }
 
-/* ports_release drops the container's lines from the files its list
+/* port_reservations_release drops the container's lines from the files its list
  * names (a file left empty goes), keeps the others', and removes the
  * list; a second release does nothing. */
 static void test_release(void **state)
@@ -334,12 +334,12 @@ static void test_release(void **state)
 	reserved(f, "a", "[" MAP_ON("10.0.0.1", 8080, "tcp") "," MAP(53, "udp") "]");
 	reserved(f, "b", "[" MAP_ON("10.0.0.2", 8080, "tcp") "]");
 	list_is(f, "a", "tcp-8080\nudp-53\n");
-	ports_release(f->state, "a");
+	port_reservations_release(f->state, "a");
 	holders_are(f, "tcp-8080", "b 10.0.0.2\n");
 	holders_are(f, "udp-53", NULL);
 	list_is(f, "a", NULL);
 	list_is(f, "b", "tcp-8080\n");
-	ports_release(f->state, "a");
+	port_reservations_release(f->state, "a");
 	holders_are(f, "tcp-8080", "b 10.0.0.2\n");
 	reserved(f, "a", "[" MAP(53, "udp") "]");
 }
@@ -368,7 +368,7 @@ static void test_holder_with_cache_entry(void **state)
 	holders_are(f, "tcp-8080", "a *\n");
 }
 
-/* ports_release_entry drops the container's lines from the files of its
+/* port_reservations_release_entry drops the container's lines from the files of its
  * cache entry's port mappings only, whatever their host address. */
 static void test_release_entry(void **state)
 {
@@ -381,7 +381,7 @@ static void test_release_entry(void **state)
 	cnirt_error *err = NULL;
 	assert_int_equal(cnirt_cache_get(f->ctx, "net1", "a", "eth0", &e, &err), 0);
 	assert_non_null(e);
-	ports_release_entry(f->state, "a", e);
+	port_reservations_release_entry(f->state, "a", e);
 	cnirt_cache_entry_free(e);
 	holders_are(f, "tcp-8080", "b 10.0.0.2\n");
 	holders_are(f, "udp-53", "a *\n");
@@ -393,7 +393,7 @@ static bool alive_a(void *data, const char *id)
 	return strcmp(id, "a") == 0;
 }
 
-/* ports_prune drops the holders alive() says are gone, in every file,
+/* port_reservations_prune drops the holders alive() says are gone, in every file,
  * and the files left empty; alive() is asked once a line, with the
  * caller's data. */
 static void test_prune(void **state)
@@ -402,7 +402,7 @@ static void test_prune(void **state)
 	reserved(f, "a", "[" MAP(8080, "tcp") "," MAP_ON("10.0.0.1", 8082, "tcp") "]");
 	reserved(f, "b", "[" MAP(8081, "tcp") "," MAP_ON("10.0.0.2", 8082, "tcp") "]");
 	unsigned calls = 0;
-	ports_prune(f->state, alive_a, &calls);
+	port_reservations_prune(f->state, alive_a, &calls);
 	assert_int_equal(calls, 4);
 	holders_are(f, "tcp-8080", "a *\n");
 	holders_are(f, "tcp-8081", NULL);
@@ -530,7 +530,7 @@ static void test_own_files_come_and_go(void **state)
 	reserved(f, "b", "[" MAP(8001, "tcp") "]");
 	cache_entry(f, "b", "[" MAP(8001, "tcp") "]");
 	cache_entry_remove(f, "b");
-	ports_release(f->state, "b");
+	port_reservations_release(f->state, "b");
 	REFUSED(reserve(f, "c", "[" MAP(9000, "tcp") "]", &problem),
 		HELD_BY_CACHE("9000/tcp", "other"));
 	assert_int_equal(inode(full_path), full);

@@ -211,7 +211,7 @@ static int cmd_add(struct plugin_call *c)
 		request_free(&req);
 		return answer_prev_result(c);
 	}
-	if (!*c->netns || netns_refuse_host(c->netns, &err) < 0) {
+	if (!*c->netns || netns_pin_refuse_host(c->netns, &err) < 0) {
 		request_free(&req);
 		return refuse(c, CNIRT_ERR_INVALID_ENV,
 			      err ? err : "CNI_NETNS: empty: no namespace to attach to");

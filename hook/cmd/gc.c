@@ -385,7 +385,7 @@ static void prune_indexes(const struct hook_config *cfg, const cnirt_ctx *ctx,
 	port_reservations_prune(cfg->state_dir, holder_alive, &a);
 	attlist_sweep(cnirt_ctx_cache_dir(ctx), holder_alive, &a);
 	strv_free(a.cache_ids.v, a.cache_ids.n);
-	netns_index_sweep(cfg->state_dir);
+	netns_pin_index_sweep(cfg->state_dir);
 }
 
 /* The temp files of writers killed before their rename (docs/architecture.md,

@@ -292,7 +292,7 @@ static bool reload_container(const struct hook_config *cfg, cnirt_ctx *ctx, cons
 	_cleanup_free_ char *name_err = NULL;
 	(void)plugin_args_give_name(ctx, rec ? rec->hostname : NULL, &name_err);
 	const char *netns = rec && rec->netns ? rec->netns : "";
-	bool alive = rec && netns_is_netns(netns);
+	bool alive = rec && netns_pin_is_netns(netns);
 	_cleanup_free_ char *spath = layout_status(cfg->state_dir, id);
 	for (size_t i = 0; rec && i < rec->n; i++) {
 		const struct record_att *a = &rec->v[i];

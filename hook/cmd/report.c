@@ -191,7 +191,7 @@ static void unfinished_read(const struct hook_config *cfg, const struct snapshot
 	if (record_read(rpath, &u->rec, &err) < 0)
 		u->rec = NULL; /* unreadable: gc reads it no better */
 	_cleanup_free_ char *pin = layout_pin(cfg->state_dir, u->id);
-	u->pin = netns_is_netns(pin);
+	u->pin = netns_pin_is_netns(pin);
 	struct stat st;
 	_cleanup_free_ char *rrel = layout_record(NULL, u->id);
 	if (fstatat(sd->fd, rrel, &st, 0) == 0 || fstatat(sd->fd, u->id, &st, 0) == 0)

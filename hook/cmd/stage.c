@@ -60,7 +60,7 @@ static int namespace_source(const struct hook_call *r, const struct oci_state *s
 		/* Allowed by the policy (a VM runtime's namespace, say). */
 		*source = xstrdup(sel->netns);
 	} else if (st->netns_path) {
-		if (netns_index_find(r->cfg->state_dir, st->netns_path, r->id)) {
+		if (netns_pin_index_find(r->cfg->state_dir, st->netns_path, r->id)) {
 			log_info("%s %s: left alone: it joins the network namespace of another "
 				 "attached container (%s)",
 				 r->id, r->stage, st->netns_path);
@@ -76,7 +76,7 @@ static int namespace_source(const struct hook_call *r, const struct oci_state *s
 	}
 	/* Never the host's own namespace, whatever config.json or the state
 	 * says (a path to /proc/1/ns/net, the pid of a host process...). */
-	if (netns_refuse_host(*source, err) < 0) {
+	if (netns_pin_refuse_host(*source, err) < 0) {
 		free(TAKE_PTR(*source));
 		return -1;
 	}

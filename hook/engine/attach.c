@@ -181,12 +181,12 @@ static void write_names(const struct engine_run *r, const struct selection *sel,
 static bool record_alive(const struct record *rec)
 {
 	const char *pin = rec->netns && *rec->netns ? rec->netns : NULL;
-	if (pin == NULL || !netns_is_netns(pin))
+	if (pin == NULL || !netns_pin_is_netns(pin))
 		return false;
 	if (rec->pid <= 0)
 		return true;
 	_cleanup_free_ char *proc = xasprintf("/proc/%d/ns/net", rec->pid);
-	return netns_same(proc, pin);
+	return netns_pin_same(proc, pin);
 }
 
 /* A record left by an earlier attach of the same id: refused while it is
@@ -302,12 +302,12 @@ static int record_before_add(struct engine_run *r, const struct selection *sel,
 	if (ret == 0)
 		ret = attlist_write(cnirt_ctx_cache_dir(r->ctx), r->id, rec, err);
 	if (ret == 0 && !r->t)
-		ret = netns_index_add(r->cfg->state_dir, source, r->id, err);
+		ret = netns_pin_index_add(r->cfg->state_dir, source, r->id, err);
 	if (ret == 0 && !r->t)
 		ret = netns_pin(r->cfg->state_dir, source, pin, err);
 	if (ret < 0) {
 		if (!r->t)
-			netns_index_remove(r->cfg->state_dir, source, r->id);
+			netns_pin_index_remove(r->cfg->state_dir, source, r->id);
 		port_reservations_release(r->cfg->state_dir, r->id);
 		detach_remove_state(r, pin);
 	}

@@ -83,8 +83,8 @@ void detach_remove_state(const struct engine_run *r, const char *pin)
 {
 	_cleanup_free_ char *err = NULL;
 	if (pin)
-		netns_index_remove(r->cfg->state_dir, pin, r->id);
-	if (pin && netns_unpin(pin, &err) < 0)
+		netns_pin_index_remove(r->cfg->state_dir, pin, r->id);
+	if (pin && netns_pin_remove(pin, &err) < 0)
 		log_warn("%s %s: %s", r->id, r->stage, err);
 	_cleanup_free_ char *status = layout_status(r->cfg->state_dir, r->id);
 	_cleanup_free_ char *record = layout_record(r->cfg->state_dir, r->id);
@@ -114,7 +114,7 @@ int detach_record(struct engine_run *r, const struct record *rec)
 	const char *netns = "";
 	if (run_given_netns(r))
 		netns = run_given_netns(r);
-	else if (pin && netns_is_netns(pin))
+	else if (pin && netns_pin_is_netns(pin))
 		netns = pin;
 	else if (pin)
 		log_warn("%s %s: %s is not a network namespace any more (the host rebooted, or the "
@@ -193,7 +193,7 @@ static bool may_detach(const struct engine_run *r, const cnirt_cache_entry *e, c
 	const char *netns = cnirt_cache_entry_netns(e);
 	bool pinned = netns && strcmp(netns, pin) == 0;
 	if (strcmp(r->stage, "gc") == 0)
-		return pinned || netns == NULL || *netns == '\0' || !netns_is_netns(netns);
+		return pinned || netns == NULL || *netns == '\0' || !netns_pin_is_netns(netns);
 	return r->t == NULL && pinned;
 }
 
@@ -239,9 +239,9 @@ static int detach_from_cache(struct engine_run *r, size_t *found)
 	if (mine > 1)
 		qsort(v, mine, sizeof(*v), newest_first);
 	*found = mine;
-	const char *netns = run_given_netns(r)	  ? run_given_netns(r)
-			    : netns_is_netns(pin) ? pin
-						  : "";
+	const char *netns = run_given_netns(r)	      ? run_given_netns(r)
+			    : netns_pin_is_netns(pin) ? pin
+						      : "";
 	/* At poststop a missing record means the state directory was wiped;
 	 * gc also meets attachments made by others, which never had one. */
 	if (mine)
@@ -304,8 +304,8 @@ static int detach(struct engine_run *r)
 		_cleanup_free_ char *pin = layout_pin(r->cfg->state_dir, r->id);
 		/* A record and no pin: a hook killed between the pin index
 		 * entry and the pin. */
-		if (rec && !r->t && !netns_is_netns(pin))
-			netns_index_forget(r->cfg->state_dir, r->id);
+		if (rec && !r->t && !netns_pin_is_netns(pin))
+			netns_pin_index_forget(r->cfg->state_dir, r->id);
 		port_reservations_release(r->cfg->state_dir, r->id);
 		detach_remove_state(r, pin);
 		run_log_done(r, "detached", n);

@@ -145,7 +145,7 @@ static int prepare(const struct rootless_call *c, char **err)
 	heal_helpers(c, made > 0);
 	if (mkdir_p(c->cfg->state_dir, 0700, err) < 0 ||
 	    mkdir_p(c->cfg->cache_dir, 0700, err) < 0 ||
-	    netns_share_dir(c->cfg->state_dir, err) < 0)
+	    netns_pin_share_dir(c->cfg->state_dir, err) < 0)
 		return -1;
 	return 0;
 }

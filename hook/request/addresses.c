@@ -187,7 +187,7 @@ int addresses_ip_list_from_json(const json *a, const char *field, enum ip_form f
 		if (addresses_check_ip(s, form, err) < 0) {
 			strv_free(v, k);
 			_cleanup_free_ char *where = xasprintf("field \"%s\"", field);
-			return ann_prefix(err, where);
+			return annotation_value_prefix(err, where);
 		}
 		strv_append(&v, &k, s);
 	}

@@ -7,14 +7,14 @@
 #include "base/suggest.h"
 #include "request/annotation-value.h"
 
-int ann_fail(char **err, const char *key, char *problem)
+int annotation_value_fail(char **err, const char *key, char *problem)
 {
 	*err = xasprintf("annotation \"%s\": %s", key, problem);
 	free(problem);
 	return -1;
 }
 
-int ann_prefix(char **problem, const char *prefix)
+int annotation_value_prefix(char **problem, const char *prefix)
 {
 	char *s = xasprintf("%s: %s", prefix, *problem);
 	free(*problem);
@@ -22,7 +22,8 @@ int ann_prefix(char **problem, const char *prefix)
 	return -1;
 }
 
-int ann_unknown_field(char **problem, const char *k, const char *const *known, size_t n)
+int annotation_value_unknown_field(char **problem, const char *k, const char *const *known,
+				   size_t n)
 {
 	_cleanup_free_ char *text = shown(k);
 	_cleanup_free_ char *what = xasprintf("unknown field \"%s\"", text);
@@ -30,7 +31,7 @@ int ann_unknown_field(char **problem, const char *k, const char *const *known, s
 	return -1;
 }
 
-bool ann_is_control(unsigned char c)
+bool annotation_value_is_control(unsigned char c)
 {
 	return c < 0x20 || c == 0x7f;
 }
@@ -40,14 +41,14 @@ static bool is_space(char c)
 	return c == ' ' || c == '\t' || c == '\n' || c == '\r';
 }
 
-const char *ann_skip_space(const char *s)
+const char *annotation_value_skip_space(const char *s)
 {
 	while (is_space(*s))
 		s++;
 	return s;
 }
 
-char *ann_trimmed(const char *s, size_t len)
+char *annotation_value_trimmed(const char *s, size_t len)
 {
 	while (len > 0 && is_space(*s))
 		s++, len--;
@@ -56,17 +57,17 @@ char *ann_trimmed(const char *s, size_t len)
 	return xstrndup(s, len);
 }
 
-int ann_split(const char *value, char sep, char ***items, size_t *n, char **problem)
+int annotation_value_split(const char *value, char sep, char ***items, size_t *n, char **problem)
 {
 	char **v = NULL;
 	size_t k = 0;
 	const char *p = value;
-	if (*ann_skip_space(value) == '\0')
+	if (*annotation_value_skip_space(value) == '\0')
 		return set_error(problem, "is empty");
 	for (;;) {
 		const char *end = strchr(p, sep);
 		size_t len = end ? (size_t)(end - p) : strlen(p);
-		char *item = ann_trimmed(p, len);
+		char *item = annotation_value_trimmed(p, len);
 		if (*item == '\0') {
 			free(item);
 			strv_free(v, k);
@@ -84,7 +85,7 @@ int ann_split(const char *value, char sep, char ***items, size_t *n, char **prob
 	return 0;
 }
 
-int ann_json(const char *value, json **out, char **problem)
+int annotation_value_json(const char *value, json **out, char **problem)
 {
 	char *msg = NULL;
 	if (json_parse_with(value, strlen(value), "@", &hook_json, out, &msg) < 0) {
@@ -96,7 +97,7 @@ int ann_json(const char *value, json **out, char **problem)
 	return 0;
 }
 
-int ann_json_int(const json *v, long long min, long long max, long long *out)
+int annotation_value_json_int(const json *v, long long min, long long max, long long *out)
 {
 	if (!json_is_int(v))
 		return -1;
@@ -110,7 +111,7 @@ int ann_json_int(const json *v, long long min, long long max, long long *out)
 	return 0;
 }
 
-int ann_json_string(const json *v, const char *field, const char **out, char **problem)
+int annotation_value_json_string(const json *v, const char *field, const char **out, char **problem)
 {
 	const char *s = json_str(v);
 	if (s == NULL)

@@ -126,11 +126,11 @@ static int string_field(const char *k, const json *v, int (*check)(const char *,
 			int (*parse)(const char *, char **, char **), char **dst, char **problem)
 {
 	const char *s = NULL;
-	if (ann_json_string(v, k, &s, problem) < 0)
+	if (annotation_value_json_string(v, k, &s, problem) < 0)
 		return -1;
 	if (check ? check(s, problem) < 0 : parse(s, dst, problem) < 0) {
 		_cleanup_free_ char *where = xasprintf("field \"%s\"", k);
-		return ann_prefix(problem, where);
+		return annotation_value_prefix(problem, where);
 	}
 	if (check)
 		*dst = xstrdup(s);
@@ -158,11 +158,11 @@ static int element_field(const char *k, const json *v, struct attach_req *r, cha
 						   &r->n_default_route, problem);
 	if (strcmp(k, "portMappings") == 0)
 		return port_mappings_from_json(v, &r->ports, problem) < 0
-			   ? ann_prefix(problem, "field \"portMappings\"")
+			   ? annotation_value_prefix(problem, "field \"portMappings\"")
 			   : 0;
 	if (strcmp(k, "bandwidth") == 0)
 		return bandwidth_from_json(v, &r->bandwidth, problem) < 0
-			   ? ann_prefix(problem, "field \"bandwidth\"")
+			   ? annotation_value_prefix(problem, "field \"bandwidth\"")
 			   : 0;
 	if (strcmp(k, "cni-args") == 0) {
 		if (!json_is_object(v))
@@ -171,7 +171,8 @@ static int element_field(const char *k, const json *v, struct attach_req *r, cha
 		r->cni_args = json_gen(v, false, NULL);
 		return 0;
 	}
-	return ann_unknown_field(problem, k, element_fields, ARRAY_SIZE(element_fields));
+	return annotation_value_unknown_field(problem, k, element_fields,
+					      ARRAY_SIZE(element_fields));
 }
 
 /* One NPWG network selection element (the de-facto standard v1.2,
@@ -191,7 +192,7 @@ static int element_from_json(const json *o, struct attach_req *r, char **problem
 static int selection_from_json(const char *value, struct selection *s, char **problem)
 {
 	_cleanup_json_ json *top = NULL;
-	if (ann_json(value, &top, problem) < 0)
+	if (annotation_value_json(value, &top, problem) < 0)
 		return -1;
 	if (!json_is_array(top))
 		return set_error(problem, "is %s, expected a list of networks",
@@ -203,7 +204,7 @@ static int selection_from_json(const char *value, struct selection *s, char **pr
 		struct attach_req *r = selection_add(s);
 		if (element_from_json(top->u.array.v[i], r, problem) < 0) {
 			_cleanup_free_ char *where = xasprintf("element %zu", i + 1);
-			return ann_prefix(problem, where);
+			return annotation_value_prefix(problem, where);
 		}
 	}
 	return 0;
@@ -238,7 +239,7 @@ static int selection_from_string(const char *value, struct selection *s, char **
 {
 	char **items = NULL;
 	size_t n = 0;
-	if (ann_split(value, ',', &items, &n, problem) < 0)
+	if (annotation_value_split(value, ',', &items, &n, problem) < 0)
 		return -1;
 	int rc = 0;
 	if (n > MAX_ATTACHMENTS)
@@ -248,7 +249,7 @@ static int selection_from_string(const char *value, struct selection *s, char **
 		if (element_from_string(items[i], r, problem) < 0) {
 			_cleanup_free_ char *text = shown(items[i]);
 			_cleanup_free_ char *where = xasprintf("\"%s\"", text);
-			rc = ann_prefix(problem, where);
+			rc = annotation_value_prefix(problem, where);
 		}
 	}
 	strv_free(items, n);
@@ -319,19 +320,21 @@ static int check_values(const struct kvlist *ann, char **err)
 			if (a->key == NULL || strcmp(a->key, key) != 0)
 				continue;
 			if (value)
-				return ann_fail(err, key, xstrdup("given twice"));
+				return annotation_value_fail(err, key, xstrdup("given twice"));
 			value = a->value ? a->value : "";
 		}
 		if (value == NULL)
 			continue;
 		size_t len = strlen(value);
 		if (len > VALUE_LIMIT)
-			return ann_fail(err, key,
-					xasprintf("value of %zu bytes, more than the %d allowed",
-						  len, VALUE_LIMIT));
+			return annotation_value_fail(
+			    err, key,
+			    xasprintf("value of %zu bytes, more than the %d allowed", len,
+				      VALUE_LIMIT));
 		long bad = text_utf8_invalid_at(value, len);
 		if (bad >= 0)
-			return ann_fail(err, key, xasprintf("not valid UTF-8 (byte %ld)", bad));
+			return annotation_value_fail(err, key,
+						     xasprintf("not valid UTF-8 (byte %ld)", bad));
 	}
 	return 0;
 }
@@ -363,13 +366,14 @@ static int parse_selection(const struct kvlist *ann, char *const *defaults, size
 			}
 			selection_add(s)->network = xstrdup(defaults[i]);
 		}
-	} else if (*ann_skip_space(value) == '\0') {
+	} else if (*annotation_value_skip_space(value) == '\0') {
 		/* Set but empty: no networks (as Multus reads it). */
-	} else if (*ann_skip_space(value) == '[' || *ann_skip_space(value) == '{') {
+	} else if (*annotation_value_skip_space(value) == '[' ||
+		   *annotation_value_skip_space(value) == '{') {
 		if (selection_from_json(value, s, &problem) < 0)
-			return ann_fail(err, key, problem);
+			return annotation_value_fail(err, key, problem);
 	} else if (selection_from_string(value, s, &problem) < 0) {
-		return ann_fail(err, key, problem);
+		return annotation_value_fail(err, key, problem);
 	}
 	return 0;
 }
@@ -384,10 +388,11 @@ static int first_attachment(struct selection *s, const char *key, const char *fi
 		return -1;
 	}
 	if (already)
-		return ann_fail(err, key,
-				xasprintf("the first network (\"%s\") already has \"%s\" from "
-					  "the network selection: set it in one place",
-					  s->v[0].network, field));
+		return annotation_value_fail(
+		    err, key,
+		    xasprintf("the first network (\"%s\") already has \"%s\" from "
+			      "the network selection: set it in one place",
+			      s->v[0].network, field));
 	*out = &s->v[0];
 	return 0;
 }
@@ -400,7 +405,7 @@ static int single_ports(const char *value, struct selection *s, char **err)
 	if (first_attachment(s, ANN_PORTS, "portMappings", s->n && s->v[0].ports.n, &r, err) < 0)
 		return -1;
 	if (port_mappings_from_annotation(value, &r->ports, &problem) < 0)
-		return ann_fail(err, ANN_PORTS, problem);
+		return annotation_value_fail(err, ANN_PORTS, problem);
 	r->ports_key = ANN_PORTS;
 	return 0;
 }
@@ -412,9 +417,9 @@ static int single_mac(const char *value, struct selection *s, char **err)
 	char *problem = NULL;
 	if (first_attachment(s, ANN_MAC, "mac", s->n && s->v[0].mac, &r, err) < 0)
 		return -1;
-	_cleanup_free_ char *t = ann_trimmed(value, strlen(value));
+	_cleanup_free_ char *t = annotation_value_trimmed(value, strlen(value));
 	if (addresses_parse_mac(t, &r->mac, &problem) < 0)
-		return ann_fail(err, ANN_MAC, problem);
+		return annotation_value_fail(err, ANN_MAC, problem);
 	return 0;
 }
 
@@ -427,12 +432,12 @@ static int single_ips(const char *value, struct selection *s, char **err)
 	size_t k = 0;
 	if (first_attachment(s, ANN_IPS, "ips", s->n && s->v[0].n_ips, &r, err) < 0)
 		return -1;
-	if (ann_split(value, ',', &items, &k, &problem) < 0)
-		return ann_fail(err, ANN_IPS, problem);
+	if (annotation_value_split(value, ',', &items, &k, &problem) < 0)
+		return annotation_value_fail(err, ANN_IPS, problem);
 	for (size_t i = 0; i < k; i++) {
 		if (addresses_check_ip(items[i], IP_CIDR, &problem) < 0) {
 			strv_free(items, k);
-			return ann_fail(err, ANN_IPS, problem);
+			return annotation_value_fail(err, ANN_IPS, problem);
 		}
 	}
 	r->ips = items;
@@ -448,9 +453,9 @@ static int single_bandwidth(const char *value, struct selection *s, char **err)
 	_cleanup_json_ json *top = NULL;
 	if (first_attachment(s, ANN_BANDWIDTH, "bandwidth", s->n && s->v[0].bandwidth, &r, err) < 0)
 		return -1;
-	if (ann_json(value, &top, &problem) < 0 ||
+	if (annotation_value_json(value, &top, &problem) < 0 ||
 	    bandwidth_from_json(top, &r->bandwidth, &problem) < 0)
-		return ann_fail(err, ANN_BANDWIDTH, problem);
+		return annotation_value_fail(err, ANN_BANDWIDTH, problem);
 	return 0;
 }
 
@@ -479,17 +484,18 @@ static int parse_args(const char *value, struct selection *s, char **err)
 {
 	char *problem = NULL;
 	if (cniargs_parse(value, &s->args, &problem) < 0)
-		return ann_fail(err, ANN_ARGS, problem);
+		return annotation_value_fail(err, ANN_ARGS, problem);
 	return 0;
 }
 
 static int parse_netns(const char *value, struct selection *s, char **err)
 {
 	if (value[0] != '/')
-		return ann_fail(err, ANN_NETNS, xstrdup("is not an absolute path"));
+		return annotation_value_fail(err, ANN_NETNS, xstrdup("is not an absolute path"));
 	for (const char *p = value; *p; p++)
-		if (ann_is_control((unsigned char)*p))
-			return ann_fail(err, ANN_NETNS, xstrdup("contains control characters"));
+		if (annotation_value_is_control((unsigned char)*p))
+			return annotation_value_fail(err, ANN_NETNS,
+						     xstrdup("contains control characters"));
 	s->netns = xstrdup(value);
 	return 0;
 }
@@ -500,7 +506,7 @@ static int parse_name(const char *value, struct selection *s, char **err)
 {
 	char *problem = NULL;
 	if (plugin_args_check_name(value, &problem) < 0)
-		return ann_fail(err, ANN_NAME, problem);
+		return annotation_value_fail(err, ANN_NAME, problem);
 	s->name = xstrdup(value);
 	return 0;
 }
@@ -538,7 +544,7 @@ static int parse_all(const struct kvlist *ann, const struct container_defaults *
 		const char *key =
 		    kvlist_get(ann, ANN_NPWG_NETWORKS) ? ANN_NPWG_NETWORKS : ANN_NETWORKS;
 		annotations_selection_free(&s);
-		return ann_fail(err, key, problem);
+		return annotation_value_fail(err, key, problem);
 	}
 	*out = s;
 	return 0;

@@ -19,7 +19,7 @@ static int check_fields(const json *o, char **err)
 		for (size_t f = 0; f < ARRAY_SIZE(fields); f++)
 			known = known || strcmp(k, fields[f]) == 0;
 		if (!known)
-			return ann_unknown_field(err, k, fields, ARRAY_SIZE(fields));
+			return annotation_value_unknown_field(err, k, fields, ARRAY_SIZE(fields));
 	}
 	if (o->u.object.n == 0)
 		return set_error(err, "sets none of ingressRate, ingressBurst, egressRate, "
@@ -39,7 +39,7 @@ int bandwidth_from_json(const json *o, char **out, char **err)
 		long long n;
 		if (v == NULL)
 			continue;
-		if (ann_json_int(v, 0, LLONG_MAX, &n) < 0) {
+		if (annotation_value_json_int(v, 0, LLONG_MAX, &n) < 0) {
 			if (json_is_number(v)) {
 				_cleanup_free_ char *text = shown(v->u.number);
 				return set_error(err,

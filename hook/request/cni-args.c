@@ -12,7 +12,7 @@ int cniargs_check_value(const char *v, char **problem)
 {
 	/* The reference library's LoadArgs refuses a pair with two '='. */
 	for (const char *p = v; *p; p++) {
-		if (*p == ';' || *p == '=' || ann_is_control((unsigned char)*p)) {
+		if (*p == ';' || *p == '=' || annotation_value_is_control((unsigned char)*p)) {
 			_cleanup_free_ char *text = shown(v);
 			return set_error(problem,
 					 "value \"%s\" must not contain ';', '=' or control "
@@ -58,7 +58,7 @@ static int add_pair(const char *pair, struct kvlist *v, char **problem)
 		return set_error(problem, "key %s is given twice", key);
 	if (cniargs_check_value(eq + 1, problem) < 0) {
 		_cleanup_free_ char *where = xasprintf("\"%s\"", text);
-		return ann_prefix(problem, where);
+		return annotation_value_prefix(problem, where);
 	}
 	kvlist_append(v, key, eq + 1);
 	return 0;

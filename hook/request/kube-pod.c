@@ -38,9 +38,9 @@ static int engine_pairs(const struct kvlist *ann, const struct engine *e, const 
 			continue;
 		}
 		if (*pairs[i].value == '\0')
-			return ann_fail(err, pairs[i].key, xstrdup("is empty"));
+			return annotation_value_fail(err, pairs[i].key, xstrdup("is empty"));
 		if (cniargs_check_value(pairs[i].value, &problem) < 0)
-			return ann_fail(err, pairs[i].key, problem);
+			return annotation_value_fail(err, pairs[i].key, problem);
 		kvlist_append(v, pairs[i].pair, pairs[i].value);
 	}
 	return 0;
@@ -82,8 +82,9 @@ int kubepod_container_type(const struct kvlist *ann, const char **skip, char **e
 			return 0;
 		}
 		_cleanup_free_ char *text = shown(v);
-		return ann_fail(err, types[i].key,
-				xasprintf("\"%s\" is neither \"sandbox\" nor \"container\"", text));
+		return annotation_value_fail(
+		    err, types[i].key,
+		    xasprintf("\"%s\" is neither \"sandbox\" nor \"container\"", text));
 	}
 	return 0;
 }
@@ -113,7 +114,7 @@ int kubepod_libpod_pod(const struct kvlist *ann, const char **pod_id, char **err
 		return 0;
 	if (!is_podman_id(id)) {
 		_cleanup_free_ char *text = shown(id);
-		return ann_fail(
+		return annotation_value_fail(
 		    err, ANN_CRIO_SANDBOX_ID,
 		    xasprintf("\"%s\" is no podman container id (64 hexadecimal digits)", text));
 	}

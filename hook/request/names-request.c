@@ -43,18 +43,19 @@ static int parse_list(const struct kvlist *ann, const char *key, bool (*ok)(cons
 	char *problem = NULL;
 	char **items = NULL;
 	size_t k = 0;
-	if (ann_split(value, ',', &items, &k, &problem) < 0)
-		return ann_fail(err, key, problem);
+	if (annotation_value_split(value, ',', &items, &k, &problem) < 0)
+		return annotation_value_fail(err, key, problem);
 	if (k > MAX_ITEMS) {
 		strv_free(items, k);
-		return ann_fail(err, key, xasprintf("%zu items, at most %d", k, MAX_ITEMS));
+		return annotation_value_fail(err, key,
+					     xasprintf("%zu items, at most %d", k, MAX_ITEMS));
 	}
 	for (size_t i = 0; i < k; i++)
 		if (!ok(items[i])) {
 			_cleanup_free_ char *v = shown(items[i]);
 			strv_free(items, k);
-			return ann_fail(err, key,
-					xasprintf("item %zu \"%s\" is not %s", i + 1, v, what));
+			return annotation_value_fail(
+			    err, key, xasprintf("item %zu \"%s\" is not %s", i + 1, v, what));
 		}
 	*out = items;
 	*n = k;
@@ -68,8 +69,8 @@ int names_request_parse(const struct kvlist *ann, struct names_request *out, cha
 	if (mode && strcmp(mode, "off") != 0 && strcmp(mode, "auto") != 0 &&
 	    strcmp(mode, "always") != 0) {
 		_cleanup_free_ char *v = shown(mode);
-		return ann_fail(err, ANN_DNS,
-				xasprintf("\"%s\": must be \"off\", \"auto\" or \"always\"", v));
+		return annotation_value_fail(
+		    err, ANN_DNS, xasprintf("\"%s\": must be \"off\", \"auto\" or \"always\"", v));
 	}
 	r.mode = mode ? xstrdup(mode) : NULL;
 	if (parse_list(ann, ANN_DNS_SERVERS, is_ip, "an IP address", &r.servers, &r.n_servers,

@@ -113,24 +113,25 @@ static int portmap_field(const char *k, const json *v, struct port_mapping *m, c
 	const char *s = NULL;
 	long long n;
 	if (strcmp(k, "hostPort") == 0 || strcmp(k, "containerPort") == 0) {
-		if (ann_json_int(v, 1, 65535, &n) < 0)
+		if (annotation_value_json_int(v, 1, 65535, &n) < 0)
 			return bad_port(problem, k, v);
 		*(k[0] == 'h' ? &m->host_port : &m->container_port) = (unsigned)n;
 	} else if (strcmp(k, "protocol") == 0) {
-		if (ann_json_string(v, k, &s, problem) < 0)
+		if (annotation_value_json_string(v, k, &s, problem) < 0)
 			return -1;
 		m->proto = protocol(s);
 		if (m->proto == NULL)
 			return bad_protocol(problem, "field \"protocol\": ", s);
 	} else if (strcmp(k, "hostIP") == 0) {
-		if (ann_json_string(v, k, &s, problem) < 0)
+		if (annotation_value_json_string(v, k, &s, problem) < 0)
 			return -1;
 		if (addresses_check_ip(s, IP_ONLY, problem) < 0)
-			return ann_prefix(problem, "field \"hostIP\"");
+			return annotation_value_prefix(problem, "field \"hostIP\"");
 		free(m->host_ip);
 		m->host_ip = xstrdup(s);
 	} else {
-		return ann_unknown_field(problem, k, portmap_fields, ARRAY_SIZE(portmap_fields));
+		return annotation_value_unknown_field(problem, k, portmap_fields,
+						      ARRAY_SIZE(portmap_fields));
 	}
 	return 0;
 }
@@ -167,7 +168,7 @@ int port_mappings_from_json(const json *a, struct port_mappings *out, char **pro
 		if (portmap_from_json(a->u.array.v[i], &v[i], problem) < 0) {
 			portmap_v_free(v, i);
 			_cleanup_free_ char *where = xasprintf("port mapping %zu", i + 1);
-			return ann_prefix(problem, where);
+			return annotation_value_prefix(problem, where);
 		}
 	}
 	*out = (struct port_mappings){.v = v, .n = n};
@@ -242,7 +243,7 @@ static int portmap_from_string(const char *item, struct port_mapping *pm, char *
 						  "CONTAINERPORT");
 		*close = '\0';
 		if (addresses_check_ip(s + 1, IP_ONLY, problem) < 0)
-			return ann_prefix(problem, "host IP");
+			return annotation_value_prefix(problem, "host IP");
 		if (addresses_ip_family(s + 1) != AF_INET6)
 			return set_error(problem, "host IP in brackets must be IPv6");
 		m.host_ip = xstrdup(s + 1);
@@ -255,7 +256,7 @@ static int portmap_from_string(const char *item, struct port_mapping *pm, char *
 		char *c = strchr(ports, ':');
 		*c = '\0';
 		if (addresses_check_ip(ports, IP_ONLY, problem) < 0)
-			return ann_prefix(problem, "host IP");
+			return annotation_value_prefix(problem, "host IP");
 		m.host_ip = xstrdup(ports);
 		ports = c + 1;
 	} else if (colons != 1) {
@@ -279,7 +280,7 @@ static int portmaps_from_string(const char *value, struct port_mappings *out, ch
 {
 	char **items = NULL;
 	size_t n = 0;
-	if (ann_split(value, ',', &items, &n, problem) < 0)
+	if (annotation_value_split(value, ',', &items, &n, problem) < 0)
 		return -1;
 	struct port_mapping *v = xreallocarray(NULL, n, sizeof(*v));
 	for (size_t i = 0; i < n; i++) {
@@ -288,7 +289,7 @@ static int portmaps_from_string(const char *value, struct port_mappings *out, ch
 			_cleanup_free_ char *where = xasprintf("\"%s\"", text);
 			portmap_v_free(v, i);
 			strv_free(items, n);
-			return ann_prefix(problem, where);
+			return annotation_value_prefix(problem, where);
 		}
 	}
 	*out = (struct port_mappings){.v = v, .n = n};
@@ -302,12 +303,12 @@ static int portmaps_from_string(const char *value, struct port_mappings *out, ch
  * follows: "[fd00::1]:8080:80". ('{': JSON, to say it is not a list.) */
 static bool ports_are_json(const char *value)
 {
-	const char *p = ann_skip_space(value);
+	const char *p = annotation_value_skip_space(value);
 	if (*p == '{')
 		return true;
 	if (*p != '[')
 		return false;
-	p = ann_skip_space(p + 1);
+	p = annotation_value_skip_space(p + 1);
 	bool hex = (*p >= '0' && *p <= '9') || (*p >= 'a' && *p <= 'f') || (*p >= 'A' && *p <= 'F');
 	return !hex && *p != ':';
 }
@@ -318,7 +319,8 @@ int port_mappings_from_annotation(const char *value, struct port_mappings *out, 
 		return portmaps_from_string(value, out, problem);
 	_cleanup_json_ json *top = NULL;
 	struct port_mappings m = {0};
-	if (ann_json(value, &top, problem) < 0 || port_mappings_from_json(top, &m, problem) < 0)
+	if (annotation_value_json(value, &top, problem) < 0 ||
+	    port_mappings_from_json(top, &m, problem) < 0)
 		return -1;
 	if (m.n == 0)
 		return set_error(problem, "the list is empty");

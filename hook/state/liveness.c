@@ -302,7 +302,7 @@ static bool foreign_gone(bool netns_from_result, const struct liveness_candidate
 		}
 		for (size_t k = 0; k < n_paths; k++) {
 			_cleanup_free_ char *seen = NULL;
-			int r = netns_probe(paths[k], &seen);
+			int r = netns_pin_probe(paths[k], &seen);
 			if (r != 0) {
 				free(*evidence);
 				*evidence = r > 0 ? xasprintf("%s (named by %s of network \"%s\")",
@@ -326,7 +326,7 @@ static bool own_gone(const char *state_dir, struct liveness_world *w,
 {
 	_cleanup_free_ char *pin = layout_pin(state_dir, c->id);
 	_cleanup_free_ char *pin_shown = shown_whole(pin);
-	if (netns_is_netns(pin)) {
+	if (netns_pin_is_netns(pin)) {
 		long pid = netns_process(&w->procs, pin);
 		if (pid) {
 			free(*evidence);
@@ -344,7 +344,7 @@ static bool own_gone(const char *state_dir, struct liveness_world *w,
 		if (p == NULL || *p == '\0' || strcmp(p, pin) == 0)
 			continue;
 		_cleanup_free_ char *seen = NULL;
-		if (netns_probe(p, &seen) != 0) {
+		if (netns_pin_probe(p, &seen) != 0) {
 			free(*evidence);
 			*evidence = TAKE_PTR(seen);
 			return false;

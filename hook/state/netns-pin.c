@@ -62,14 +62,14 @@ static bool fd_is_netns(int fd)
 	return ioctl(fd, NS_GET_NSTYPE) == CLONE_NEWNET;
 }
 
-bool netns_is_netns(const char *path)
+bool netns_pin_is_netns(const char *path)
 {
 	_cleanup_close_ int fd = -1;
 	_cleanup_free_ char *err = NULL;
 	return open_nsfs(path, &fd, &err) > 0 && fd_is_netns(fd);
 }
 
-int netns_probe(const char *path, char **evidence)
+int netns_pin_probe(const char *path, char **evidence)
 {
 	_cleanup_free_ char *p = shown_whole(path);
 	if (path[0] != '/') {
@@ -117,7 +117,7 @@ static bool same_as_fd(const char *path, int fd)
 	return a.st_dev == b.st_dev && a.st_ino == b.st_ino;
 }
 
-bool netns_same(const char *a, const char *b)
+bool netns_pin_same(const char *a, const char *b)
 {
 	struct stat sa, sb;
 	if (stat(a, &sa) < 0 || stat(b, &sb) < 0)
@@ -222,7 +222,7 @@ static bool is_shared_mount_root(int fd)
  * a mount point. Done once: a directory that is the root of a shared mount
  * already is left as it is (MS_SHARED|MS_REC walks every pin under it). Serialised by a lock on the
  * directory, so that two hooks starting at once do not both bind it. */
-int netns_share_dir(const char *dir, char **err)
+int netns_pin_share_dir(const char *dir, char **err)
 {
 	_cleanup_close_ int fd =
 	    TEMP_FAILURE_RETRY(open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOCTTY));
@@ -268,13 +268,13 @@ int netns_pin(const char *state_dir, const char *source, const char *pin, char *
 		return set_error(err, "netns \"%s\": %s", source, why);
 	if (r == 0 || !fd_is_netns(ns))
 		return set_error(err, "netns \"%s\": not a network namespace", source);
-	if (netns_share_dir(state_dir, err) < 0)
+	if (netns_pin_share_dir(state_dir, err) < 0)
 		return -1;
 
 	int fd = TEMP_FAILURE_RETRY(
 	    open(pin, O_RDONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOCTTY | O_NOFOLLOW, 0444));
 	if (fd < 0 && errno == EEXIST) {
-		if (netns_is_netns(pin) && same_as_fd(pin, ns))
+		if (netns_pin_is_netns(pin) && same_as_fd(pin, ns))
 			return 0;
 		return set_error(err, "netns pin \"%s\": exists and is not the namespace \"%s\"",
 				 pin, source);
@@ -290,7 +290,7 @@ int netns_pin(const char *state_dir, const char *source, const char *pin, char *
 		return set_error(err, "netns pin \"%s\": bind mount of \"%s\": %s", pin, source,
 				 strerror(e));
 	}
-	if (!netns_is_netns(pin) || !same_as_fd(pin, ns)) {
+	if (!netns_pin_is_netns(pin) || !same_as_fd(pin, ns)) {
 		umount2(pin, MNT_DETACH | UMOUNT_NOFOLLOW);
 		unlink(pin);
 		return set_error(err,
@@ -300,7 +300,7 @@ int netns_pin(const char *state_dir, const char *source, const char *pin, char *
 	return 0;
 }
 
-int netns_unpin(const char *pin, char **err)
+int netns_pin_remove(const char *pin, char **err)
 {
 	for (int i = 0;; i++) {
 		if (umount2(pin, MNT_DETACH | UMOUNT_NOFOLLOW) == 0) {
@@ -319,7 +319,7 @@ int netns_unpin(const char *pin, char **err)
 	return 0;
 }
 
-int netns_refuse_host(const char *path, char **err)
+int netns_pin_refuse_host(const char *path, char **err)
 {
 	struct stat ns, self, init;
 	if (stat(path, &ns) < 0)
@@ -348,7 +348,7 @@ static char *pin_key(const char *state_dir, const struct stat *st)
 	return layout_pin_entry(state_dir, st->st_dev, st->st_ino);
 }
 
-int netns_index_add(const char *state_dir, const char *source, const char *id, char **err)
+int netns_pin_index_add(const char *state_dir, const char *source, const char *id, char **err)
 {
 	struct stat st;
 	if (stat(source, &st) < 0)
@@ -376,7 +376,7 @@ int netns_index_add(const char *state_dir, const char *source, const char *id, c
 	return set_error(err, "pin index \"%s\": the directory keeps disappearing", dir);
 }
 
-void netns_index_remove(const char *state_dir, const char *pin, const char *id)
+void netns_pin_index_remove(const char *state_dir, const char *pin, const char *id)
 {
 	struct stat st;
 	if (stat(pin, &st) < 0)
@@ -413,7 +413,7 @@ static char *index_holder(const char *state_dir, const char *key, const struct s
 	return xstrdup(target);
 }
 
-bool netns_index_find(const char *state_dir, const char *path, const char *id)
+bool netns_pin_index_find(const char *state_dir, const char *path, const char *id)
 {
 	struct stat st;
 	if (stat(path, &st) < 0)
@@ -435,7 +435,7 @@ static void forget_entry(int dfd, const char *name, void *data)
 		unlinkat(dfd, name, 0);
 }
 
-void netns_index_forget(const char *state_dir, const char *id)
+void netns_pin_index_forget(const char *state_dir, const char *id)
 {
 	_cleanup_free_ char *dir = layout_pins_dir(state_dir);
 	if (dir_each(dir, forget_entry, (void *)id) == 0)
@@ -451,7 +451,7 @@ static void sweep_entry(int dfd, const char *name, void *data)
 		unlinkat(dfd, name, 0);
 }
 
-void netns_index_sweep(const char *state_dir)
+void netns_pin_index_sweep(const char *state_dir)
 {
 	_cleanup_free_ char *dir = layout_pins_dir(state_dir);
 	if (dir_each(dir, sweep_entry, (void *)state_dir) == 0)

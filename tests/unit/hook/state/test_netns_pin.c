@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
  * Tests of hook/state/netns-pin.c: pinning network namespaces with bind mounts, and
- * what gc may conclude of a path (netns_probe). They need root and run in a
+ * what gc may conclude of a path (netns_pin_probe). They need root and run in a
  * private mount namespace of the test process (made rprivate first), so no
  * mount reaches the host's; the namespaces pinned are made by children of
  * the test.
@@ -106,7 +106,7 @@ static int teardown(void **state)
 	_cleanup_free_ char *other = xasprintf("%s/other", f->tmp);
 	char *err = NULL;
 	int r = 0;
-	if (netns_unpin(f->pin, &err) < 0 || netns_unpin(pin2, &err) < 0) {
+	if (netns_pin_remove(f->pin, &err) < 0 || netns_pin_remove(pin2, &err) < 0) {
 		fprintf(stderr, "teardown: %s\n", err);
 		free(err);
 		r = -1;
@@ -191,8 +191,8 @@ static void pin_err(const char *state_dir, const char *source, const char *pin, 
 static void unpin_ok(const char *pin)
 {
 	char *err = NULL;
-	if (netns_unpin(pin, &err) < 0)
-		fail_msg("netns_unpin(%s): %s", pin, err);
+	if (netns_pin_remove(pin, &err) < 0)
+		fail_msg("netns_pin_remove(%s): %s", pin, err);
 }
 
 static void touch(const char *path)
@@ -234,7 +234,7 @@ static int check_setns(const char *pin)
 		int fd = open(pin, O_RDONLY | O_CLOEXEC);
 		if (fd < 0 || setns(fd, CLONE_NEWNET) < 0)
 			report(p[1], 's');
-		if (!netns_same("/proc/self/ns/net", pin))
+		if (!netns_pin_same("/proc/self/ns/net", pin))
 			report(p[1], 'n');
 		struct if_nameindex *ifs = if_nameindex();
 		if (ifs == NULL || ifs[0].if_name == NULL || strcmp(ifs[0].if_name, "lo") != 0 ||
@@ -252,33 +252,33 @@ static int check_setns(const char *pin)
 static void test_is_netns(void **state)
 {
 	struct fixture *f = *state;
-	assert_true(netns_is_netns("/proc/self/ns/net"));
+	assert_true(netns_pin_is_netns("/proc/self/ns/net"));
 	/* nsfs, but not a network namespace. */
-	assert_false(netns_is_netns("/proc/self/ns/mnt"));
-	assert_false(netns_is_netns("/proc/self/ns/uts"));
+	assert_false(netns_pin_is_netns("/proc/self/ns/mnt"));
+	assert_false(netns_pin_is_netns("/proc/self/ns/uts"));
 	_cleanup_free_ char *file = xasprintf("%s/other", f->tmp);
 	touch(file);
-	assert_false(netns_is_netns(file));
+	assert_false(netns_pin_is_netns(file));
 	unlink(file);
 	/* A FIFO is never opened (that would block). */
 	assert_int_equal(mkfifo(file, 0600), 0);
-	assert_false(netns_is_netns(file));
+	assert_false(netns_pin_is_netns(file));
 	unlink(file);
-	assert_false(netns_is_netns(file));
-	assert_false(netns_is_netns(f->tmp));
-	assert_false(netns_is_netns("/dev/null"));
-	assert_false(netns_is_netns(""));
+	assert_false(netns_pin_is_netns(file));
+	assert_false(netns_pin_is_netns(f->tmp));
+	assert_false(netns_pin_is_netns("/dev/null"));
+	assert_false(netns_pin_is_netns(""));
 }
 
-/* probe_is PATH WANT EVIDENCE: netns_probe(PATH) is WANT, its evidence
+/* probe_is PATH WANT EVIDENCE: netns_pin_probe(PATH) is WANT, its evidence
  * starts with EVIDENCE. */
 static void probe_is(const char *path, int want, const char *evidence)
 {
 	char *seen = NULL;
-	assert_int_equal(netns_probe(path, &seen), want);
+	assert_int_equal(netns_pin_probe(path, &seen), want);
 	assert_non_null(seen);
 	if (strncmp(seen, evidence, strlen(evidence)) != 0)
-		fail_msg("netns_probe(\"%s\"): \"%s\", want \"%s...\"", path, seen, evidence);
+		fail_msg("netns_pin_probe(\"%s\"): \"%s\", want \"%s...\"", path, seen, evidence);
 	free(seen);
 }
 
@@ -321,13 +321,13 @@ static void test_probe(void **state)
 static void test_same(void **state)
 {
 	struct fixture *f = *state;
-	assert_true(netns_same("/proc/self/ns/net", "/proc/thread-self/ns/net"));
-	assert_false(netns_same("/proc/self/ns/net", "/proc/self/ns/mnt"));
+	assert_true(netns_pin_same("/proc/self/ns/net", "/proc/thread-self/ns/net"));
+	assert_false(netns_pin_same("/proc/self/ns/net", "/proc/self/ns/mnt"));
 	char ns[64];
 	spawn_netns(f, ns);
-	assert_false(netns_same("/proc/self/ns/net", ns));
-	assert_false(netns_same("/proc/self/ns/net", "/nonexistent"));
-	assert_false(netns_same("/nonexistent", "/nonexistent"));
+	assert_false(netns_pin_same("/proc/self/ns/net", ns));
+	assert_false(netns_pin_same("/proc/self/ns/net", "/nonexistent"));
+	assert_false(netns_pin_same("/nonexistent", "/nonexistent"));
 }
 
 /* Never the host's namespace: the hook's own is refused with a message
@@ -337,19 +337,19 @@ static void test_refuse_host(void **state)
 {
 	struct fixture *f = *state;
 	_cleanup_free_ char *err = NULL;
-	assert_int_equal(netns_refuse_host("/proc/self/ns/net", &err), -1);
+	assert_int_equal(netns_pin_refuse_host("/proc/self/ns/net", &err), -1);
 	assert_string_equal(err, "network namespace \"/proc/self/ns/net\" is the host's: "
 				 "refusing to attach networks to it");
 	_cleanup_free_ char *missing = xasprintf("%s/none", f->tmp);
 	_cleanup_free_ char *err2 = NULL;
-	assert_int_equal(netns_refuse_host(missing, &err2), -1);
+	assert_int_equal(netns_pin_refuse_host(missing, &err2), -1);
 	_cleanup_free_ char *want =
 	    xasprintf("network namespace \"%s\": %s", missing, strerror(ENOENT));
 	assert_string_equal(err2, want);
 	char ns[64];
 	spawn_netns(f, ns);
 	_cleanup_free_ char *err3 = NULL;
-	assert_int_equal(netns_refuse_host(ns, &err3), 0);
+	assert_int_equal(netns_pin_refuse_host(ns, &err3), 0);
 	assert_null(err3);
 }
 
@@ -363,9 +363,9 @@ static void test_pin_lifecycle(void **state)
 	assert_int_equal(count_mounts(f->state_dir, false), 0);
 
 	pin_ok(f->state_dir, ns, f->pin);
-	assert_true(netns_is_netns(f->pin));
-	assert_true(netns_same(f->pin, ns));
-	assert_false(netns_same(f->pin, "/proc/self/ns/net"));
+	assert_true(netns_pin_is_netns(f->pin));
+	assert_true(netns_pin_same(f->pin, ns));
+	assert_false(netns_pin_same(f->pin, "/proc/self/ns/net"));
 	/* The state directory became a shared bind mount of itself. */
 	assert_int_equal(count_mounts(f->state_dir, false), 1);
 	assert_true(mount_is_shared(f->state_dir));
@@ -373,13 +373,13 @@ static void test_pin_lifecycle(void **state)
 
 	/* The last process of the namespace goes; the pin keeps it. */
 	kill_child(f, pid);
-	assert_true(netns_is_netns(f->pin));
+	assert_true(netns_pin_is_netns(f->pin));
 	assert_int_equal(check_setns(f->pin), 0);
 
 	unpin_ok(f->pin);
 	assert_int_equal(access(f->pin, F_OK), -1);
 	assert_int_equal(errno, ENOENT);
-	assert_false(netns_is_netns(f->pin));
+	assert_false(netns_pin_is_netns(f->pin));
 	/* Left: the state directory's own bind mount, nothing below. */
 	assert_int_equal(count_mounts(f->tmp, true), 1);
 	assert_int_equal(count_mounts(f->state_dir, false), 1);
@@ -395,7 +395,7 @@ static void test_pin_twice(void **state)
 	pin_ok(f->state_dir, ns, f->pin);
 	assert_int_equal(count_mounts(f->pin, false), 1);
 	assert_int_equal(count_mounts(f->state_dir, false), 1);
-	assert_true(netns_same(f->pin, ns));
+	assert_true(netns_pin_same(f->pin, ns));
 	unpin_ok(f->pin);
 	unpin_ok(f->pin);
 	assert_int_equal(count_mounts(f->state_dir, true), 1);
@@ -412,11 +412,11 @@ static void test_two_pins(void **state)
 	pin_ok(f->state_dir, ns1, f->pin);
 	pin_ok(f->state_dir, ns2, pin2);
 	assert_int_equal(count_mounts(f->state_dir, false), 1);
-	assert_true(netns_same(f->pin, ns1));
-	assert_true(netns_same(pin2, ns2));
-	assert_false(netns_same(f->pin, pin2));
+	assert_true(netns_pin_same(f->pin, ns1));
+	assert_true(netns_pin_same(pin2, ns2));
+	assert_false(netns_pin_same(f->pin, pin2));
 	unpin_ok(f->pin);
-	assert_true(netns_is_netns(pin2));
+	assert_true(netns_pin_is_netns(pin2));
 	unpin_ok(pin2);
 	assert_int_equal(count_mounts(f->state_dir, true), 1);
 }
@@ -430,7 +430,7 @@ static void test_pin_exists_other_namespace(void **state)
 	spawn_netns(f, ns2);
 	pin_ok(f->state_dir, ns1, f->pin);
 	pin_err(f->state_dir, ns2, f->pin, "exists and is not the namespace");
-	assert_true(netns_same(f->pin, ns1));
+	assert_true(netns_pin_same(f->pin, ns1));
 	assert_int_equal(count_mounts(f->pin, false), 1);
 }
 
@@ -526,13 +526,13 @@ static void test_pin_reaches_peer_namespace(void **state)
 		if (unshare(CLONE_NEWNS) < 0 || write(up[1], "x", 1) != 1)
 			report(res[1], 'u');
 		/* Wait for the parent's pin. */
-		if (read(down[0], &c, 1) != 1 || !netns_is_netns(f->pin) ||
-		    !netns_same(f->pin, ns1))
+		if (read(down[0], &c, 1) != 1 || !netns_pin_is_netns(f->pin) ||
+		    !netns_pin_same(f->pin, ns1))
 			report(res[1], 'p');
 		if (write(up[1], "x", 1) != 1)
 			report(res[1], 'w');
 		/* Wait for the parent's unpin. */
-		if (read(down[0], &c, 1) != 1 || netns_is_netns(f->pin))
+		if (read(down[0], &c, 1) != 1 || netns_pin_is_netns(f->pin))
 			report(res[1], 'd');
 		report(res[1], '0');
 	}

@@ -350,12 +350,24 @@ static int run_list(const struct verb *v, struct call *c)
 struct gc_call {
 	const struct hook_config *cfg;
 	const struct gc_options *o;
+	const struct rootless_gc_outcome *out;
 };
 
+/* The helpers gc stopped first, before its verdicts. */
+static void print_strays(const struct rootless_gc_outcome *out)
+{
+	if (out->strays > 0)
+		printf("gc: stopped %d helper(s) of the user's (forwarders, dnsmasq, slirp4netns, "
+		       "watch) that served a namespace that is gone\n",
+		       out->strays);
+}
+
+/* gc prints and logs its own failure: none to hand back. */
 static int gc_in_netns(void *data, char **err)
 {
 	const struct gc_call *g = data;
-	return gc_run(g->cfg, g->o);
+	print_strays(g->out);
+	return gc_run(g->cfg, g->o) == 0 ? 0 : -1;
 }
 
 static int run_gc(const struct verb *v, struct call *c)
@@ -375,14 +387,12 @@ static int run_gc(const struct verb *v, struct call *c)
 	log_init(c->level, (v->flags & LOGS_TO_SYSLOG) && c->cfg->log_syslog, rl.run_dir);
 	struct rootless_call rc = {
 	    .cfg = c->cfg, .user = &rl, .id = "-", .attachment = "-", .stage = "gc"};
-	struct gc_call g = {.cfg = c->cfg, .o = &a.gc};
 	struct rootless_gc_outcome out;
+	struct gc_call g = {.cfg = c->cfg, .o = &a.gc, .out = &out};
 	_cleanup_free_ char *err = NULL;
 	ret = rootless_gc(&rc, gc_in_netns, &g, &out, &err);
-	if (out.strays > 0)
-		printf("gc: stopped %d helper(s) of the user's (forwarders, dnsmasq, slirp4netns, "
-		       "watch) that served a namespace that is gone\n",
-		       out.strays);
+	if (!out.gc_ran)
+		print_strays(&out);
 	if (out.had_none && out.strays == 0)
 		printf("gc: nothing to collect: the user has no %s\n", rl.dir);
 	if (ret < 0)

@@ -489,6 +489,7 @@ int rootless_gc(const struct rootless_call *c, rootless_fn gc, void *data,
 	int ret = 0;
 	if (any_container(c->cfg)) {
 		ret = prepare(c, err);
+		out->gc_ran = ret == 0;
 		/* gc prints and logs its own failure, and exits 1. */
 		if (ret == 0 && in_child(c, true, gc, data, err) < 0)
 			ret = *err ? -1 : 1;

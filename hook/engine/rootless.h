@@ -67,10 +67,12 @@ int rootless_attach(const struct rootless_call *c, struct selection *sel, rootle
  * torn down. */
 int rootless_detach(const struct rootless_call *c, rootless_fn detach, void *data, char **err);
 
-/* What rootless_gc() did besides gc itself, for its caller to print. */
+/* What rootless_gc() did besides gc itself, for its caller to print; gc
+ * (its child) sees strays and had_none too. */
 struct rootless_gc_outcome {
 	int strays;    /* helpers stopped that served a namespace that is gone */
 	bool had_none; /* the user had no directory: nothing to collect */
+	bool gc_ran;   /* gc was started in its child */
 };
 /* `podman unshare cnihook gc`: the strays stopped, then gc (which exits
  * 1 when it failed; it prints and logs its own) run in a child inside the

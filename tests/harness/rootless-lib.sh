@@ -58,15 +58,21 @@ rl_stop_pause() {
 }
 
 rl_user_setup() {
-	local sub
+	local sub lk
 	require_cmd podman runc useradd userdel runuser newuidmap newgidmap setfacl
 	RL_USER=cnirl$uniq
 	useradd -M -d /nonexistent -s /bin/sh "$RL_USER" || fail "useradd $RL_USER"
 	cleanup_push "userdel '$RL_USER'; sed -i '/^$RL_USER:/d' /etc/subuid /etc/subgid"
 	RL_UID=$(id -u "$RL_USER")
+	# Two tests making users at once (make -j2) must not pick one range:
+	# the pick and the append under a lock on /etc/subuid.
+	[ -e /etc/subuid ] || : >>/etc/subuid
+	exec {lk}</etc/subuid
+	flock "$lk"
 	sub=$(rl_sub_start)
 	printf '%s:%s:65536\n' "$RL_USER" "$sub" >>/etc/subuid
 	printf '%s:%s:65536\n' "$RL_USER" "$sub" >>/etc/subgid
+	exec {lk}>&-
 	RUNDIR=/run/user/$RL_UID
 	[ ! -e "$RUNDIR" ] || fail "$RUNDIR exists already"
 	install -d -o "$RL_USER" -g "$RL_USER" -m 0700 "$RUNDIR"

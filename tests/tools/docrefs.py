@@ -23,6 +23,11 @@ What is checked, in every `...` span of the document (fenced blocks too):
 Table rows of the form | `folder/` | `file.c` | ... (the map of hook/)
 give the folder to the files of the rows that follow, which must then be
 in that folder.
+
+And the other way: where a file of the tree (code, tests, docs) cites a
+section as (docs/architecture.md, "SECTION"), the document has a heading
+that starts with SECTION, or a line that does (the floors, on the first
+screen, have none), so that a section renamed or removed is seen.
 """
 import os
 import re
@@ -128,16 +133,57 @@ def check(src):
     return problems, count
 
 
+CITE = re.compile(r'docs/architecture\.md,\s*"([^"]+)"')
+CITE_DIRS = ("common", "lib", "hook", "tests", "docs", "config")
+
+
+def citations(src):
+    """(file, section as written, section) for each citation of DOC's."""
+    paths = [os.path.join(src, f) for f in ("README.md", "Makefile.am", "configure.ac")]
+    for top in CITE_DIRS:
+        for d, dirs, fs in os.walk(os.path.join(src, top)):
+            dirs[:] = [x for x in dirs if not x.startswith(".")]
+            paths += [os.path.join(d, f) for f in fs]
+    for path in sorted(paths):
+        rel = os.path.relpath(path, src)
+        if rel in (DOC, "tests/tools/docrefs.py") or not rel.endswith((".c", ".h", ".sh", ".py", ".md", ".am", ".ac", ".in")):
+            continue
+        try:
+            with open(path, encoding="utf-8", errors="replace") as fh:
+                text = fh.read()
+        except OSError:
+            continue
+        # a citation may run over a comment's line break: join the lines,
+        # their comment leaders dropped
+        joined = re.sub(r"\n\s*(?:\*(?!/)|#|//)?\s*", " ", text)
+        for m in CITE.finditer(joined):
+            yield rel, m.group(1), " ".join(m.group(1).split())
+
+
+def check_citations(src):
+    with open(os.path.join(src, DOC), encoding="utf-8") as fh:
+        starts = [re.sub(r"^#+\s*", "", l).strip() for l in fh.read().split("\n")]
+    starts = [" ".join(l.replace("`", "").split()) for l in starts if l]
+    problems, count = [], 0
+    for rel, raw, section in citations(src):
+        count += 1
+        want = section.replace("`", "")
+        if not any(l.startswith(want) for l in starts):
+            problems.append(f'{rel}: cites {DOC}, "{section}": no such section')
+    return problems, count
+
+
 def main(argv):
     if len(argv) != 3 or argv[1] != "check":
         print(__doc__, file=sys.stderr)
         return 2
     problems, count = check(argv[2])
-    for p in problems:
+    cited, ncited = check_citations(argv[2])
+    for p in problems + cited:
         print(p)
-    if problems:
+    if problems or cited:
         return 1
-    print(f"{count} names of {DOC} found in the tree")
+    print(f"{count} names of {DOC} found in the tree, {ncited} citations of its sections found in it")
     return 0
 
 

@@ -8,13 +8,11 @@
  * Both commands cost a few system calls per entry and nothing that grows
  * with the others: the state directory is read once (one listing, sorted,
  * that both walk and look ids up in: snapshot.h) and its files are read
- * relative to it; list takes the addresses of each cached
- * result as they are when they are written as its conversion to 1.0.0
- * writes them.
+ * relative to it; list reads the addresses of each cached result without
+ * converting it (cnirt_result_ips()).
  */
 #include "config.h"
 
-#include <arpa/inet.h>
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -88,8 +86,6 @@ static char *container_shown(const char *id, const char *name, bool no_trunc)
 	_cleanup_free_ char *short_id = id_shown(slash + 1, no_trunc);
 	return xasprintf("%.*s/%s", (int)(slash - name), name, short_id);
 }
-
-static char *result_ips(const char *result);
 
 /* ---------------------------------------------------- unfinished attaches */
 
@@ -217,16 +213,36 @@ static void unfinished_free(struct unfinished *u)
 	free(u->why);
 }
 
+/* The addresses of a result (NULL: none) as its conversion to 1.0.0
+ * writes them; none when it is not a valid result. */
+static void result_ips(const char *result, char ***v, size_t *n)
+{
+	cnirt_error *e = NULL;
+	*v = NULL;
+	*n = 0;
+	if (result && cnirt_result_ips(result, strlen(result), v, n, &e) < 0)
+		cnirt_error_free(e);
+}
+
+/* Addresses, comma separated. */
+static char *ips_text(char *const *v, size_t n)
+{
+	struct buf b = {0};
+	for (size_t i = 0; i < n; i++)
+		buf_printf(&b, "%s%s", i ? "," : "", v[i]);
+	return buf_steal(&b, NULL);
+}
+
 /* The addresses of the running result of attachment (network, ifname) of
- * container `id` in its ADD journal, comma separated ("" for none). */
-static char *journal_ips(const char *state_dir, const char *id, const char *network,
-			 const char *ifname)
+ * container `id` in its ADD journal (none when there is none). */
+static void journal_ips(const char *state_dir, const char *id, const char *network,
+			const char *ifname, char ***v, size_t *n)
 {
 	_cleanup_free_ char *result = NULL;
 	_cleanup_free_ char *err = NULL;
-	if (journal_read(state_dir, id, network, ifname, &result, &err) < 0 || result == NULL)
-		return xstrdup("");
-	return result_ips(result);
+	if (journal_read(state_dir, id, network, ifname, &result, &err) < 0)
+		result = NULL;
+	result_ips(result, v, n);
 }
 
 /* ------------------------------------------------------------- status */
@@ -504,106 +520,6 @@ int report_status(const struct hook_config *cfg, const char *id_arg, bool as_jso
 
 /* --------------------------------------------------------------- list */
 
-/* Whether the address/prefix `cidr` is written as a result's conversion
- * writes it (lib/result.c): an IPv4 address as inet_pton() takes it (which
- * glibc does in that one form only), an IPv6 one as inet_ntop() writes it
- * but never with an IPv4 part; the prefix in decimal, in range. */
-static bool cidr_as_converted(const char *cidr)
-{
-	const char *slash = strchr(cidr, '/');
-	char ip[INET6_ADDRSTRLEN], back[INET6_ADDRSTRLEN];
-	size_t n = slash ? (size_t)(slash - cidr) : 0;
-	if (n == 0 || n >= sizeof(ip))
-		return false;
-	memcpy(ip, cidr, n);
-	ip[n] = '\0';
-	int family = strchr(ip, ':') ? AF_INET6 : AF_INET;
-	unsigned char a[16];
-	if ((family == AF_INET6 && strchr(ip, '.')) || inet_pton(family, ip, a) != 1 ||
-	    (family == AF_INET6 &&
-	     (inet_ntop(family, a, back, sizeof(back)) == NULL || strcmp(ip, back) != 0)))
-		return false;
-	const char *p = slash + 1;
-	unsigned prefix = 0;
-	if (*p == '\0' || (p[0] == '0' && p[1] != '\0'))
-		return false;
-	for (; *p; p++) {
-		if (*p < '0' || *p > '9' || (prefix = prefix * 10 + (unsigned)(*p - '0')) > 128)
-			return false;
-	}
-	return prefix <= (family == AF_INET ? 32u : 128u);
-}
-
-/* The addresses of the valid result r, comma separated as its conversion
- * to 1.0.0 writes them: "ips"[].address, or for 0.1.0 and 0.2.0 "ip4" then
- * "ip6" .ip. -1 when one is written otherwise. */
-static int ips_as_is(const json *r, char **out)
-{
-	const char *v = json_str(json_obj_get(r, "cniVersion"));
-	bool old = strcmp(v, "0.1.0") == 0 || strcmp(v, "0.2.0") == 0;
-	const json *ips = json_obj_get(r, "ips");
-	const char *addr[2] = {json_str(json_obj_get(json_obj_get(r, "ip4"), "ip")),
-			       json_str(json_obj_get(json_obj_get(r, "ip6"), "ip"))};
-	size_t n = old ? 2 : json_is_array(ips) ? ips->u.array.n : 0;
-	struct buf b = {0};
-	for (size_t i = 0; i < n; i++) {
-		const char *a =
-		    old ? addr[i] : json_str(json_obj_get(ips->u.array.v[i], "address"));
-		if (a == NULL && old)
-			continue;
-		if (a == NULL || !cidr_as_converted(a)) {
-			buf_free(&b);
-			return -1;
-		}
-		if (b.len)
-			buf_appends(&b, ",");
-		buf_appends(&b, a);
-	}
-	*out = buf_steal(&b, NULL);
-	return 0;
-}
-
-/* The addresses of a result converted to 1.0.0, comma separated. */
-static char *ips_converted(const char *result)
-{
-	cnirt_error *e = NULL;
-	_cleanup_free_ char *conv = NULL;
-	_cleanup_json_ json *v = NULL;
-	_cleanup_free_ char *err = NULL;
-	if (cnirt_result_convert(result, strlen(result), "1.0.0", &conv, &e) < 0 ||
-	    json_parse_with(conv, strlen(conv), "result", &hook_json, &v, &err) < 0) {
-		cnirt_error_free(e);
-		return xstrdup("");
-	}
-	const json *ips = json_obj_get(v, "ips");
-	_cleanup_json_ json *a = json_new(JSON_ARRAY);
-	for (size_t i = 0; json_is_array(ips) && i < ips->u.array.n; i++) {
-		const char *addr = json_str(json_obj_get(ips->u.array.v[i], "address"));
-		if (addr)
-			json_arr_append(a, json_new_string(addr));
-	}
-	return join_strings(a, ",");
-}
-
-/* The addresses of a cached result, comma separated, as its conversion to
- * 1.0.0 gives them (none when it is not a valid result): taken as they are
- * when they are written so, else converted. */
-static char *result_ips(const char *result)
-{
-	cnirt_error *e = NULL;
-	if (result == NULL || cnirt_result_validate(result, strlen(result), &e) < 0) {
-		cnirt_error_free(e);
-		return xstrdup("");
-	}
-	_cleanup_json_ json *v = NULL;
-	_cleanup_free_ char *err = NULL;
-	char *ips = NULL;
-	if (json_parse_with(result, strlen(result), "result", &hook_json, &v, &err) == 0 &&
-	    ips_as_is(v, &ips) == 0)
-		return ips;
-	return ips_converted(result);
-}
-
 static char *age(long long seconds)
 {
 	if (seconds < 120)
@@ -620,7 +536,8 @@ static char *age(long long seconds)
 struct list_row {
 	const char *id, *network, *ifname; /* the cache entry's or the record's */
 	char *name;			   /* record_name_read(), or NULL */
-	char *ips;			   /* comma separated */
+	char **ips;			   /* cnirt_result_ips() */
+	size_t n_ips;
 	const char *netns;
 	long long age; /* seconds */
 	const char *gc;
@@ -646,7 +563,7 @@ static void list_free(struct list *l)
 {
 	for (size_t i = 0; i < l->n_rows; i++) {
 		free(l->rows[i].name);
-		free(l->rows[i].ips);
+		cnirt_result_ips_free(l->rows[i].ips, l->rows[i].n_ips);
 	}
 	free(l->rows);
 	for (size_t i = 0; i < l->n_u; i++)
@@ -704,7 +621,6 @@ static void list_row(struct list *l, const struct snapshot *sd, const cnirt_cach
 	    .network = cnirt_cache_entry_network(c),
 	    .ifname = cnirt_cache_entry_ifname(c),
 	    .name = own ? container_name(sd, id) : NULL,
-	    .ips = result_ips(cnirt_cache_entry_result(c)),
 	    .netns = netns ? netns : "",
 	    .age = now - cnirt_cache_entry_mtime(c),
 	    .gc = u ? unfinished_gc(u) : gc_rule(own, netns ? netns : ""),
@@ -715,6 +631,7 @@ static void list_row(struct list *l, const struct snapshot *sd, const cnirt_cach
 	};
 	if (r->age < 0)
 		r->age = 0;
+	result_ips(cnirt_cache_entry_result(c), &r->ips, &r->n_ips);
 }
 
 /* The rows of the unfinished attach u for what the cache has no entry of:
@@ -735,14 +652,15 @@ static void list_unfinished_rows(struct list *l, const struct hook_config *cfg,
 		    .network = a ? a->network : "-",
 		    .ifname = a ? a->ifname : "-",
 		    .name = container_name(sd, u->id),
-		    .ips =
-			a ? journal_ips(cfg->state_dir, u->id, a->network, a->ifname) : xstrdup(""),
 		    .netns = u->rec && u->rec->netns ? u->rec->netns : "",
 		    .age = u->mtime && now > u->mtime ? now - u->mtime : 0,
 		    .gc = unfinished_gc(u),
 		    .missing = unfinished_missing(u, a ? a->network : NULL, a ? a->ifname : NULL),
 		    .why = u->why,
 		};
+		if (a)
+			journal_ips(cfg->state_dir, u->id, a->network, a->ifname, &r->ips,
+				    &r->n_ips);
 	}
 }
 
@@ -842,9 +760,8 @@ static json *list_entry(const struct list_row *r)
 	json_obj_append(o, "network", json_new_string(r->network));
 	json_obj_append(o, "ifname", json_new_string(r->ifname));
 	json *a = json_new(JSON_ARRAY);
-	char *save = NULL;
-	for (char *ip = strtok_r(r->ips, ",", &save); ip; ip = strtok_r(NULL, ",", &save))
-		json_arr_append(a, json_new_string(ip));
+	for (size_t i = 0; i < r->n_ips; i++)
+		json_arr_append(a, json_new_string(r->ips[i]));
 	json_obj_append(o, "ips", a);
 	json_obj_append(o, "netns", json_new_string(r->netns));
 	json_obj_append(o, "ageSeconds", json_new_int(r->age));
@@ -870,7 +787,8 @@ static void list_print(const struct list *l, bool as_json, bool no_trunc)
 	for (size_t i = 0; i < l->n_rows; i++) {
 		const struct list_row *r = &l->rows[i];
 		table_row(&t, table_keep(&t, container_shown(r->id, r->name, no_trunc)), r->network,
-			  r->ifname, r->ips, r->netns, table_keep(&t, age(r->age)), r->gc,
+			  r->ifname, table_keep(&t, ips_text(r->ips, r->n_ips)), r->netns,
+			  table_keep(&t, age(r->age)), r->gc,
 			  r->missing ? table_keep(&t, missing_text(r->missing)) : "-");
 	}
 	table_print(&t, stdout);

@@ -31,6 +31,7 @@
 #include "base/table.h"
 #include "base/util.h"
 #include "cmd/report.h"
+#include "state/container-key.h"
 #include "state/journal.h"
 #include "state/layout.h"
 #include "state/liveness.h"
@@ -283,16 +284,6 @@ struct status_out {
 	struct liveness_world *w;
 };
 
-/* The name of container `id` (record.h), when the state directory's
- * listing shows it has one (or could not be listed). */
-static char *container_name(const struct snapshot *sd, const char *id)
-{
-	_cleanup_free_ char *link = layout_name_link(NULL, id);
-	if (sd->listed && snapshot_find(sd, link) == NULL)
-		return NULL;
-	return record_name_read(sd->fd, id);
-}
-
 /* A copy of s kept by the table (NULL for NULL). */
 static const char *table_copy(struct table *t, const char *s)
 {
@@ -305,7 +296,7 @@ static const char *table_copy(struct table *t, const char *s)
 static void status_rows(const struct snapshot *sd, struct table *t, const char *id, const json *st,
 			bool no_trunc)
 {
-	_cleanup_free_ char *name = container_name(sd, id);
+	_cleanup_free_ char *name = container_key_name(sd, id);
 	const char *shown_id = table_keep(t, container_shown(id, name, no_trunc));
 	for (size_t i = 0; json_is_array(st) && i < st->u.array.n; i++) {
 		const json *e = st->u.array.v[i];
@@ -426,7 +417,7 @@ static int status_gather_one(const struct hook_config *cfg, const struct snapsho
 {
 	const char *dir = cfg->state_dir;
 	const char *id = NULL;
-	if (snapshot_resolve(sd, key, &id, err) < 0)
+	if (container_key_resolve(sd, key, &id, err) < 0)
 		return -1;
 	json *st = NULL;
 	int errnum;
@@ -480,7 +471,7 @@ int report_status(const struct hook_config *cfg, const char *id_arg, bool as_jso
 {
 	_cleanup_free_ char *err = NULL;
 	_cleanup_free_ char *key = NULL;
-	if (id_arg && snapshot_key(id_arg, &key, &err) < 0) {
+	if (id_arg && container_key_parse(id_arg, &key, &err) < 0) {
 		log_error("status: %s", err);
 		return 2;
 	}
@@ -620,7 +611,7 @@ static void list_row(struct list *l, const struct snapshot *sd, const cnirt_cach
 	    .id = id,
 	    .network = cnirt_cache_entry_network(c),
 	    .ifname = cnirt_cache_entry_ifname(c),
-	    .name = own ? container_name(sd, id) : NULL,
+	    .name = own ? container_key_name(sd, id) : NULL,
 	    .netns = netns ? netns : "",
 	    .age = now - cnirt_cache_entry_mtime(c),
 	    .gc = u ? unfinished_gc(u) : gc_rule(own, netns ? netns : ""),
@@ -651,7 +642,7 @@ static void list_unfinished_rows(struct list *l, const struct hook_config *cfg,
 		    .id = u->id,
 		    .network = a ? a->network : "-",
 		    .ifname = a ? a->ifname : "-",
-		    .name = container_name(sd, u->id),
+		    .name = container_key_name(sd, u->id),
 		    .netns = u->rec && u->rec->netns ? u->rec->netns : "",
 		    .age = u->mtime && now > u->mtime ? now - u->mtime : 0,
 		    .gc = unfinished_gc(u),

@@ -20,20 +20,17 @@
 #include "tmpdir.h"
 #include "base/util.h"
 
-static void make_dir(const char *name)
-{
-	_cleanup_free_ char *p = xasprintf("%s/%s", dir, name);
-	assert_int_equal(mkdir(p, 0700), 0);
-}
-
 static int setup(void **state)
 {
 	if (tmpdir_make(state) < 0)
 		return -1;
-	make_dir("ctr-b");
-	make_dir("ctr-a");
-	make_dir("k8s.io-abc");
-	make_dir("ports");
+	for (const char *const *d =
+		 (const char *const[]){"ctr-b", "ctr-a", "k8s.io-abc", "ports", NULL};
+	     *d; d++) {
+		_cleanup_free_ char *p = xasprintf("%s/%s", dir, *d);
+		if (mkdir(p, 0700) < 0)
+			return -1;
+	}
 	_cleanup_free_ char *err = NULL;
 	if (record_name_write(dir, "k8s.io-abc", "k8s.io/abc", &err) < 0 ||
 	    record_name_write(dir, "ctr-a", "other/a", &err) < 0)

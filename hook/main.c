@@ -27,7 +27,8 @@
 #include "cmd/cni-plugin.h"
 #include "cmd/gc.h"
 #include "cmd/reload.h"
-#include "cmd/report.h"
+#include "cmd/list.h"
+#include "cmd/status.h"
 #include "base/proctitle.h"
 #include "cmd/rootless.h"
 #include "cmd/runtime.h"
@@ -308,7 +309,7 @@ static int run_status(const struct verb *v, struct call *c)
 	int ret = report_args(v, c, &a);
 	_cleanup_free_ char *fwd = rootless ? rootless_netns_path(&rl, "forwarders") : NULL;
 	if (ret == 0)
-		ret = report_status(c->cfg, a.id, a.as_json, a.no_trunc, fwd);
+		ret = status_run(c->cfg, a.id, a.as_json, a.no_trunc, fwd);
 	if (ret == 0 && rootless && !a.as_json && !a.id)
 		rootless_print_helpers(&rl);
 	rootless_netns_user_free(&rl);
@@ -322,7 +323,7 @@ static int run_list(const struct verb *v, struct call *c)
 	struct report_args a;
 	int ret = report_args(v, c, &a);
 	if (ret == 0)
-		ret = report_list(c->cfg, a.as_json, a.no_trunc);
+		ret = list_run(c->cfg, a.as_json, a.no_trunc);
 	rootless_netns_user_free(&rl);
 	return ret;
 }

@@ -4,10 +4,11 @@
 # a systemd user manager (systemd --user, in a cgroup delegated to the
 # user in every hierarchy, with an empty /run/systemd/system of its own
 # mount namespace so that it runs where PID 1 is not systemd), and runs
-# podman 4 (runc, vfs, --network none) from a cgroup of that subtree, as
-# a login session's podman would: container c1 from cgroup c1.leaf, c2
-# from c2.leaf, each with a bridge and portmap network and a published
-# port. Checks:
+# podman 4 (runc, vfs, --network none) from cgroups of that subtree
+# (whence the manager moves a process itself; from a login session's
+# scope it would ask the system manager, which this host does not run):
+# container c1 from cgroup c1.leaf, c2 from c2.leaf, each with a bridge
+# and portmap network and a published port. Checks:
 #   - slirp4netns, the user's watch and each forwarder sit in a scope of
 #     their own, cnihook-UID-PID.scope, which systemctl --user lists;
 #   - every process of c1.leaf killed (what stopping c1's unit does):
@@ -15,9 +16,10 @@
 #     still serves;
 #   - after the last container, no cnihook scope is left (collected with
 #     their processes) and nothing of cnihook's is left for the user;
-#   - a container started from outside the subtree (where the manager
-#     may not move a process) serves all the same, its three helpers
-#     where they were started, each with a warning in the log.
+#   - a container started from outside the subtree (whence the manager
+#     cannot move a process without a system manager to ask) serves all
+#     the same, its three helpers where they were started, each with a
+#     warning in the log.
 # ok never fails, so that `A && ok ... || not_ok ...` is an if-then-else.
 # shellcheck disable=SC2015
 set -euo pipefail
@@ -236,9 +238,9 @@ procs=$(user_helpers)
 [ -z "$procs" ] && ok "no forwarder, slirp4netns or cnihook process of the user's" ||
 	not_ok "no forwarder, slirp4netns or cnihook process of the user's" "$procs"
 
-# From outside the user's subtree (the test's own cgroup, as a podman
-# outside the user's session would run), the manager cannot move a
-# helper: each runs where it was started, with a warning.
+# From outside the user's subtree (the test's own cgroup), the manager
+# cannot move a helper (it would ask the system manager, which this host
+# does not run): each runs where it was started, with a warning.
 out=$(pm run -d --name "c3$uniq" --network none --annotation "io.cnihook.networks=$NET" \
 	--annotation "io.cnihook.ports=127.0.0.1:$P1:80" "$IMAGE" sh -c "$(serve c3)" 2>&1) ||
 	fail "podman run c3: $out $(rl_log | tail -n 5)"

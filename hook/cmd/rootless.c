@@ -122,14 +122,19 @@ static void heal_helpers(const struct rootless_call *c, bool made)
 			    "%s %s: the user's slirp4netns (pid %ld) is not running (killed?): "
 			    "started again",
 			    c->id, c->stage, pid);
-		if (rootless_netns_start_slirp(c->user, &err) < 0) {
+		int r = rootless_netns_start_slirp(c->user, &err);
+		if (r < 0)
 			log_warn("%s %s: rootless network namespace: no outbound traffic: %s",
 				 c->id, c->stage, err);
-			free(TAKE_PTR(err));
-		}
+		else if (r > 0)
+			log_warn("%s %s: %s", c->id, c->stage, err);
+		free(TAKE_PTR(err));
 	}
-	if (!rootless_netns_pidfile_alive(watch, NULL) && rootless_watch_start(c->user, &err) < 0)
+	int r = rootless_netns_pidfile_alive(watch, NULL) ? 0 : rootless_watch_start(c->user, &err);
+	if (r < 0)
 		log_warn("%s %s: the user's watch could not be started: %s", c->id, c->stage, err);
+	else if (r > 0)
+		log_warn("%s %s: the user's watch: %s", c->id, c->stage, err);
 }
 
 /* The namespace, made if needed, with slirp4netns for outbound traffic and
@@ -206,10 +211,16 @@ static int spawn_forwarder(void *data)
 	_cleanup_free_ char *err = NULL;
 	_cleanup_free_ char *dir = rootless_netns_path(f->c->user, "forwarders");
 	_cleanup_free_ char *pidfile = xasprintf("%s/%s", dir, f->c->attachment);
+	_cleanup_free_ char *warn = NULL;
 	long pid = -1;
-	if (mkdir_p(dir, 0700, &err) == 0 && forwarder_spawn(f->plan, &pid, &err) == 0 &&
-	    rootless_netns_write_pidfile(pidfile, pid, &err) == 0)
+	int r = mkdir_p(dir, 0700, &err);
+	if (r == 0 && (r = forwarder_spawn(f->plan, &pid, &warn)) < 0)
+		err = TAKE_PTR(warn);
+	if (r >= 0 && rootless_netns_write_pidfile(pidfile, pid, &err) == 0) {
+		if (r > 0)
+			log_warn("%s %s: %s", f->c->id, f->c->stage, warn);
 		return 0;
+	}
 	log_error("%s %s: port forwarder: %s", f->c->id, f->c->stage, err);
 	return -1;
 }

@@ -27,7 +27,8 @@
 #include "cmd/cni-plugin.h"
 #include "cmd/gc.h"
 #include "cmd/reload.h"
-#include "cmd/report.h"
+#include "cmd/list.h"
+#include "cmd/status.h"
 #include "base/proctitle.h"
 #include "cmd/runtime.h"
 #include "cmd/stage.h"
@@ -326,8 +327,8 @@ static int run_status(const struct verb *v, struct call *c)
 	struct report_args a;
 	int ret = report_args(v, c, &a);
 	if (ret == 0)
-		ret = report_status(c->cfg, a.id, a.as_json, a.no_trunc,
-				    rootless ? rl.forwarders : NULL);
+		ret = status_run(c->cfg, a.id, a.as_json, a.no_trunc,
+				 rootless ? rl.forwarders : NULL);
 	if (ret == 0 && rootless && !a.as_json && !a.id)
 		print_rootless_helpers(&rl);
 	rootless_netns_user_free(&rl);
@@ -341,7 +342,7 @@ static int run_list(const struct verb *v, struct call *c)
 	struct report_args a;
 	int ret = report_args(v, c, &a);
 	if (ret == 0)
-		ret = report_list(c->cfg, a.as_json, a.no_trunc);
+		ret = list_run(c->cfg, a.as_json, a.no_trunc);
 	rootless_netns_user_free(&rl);
 	return ret;
 }

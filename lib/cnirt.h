@@ -512,6 +512,14 @@ int cnirt_result_validate(const char *json, size_t len, cnirt_error **err);
 /* Convert a success result to another spec version (reference rules). */
 int cnirt_result_convert(const char *json, size_t len, const char *to_version, char **out,
 			 cnirt_error **err);
+/* The addresses of a success result, "address/prefix" each, as its
+ * conversion to 1.0.0 writes them: in the order of "ips" ("ip4" then "ip6"
+ * for 0.1.0 and 0.2.0), in canonical text (RFC 5952 for IPv6; an
+ * IPv4-mapped address as IPv4). *out holds *n strings and a NULL after
+ * them, to free with cnirt_result_ips_free(). A result that is not valid
+ * is an error, as for cnirt_result_validate(). */
+int cnirt_result_ips(const char *json, size_t len, char ***out, size_t *n, cnirt_error **err);
+void cnirt_result_ips_free(char **v, size_t n);
 
 /* ---------------------------------------------------------------- cache */
 

@@ -755,3 +755,26 @@ CNIRT_EXPORT int cnirt_result_convert(const char *text, size_t len, const char *
 	*out = json_gen(c, false, NULL);
 	return 0;
 }
+
+CNIRT_EXPORT int cnirt_result_ips(const char *text, size_t len, char ***out, size_t *n,
+				  cnirt_error **err)
+{
+	ERR_OUT_INIT(err);
+	_cleanup_json_ json *j = NULL;
+	_cleanup_(result_release) struct result r = {0};
+	if (json_parse(text, len, "result", &j, err) < 0 || result_read(j, &r, err) < 0)
+		return -1;
+	char **v = xcalloc(r.n_ips + 1, sizeof(*v));
+	for (size_t i = 0; i < r.n_ips; i++)
+		v[i] = cidr_format(&r.ips[i].address);
+	*out = v;
+	*n = r.n_ips;
+	return 0;
+}
+
+CNIRT_EXPORT void cnirt_result_ips_free(char **v, size_t n)
+{
+	for (size_t i = 0; v && i < n; i++)
+		free(v[i]);
+	free(v);
+}

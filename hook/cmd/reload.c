@@ -25,6 +25,7 @@
 #include "base/util.h"
 #include "cmd/reload.h"
 #include "request/plugin-args.h"
+#include "state/container-key.h"
 #include "state/layout.h"
 #include "state/lock.h"
 #include "state/netns-pin.h"
@@ -337,9 +338,9 @@ static int reload_targets(const struct snapshot *sd, char *const *ids, size_t n,
 		_cleanup_free_ char *key = NULL;
 		_cleanup_free_ char *err = NULL;
 		const char *id = NULL;
-		int bad = snapshot_key(ids[i], &key, &err) < 0	     ? 2
-			  : snapshot_resolve(sd, key, &id, &err) < 0 ? 1
-								     : 0;
+		int bad = container_key_parse(ids[i], &key, &err) < 0	  ? 2
+			  : container_key_resolve(sd, key, &id, &err) < 0 ? 1
+									  : 0;
 		if (bad) {
 			log_error("reload: %s", err);
 			free(v);

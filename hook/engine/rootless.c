@@ -125,14 +125,19 @@ static void heal_helpers(const struct rootless_call *c, bool made)
 			    "%s %s: the user's slirp4netns (pid %ld) is not running (killed?): "
 			    "started again",
 			    c->id, c->stage, pid);
-		if (rootless_netns_start_slirp(c->user, &err) < 0) {
+		int r = rootless_netns_start_slirp(c->user, &err);
+		if (r < 0)
 			log_warn("%s %s: rootless network namespace: no outbound traffic: %s",
 				 c->id, c->stage, err);
-			free(TAKE_PTR(err));
-		}
+		else if (r > 0)
+			log_warn("%s %s: %s", c->id, c->stage, err);
+		free(TAKE_PTR(err));
 	}
-	if (!rootless_netns_pidfile_alive(watch, NULL) && rootless_watch_start(c->user, &err) < 0)
+	int r = rootless_netns_pidfile_alive(watch, NULL) ? 0 : rootless_watch_start(c->user, &err);
+	if (r < 0)
 		log_warn("%s %s: the user's watch could not be started: %s", c->id, c->stage, err);
+	else if (r > 0)
+		log_warn("%s %s: the user's watch: %s", c->id, c->stage, err);
 }
 
 /* The namespace, made if needed, with slirp4netns for outbound traffic and
@@ -229,12 +234,18 @@ static int spawn_forwarder(void *data, char **err)
 {
 	const struct forwarder_start *f = data;
 	_cleanup_free_ char *e = NULL;
+	_cleanup_free_ char *warn = NULL;
 	_cleanup_free_ char *pidfile = layout_rootless_forwarder(f->c->user->dir, f->c->attachment);
 	long pid = -1;
-	if (mkdir_p(f->c->user->forwarders, 0700, &e) == 0 &&
-	    port_forwarder_spawn(f->plan, &pid, &e) == 0 &&
-	    rootless_netns_write_pidfile(pidfile, pid, &e) == 0)
+	int r = mkdir_p(f->c->user->forwarders, 0700, &e);
+	if (r == 0 && (r = port_forwarder_spawn(f->plan, &pid, &warn)) < 0)
+		e = TAKE_PTR(warn);
+	if (r >= 0 && rootless_netns_write_pidfile(pidfile, pid, &e) == 0) {
+		/* It runs: the warning is an event of the engine's, logged here. */
+		if (r > 0)
+			log_warn("%s %s: %s", f->c->id, f->c->stage, warn);
 		return 0;
+	}
 	return set_error(err, "port forwarder: %s", e);
 }
 

@@ -52,7 +52,8 @@ void port_forwarder_plan_free(struct forward_plan *p);
  * namespace; *err names the port that cannot be taken. */
 int port_forwarder_listen(struct forward_plan *p, char **err);
 /* Start the forwarder, detached, in the caller's network namespace;
- * its pid in *pid. Every rule needs its target. */
+ * its pid in *pid. Every rule needs its target. 1 with *err a warning
+ * when it runs outside a scope of its own (rootless_netns_spawn()). */
 int port_forwarder_spawn(const struct forward_plan *p, long *pid, char **err);
 
 #endif

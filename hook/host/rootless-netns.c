@@ -27,6 +27,7 @@
 #include "base/proc-stat.h"
 #include "base/util.h"
 #include "host/rootless-netns.h"
+#include "host/systemd-scope.h"
 
 #ifndef NSFS_MAGIC
 #define NSFS_MAGIC 0x6e736673
@@ -329,6 +330,52 @@ struct slirp_args {
 	bool sandbox, seccomp; /* --enable-sandbox, --enable-seccomp */
 };
 
+#define SPAWN_SCOPE_DESCRIPTION "cnihook: a helper of the user's rootless containers"
+/* The user's runtime directory, where its systemd manager listens: the
+ * spawned process knows only its uid (state/layout.h names the rest of
+ * the user's tree, in struct rootless_user). */
+#define SPAWN_RUN_DIR "/run/user"
+
+/* In the spawned process, first: a scope of its own under the user's
+ * systemd manager when one runs (its private socket is there), so that
+ * the unit of the container that started it can stop without it; what
+ * failed is written on fd, which is closed (nothing written: in its
+ * scope, or no manager). */
+static void spawn_scope(int fd)
+{
+	_cleanup_free_ char *map = NULL, *e = NULL;
+	size_t len;
+	unsigned long uid = 0;
+	if (read_file("/proc/self/uid_map", 65536, &map, &len, NULL, &e) == 0 &&
+	    rootless_netns_host_uid(map, &uid, &e) == 0 && uid != 0) {
+		_cleanup_free_ char *run = xasprintf(SPAWN_RUN_DIR "/%lu", uid);
+		_cleanup_free_ char *sock = systemd_scope_socket(run);
+		_cleanup_free_ char *name = xasprintf("cnihook-%lu-%ld.scope", uid, (long)getpid());
+		if (access(sock, F_OK) == 0 &&
+		    systemd_scope_enter(sock, name, SPAWN_SCOPE_DESCRIPTION, &e) < 0) {
+			ssize_t n = write(fd, e, strlen(e));
+			(void)n; /* the helper runs on all the same */
+		}
+	}
+	close(fd);
+}
+
+/* After the spawned process's pid: what spawn_scope() wrote, as a warning
+ * (1 and *err), or 0. */
+static int spawn_warning(int fd, char **err)
+{
+	_cleanup_free_ char *w = NULL, *e = NULL;
+	size_t len = 0;
+	if (read_all_fd(fd, 4096, &w, &len, &e) < 0 || len == 0)
+		return 0;
+	_cleanup_free_ char *t = one_line(w);
+	set_error(err,
+		  "not in a systemd scope of its own (stopping the unit of the container "
+		  "that started it stops it too): %s",
+		  t);
+	return 1;
+}
+
 int rootless_netns_spawn(void (*fn)(void *), void *data, int keep, long *pid, char **err)
 {
 	int pids[2];
@@ -344,6 +391,7 @@ int rootless_netns_spawn(void (*fn)(void *), void *data, int keep, long *pid, ch
 			long p = f > 0 ? f : -(long)errno;
 			_exit(write(pids[1], &p, sizeof(p)) == (ssize_t)sizeof(p) && f > 0 ? 0 : 1);
 		}
+		spawn_scope(pids[1]);
 		int null = open("/dev/null", O_RDWR | O_CLOEXEC);
 		if (null < 0 || dup2(null, 0) < 0 || dup2(null, 1) < 0 || dup2(null, 2) < 0)
 			_exit(127);
@@ -368,9 +416,11 @@ int rootless_netns_spawn(void (*fn)(void *), void *data, int keep, long *pid, ch
 			ret = set_error(err, "could not be started");
 		else if (l < 0)
 			ret = set_error(err, "fork: %s", strerror((int)-l));
+		else
+			ret = spawn_warning(pids[0], err);
 	}
 	close(pids[0]);
-	if (ret == 0)
+	if (ret >= 0)
 		*pid = l;
 	return ret;
 }
@@ -408,9 +458,10 @@ static int slirp_ready(int fd)
 }
 
 /* One start of slirp4netns: as rootless_netns_start_slirp(), returning
- * what slirp_ready() said (-2: it could not be started). */
+ * what slirp_ready() said (-2: it could not be started); *warn set when it
+ * runs outside a scope of its own. */
 static int slirp_start(const char *bin, const char *ns, const char *pidfile, bool sandbox,
-		       bool seccomp, char **err)
+		       bool seccomp, char **err, char **warn)
 {
 	int ready[2];
 	if (pipe2(ready, O_CLOEXEC) < 0)
@@ -433,6 +484,8 @@ static int slirp_start(const char *bin, const char *ns, const char *pidfile, boo
 		rootless_netns_stop_pidfile(pidfile, &e);
 	}
 	close(ready[0]);
+	if (ret == 1 && e)
+		set_error(warn, "slirp4netns: %s", e);
 	return ret;
 }
 
@@ -447,12 +500,18 @@ int rootless_netns_start_slirp(const struct rootless_user *u, char **err)
 	slirp_options(bin, &sandbox, &seccomp);
 	/* Where slirp4netns exits at once in its sandbox all the same, it
 	 * runs again without (its seccomp filter needs no capability). */
-	int r = slirp_start(bin, ns, pidfile, sandbox, seccomp, err);
+	char *warn = NULL;
+	int r = slirp_start(bin, ns, pidfile, sandbox, seccomp, err, &warn);
 	if (r == 0 && sandbox) {
 		free(TAKE_PTR(*err));
-		r = slirp_start(bin, ns, pidfile, false, seccomp, err);
+		r = slirp_start(bin, ns, pidfile, false, seccomp, err, &warn);
 	}
-	return r == 1 ? 0 : -1;
+	if (r != 1 || !warn) {
+		free(warn);
+		return r == 1 ? 0 : -1;
+	}
+	*err = warn;
+	return 1;
 }
 
 /* Make the mount on path private, so that what is mounted under it stays in

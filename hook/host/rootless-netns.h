@@ -51,7 +51,8 @@ void rootless_netns_unlock(struct rootless_user *u);
 int rootless_netns_ensure(const struct rootless_user *u, char **err);
 /* Start slirp4netns on the namespace, detached (its own session, stdio on
  * /dev/null), and wait until it has configured tap0; its pid is written
- * to slirp4netns.pid. */
+ * to slirp4netns.pid. 1 with *err a warning when it runs, but outside a
+ * scope of its own (rootless_netns_spawn()). */
 int rootless_netns_start_slirp(const struct rootless_user *u, char **err);
 /* In a child of the hook that runs the plugins: a private mount namespace
  * with the user's cni/ over /var/lib/cni (on a tmpfs over /var/lib when
@@ -87,7 +88,13 @@ bool rootless_netns_pidfile_alive(const char *pidfile, long *pid);
  * `keep` (unless -1) as fd 3 and no other descriptor, or with
  * ROOTLESS_NETNS_SPAWN_KEEP_ALL every descriptor (fn closes what it does
  * not need: the port forwarder keeps its listeners), the working
- * directory /; it exits when fn returns. Its pid in *pid. */
+ * directory /; it exits when fn returns. Its pid in *pid. Where the
+ * user's systemd manager runs (/run/user/UID/systemd/private), the
+ * process first moves into a transient scope of its own,
+ * cnihook-UID-PID.scope (host/systemd-scope.h), so that stopping the unit
+ * of the container it was started for does not stop it: 0 when it did or
+ * there is no manager, 1 with *err a warning when it runs where it was
+ * started. */
 #define ROOTLESS_NETNS_SPAWN_KEEP_ALL (-2)
 int rootless_netns_spawn(void (*fn)(void *), void *data, int keep, long *pid, char **err);
 

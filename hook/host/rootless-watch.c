@@ -118,9 +118,15 @@ int rootless_watch_start(const struct rootless_user *u, char **err)
 		return set_error(err, "%s: %m", ns);
 	see_slirp(&w);
 	long pid;
-	if (rootless_netns_spawn(watch_main, &w, -1, &pid, err) < 0)
+	_cleanup_free_ char *warn = NULL;
+	int r = rootless_netns_spawn(watch_main, &w, -1, &pid, &warn);
+	if (r < 0)
+		return set_error(err, "%s", warn);
+	if (rootless_netns_write_pidfile(pidfile, pid, err) < 0)
 		return -1;
-	return rootless_netns_write_pidfile(pidfile, pid, err);
+	if (r > 0)
+		*err = TAKE_PTR(warn);
+	return r;
 }
 
 /* The command line of pid, its NULs made spaces, or NULL. */

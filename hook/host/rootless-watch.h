@@ -17,7 +17,8 @@
 
 /* Start the user's watch, detached (its own session, stdio on /dev/null,
  * the working directory /), its pid written to watch.pid. The namespace
- * must be there. */
+ * must be there. 1 with *err a warning when it runs outside a scope of
+ * its own (rootless_netns_spawn()). */
 int rootless_watch_start(const struct rootless_user *u, char **err);
 
 /* For gc: the user's helpers that serve no namespace of the user's any

@@ -35,12 +35,4 @@ bool snapshot_is_dir(const struct snapshot *sd, const char *name);
  * whose name layout_is_container_name(). */
 bool snapshot_is_container(const struct snapshot *sd, const struct dir_entry *f);
 
-/* A container as `status` and `reload` name it ("<namespace>/<id>" or an
- * id, checked as a container id) made the key it has in the state
- * directory. */
-int snapshot_key(const char *arg, char **out, char **err);
-/* The container of the state directory sd that `key` names: itself, or the
- * one whose id starts with it; an error says none or which ones. */
-int snapshot_resolve(const struct snapshot *sd, const char *key, const char **out, char **err);
-
 #endif

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
  * Fuzz target: plugin results (lib/result.c: result_validate, result_convert
- * to every supported version, result_parse_error) and the JSON tree they
- * stand on (lib/json.c: parse, generate, compare, copy).
+ * to every supported version, cnirt_result_ips, result_parse_error) and the
+ * JSON tree they stand on (lib/json.c: parse, generate, compare, copy).
  *
  * Input: a plugin's stdout.
  */
@@ -81,6 +81,28 @@ static void check_converted(const json *in, const char *version, const json *out
 	}
 }
 
+/* cnirt_result_ips(): the addresses of the result converted to 1.0.0
+ * (out100), in order; an error when it does not convert (NULL). */
+static void check_ips(const char *buf, size_t size, const json *out100)
+{
+	char **v = NULL;
+	size_t n = 0;
+	_cleanup_error_ cnirt_error *e = NULL;
+	int r = cnirt_result_ips(buf, size, &v, &n, &e);
+	if (out100 == NULL) {
+		CHECK(r < 0 && v == NULL && e != NULL);
+		return;
+	}
+	CHECK(r == 0 && e == NULL && v != NULL);
+	const json *ips = json_obj_get(out100, "ips");
+	CHECK(n == (ips ? ips->u.array.n : 0) && v[n] == NULL);
+	for (size_t i = 0; i < n; i++) {
+		const char *want = json_str(json_obj_get(ips->u.array.v[i], "address"));
+		CHECK(want && strcmp(v[i], want) == 0);
+	}
+	cnirt_result_ips_free(v, n);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	const char *buf = (const char *)data;
@@ -125,15 +147,20 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	const char *const *versions = cnirt_supported_versions();
 	for (size_t i = 0; versions[i]; i++) {
 		_cleanup_json_ json *out = NULL;
+		bool to_100 = strcmp(versions[i], "1.0.0") == 0;
 		if (result_convert(j, versions[i], &out, &err) < 0) {
 			CHECK(out == NULL && err != NULL);
 			cnirt_error_free(err);
 			err = NULL;
+			if (to_100)
+				check_ips(buf, size, NULL);
 			continue;
 		}
 		/* Only a valid result converts. */
 		CHECK(valid);
 		check_converted(j, versions[i], out);
+		if (to_100)
+			check_ips(buf, size, out);
 	}
 	_cleanup_json_ json *out = NULL;
 	CHECK(result_convert(j, "9.9.9", &out, &err) < 0);

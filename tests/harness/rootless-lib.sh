@@ -9,7 +9,8 @@
 #                   not open to all (Debian's udev gives it 0666; without
 #                   udev it is 0600), and a directory $U of its own in
 #                   T_TMP. All of it removed by the cleanups, podman's
-#                   containers and pause process first (by its pid).
+#                   containers and pause process first (by its pid), then
+#                   whatever of the user's still runs (rl_kill_left).
 #   rl_as_user CMD  CMD as the user, with what a login gives (HOME, the
 #                   runtime directory, a user's PATH without sbin) and
 #                   nothing else.
@@ -57,16 +58,38 @@ rl_stop_pause() {
 	done
 }
 
+# Whatever of the user's still runs when the test ends (a failed check
+# left it: a helper of a build under test, the conmon that waits for it)
+# is the test's own: every process of the user it made, killed by its pid
+# so that the user can be removed.
+rl_kill_left() {
+	local pids p i
+	pids=$(ps -u "$RL_UID" -o pid= 2>/dev/null) || return 0
+	[ -n "$pids" ] || return 0
+	for p in $pids; do kill -9 "$p" 2>/dev/null || true; done
+	for ((i = 0; i < 50; i++)); do
+		ps -u "$RL_UID" -o stat= 2>/dev/null | grep -q -v '^Z' || return 0
+		sleep 0.1
+	done
+}
+
 rl_user_setup() {
-	local sub
+	local sub lk
 	require_cmd podman runc useradd userdel runuser newuidmap newgidmap setfacl
 	RL_USER=cnirl$uniq
 	useradd -M -d /nonexistent -s /bin/sh "$RL_USER" || fail "useradd $RL_USER"
 	cleanup_push "userdel '$RL_USER'; sed -i '/^$RL_USER:/d' /etc/subuid /etc/subgid"
 	RL_UID=$(id -u "$RL_USER")
+	cleanup_push rl_kill_left
+	# Two tests making users at once (make -j2) must not pick one range:
+	# the pick and the append under a lock on /etc/subuid.
+	[ -e /etc/subuid ] || : >>/etc/subuid
+	exec {lk}</etc/subuid
+	flock "$lk"
 	sub=$(rl_sub_start)
 	printf '%s:%s:65536\n' "$RL_USER" "$sub" >>/etc/subuid
 	printf '%s:%s:65536\n' "$RL_USER" "$sub" >>/etc/subgid
+	exec {lk}>&-
 	RUNDIR=/run/user/$RL_UID
 	[ ! -e "$RUNDIR" ] || fail "$RUNDIR exists already"
 	install -d -o "$RL_USER" -g "$RL_USER" -m 0700 "$RUNDIR"

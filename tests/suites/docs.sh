@@ -8,7 +8,13 @@
 #    EXAMPLES that is marked "run by tests/e2e/X.sh" is a line of that
 #    script, as it is written there: the examples are the e2e tests'
 #    commands, run by CI with the engines, not run twice here;
-#  - the man pages render without a warning of groff.
+#  - the man pages render without a warning of groff;
+#  - every path, file and function that docs/architecture.md names in
+#    backquotes exists in the tree (tests/tools/docrefs.py), so that the
+#    map of the code cannot drift from it, and every section of it that
+#    a file cites (by the document's path, a comma and "SECTION") is
+#    there; and the
+#    check itself fails on a copy of the tree given a name it lacks.
 # Needs python3 (the message extraction); no root.
 . "$abs_top_srcdir/tests/harness/lib.sh"
 : "${abs_top_builddir:?}"
@@ -106,6 +112,32 @@ examples() {
 }
 examples "$src/README.md" md README.md
 examples "$src/docs/cnihook.8.in" roff "cnihook(8)"
+
+# ---------------------------------------------------------------- names
+out=$(python3 "$src/tests/tools/docrefs.py" check "$src" 2>&1)
+if [ $? = 0 ]; then
+	ok "every path, file and function docs/architecture.md names is in the tree (${out##*$'\n'})"
+else
+	not_ok "every path, file and function docs/architecture.md names is in the tree" "$out"
+fi
+# The check fails on a planted name: a copy of the tree's code and the
+# document, the document given a function, a path and a file that do not
+# exist, each of which must be named.
+plant=$T_TMP/docrefs doc=docs/architecture.md
+mkdir -p "$plant" && for d in common lib hook tests config docs Makefile.am configure.ac; do
+	cp -r "$src/$d" "$plant/" || break; done &&
+	printf '%s\n' '' 'Planted: `no_such_function_xyz()`, `hook/engine/no-such-file.c`, `no-such-file.c`.' \
+		>>"$plant/docs/architecture.md" &&
+	printf '# as the document says (%s, "No such\n# section here")\n' "$doc" \
+		>"$plant/tests/planted.sh"
+out=$(python3 "$src/tests/tools/docrefs.py" check "$plant" 2>&1)
+if [ $? = 1 ] && [ "$(wc -l <<<"$out")" = 4 ] && grep -q 'no_such_function_xyz' <<<"$out" &&
+	grep -q 'hook/engine/no-such-file.c' <<<"$out" && grep -q '`no-such-file.c`' <<<"$out" &&
+	grep -qF "tests/planted.sh: cites $doc, \"No such section here\"" <<<"$out"; then
+	ok "docrefs.py names a planted function, path, file and cited section that the tree lacks"
+else
+	not_ok "docrefs.py names a planted function, path, file and cited section that the tree lacks" "$out"
+fi
 
 # ---------------------------------------------------------------- rendering
 if command -v groff >/dev/null; then

@@ -19,6 +19,9 @@ apt-get install -y -q --no-install-recommends \
 # The Kubernetes path (tests/e2e/k8s.sh): containerd's CRI, and gRPC for the
 # test's own CRI client (Debian's /usr/bin/python3).
 apt-get install -y -q --no-install-recommends containerd python3-grpcio python3-grpc-tools
+# A systemd user manager (tests/e2e/rootless-scope.sh starts one for its
+# user: the helpers' scopes), without systemd as PID 1.
+apt-get install -y -q --no-install-recommends systemd util-linux
 # The documentation's checks (tests/suites/docs.sh: python3 extracts the
 # hook's messages, groff renders the man pages) and the README's quick
 # starts (tests/e2e/installed.sh runs their curl).

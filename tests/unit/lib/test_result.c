@@ -608,6 +608,88 @@ static void test_public_api(void **state)
 	assert_int_equal(cnirt_error_code(e), CNIRT_ERR_INCOMPATIBLE_VERSION);
 }
 
+/* The addresses as the conversion to 1.0.0 writes them, one string each. */
+static void expect_ips(const char *in, const char *const *want, size_t n_want)
+{
+	char **v = NULL;
+	size_t n = 0;
+	_cleanup_error_ cnirt_error *e = NULL;
+	if (cnirt_result_ips(in, strlen(in), &v, &n, &e) < 0)
+		fail_msg("cnirt_result_ips failed: %s\ninput: %s", cnirt_error_msg(e), in);
+	assert_null(e);
+	assert_int_equal(n, n_want);
+	for (size_t i = 0; i < n; i++)
+		assert_string_equal(v[i], want[i]);
+	assert_null(v[n]);
+	cnirt_result_ips_free(v, n);
+}
+
+static void test_result_ips(void **state)
+{
+	(void)state;
+	/* Canonical text: IPv6 as RFC 5952 writes it, IPv4-mapped as IPv4. */
+	expect_ips("{\"cniVersion\":\"1.0.0\",\"ips\":[{\"address\":\"10.1.2.3/24\"},"
+		   "{\"address\":\"2001:DB8:0:0:0:0:0:1/64\"},"
+		   "{\"address\":\"::ffff:10.0.0.5/120\"}]}",
+		   (const char *const[]){"10.1.2.3/24", "2001:db8::1/64", "10.0.0.5/24"}, 3);
+	/* 0.2.0: ip4 then ip6, whatever their order in the text. */
+	expect_ips("{\"cniVersion\":\"0.2.0\",\"ip6\":{\"ip\":\"fd00::5/64\"},"
+		   "\"ip4\":{\"ip\":\"10.1.0.5/16\"}}",
+		   (const char *const[]){"10.1.0.5/16", "fd00::5/64"}, 2);
+	expect_ips("{\"cniVersion\":\"0.4.0\",\"ips\":[{\"version\":\"6\",\"address\":\"fd00::"
+		   "0005/64\"},{\"version\":\"4\",\"address\":\"10.1.0.5/16\"}]}",
+		   (const char *const[]){"fd00::5/64", "10.1.0.5/16"}, 2);
+	/* None: an empty array, NULL terminated. */
+	expect_ips("{\"cniVersion\":\"1.1.0\"}", NULL, 0);
+
+	/* Not valid: an error, nothing handed out. */
+	const char *bad = "{\"cniVersion\":\"1.0.0\",\"ips\":[{\"address\":\"10.1.2.3\"}]}";
+	char **untouched = NULL;
+	size_t n = 7;
+	_cleanup_error_ cnirt_error *e = NULL;
+	assert_int_equal(cnirt_result_ips(bad, strlen(bad), &untouched, &n, &e), -1);
+	assert_null(untouched);
+	assert_int_equal(n, 7);
+	assert_int_equal(cnirt_error_code(e), CNIRT_ERR_DECODE);
+	assert_string_equal(cnirt_error_msg(e), "ips[0].address: \"10.1.2.3\" is not a CIDR");
+}
+
+/* Every vector's input: the addresses are those of its conversion to 1.0.0. */
+static void test_result_ips_vectors(void **state)
+{
+	(void)state;
+	_cleanup_json_ json *doc = load_vectors();
+	const json *vs = json_obj_get(doc, "vectors");
+	for (size_t i = 0; i < vs->u.array.n; i++) {
+		const json *v = vs->u.array.v[i];
+		const char *name = json_str(json_obj_get(v, "name"));
+		_cleanup_free_ char *in = json_gen(json_obj_get(v, "input"), false, NULL);
+		_cleanup_free_ char *conv = NULL;
+		_cleanup_json_ json *c = NULL;
+		_cleanup_error_ cnirt_error *e = NULL;
+		if (cnirt_result_convert(in, strlen(in), "1.0.0", &conv, &e) < 0)
+			fail_msg("vector %s: converting to 1.0.0: %s", name, cnirt_error_msg(e));
+		c = parse(conv);
+		const json *ips = json_obj_get(c, "ips");
+		size_t n_want = ips ? ips->u.array.n : 0;
+		char **got = NULL;
+		size_t n = 0;
+		if (cnirt_result_ips(in, strlen(in), &got, &n, &e) < 0)
+			fail_msg("vector %s: %s", name, cnirt_error_msg(e));
+		if (n != n_want)
+			fail_msg("vector %s: %zu addresses, the conversion has %zu", name, n,
+				 n_want);
+		for (size_t k = 0; k < n; k++) {
+			const char *want = json_str(json_obj_get(ips->u.array.v[k], "address"));
+			if (strcmp(got[k], want) != 0)
+				fail_msg(
+				    "vector %s: address %zu is \"%s\", the conversion's \"%s\"",
+				    name, k, got[k], want);
+		}
+		cnirt_result_ips_free(got, n);
+	}
+}
+
 /* --------------------------------------------------------- error result */
 
 /* Spec section 5, "Error": cniVersion, code, msg, details. */
@@ -713,6 +795,8 @@ int main(void)
 	    cmocka_unit_test(test_convert_normalizes),
 	    cmocka_unit_test(test_convert_errors),
 	    cmocka_unit_test(test_public_api),
+	    cmocka_unit_test(test_result_ips),
+	    cmocka_unit_test(test_result_ips_vectors),
 	    cmocka_unit_test(test_parse_error_full),
 	    cmocka_unit_test(test_parse_error_plugin_code),
 	    cmocka_unit_test(test_parse_error_details_optional),

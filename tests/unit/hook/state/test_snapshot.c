@@ -109,49 +109,6 @@ static void test_containers(void **state)
 	snapshot_close(&sd);
 }
 
-/* A container as status and reload name it: "<namespace>/<id>" is
- * "<namespace>-<id>"; the key must be a container id; an id, or the
- * start of one container's id, finds it; a start that two share or none
- * is refused, saying which. */
-static void test_key_and_resolve(void **state)
-{
-	(void)state;
-	char *key = NULL, *err = NULL;
-	assert_int_equal(snapshot_key("k8s.io/abc", &key, &err), 0);
-	assert_string_equal(key, "k8s.io-abc");
-	free(key);
-	assert_int_equal(snapshot_key("ctr-a", &key, &err), 0);
-	assert_string_equal(key, "ctr-a");
-	free(key);
-	assert_int_equal(snapshot_key("bad id!", &key, &err), -1);
-	assert_non_null(err);
-	free(err);
-
-	struct snapshot sd;
-	int errnum = 0;
-	assert_int_equal(snapshot_open(dir, &sd, &errnum), 0);
-	const char *id = NULL;
-	assert_int_equal(snapshot_resolve(&sd, "ctr-b", &id, &err), 0);
-	assert_string_equal(id, "ctr-b");
-	assert_int_equal(snapshot_resolve(&sd, "ctr-a", &id, &err), 0);
-	assert_string_equal(id, "ctr-a");
-	assert_int_equal(snapshot_resolve(&sd, "ctr-", &id, &err), -1);
-	assert_string_equal(err, "\"ctr-\" is the start of 2 container ids: ctr-a, ctr-b; give "
-				 "more of it");
-	free(err);
-	assert_int_equal(snapshot_resolve(&sd, "ctr-c", &id, &err), -1);
-	assert_string_equal(err, "container \"ctr-c\": no network status (not attached by "
-				 "cnihook; name a container by its id or a prefix of it, podman's "
-				 "by podman inspect -f '{{.Id}}' NAME, a containerd one as "
-				 "NAMESPACE/ID)");
-	free(err);
-	/* A containerd id without its namespace ("ctr" here): the one
-	 * NAMESPACE-ID. */
-	assert_int_equal(snapshot_resolve(&sd, "b", &id, &err), 0);
-	assert_string_equal(id, "ctr-b");
-	snapshot_close(&sd);
-}
-
 static void test_missing(void **state)
 {
 	(void)state;
@@ -182,8 +139,9 @@ static void test_not_a_directory(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_sorted_and_found), cmocka_unit_test(test_containers),
-	    cmocka_unit_test(test_key_and_resolve),  cmocka_unit_test(test_missing),
+	    cmocka_unit_test(test_sorted_and_found),
+	    cmocka_unit_test(test_containers),
+	    cmocka_unit_test(test_missing),
 	    cmocka_unit_test(test_not_a_directory),
 	};
 	return cmocka_run_group_tests(tests, setup, tmpdir_remove);

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* What is attached: `cnihook status [ID]` and `cnihook list`. */
-#ifndef CNIHOOK_CMD_REPORT_H
-#define CNIHOOK_CMD_REPORT_H
+/* `cnihook status [ID]`: the network status of the hook's containers. */
+#ifndef CNIHOOK_CMD_STATUS_H
+#define CNIHOOK_CMD_STATUS_H
 
 #include <stdbool.h>
 
@@ -13,10 +13,7 @@
  * user's forwarders/ directory (host/rootless-netns.h), whose pid files
  * name a forwarder that is not running show "forwarder" MISSING; NULL for
  * root. Returns the exit status. */
-int report_status(const struct hook_config *cfg, const char *id, bool as_json, bool no_trunc,
-		  const char *forwarders);
-/* Every attachment in the cache, whoever made it, and what gc makes of it:
- * a table, or JSON. */
-int report_list(const struct hook_config *cfg, bool as_json, bool no_trunc);
+int status_run(const struct hook_config *cfg, const char *id, bool as_json, bool no_trunc,
+	       const char *forwarders);
 
 #endif

@@ -327,8 +327,7 @@ static int run_status(const struct verb *v, struct call *c)
 	struct report_args a;
 	int ret = report_args(v, c, &a);
 	if (ret == 0)
-		ret = status_run(c->cfg, a.id, a.as_json, a.no_trunc,
-				 rootless ? rl.forwarders : NULL);
+		ret = status_run(c->cfg, a.id, a.as_json, a.no_trunc, rootless ? rl.dir : NULL);
 	if (ret == 0 && rootless && !a.as_json && !a.id)
 		print_rootless_helpers(&rl);
 	rootless_netns_user_free(&rl);

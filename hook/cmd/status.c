@@ -89,7 +89,7 @@ struct status_out {
 	json *all;
 	struct table t;
 	bool no_trunc;
-	const char *forwarders; /* a rootless user's forwarders/, else NULL */
+	const char *rootless_dir; /* a rootless user's directory, else NULL */
 	/* For the unfinished attaches: read on first use. */
 	cnirt_ctx *ctx;
 	struct liveness_world *w;
@@ -194,9 +194,9 @@ static json *status_unfinished(const struct hook_config *cfg, const struct snaps
  * (killed): "forwarder" added to the MISSING of each of its networks. */
 static void forwarder_missing(const struct status_out *out, const char *id, json *st)
 {
-	if (!out->forwarders || !json_is_array(st))
+	if (!out->rootless_dir || !json_is_array(st))
 		return;
-	_cleanup_free_ char *pidfile = xasprintf("%s/%s", out->forwarders, id);
+	_cleanup_free_ char *pidfile = layout_rootless_forwarder(out->rootless_dir, id);
 	if (access(pidfile, F_OK) < 0 || rootless_netns_pidfile_alive(pidfile, NULL))
 		return;
 	for (size_t i = 0; i < st->u.array.n; i++) {
@@ -278,7 +278,7 @@ static void status_print(struct status_out *out, bool one)
 }
 
 int status_run(const struct hook_config *cfg, const char *id_arg, bool as_json, bool no_trunc,
-	       const char *forwarders)
+	       const char *rootless_dir)
 {
 	_cleanup_free_ char *err = NULL;
 	_cleanup_free_ char *key = NULL;
@@ -287,7 +287,7 @@ int status_run(const struct hook_config *cfg, const char *id_arg, bool as_json, 
 		return 2;
 	}
 	_cleanup_(snapshot_close) struct snapshot sd = {.fd = -1};
-	struct status_out out = {.t.cols = 8, .no_trunc = no_trunc, .forwarders = forwarders};
+	struct status_out out = {.t.cols = 8, .no_trunc = no_trunc, .rootless_dir = rootless_dir};
 	if (as_json)
 		out.all = json_new(JSON_OBJECT);
 	else

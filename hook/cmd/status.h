@@ -9,11 +9,11 @@
 
 /* The network status of one container (id, or a prefix of one id) or of
  * every container the hook attached (id NULL): a table, or JSON. Tables
- * show ids cut to 12 characters unless no_trunc. `forwarders`: a rootless
- * user's forwarders/ directory (host/rootless-netns.h), whose pid files
- * name a forwarder that is not running show "forwarder" MISSING; NULL for
- * root. Returns the exit status. */
+ * show ids cut to 12 characters unless no_trunc. `rootless_dir`: a
+ * rootless user's directory (state/layout.h), where the containers whose
+ * forwarder's pid file names no running process show "forwarder"
+ * MISSING; NULL for root. Returns the exit status. */
 int status_run(const struct hook_config *cfg, const char *id, bool as_json, bool no_trunc,
-	       const char *forwarders);
+	       const char *rootless_dir);
 
 #endif

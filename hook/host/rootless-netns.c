@@ -38,6 +38,8 @@ static const char *const slirp_paths[] = {"/usr/bin/slirp4netns", "/usr/local/bi
 					  "/bin/slirp4netns"};
 /* How long slirp4netns may take to configure tap0. */
 #define SLIRP_READY_MS 5000
+/* How long a helper has to exit on SIGTERM before SIGKILL. */
+#define STOP_MS 1000
 
 int rootless_netns_host_uid(const char *map, unsigned long *uid, char **err)
 {
@@ -259,6 +261,38 @@ bool rootless_netns_pidfile_alive(const char *pidfile, long *pid)
 	return alive;
 }
 
+/* Is the process (pid, start) gone within ms? Waits on its pidfd, which
+ * poll(2) finds readable once it has exited (a zombie counts as gone:
+ * its parent, not the hook, reaps it); where there is no pidfd (before
+ * Linux 5.3), looks again after a short sleep. */
+static bool wait_gone(long pid, unsigned long long start, int ms)
+{
+	long long deadline = monotonic_ms() + ms;
+	/* Opened before the first look: should the pid be reused after it,
+	 * the look tells the new process by its start time. */
+	int fd = (int)syscall(SYS_pidfd_open, (pid_t)pid, 0U);
+	useconds_t nap = 1000;
+	bool gone;
+	while (!(gone = !rootless_netns_same_process(pid, start))) {
+		long long left = deadline - monotonic_ms();
+		if (left <= 0)
+			break;
+		struct pollfd p = {.fd = fd, .events = POLLIN};
+		int r = fd >= 0 ? poll(&p, 1, (int)left) : -1;
+		if (r > 0 || (r < 0 && fd >= 0 && errno != EINTR)) {
+			/* Exited (the next look says so), or no pidfd after all. */
+			close(fd);
+			fd = -1;
+		} else if (fd < 0) {
+			usleep(nap);
+			nap = nap < 8000 ? nap * 2 : nap;
+		}
+	}
+	if (fd >= 0)
+		close(fd);
+	return gone;
+}
+
 int rootless_netns_stop_pidfile(const char *pidfile, char **err)
 {
 	_cleanup_free_ char *buf = NULL;
@@ -278,11 +312,7 @@ int rootless_netns_stop_pidfile(const char *pidfile, char **err)
 	}
 	if (rootless_netns_same_process(pid, start)) {
 		kill(pid, SIGTERM);
-		/* The processes are detached: their parent, not the hook,
-		 * reaps them; a zombie counts as gone. */
-		for (int i = 0; i < 100 && rootless_netns_same_process(pid, start); i++)
-			usleep(10000);
-		if (rootless_netns_same_process(pid, start))
+		if (!wait_gone(pid, start, STOP_MS))
 			kill(pid, SIGKILL);
 	}
 	if (unlink(pidfile) < 0 && errno != ENOENT)

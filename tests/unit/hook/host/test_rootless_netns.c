@@ -67,6 +67,27 @@ static pid_t sleeper(void)
 	return pid;
 }
 
+/* A child that ignores SIGTERM (set before this returns). */
+static pid_t stubborn(void)
+{
+	int fds[2];
+	assert_int_equal(pipe(fds), 0);
+	pid_t pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		signal(SIGTERM, SIG_IGN);
+		close(fds[0]);
+		close(fds[1]);
+		for (;;)
+			pause();
+	}
+	close(fds[1]);
+	char c;
+	assert_int_equal(read(fds[0], &c, 1), 0);
+	close(fds[0]);
+	return pid;
+}
+
 /* Did pid die of signal sig within 3 s? (Killed and reaped either way.) */
 static bool killed_by(pid_t pid, int sig)
 {
@@ -133,6 +154,30 @@ static void test_pidfile(void **state)
 	assert_int_equal(rmdir(dir), 0);
 }
 
+/* A process that stays after SIGTERM is killed (SIGKILL) a second later;
+ * one that goes on SIGTERM is not waited for that long. */
+static void test_stop_waits(void **state)
+{
+	(void)state;
+	char dir[] = "/tmp/test_rootless_netns.XXXXXX";
+	assert_non_null(mkdtemp(dir));
+	_cleanup_free_ char *path = xasprintf("%s/pid", dir);
+	_cleanup_free_ char *err = NULL;
+	pid_t pid = stubborn();
+	assert_int_equal(rootless_netns_write_pidfile(path, pid, &err), 0);
+	long long t0 = monotonic_ms();
+	assert_int_equal(rootless_netns_stop_pidfile(path, &err), 0);
+	assert_true(monotonic_ms() - t0 >= 1000);
+	assert_true(killed_by(pid, SIGKILL));
+	pid = sleeper();
+	assert_int_equal(rootless_netns_write_pidfile(path, pid, &err), 0);
+	t0 = monotonic_ms();
+	assert_int_equal(rootless_netns_stop_pidfile(path, &err), 0);
+	assert_true(monotonic_ms() - t0 < 1000);
+	assert_true(killed_by(pid, SIGTERM));
+	assert_int_equal(rmdir(dir), 0);
+}
+
 /* Teardown stops every forwarder forwarders/ lists, then removes the
  * user's directory. */
 static void test_teardown_forwarders(void **state)
@@ -164,6 +209,7 @@ int main(void)
 	    cmocka_unit_test(test_host_uid),
 	    cmocka_unit_test(test_paths),
 	    cmocka_unit_test(test_pidfile),
+	    cmocka_unit_test(test_stop_waits),
 	    cmocka_unit_test(test_teardown_forwarders),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -293,7 +293,10 @@ static bool wait_gone(long pid, unsigned long long start, int ms)
 	return gone;
 }
 
-int rootless_netns_stop_pidfile(const char *pidfile, char **err)
+/* End the process of `pidfile` if it is still that process and remove the
+ * file: SIGTERM and a wait for it to exit (SIGKILL after STOP_MS), or
+ * with kill_now, SIGKILL and no wait (nothing can keep it). */
+static int end_pidfile(const char *pidfile, bool kill_now, char **err)
 {
 	_cleanup_free_ char *buf = NULL;
 	_cleanup_free_ char *e = NULL;
@@ -311,13 +314,18 @@ int rootless_netns_stop_pidfile(const char *pidfile, char **err)
 		return set_error(err, "%s: not \"PID STARTTIME\": removed", pidfile);
 	}
 	if (rootless_netns_same_process(pid, start)) {
-		kill(pid, SIGTERM);
-		if (!wait_gone(pid, start, STOP_MS))
+		kill(pid, kill_now ? SIGKILL : SIGTERM);
+		if (!kill_now && !wait_gone(pid, start, STOP_MS))
 			kill(pid, SIGKILL);
 	}
 	if (unlink(pidfile) < 0 && errno != ENOENT)
 		return set_error(err, "%s: %m", pidfile);
 	return 0;
+}
+
+int rootless_netns_stop_pidfile(const char *pidfile, char **err)
+{
+	return end_pidfile(pidfile, false, err);
 }
 
 static const char *slirp_binary(void)
@@ -672,9 +680,10 @@ int rootless_netns_teardown(const struct rootless_user *u, char **err)
 	_cleanup_free_ char *watch = rootless_netns_path(u, "watch.pid");
 	_cleanup_free_ char *ns = rootless_netns_path(u, "netns");
 	_cleanup_free_ char *state = rootless_netns_path(u, "state");
-	if (rootless_netns_stop_pidfile(pidfile, &e) < 0 && ret == 0) {
+	/* slirp4netns takes tens of milliseconds to exit (the kernel removes
+	 * its tap0): killed, not waited for. Nothing needs it gone first. */
+	if (end_pidfile(pidfile, true, &e) < 0 && ret == 0)
 		ret = set_error(err, "slirp4netns: %s", e);
-	}
 	free(TAKE_PTR(e));
 	if (rootless_netns_stop_pidfile(watch, &e) < 0 && ret == 0)
 		ret = set_error(err, "the user's watch: %s", e);

@@ -178,8 +178,8 @@ static void test_stop_waits(void **state)
 	assert_int_equal(rmdir(dir), 0);
 }
 
-/* Teardown stops every forwarder forwarders/ lists, then removes the
- * user's directory. */
+/* Teardown stops every forwarder forwarders/ lists (SIGTERM), kills
+ * slirp4netns (SIGKILL), then removes the user's directory. */
 static void test_teardown_forwarders(void **state)
 {
 	(void)state;
@@ -196,8 +196,12 @@ static void test_teardown_forwarders(void **state)
 	assert_int_equal(mkdir(fwd, 0700), 0);
 	pid_t pid = sleeper();
 	assert_int_equal(rootless_netns_write_pidfile(path, pid, &err), 0);
+	_cleanup_free_ char *slirp = xasprintf("%s/slirp4netns.pid", u.dir);
+	pid_t spid = sleeper();
+	assert_int_equal(rootless_netns_write_pidfile(slirp, spid, &err), 0);
 	assert_int_equal(rootless_netns_teardown(&u, &err), 0);
 	assert_true(killed_by(pid, SIGTERM));
+	assert_true(killed_by(spid, SIGKILL));
 	assert_int_equal(access(u.dir, F_OK), -1);
 	assert_int_equal(rmdir(run), 0);
 	rootless_netns_user_free(&u);

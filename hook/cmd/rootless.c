@@ -93,10 +93,26 @@ static bool any_container(const struct hook_config *cfg)
 	return any;
 }
 
+/* The child that starts slirp4netns and the user's watch for a namespace
+ * made by this stage, while the plugins run in another (0: none). It
+ * holds the user's lock as well (the descriptor is inherited), so that
+ * no other stage of the user's starts before it is done, even when the
+ * hook is killed. */
+static pid_t helpers_child;
+
+/* The helpers' child, if any, has finished (it logged what failed). */
+static void helpers_wait(void)
+{
+	if (helpers_child > 0)
+		TEMP_FAILURE_RETRY(waitpid(helpers_child, NULL, 0));
+	helpers_child = 0;
+}
+
 /* After a stop, or a start that failed: the namespace goes with the user's
  * last container. */
 static void teardown_if_last(const struct rootless_call *c)
 {
+	helpers_wait();
 	if (any_container(c->cfg))
 		return;
 	_cleanup_free_ char *err = NULL;
@@ -107,34 +123,55 @@ static void teardown_if_last(const struct rootless_call *c)
 			  c->id, c->stage, err);
 }
 
-/* slirp4netns started, when the namespace was made now or when the one
- * started with it is gone (killed: every container of the user's lost
- * its outbound traffic); the user's watch started when it is not there. */
-static void heal_helpers(const struct rootless_call *c, bool made)
+/* slirp4netns started when `slirp`, then the user's watch when `watch`. */
+static void start_helpers(const struct rootless_call *c, bool slirp, bool watch)
 {
 	_cleanup_free_ char *err = NULL;
-	_cleanup_free_ char *slirp = rootless_netns_path(c->user, "slirp4netns.pid");
-	_cleanup_free_ char *watch = rootless_netns_path(c->user, "watch.pid");
-	long pid = 0;
-	if (made || !rootless_netns_pidfile_alive(slirp, &pid)) {
-		if (!made)
-			log_warn(
-			    "%s %s: the user's slirp4netns (pid %ld) is not running (killed?): "
-			    "started again",
-			    c->id, c->stage, pid);
-		int r = rootless_netns_start_slirp(c->user, &err);
-		if (r < 0)
-			log_warn("%s %s: rootless network namespace: no outbound traffic: %s",
-				 c->id, c->stage, err);
-		else if (r > 0)
-			log_warn("%s %s: %s", c->id, c->stage, err);
-		free(TAKE_PTR(err));
-	}
-	int r = rootless_netns_pidfile_alive(watch, NULL) ? 0 : rootless_watch_start(c->user, &err);
+	int r = slirp ? rootless_netns_start_slirp(c->user, &err) : 0;
+	if (r < 0)
+		log_warn("%s %s: rootless network namespace: no outbound traffic: %s", c->id,
+			 c->stage, err);
+	else if (r > 0)
+		log_warn("%s %s: %s", c->id, c->stage, err);
+	free(TAKE_PTR(err));
+	r = watch ? rootless_watch_start(c->user, &err) : 0;
 	if (r < 0)
 		log_warn("%s %s: the user's watch could not be started: %s", c->id, c->stage, err);
 	else if (r > 0)
 		log_warn("%s %s: the user's watch: %s", c->id, c->stage, err);
+}
+
+/* slirp4netns started, when the namespace was made now or when the one
+ * started with it is gone (killed: every container of the user's lost
+ * its outbound traffic); the user's watch started when it is not there.
+ * For a namespace made now, in a child (helpers_child) while the stage
+ * goes on: the plugins need neither. */
+static void heal_helpers(const struct rootless_call *c, bool made)
+{
+	helpers_wait();
+	_cleanup_free_ char *slirp = rootless_netns_path(c->user, "slirp4netns.pid");
+	_cleanup_free_ char *watch = rootless_netns_path(c->user, "watch.pid");
+	long pid = 0;
+	bool start_slirp = made || !rootless_netns_pidfile_alive(slirp, &pid);
+	bool start_watch = !rootless_netns_pidfile_alive(watch, NULL);
+	if (start_slirp && !made)
+		log_warn("%s %s: the user's slirp4netns (pid %ld) is not running (killed?): "
+			 "started again",
+			 c->id, c->stage, pid);
+	if (made) {
+		fflush(NULL);
+		pid_t child = fork();
+		if (child == 0) {
+			start_helpers(c, start_slirp, start_watch);
+			fflush(NULL);
+			_exit(0);
+		}
+		if (child > 0) {
+			helpers_child = child;
+			return;
+		}
+	}
+	start_helpers(c, start_slirp, start_watch);
 }
 
 /* The namespace, made if needed, with slirp4netns for outbound traffic and
@@ -430,6 +467,7 @@ int rootless_attach(const struct rootless_call *c, struct selection *sel, rootle
 		ret = -1;
 	}
 	forwarder_plan_free(&plan);
+	helpers_wait();
 	if (ret < 0)
 		teardown_if_last(c);
 	rootless_netns_unlock(c->user);
@@ -504,6 +542,7 @@ int rootless_reload(const struct rootless_call *c)
 		return 1;
 	}
 	heal(c);
+	helpers_wait();
 	rootless_netns_unlock(c->user);
 	return 0;
 }

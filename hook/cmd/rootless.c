@@ -75,8 +75,9 @@ void rootless_print_helpers(const struct rootless_user *u)
 	}
 }
 
-/* Does the user's state directory still hold a container? */
-static bool any_container(const struct hook_config *cfg)
+/* Does the user's state directory still hold a container other than
+ * `but` (NULL: any)? */
+static bool any_container_but(const struct hook_config *cfg, const char *but)
 {
 	DIR *d = opendir(cfg->state_dir);
 	if (!d)
@@ -86,11 +87,17 @@ static bool any_container(const struct hook_config *cfg)
 	while (!any && (de = readdir(d))) {
 		struct stat st;
 		any = layout_entry(de->d_name, NULL) == LAYOUT_CONTAINER &&
+		      (!but || strcmp(de->d_name, but) != 0) &&
 		      fstatat(dirfd(d), de->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
 		      S_ISDIR(st.st_mode);
 	}
 	closedir(d);
 	return any;
+}
+
+static bool any_container(const struct hook_config *cfg)
+{
+	return any_container_but(cfg, NULL);
 }
 
 /* The child that starts slirp4netns and the user's watch for a namespace
@@ -384,12 +391,14 @@ static int collect_in_netns(void *data)
 /* Before a stage, under the user's lock: the attachments gc would find
  * gone collected (a poststop missed: a runtime or podman killed), their
  * forwarders stopped, the helpers that are not running (killed) started
- * again. */
+ * again. (No child to collect when the stage's own attachment is the
+ * only one.) */
 static void heal(const struct rootless_call *c)
 {
 	if (!any_container(c->cfg) || prepare(c) < 0)
 		return;
-	in_child(c, true, collect_in_netns, (void *)c);
+	if (any_container_but(c->cfg, c->attachment))
+		in_child(c, true, collect_in_netns, (void *)c);
 	check_forwarders(c);
 }
 

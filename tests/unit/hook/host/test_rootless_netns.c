@@ -154,6 +154,16 @@ static void test_pidfile(void **state)
 	assert_int_equal(rmdir(dir), 0);
 }
 
+/* How long the stop of pid, through a pid file at path, took (ms). */
+static long long stop_ms(const char *path, pid_t pid)
+{
+	_cleanup_free_ char *err = NULL;
+	assert_int_equal(rootless_netns_write_pidfile(path, pid, &err), 0);
+	long long t0 = monotonic_ms();
+	assert_int_equal(rootless_netns_stop_pidfile(path, &err), 0);
+	return monotonic_ms() - t0;
+}
+
 /* A process that stays after SIGTERM is killed (SIGKILL) a second later;
  * one that goes on SIGTERM is not waited for that long. */
 static void test_stop_waits(void **state)
@@ -162,18 +172,11 @@ static void test_stop_waits(void **state)
 	char dir[] = "/tmp/test_rootless_netns.XXXXXX";
 	assert_non_null(mkdtemp(dir));
 	_cleanup_free_ char *path = xasprintf("%s/pid", dir);
-	_cleanup_free_ char *err = NULL;
 	pid_t pid = stubborn();
-	assert_int_equal(rootless_netns_write_pidfile(path, pid, &err), 0);
-	long long t0 = monotonic_ms();
-	assert_int_equal(rootless_netns_stop_pidfile(path, &err), 0);
-	assert_true(monotonic_ms() - t0 >= 1000);
+	assert_true(stop_ms(path, pid) >= 1000);
 	assert_true(killed_by(pid, SIGKILL));
 	pid = sleeper();
-	assert_int_equal(rootless_netns_write_pidfile(path, pid, &err), 0);
-	t0 = monotonic_ms();
-	assert_int_equal(rootless_netns_stop_pidfile(path, &err), 0);
-	assert_true(monotonic_ms() - t0 < 1000);
+	assert_true(stop_ms(path, pid) < 1000);
 	assert_true(killed_by(pid, SIGTERM));
 	assert_int_equal(rmdir(dir), 0);
 }

@@ -78,8 +78,9 @@ int rootless_configure_host_user(struct hook_config *cfg, struct rootless_user *
 	return user_of(cfg, u, uid, uid, why);
 }
 
-/* Does the user's state directory still hold a container? */
-static bool any_container(const struct hook_config *cfg)
+/* Does the user's state directory still hold a container other than
+ * `but` (NULL: any)? */
+static bool any_container_but(const struct hook_config *cfg, const char *but)
 {
 	DIR *d = opendir(cfg->state_dir);
 	if (!d)
@@ -89,6 +90,7 @@ static bool any_container(const struct hook_config *cfg)
 	while (!any && (de = readdir(d))) {
 		struct stat st;
 		any = layout_entry(de->d_name, NULL) == LAYOUT_CONTAINER &&
+		      (!but || strcmp(de->d_name, but) != 0) &&
 		      fstatat(dirfd(d), de->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
 		      S_ISDIR(st.st_mode);
 	}
@@ -96,10 +98,31 @@ static bool any_container(const struct hook_config *cfg)
 	return any;
 }
 
+static bool any_container(const struct hook_config *cfg)
+{
+	return any_container_but(cfg, NULL);
+}
+
+/* The child that starts slirp4netns and the user's watch for a namespace
+ * made by this stage, while the plugins run in another (0: none). It
+ * holds the user's lock as well (the descriptor is inherited), so that
+ * no other stage of the user's starts before it is done, even when the
+ * hook is killed. */
+static pid_t helpers_child;
+
+/* The helpers' child, if any, has finished (it logged what failed). */
+static void helpers_wait(void)
+{
+	if (helpers_child > 0)
+		TEMP_FAILURE_RETRY(waitpid(helpers_child, NULL, 0));
+	helpers_child = 0;
+}
+
 /* After a stop, or a start that failed: the namespace goes with the user's
  * last container. */
 static void teardown_if_last(const struct rootless_call *c)
 {
+	helpers_wait();
 	if (any_container(c->cfg))
 		return;
 	_cleanup_free_ char *err = NULL;
@@ -110,34 +133,53 @@ static void teardown_if_last(const struct rootless_call *c)
 			  c->id, c->stage, err);
 }
 
-/* slirp4netns started, when the namespace was made now or when the one
- * started with it is gone (killed: every container of the user's lost
- * its outbound traffic); the user's watch started when it is not there. */
-static void heal_helpers(const struct rootless_call *c, bool made)
+/* slirp4netns started when `slirp`, then the user's watch when `watch`. */
+static void start_helpers(const struct rootless_call *c, bool slirp, bool watch)
 {
 	_cleanup_free_ char *err = NULL;
-	const char *slirp = c->user->slirp_pid;
-	const char *watch = c->user->watch_pid;
-	long pid = 0;
-	if (made || !rootless_netns_pidfile_alive(slirp, &pid)) {
-		if (!made)
-			log_warn(
-			    "%s %s: the user's slirp4netns (pid %ld) is not running (killed?): "
-			    "started again",
-			    c->id, c->stage, pid);
-		int r = rootless_netns_start_slirp(c->user, &err);
-		if (r < 0)
-			log_warn("%s %s: rootless network namespace: no outbound traffic: %s",
-				 c->id, c->stage, err);
-		else if (r > 0)
-			log_warn("%s %s: %s", c->id, c->stage, err);
-		free(TAKE_PTR(err));
-	}
-	int r = rootless_netns_pidfile_alive(watch, NULL) ? 0 : rootless_watch_start(c->user, &err);
+	int r = slirp ? rootless_netns_start_slirp(c->user, &err) : 0;
+	if (r < 0)
+		log_warn("%s %s: rootless network namespace: no outbound traffic: %s", c->id,
+			 c->stage, err);
+	else if (r > 0)
+		log_warn("%s %s: %s", c->id, c->stage, err);
+	free(TAKE_PTR(err));
+	r = watch ? rootless_watch_start(c->user, &err) : 0;
 	if (r < 0)
 		log_warn("%s %s: the user's watch could not be started: %s", c->id, c->stage, err);
 	else if (r > 0)
 		log_warn("%s %s: the user's watch: %s", c->id, c->stage, err);
+}
+
+/* slirp4netns started, when the namespace was made now or when the one
+ * started with it is gone (killed: every container of the user's lost
+ * its outbound traffic); the user's watch started when it is not there.
+ * For a namespace made now, in a child (helpers_child) while the stage
+ * goes on: the plugins need neither. */
+static void heal_helpers(const struct rootless_call *c, bool made)
+{
+	helpers_wait();
+	long pid = 0;
+	bool start_slirp = made || !rootless_netns_pidfile_alive(c->user->slirp_pid, &pid);
+	bool start_watch = !rootless_netns_pidfile_alive(c->user->watch_pid, NULL);
+	if (start_slirp && !made)
+		log_warn("%s %s: the user's slirp4netns (pid %ld) is not running (killed?): "
+			 "started again",
+			 c->id, c->stage, pid);
+	if (made) {
+		fflush(NULL);
+		pid_t child = fork();
+		if (child == 0) {
+			start_helpers(c, start_slirp, start_watch);
+			fflush(NULL);
+			_exit(0);
+		}
+		if (child > 0) {
+			helpers_child = child;
+			return;
+		}
+	}
+	start_helpers(c, start_slirp, start_watch);
 }
 
 /* The namespace, made if needed, with slirp4netns for outbound traffic and
@@ -368,7 +410,8 @@ static int collect_in_netns(void *data, char **err)
 /* Before a stage, under the user's lock: the attachments gc would find
  * gone collected (a poststop missed: a runtime or podman killed), their
  * forwarders stopped, the helpers that are not running (killed) started
- * again. -1 when the namespace cannot be prepared (*err). */
+ * again (no child to collect when the stage's own attachment is the
+ * only one). -1 when the namespace cannot be prepared (*err). */
 static int heal(const struct rootless_call *c, char **err)
 {
 	if (!any_container(c->cfg))
@@ -376,7 +419,8 @@ static int heal(const struct rootless_call *c, char **err)
 	if (prepare(c, err) < 0)
 		return -1;
 	_cleanup_free_ char *e = NULL;
-	if (c->collect_gone && in_child(c, true, collect_in_netns, (void *)c, &e) < 0 && e)
+	if (c->collect_gone && any_container_but(c->cfg, c->attachment) &&
+	    in_child(c, true, collect_in_netns, (void *)c, &e) < 0 && e)
 		log_error("%s %s: %s", c->id, c->stage, e);
 	check_forwarders(c);
 	return 0;
@@ -455,6 +499,7 @@ int rootless_attach(const struct rootless_call *c, struct selection *sel, rootle
 		ret = -1;
 	}
 	port_forwarder_plan_free(&plan);
+	helpers_wait();
 	if (ret < 0)
 		teardown_if_last(c);
 	rootless_netns_unlock(c->user);
@@ -521,6 +566,7 @@ int rootless_reload(const struct rootless_call *c, char **err)
 	_cleanup_free_ char *e = NULL;
 	if (heal(c, &e) < 0)
 		log_error("%s %s: %s", c->id, c->stage, e);
+	helpers_wait();
 	rootless_netns_unlock(c->user);
 	return 0;
 }

@@ -38,6 +38,8 @@ static const char *const slirp_paths[] = {"/usr/bin/slirp4netns", "/usr/local/bi
 					  "/bin/slirp4netns"};
 /* How long slirp4netns may take to configure tap0. */
 #define SLIRP_READY_MS 5000
+/* How long a helper has to exit on SIGTERM before SIGKILL. */
+#define STOP_MS 1000
 
 int rootless_netns_host_uid(const char *map, unsigned long *uid, char **err)
 {
@@ -249,7 +251,42 @@ bool rootless_netns_pidfile_alive(const char *pidfile, long *pid)
 	return alive;
 }
 
-int rootless_netns_stop_pidfile(const char *pidfile, char **err)
+/* Is the process (pid, start) gone within ms? Waits on its pidfd, which
+ * poll(2) finds readable once it has exited (a zombie counts as gone:
+ * its parent, not the hook, reaps it); where there is no pidfd (before
+ * Linux 5.3), looks again after a short sleep. */
+static bool wait_gone(long pid, unsigned long long start, int ms)
+{
+	long long deadline = monotonic_ms() + ms;
+	/* Opened before the first look: should the pid be reused after it,
+	 * the look tells the new process by its start time. */
+	int fd = (int)syscall(SYS_pidfd_open, (pid_t)pid, 0U);
+	useconds_t nap = 1000;
+	bool gone;
+	while (!(gone = !rootless_netns_same_process(pid, start))) {
+		long long left = deadline - monotonic_ms();
+		if (left <= 0)
+			break;
+		struct pollfd p = {.fd = fd, .events = POLLIN};
+		int r = fd >= 0 ? poll(&p, 1, (int)left) : -1;
+		if (r > 0 || (r < 0 && fd >= 0 && errno != EINTR)) {
+			/* Exited (the next look says so), or no pidfd after all. */
+			close(fd);
+			fd = -1;
+		} else if (fd < 0) {
+			usleep(nap);
+			nap = nap < 8000 ? nap * 2 : nap;
+		}
+	}
+	if (fd >= 0)
+		close(fd);
+	return gone;
+}
+
+/* End the process of `pidfile` if it is still that process and remove the
+ * file: SIGTERM and a wait for it to exit (SIGKILL after STOP_MS), or
+ * with kill_now, SIGKILL and no wait (nothing can keep it). */
+static int end_pidfile(const char *pidfile, bool kill_now, char **err)
 {
 	_cleanup_free_ char *buf = NULL;
 	_cleanup_free_ char *e = NULL;
@@ -267,17 +304,18 @@ int rootless_netns_stop_pidfile(const char *pidfile, char **err)
 		return set_error(err, "%s: not \"PID STARTTIME\": removed", pidfile);
 	}
 	if (rootless_netns_same_process(pid, start)) {
-		kill(pid, SIGTERM);
-		/* The processes are detached: their parent, not the hook,
-		 * reaps them; a zombie counts as gone. */
-		for (int i = 0; i < 100 && rootless_netns_same_process(pid, start); i++)
-			usleep(10000);
-		if (rootless_netns_same_process(pid, start))
+		kill(pid, kill_now ? SIGKILL : SIGTERM);
+		if (!kill_now && !wait_gone(pid, start, STOP_MS))
 			kill(pid, SIGKILL);
 	}
 	if (unlink(pidfile) < 0 && errno != ENOENT)
 		return set_error(err, "%s: %m", pidfile);
 	return 0;
+}
+
+int rootless_netns_stop_pidfile(const char *pidfile, char **err)
+{
+	return end_pidfile(pidfile, false, err);
 }
 
 static const char *slirp_binary(void)
@@ -639,9 +677,10 @@ int rootless_netns_teardown(const struct rootless_user *u, char **err)
 	const char *watch = u->watch_pid;
 	const char *ns = u->netns;
 	const char *state = u->state;
-	if (rootless_netns_stop_pidfile(pidfile, &e) < 0 && ret == 0) {
+	/* slirp4netns takes tens of milliseconds to exit (the kernel removes
+	 * its tap0): killed, not waited for. Nothing needs it gone first. */
+	if (end_pidfile(pidfile, true, &e) < 0 && ret == 0)
 		ret = set_error(err, "slirp4netns: %s", e);
-	}
 	free(TAKE_PTR(e));
 	if (rootless_netns_stop_pidfile(watch, &e) < 0 && ret == 0)
 		ret = set_error(err, "the user's watch: %s", e);

@@ -60,10 +60,11 @@ int rootless_netns_start_slirp(const struct rootless_user *u, char **err);
 int rootless_netns_enter(const struct rootless_user *u, char **err);
 /* The rootless namespace entered, nothing else (the forwarder's child). */
 int rootless_netns_join(const struct rootless_user *u, char **err);
-/* The last container gone: stop slirp4netns and every forwarder still
- * listed, unmount the namespace and the state directory, remove the
- * user's directory. Goes on past failures and
- * returns the first. */
+/* The last container gone: kill slirp4netns (SIGKILL, not waited for:
+ * it exits tens of milliseconds later), stop the watch and every
+ * forwarder still listed, unmount the namespace and the state directory,
+ * remove the user's directory. Goes on past failures and returns the
+ * first. */
 int rootless_netns_teardown(const struct rootless_user *u, char **err);
 
 /* Stop the process whose "PID STARTTIME" is in `pidfile` (SIGTERM, then

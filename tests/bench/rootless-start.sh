@@ -4,10 +4,10 @@
 # port forwarder"). Not a test: it prints figures (through the TAP harness
 # of tests/harness/lib.sh, which makes and removes the user).
 #
-#   tests/bench/rootless-start.sh [BUILD_DIR]
+#   tests/bench/rootless-start.sh [BUILD_DIR [CNIHOOK...]]
 #
 # A user of its own (tests/harness/rootless-lib.sh), the static busybox as
-# its image; ROUNDS rounds of three variants taking turns (the first of a
+# its image; ROUNDS rounds of the variants taking turns (the first of a
 # round goes last in the next), each `podman run --rm IMAGE true` timed:
 #   none     --network none: the floor
 #   podman   podman's default rootless network with -p 127.0.0.1:P:80
@@ -16,57 +16,79 @@
 #            io.cnihook.ports=127.0.0.1:P:80): bridge (ipMasq, a default
 #            route) and portmap in the user's rootless namespace, made for
 #            the container and removed after it (it is the user's only one)
-# Prints the median wall time of each, ms.
+# With CNIHOOK binaries after BUILD_DIR (one before a change and one after
+# it, say), one cnihook variant each, cnihook1, cnihook2, ..., in the same
+# rounds. Prints the median wall time of each, ms.
 #
-# Environment: ROUNDS (default 10), CNIHOOK, CNI_PLUGIN_DIR, CNIHOOK_BUSYBOX.
+# Environment: ROUNDS (default 10), CNIHOOK (the one binary when none is
+# given), CNI_PLUGIN_DIR, CNIHOOK_BUSYBOX.
 set -euo pipefail
 srcdir=${abs_top_srcdir:-$(cd "$(dirname "$0")/../.." && pwd)}
 builddir=${1:-${abs_top_builddir:-$srcdir}}
+shift $(($# > 0))
 . "$srcdir/tests/harness/lib.sh"
 . "$srcdir/tests/harness/rootless-lib.sh"
 
 require_root "to create a user with subordinate ids"
 require_cmd podman runc jq slirp4netns
-CNIHOOK=${CNIHOOK:-$builddir/hook/cnihook}
-[ -x "$CNIHOOK" ] || fail "cnihook not found at $CNIHOOK (set CNIHOOK)"
+BINS=("$@")
+[ $# -gt 0 ] || BINS=("${CNIHOOK:-$builddir/hook/cnihook}")
+for b in "${BINS[@]}"; do
+	[ -x "$b" ] || fail "cnihook not found at $b (set CNIHOOK)"
+done
 PLUGINDIR=${CNI_PLUGIN_DIR:-/usr/lib/cni}
 require_plugins bridge host-local portmap
 ROUNDS=${ROUNDS:-10}
 
 rl_user_setup
-cp "$CNIHOOK" "$U/cnihook"
-chmod 0755 "$U/cnihook"
 NET=rs$uniq
 SUBNET=$(random_subnet)
-mkdir -p "$U/net.d" "$U/hooks.d"
+mkdir -p "$U/net.d"
 jq -n --arg n "$NET" --arg s "$SUBNET.0/24" '{cniVersion: "1.0.0", name: $n, plugins: [
 	{type: "bridge", bridge: $n, isGateway: true, ipMasq: true,
 	 ipam: {type: "host-local", ranges: [[{subnet: $s}]], routes: [{dst: "0.0.0.0/0"}]}},
 	{type: "portmap", capabilities: {portMappings: true}}]}' >"$U/net.d/10-$NET.conflist"
 jq -n --arg c "$U/net.d" --arg b "$PLUGINDIR" '{confDir: $c, binDirs: [$b]}' >"$U/cnihook.json"
-for f in cnihook-createRuntime.json cnihook-poststop.json; do
-	jq --arg p "$U/cnihook" --arg c "$U/cnihook.json" \
-		'.hook.path = $p | .hook.args = .hook.args[:1] + ["--config", $c] + .hook.args[1:]' \
-		"$builddir/config/hooks.d/$f" >"$U/hooks.d/$f"
+# Each binary a copy of its own (the user reads it) and a hooks directory
+# naming it.
+CNIHOOKS=()
+for i in "${!BINS[@]}"; do
+	n=$((i + 1))
+	v=cnihook
+	[ $# -eq 0 ] || v=cnihook$n
+	CNIHOOKS+=("$v")
+	install -m 0755 "${BINS[$i]}" "$U/cnihook$n"
+	mkdir -p "$U/hooks$n.d"
+	for f in cnihook-createRuntime.json cnihook-poststop.json; do
+		jq --arg p "$U/cnihook$n" --arg c "$U/cnihook.json" \
+			'.hook.path = $p | .hook.args = .hook.args[:1] + ["--config", $c] + .hook.args[1:]' \
+			"$builddir/config/hooks.d/$f" >"$U/hooks$n.d/$f"
+	done
+	[ $# -eq 0 ] || log "$v: ${BINS[$i]}"
 done
-chmod -R a+rX "$U/net.d" "$U/hooks.d" "$U/cnihook.json"
-RL_PODMAN_ARGS=(--hooks-dir "$U/hooks.d")
+chmod -R a+rX "$U/net.d" "$U"/hooks*.d "$U/cnihook.json"
 IMAGE=localhost/cnihook-rstart:$uniq
 rl_image "$IMAGE" true
 PORT_P=$((20000 + RANDOM % 10001))
 PORT_C=$((PORT_P + 1))
 
 run_variant() {
+	local n
+	RL_PODMAN_ARGS=()
 	case $1 in
 	none) rl_pm run --rm --network none "$IMAGE" true ;;
 	podman) rl_pm run --rm -p "127.0.0.1:$PORT_P:80" "$IMAGE" true ;;
-	cnihook) rl_pm run --rm --network none --annotation "io.cnihook.networks=$NET" \
-		--annotation "io.cnihook.ports=127.0.0.1:$PORT_C:80" "$IMAGE" true ;;
+	cnihook*)
+		n=${1#cnihook}
+		RL_PODMAN_ARGS=(--hooks-dir "$U/hooks${n:-1}.d")
+		rl_pm run --rm --network none --annotation "io.cnihook.networks=$NET" \
+			--annotation "io.cnihook.ports=127.0.0.1:$PORT_C:80" "$IMAGE" true
+		;;
 	esac
 }
 
 declare -A times
-order="none podman cnihook"
+order="none podman ${CNIHOOKS[*]}"
 for v in $order; do run_variant "$v" >/dev/null 2>&1 || fail "podman run ($v) failed"; done
 for r in $(seq "$ROUNDS"); do
 	for v in $order; do
@@ -76,7 +98,7 @@ for r in $(seq "$ROUNDS"); do
 	done
 	order="${order#* } ${order%% *}"
 done
-for v in none podman cnihook; do
+for v in none podman "${CNIHOOKS[@]}"; do
 	m=$(tr ' ' '\n' <<<"${times[$v]}" | grep . | sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}')
 	log "$v: median ${m} ms of $ROUNDS (${times[$v]% })"
 done

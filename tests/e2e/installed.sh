@@ -356,7 +356,14 @@ inst_rootless_case() {
 	checking "podman rm $c: nothing of the user's left"
 	rl_pm rm -f -t 0 "$c" >/dev/null 2>&1 || fail "podman rm $c"
 	[ ! -e "$RUNDIR/cnihook" ] || fail "left: $(ls -R "$RUNDIR/cnihook" 2>&1)"
-	out=$(ps -u "$RL_USER" -o pid=,comm= | grep -E 'cnihook|slirp4netns|dnsmasq' || true)
+	# (slirp4netns, killed, not waited for, takes tens of milliseconds
+	# to exit: a second is given to it)
+	for ((i = 0; i < 10; i++)); do
+		out=$(ps -u "$RL_USER" -o pid=,stat=,comm= | awk '$2 !~ /^Z/' |
+			grep -E 'cnihook|slirp4netns|dnsmasq' || true)
+		[ -n "$out" ] || break
+		sleep 0.1
+	done
 	[ -z "$out" ] || fail "processes left: $out"
 	ok "none"
 	assert_nothing_left --id "$cid"

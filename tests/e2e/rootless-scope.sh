@@ -252,6 +252,12 @@ warned=$(grep -c 'not in a systemd scope of its own' <<<"$(rl_log)" || true)
 		"GET: $got; warnings: $warned; $(grep scope <<<"$(rl_log)")"
 log "$(grep -m 1 'not in a systemd scope' <<<"$(rl_log)")"
 out=$(pm rm -f -t 0 "c3$uniq" 2>&1) || fail "podman rm -f c3: $out"
+# (slirp4netns, killed by the teardown and not waited for, takes tens of
+# milliseconds to exit: a second is given to it)
+for ((i = 0; i < 10; i++)); do
+	[ -z "$(user_helpers)" ] && break
+	sleep 0.1
+done
 [ ! -e "$DIR" ] && [ -z "$(user_helpers)" ] && ok "after c3, nothing of cnihook's is left" ||
 	not_ok "after c3, nothing of cnihook's is left" "$(user_helpers)"
 

@@ -355,10 +355,16 @@ fi
 
 # user_clean WHEN: nothing of cnihook's left for the user: no directory,
 # no slirp4netns, forwarder or cnihook process, no mount in podman's mount
-# namespace.
+# namespace. (The teardown kills slirp4netns without waiting for it, and
+# its exit takes tens of milliseconds: a second is given to it.)
 user_clean() {
-	local procs mounts pause
+	local procs mounts pause i
 	[ ! -e "$DIR" ] && ok "$1: no $DIR" || not_ok "$1: no $DIR" "$(ls -laR "$DIR" 2>&1)"
+	for ((i = 0; i < 10; i++)); do
+		procs=$(user_helpers)
+		[ -n "$procs" ] || { [ -n "$SLIRP" ] && running "$SLIRP"; } || break
+		sleep 0.1
+	done
 	if [ -n "$SLIRP" ] && running "$SLIRP"; then
 		not_ok "$1: slirp4netns (pid $SLIRP) stopped"
 	fi

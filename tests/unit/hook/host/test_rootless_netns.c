@@ -83,6 +83,27 @@ static pid_t sleeper(void)
 	return pid;
 }
 
+/* A child that ignores SIGTERM (set before this returns). */
+static pid_t stubborn(void)
+{
+	int fds[2];
+	assert_int_equal(pipe(fds), 0);
+	pid_t pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		signal(SIGTERM, SIG_IGN);
+		close(fds[0]);
+		close(fds[1]);
+		for (;;)
+			pause();
+	}
+	close(fds[1]);
+	char c;
+	assert_int_equal(read(fds[0], &c, 1), 0);
+	close(fds[0]);
+	return pid;
+}
+
 /* Did pid die of signal sig within 3 s? (Killed and reaped either way.) */
 static bool killed_by(pid_t pid, int sig)
 {
@@ -149,8 +170,35 @@ static void test_pidfile(void **state)
 	assert_int_equal(rmdir(dir), 0);
 }
 
-/* Teardown stops every forwarder forwarders/ lists, then removes the
- * user's directory. */
+/* How long the stop of pid, through a pid file at path, took (ms). */
+static long long stop_ms(const char *path, pid_t pid)
+{
+	_cleanup_free_ char *err = NULL;
+	assert_int_equal(rootless_netns_write_pidfile(path, pid, &err), 0);
+	long long t0 = monotonic_ms();
+	assert_int_equal(rootless_netns_stop_pidfile(path, &err), 0);
+	return monotonic_ms() - t0;
+}
+
+/* A process that stays after SIGTERM is killed (SIGKILL) a second later;
+ * one that goes on SIGTERM is not waited for that long. */
+static void test_stop_waits(void **state)
+{
+	(void)state;
+	char dir[] = "/tmp/test_rootless_netns.XXXXXX";
+	assert_non_null(mkdtemp(dir));
+	_cleanup_free_ char *path = xasprintf("%s/pid", dir);
+	pid_t pid = stubborn();
+	assert_true(stop_ms(path, pid) >= 1000);
+	assert_true(killed_by(pid, SIGKILL));
+	pid = sleeper();
+	assert_true(stop_ms(path, pid) < 1000);
+	assert_true(killed_by(pid, SIGTERM));
+	assert_int_equal(rmdir(dir), 0);
+}
+
+/* Teardown stops every forwarder forwarders/ lists (SIGTERM), kills
+ * slirp4netns (SIGKILL), then removes the user's directory. */
 static void test_teardown_forwarders(void **state)
 {
 	(void)state;
@@ -173,8 +221,12 @@ static void test_teardown_forwarders(void **state)
 	assert_int_equal(mkdir(fwd, 0700), 0);
 	pid_t pid = sleeper();
 	assert_int_equal(rootless_netns_write_pidfile(path, pid, &err), 0);
+	_cleanup_free_ char *slirp = xasprintf("%s/slirp4netns.pid", u.dir);
+	pid_t spid = sleeper();
+	assert_int_equal(rootless_netns_write_pidfile(slirp, spid, &err), 0);
 	assert_int_equal(rootless_netns_teardown(&u, &err), 0);
 	assert_true(killed_by(pid, SIGTERM));
+	assert_true(killed_by(spid, SIGKILL));
 	assert_int_equal(access(u.dir, F_OK), -1);
 	assert_int_equal(rmdir(run), 0);
 	rootless_netns_user_free(&u);
@@ -183,11 +235,9 @@ static void test_teardown_forwarders(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_host_uid),
-	    cmocka_unit_test(test_check_run_dir),
-	    cmocka_unit_test(test_user_free),
-	    cmocka_unit_test(test_pidfile),
-	    cmocka_unit_test(test_teardown_forwarders),
+	    cmocka_unit_test(test_host_uid),   cmocka_unit_test(test_check_run_dir),
+	    cmocka_unit_test(test_user_free),  cmocka_unit_test(test_pidfile),
+	    cmocka_unit_test(test_stop_waits), cmocka_unit_test(test_teardown_forwarders),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

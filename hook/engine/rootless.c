@@ -356,7 +356,7 @@ static void heal_forwarder(const struct rootless_call *c, const char *id, long p
 	struct rootless_call h = *c;
 	h.attachment = id;
 	h.status_path = status;
-	struct forward_plan plan = {0};
+	struct forward_plan plan = {.run_dir = c->user->run_dir};
 	int r = plan_from_record(c, id, &plan, &err);
 	if (r == 0 && plan.n == 0)
 		r = set_error(&err, "its record gives the plugins no port mappings");
@@ -475,7 +475,7 @@ static bool attachment_exists(const struct rootless_call *c)
 int rootless_attach(const struct rootless_call *c, struct selection *sel, rootless_fn attach,
 		    rootless_fn detach, void *data, char **err)
 {
-	struct forward_plan plan = {0};
+	struct forward_plan plan = {.run_dir = c->user->run_dir};
 	if (rootless_netns_lock(c->user, err) < 0)
 		return -1;
 	/* What heal() cannot prepare, prepare() below fails on and reports. */

@@ -764,8 +764,8 @@ int port_forwarder_spawn(const struct forward_plan *p, long *pid, char **err)
 					 "forward it to",
 					 p->v[i].host_port, proto_name(&p->v[i]));
 	_cleanup_free_ char *e = NULL;
-	int r =
-	    rootless_netns_spawn(forwarder_main, (void *)p, ROOTLESS_NETNS_SPAWN_KEEP_ALL, pid, &e);
+	int r = rootless_netns_spawn(forwarder_main, (void *)p, ROOTLESS_NETNS_SPAWN_KEEP_ALL,
+				     p->run_dir, pid, &e);
 	if (r != 0)
 		set_error(err, "port forwarder: %s", e);
 	return r;

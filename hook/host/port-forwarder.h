@@ -35,6 +35,9 @@ struct forward_plan {
 	struct forward_rule *v;
 	size_t n;
 	const char *owner; /* the attachment's id, for the title `ps` shows; the caller's */
+	/* The user's runtime directory, where its systemd manager's socket is
+	 * looked for (rootless_netns_spawn()); NULL: none. The caller's. */
+	const char *run_dir;
 	/* How long a TCP connection and a UDP flow live without traffic;
 	 * 0: the defaults (an hour, a minute). Tests shorten them. */
 	long long tcp_idle_ms, udp_idle_ms;

@@ -369,25 +369,20 @@ struct slirp_args {
 };
 
 #define SPAWN_SCOPE_DESCRIPTION "cnihook: a helper of the user's rootless containers"
-/* The user's runtime directory, where its systemd manager listens: the
- * spawned process knows only its uid (state/layout.h names the rest of
- * the user's tree, in struct rootless_user). */
-#define SPAWN_RUN_DIR "/run/user"
 
 /* In the spawned process, first: a scope of its own under the user's
- * systemd manager when one runs (its private socket is there), so that
- * the unit of the container that started it can stop without it; what
- * failed is written on fd, which is closed (nothing written: in its
- * scope, or no manager). */
-static void spawn_scope(int fd)
+ * systemd manager when one runs (its private socket is in run_dir, the
+ * user's runtime directory), so that the unit of the container that
+ * started it can stop without it; what failed is written on fd, which is
+ * closed (nothing written: in its scope, no manager, or run_dir NULL). */
+static void spawn_scope(const char *run_dir, int fd)
 {
 	_cleanup_free_ char *map = NULL, *e = NULL;
 	size_t len;
 	unsigned long uid = 0;
-	if (read_file("/proc/self/uid_map", 65536, &map, &len, NULL, &e) == 0 &&
+	if (run_dir && read_file("/proc/self/uid_map", 65536, &map, &len, NULL, &e) == 0 &&
 	    rootless_netns_host_uid(map, &uid, &e) == 0 && uid != 0) {
-		_cleanup_free_ char *run = xasprintf(SPAWN_RUN_DIR "/%lu", uid);
-		_cleanup_free_ char *sock = systemd_scope_socket(run);
+		_cleanup_free_ char *sock = systemd_scope_socket(run_dir);
 		_cleanup_free_ char *name = xasprintf("cnihook-%lu-%ld.scope", uid, (long)getpid());
 		if (access(sock, F_OK) == 0 &&
 		    systemd_scope_enter(sock, name, SPAWN_SCOPE_DESCRIPTION, &e) < 0) {
@@ -414,7 +409,8 @@ static int spawn_warning(int fd, char **err)
 	return 1;
 }
 
-int rootless_netns_spawn(void (*fn)(void *), void *data, int keep, long *pid, char **err)
+int rootless_netns_spawn(void (*fn)(void *), void *data, int keep, const char *run_dir, long *pid,
+			 char **err)
 {
 	int pids[2];
 	if (pipe2(pids, O_CLOEXEC) < 0)
@@ -429,7 +425,7 @@ int rootless_netns_spawn(void (*fn)(void *), void *data, int keep, long *pid, ch
 			long p = f > 0 ? f : -(long)errno;
 			_exit(write(pids[1], &p, sizeof(p)) == (ssize_t)sizeof(p) && f > 0 ? 0 : 1);
 		}
-		spawn_scope(pids[1]);
+		spawn_scope(run_dir, pids[1]);
 		int null = open("/dev/null", O_RDWR | O_CLOEXEC);
 		if (null < 0 || dup2(null, 0) < 0 || dup2(null, 1) < 0 || dup2(null, 2) < 0)
 			_exit(127);
@@ -498,17 +494,18 @@ static int slirp_ready(int fd)
 /* One start of slirp4netns: as rootless_netns_start_slirp(), returning
  * what slirp_ready() said (-2: it could not be started); *warn set when it
  * runs outside a scope of its own. */
-static int slirp_start(const char *bin, const char *ns, const char *pidfile, bool sandbox,
-		       bool seccomp, char **err, char **warn)
+static int slirp_start(const struct rootless_user *u, const char *bin, bool sandbox, bool seccomp,
+		       char **err, char **warn)
 {
 	int ready[2];
 	if (pipe2(ready, O_CLOEXEC) < 0)
 		return set_error(err, "slirp4netns: pipe: %m") - 1;
-	struct slirp_args a = {.bin = bin, .ns = ns, .sandbox = sandbox, .seccomp = seccomp};
+	struct slirp_args a = {.bin = bin, .ns = u->netns, .sandbox = sandbox, .seccomp = seccomp};
+	const char *pidfile = u->slirp_pid;
 	long pid = -1;
 	_cleanup_free_ char *e = NULL;
 	int ret = 1;
-	if (rootless_netns_spawn(slirp_exec, &a, ready[1], &pid, &e) < 0)
+	if (rootless_netns_spawn(slirp_exec, &a, ready[1], u->run_dir, &pid, &e) < 0)
 		ret = set_error(err, "slirp4netns: %s", e) - 1;
 	close(ready[1]);
 	if (ret == 1 && rootless_netns_write_pidfile(pidfile, pid, err) < 0)
@@ -532,17 +529,15 @@ int rootless_netns_start_slirp(const struct rootless_user *u, char **err)
 	const char *bin = slirp_binary();
 	if (!bin)
 		return set_error(err, "slirp4netns: not found in /usr/bin, /usr/local/bin or /bin");
-	const char *ns = u->netns;
-	const char *pidfile = u->slirp_pid;
 	bool sandbox, seccomp;
 	slirp_options(bin, &sandbox, &seccomp);
 	/* Where slirp4netns exits at once in its sandbox all the same, it
 	 * runs again without (its seccomp filter needs no capability). */
 	char *warn = NULL;
-	int r = slirp_start(bin, ns, pidfile, sandbox, seccomp, err, &warn);
+	int r = slirp_start(u, bin, sandbox, seccomp, err, &warn);
 	if (r == 0 && sandbox) {
 		free(TAKE_PTR(*err));
-		r = slirp_start(bin, ns, pidfile, false, seccomp, err, &warn);
+		r = slirp_start(u, bin, false, seccomp, err, &warn);
 	}
 	if (r != 1 || !warn) {
 		free(warn);

@@ -90,13 +90,13 @@ bool rootless_netns_pidfile_alive(const char *pidfile, long *pid);
  * ROOTLESS_NETNS_SPAWN_KEEP_ALL every descriptor (fn closes what it does
  * not need: the port forwarder keeps its listeners), the working
  * directory /; it exits when fn returns. Its pid in *pid. Where the
- * user's systemd manager runs (/run/user/UID/systemd/private), the
- * process first moves into a transient scope of its own,
- * cnihook-UID-PID.scope (host/systemd-scope.h), so that stopping the unit
- * of the container it was started for does not stop it: 0 when it did or
- * there is no manager, 1 with *err a warning when it runs where it was
- * started. */
+ * user's systemd manager runs (its private socket in run_dir, the user's
+ * runtime directory; NULL: not looked for), the process first moves into a transient scope of its
+ * own, cnihook-UID-PID.scope (host/systemd-scope.h), so that stopping the unit of the container it
+ * was started for does not stop it: 0 when it did or there is no manager, 1 with *err a warning
+ * when it runs where it was started. */
 #define ROOTLESS_NETNS_SPAWN_KEEP_ALL (-2)
-int rootless_netns_spawn(void (*fn)(void *), void *data, int keep, long *pid, char **err);
+int rootless_netns_spawn(void (*fn)(void *), void *data, int keep, const char *run_dir, long *pid,
+			 char **err);
 
 #endif

@@ -119,7 +119,7 @@ int rootless_watch_start(const struct rootless_user *u, char **err)
 	see_slirp(&w);
 	long pid;
 	_cleanup_free_ char *warn = NULL;
-	int r = rootless_netns_spawn(watch_main, &w, -1, &pid, &warn);
+	int r = rootless_netns_spawn(watch_main, &w, -1, u->run_dir, &pid, &warn);
 	if (r < 0)
 		return set_error(err, "%s", warn);
 	if (rootless_netns_write_pidfile(pidfile, pid, err) < 0)

@@ -166,9 +166,9 @@ static void pod_args(struct kvlist *out)
 }
 
 /* The cluster attachment, as the chain made it. */
-static struct netstatus_entry cluster(const struct plugin_call *c, const char *result)
+static struct network_status_entry cluster(const struct plugin_call *c, const char *result)
 {
-	return (struct netstatus_entry){
+	return (struct network_status_entry){
 	    .network = c->name, .ifname = c->ifname, .is_default = true, .result = result};
 }
 
@@ -225,7 +225,7 @@ static int cmd_add(struct plugin_call *c)
 		return ret;
 	}
 	_cleanup_free_ char *prev = json_gen(json_obj_get(c->conf, "prevResult"), false, NULL);
-	struct netstatus_entry primary = cluster(c, prev);
+	struct network_status_entry primary = cluster(c, prev);
 	struct engine_failure why = {0};
 	struct engine_target t = {
 	    .id = c->id,
@@ -248,7 +248,7 @@ static int cmd_add(struct plugin_call *c)
 
 static int cmd_del(struct plugin_call *c)
 {
-	struct netstatus_entry primary = cluster(c, NULL);
+	struct network_status_entry primary = cluster(c, NULL);
 	struct engine_failure why = {0};
 	struct engine_target t = {
 	    .id = c->id, .stage = c->command, .netns = c->netns, .primary = &primary, .why = &why};
@@ -352,7 +352,7 @@ static int cmd_gc(struct plugin_call *c)
 	_cleanup_closedir_ DIR *d = opendir(c->cfg->state_dir);
 	if (d == NULL)
 		return 0;
-	struct netstatus_entry primary = {.network = c->name};
+	struct network_status_entry primary = {.network = c->name};
 	struct engine_failure why = {0};
 	struct dirent *de;
 	while ((de = readdir(d))) {

@@ -383,7 +383,7 @@ static void prune_indexes(const struct hook_config *cfg, const cnirt_ctx *ctx,
 			    cnirt_cache_entry_container_id(cache[i]));
 	strset_sort(&a.cache_ids);
 	port_reservations_prune(cfg->state_dir, holder_alive, &a);
-	attlist_sweep(cnirt_ctx_cache_dir(ctx), holder_alive, &a);
+	attachment_list_sweep(cnirt_ctx_cache_dir(ctx), holder_alive, &a);
 	strv_free(a.cache_ids.v, a.cache_ids.n);
 	netns_pin_index_sweep(cfg->state_dir);
 }
@@ -418,7 +418,7 @@ static void sweep_temps(const struct hook_config *cfg, const cnirt_ctx *ctx)
 {
 	const char *cache = cnirt_ctx_cache_dir(ctx);
 	_cleanup_free_ char *results = layout_results_dir(cache);
-	_cleanup_free_ char *lists = layout_attlist_dir(cache);
+	_cleanup_free_ char *lists = layout_attachment_list_dir(cache);
 	sweep_temps_in(results);
 	sweep_temps_in(lists);
 	sweep_temps_in(cache);

@@ -71,14 +71,14 @@ struct identity {
 
 static void identity_of(const char *result, const char *ifname, struct identity *id)
 {
-	_cleanup_json_ json *r = netstatus_result_v1(result);
+	_cleanup_json_ json *r = network_status_result_v1(result);
 	long ifindex;
-	const char *mac = netstatus_result_mac(r, ifname, &ifindex);
+	const char *mac = network_status_result_mac(r, ifname, &ifindex);
 	const json *ips = json_obj_get(r, "ips");
 	*id = (struct identity){.mac = mac ? xstrdup(mac) : NULL};
 	for (size_t i = 0; json_is_array(ips) && i < ips->u.array.n; i++) {
 		const json *ip = ips->u.array.v[i];
-		if (!netstatus_ip_of(ip, ifindex))
+		if (!network_status_ip_of(ip, ifindex))
 			continue;
 		if (id->ips == NULL)
 			id->ips = json_new(JSON_ARRAY);
@@ -311,10 +311,10 @@ static bool reload_container(const struct hook_config *cfg, cnirt_ctx *ctx, cons
 			continue;
 		_cleanup_free_ char *name =
 		    a->ns ? xasprintf("%s/%s", a->ns, a->network) : xstrdup(a->network);
-		struct netstatus_entry st = {
+		struct network_status_entry st = {
 		    .network = name, .ifname = a->ifname, .result = result};
 		_cleanup_free_ char *serr = NULL;
-		if (netstatus_update(spath, &st, &serr) < 0)
+		if (network_status_update(spath, &st, &serr) < 0)
 			log_warn("%s reload: %s", id, serr);
 	}
 	record_free(rec);

@@ -227,7 +227,7 @@ static int read_state(struct hook_call *r, int fd, enum stage *stage, struct oci
 		return -1;
 	}
 	struct oci_state *st = NULL;
-	if (ocistate_parse_state(buf, len, &st, err) < 0)
+	if (oci_state_parse_state(buf, len, &st, err) < 0)
 		return -1;
 	*out = st; /* the caller's, also on failure: r->id is its key */
 	/* The id in the container's engine scope (CNI_CONTAINERID, the state
@@ -247,7 +247,7 @@ static int read_state(struct hook_call *r, int fd, enum stage *stage, struct oci
 			return -1;
 		}
 	}
-	if (ocistate_load_config(st, false, err) < 0) {
+	if (oci_state_load_config(st, false, err) < 0) {
 		if (*stage == STAGE_ATTACH) {
 			return -1;
 		}
@@ -324,7 +324,7 @@ int stage_run(const struct hook_config *cfg, struct rootless_user *rl, const cha
 	struct oci_state *st = NULL;
 	if (read_state(&r, fd, &stage, &st, &err) < 0) {
 		stage_fail(&r, err);
-		ocistate_free(st);
+		oci_state_free(st);
 		return 1;
 	}
 	int ret;
@@ -333,6 +333,6 @@ int stage_run(const struct hook_config *cfg, struct rootless_user *rl, const cha
 	} else {
 		ret = detach(&r, st);
 	}
-	ocistate_free(st);
+	oci_state_free(st);
 	return ret < 0 ? 1 : 0;
 }

@@ -148,7 +148,7 @@ static json *status_unfinished(const struct hook_config *cfg, const struct snaps
 			u.v[u.n++] = own[i];
 	}
 	unfinished_judge(cfg->state_dir, &out->w, &u);
-	struct netstatus_entry *st = xcalloc(n + 1, sizeof(*st));
+	struct network_status_entry *st = xcalloc(n + 1, sizeof(*st));
 	char **results = xcalloc(n + 1, sizeof(*results));
 	for (size_t i = 0; i < n; i++) {
 		const struct record_att *a = &u.rec->v[i];
@@ -156,14 +156,14 @@ static json *status_unfinished(const struct hook_config *cfg, const struct snaps
 		if (own[i] == NULL &&
 		    journal_read(cfg->state_dir, id, a->network, a->ifname, &results[i], &err) < 0)
 			results[i] = NULL;
-		st[i] = (struct netstatus_entry){
+		st[i] = (struct network_status_entry){
 		    .network = a->ns ? xasprintf("%s/%s", a->ns, a->network) : xstrdup(a->network),
 		    .ifname = a->ifname,
 		    .is_default = a->is_default,
 		    .result = own[i] ? cnirt_cache_entry_result(own[i]) : results[i],
 		};
 	}
-	_cleanup_free_ char *text = netstatus_render(st, n);
+	_cleanup_free_ char *text = network_status_render(st, n);
 	_cleanup_free_ char *err = NULL;
 	json *v = NULL;
 	if (json_parse_with(text, strlen(text), "status", &hook_json, &v, &err) < 0)

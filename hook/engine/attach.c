@@ -107,9 +107,9 @@ static int prepare(const char *by, const cnirt_confdir *dir, const struct select
 static void write_status(const struct engine_run *r, const struct selection *sel,
 			 const struct record *rec, char *const *results)
 {
-	const struct netstatus_entry *primary = r->t ? r->t->primary : NULL;
+	const struct network_status_entry *primary = r->t ? r->t->primary : NULL;
 	size_t n = 0;
-	struct netstatus_entry *st = xreallocarray(NULL, sel->n + 1, sizeof(*st));
+	struct network_status_entry *st = xreallocarray(NULL, sel->n + 1, sizeof(*st));
 	bool any_default = false;
 	for (size_t i = 0; i < sel->n; i++)
 		any_default |= rec->v[i].is_default;
@@ -120,7 +120,7 @@ static void write_status(const struct engine_run *r, const struct selection *sel
 	}
 	for (size_t i = 0; i < sel->n; i++) {
 		const struct attach_req *a = &sel->v[i];
-		st[n++] = (struct netstatus_entry){
+		st[n++] = (struct network_status_entry){
 		    .network = a->ns ? xasprintf("%s/%s", a->ns, a->network) : xstrdup(a->network),
 		    .ifname = a->ifname,
 		    .is_default = rec->v[i].is_default,
@@ -129,7 +129,7 @@ static void write_status(const struct engine_run *r, const struct selection *sel
 	}
 	_cleanup_free_ char *err = NULL;
 	_cleanup_free_ char *spath = layout_status(r->cfg->state_dir, r->id);
-	if (netstatus_write(spath, st, n, &err) < 0)
+	if (network_status_write(spath, st, n, &err) < 0)
 		log_warn("%s %s: %s", r->id, r->stage, err);
 	for (size_t i = 0; i < n; i++)
 		free((char *)st[i].network);
@@ -230,7 +230,7 @@ static int replace_old_record(struct engine_run *r, const char *rpath, const cha
 static void record_init(struct record *rec, const struct engine_run *r, const struct selection *sel,
 			const struct prepared *p, const char *netns)
 {
-	const struct netstatus_entry *primary = r->t ? r->t->primary : NULL;
+	const struct network_status_entry *primary = r->t ? r->t->primary : NULL;
 	bool any_default_route = false;
 	for (size_t i = 0; i < sel->n; i++)
 		any_default_route |= sel->v[i].n_default_route > 0;
@@ -300,7 +300,7 @@ static int record_before_add(struct engine_run *r, const struct selection *sel,
 	if (ret == 0 && r->name)
 		ret = record_name_write(r->cfg->state_dir, r->id, r->name, err);
 	if (ret == 0)
-		ret = attlist_write(cnirt_ctx_cache_dir(r->ctx), r->id, rec, err);
+		ret = attachment_list_write(cnirt_ctx_cache_dir(r->ctx), r->id, rec, err);
 	if (ret == 0 && !r->t)
 		ret = netns_pin_index_add(r->cfg->state_dir, source, r->id, err);
 	if (ret == 0 && !r->t)
@@ -461,7 +461,7 @@ static int pod_join(struct engine_run *r, const struct engine_pod *pod)
 {
 	struct pod_members m;
 	_cleanup_free_ char *err = NULL;
-	int got = podmembers_read(r->cfg->state_dir, r->id, &m, &err);
+	int got = pod_members_read(r->cfg->state_dir, r->id, &m, &err);
 	if (got <= 0) {
 		if (got < 0)
 			run_failed(r, ENGINE_OWN_ERROR, err);
@@ -478,8 +478,8 @@ static int pod_join(struct engine_run *r, const struct engine_pod *pod)
 		run_failed(r, ENGINE_OWN_ERROR, msg);
 		ret = -1;
 	} else {
-		podmembers_add(&m, pod->member);
-		if (podmembers_write(r->cfg->state_dir, r->id, &m, &err) < 0) {
+		pod_members_add(&m, pod->member);
+		if (pod_members_write(r->cfg->state_dir, r->id, &m, &err) < 0) {
 			run_failed(r, ENGINE_OWN_ERROR, err);
 			ret = -1;
 		} else {
@@ -487,7 +487,7 @@ static int pod_join(struct engine_run *r, const struct engine_pod *pod)
 				 r->id, r->stage, pod->member, m.n);
 		}
 	}
-	podmembers_free(&m);
+	pod_members_free(&m);
 	return ret;
 }
 
@@ -501,7 +501,7 @@ static int pod_first(struct engine_run *r, const struct engine_pod *pod)
 	m.ids = &member;
 	m.n = 1;
 	_cleanup_free_ char *err = NULL;
-	if (podmembers_write(r->cfg->state_dir, r->id, &m, &err) == 0)
+	if (pod_members_write(r->cfg->state_dir, r->id, &m, &err) == 0)
 		return 0;
 	run_failed(r, ENGINE_OWN_ERROR, err);
 	detach_run_locked(r);

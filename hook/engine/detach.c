@@ -98,7 +98,7 @@ void detach_remove_state(const struct engine_run *r, const char *pin)
 	unlink(status);
 	unlink(name);
 	unlink(old_name);
-	attlist_remove(cnirt_ctx_cache_dir(r->ctx), r->id);
+	attachment_list_remove(cnirt_ctx_cache_dir(r->ctx), r->id);
 	unlink(record);
 	/* Temp files of a writer killed before its rename (under the lock,
 	 * none is a live writer's). */
@@ -147,9 +147,9 @@ static int newest_first(const void *a, const void *b)
 static int cached_attachments(const struct engine_run *r, cnirt_cache_entry ***out, size_t *n,
 			      bool *listed, cnirt_error **e)
 {
-	struct attlist l;
+	struct attachment_list l;
 	_cleanup_free_ char *err = NULL;
-	int got = attlist_read(cnirt_ctx_cache_dir(r->ctx), r->id, &l, &err);
+	int got = attachment_list_read(cnirt_ctx_cache_dir(r->ctx), r->id, &l, &err);
 	if (got < 0)
 		log_warn("%s %s: %s; looking for the container in the cache", r->id, r->stage, err);
 	*listed = got > 0;
@@ -165,7 +165,7 @@ static int cached_attachments(const struct engine_run *r, cnirt_cache_entry ***o
 			log_warn("%s %s: %s; left to gc", r->id, r->stage, m);
 			cnirt_error_free(TAKE_PTR(*e));
 		} else if (*e) {
-			attlist_free(&l);
+			attachment_list_free(&l);
 			cnirt_cache_entries_free(*out, *n);
 			*out = NULL;
 			*n = 0;
@@ -176,7 +176,7 @@ static int cached_attachments(const struct engine_run *r, cnirt_cache_entry ***o
 			(*out)[(*n)++] = c;
 		}
 	}
-	attlist_free(&l);
+	attachment_list_free(&l);
 	return 0;
 }
 
@@ -201,7 +201,7 @@ static bool may_detach(const struct engine_run *r, const cnirt_cache_entry *e, c
  * names none), which the plugin never touches. */
 static bool is_cluster_entry(const struct engine_run *r, const cnirt_cache_entry *e)
 {
-	const struct netstatus_entry *c = r->t ? r->t->primary : NULL;
+	const struct network_status_entry *c = r->t ? r->t->primary : NULL;
 	return c && strcmp(cnirt_cache_entry_network(e), c->network) == 0 &&
 	       (c->ifname == NULL || strcmp(cnirt_cache_entry_ifname(e), c->ifname) == 0);
 }
@@ -373,14 +373,14 @@ int engine_detach_pod_member(const struct hook_config *cfg, const char *pod, con
 		run_failed(&r, ENGINE_OWN_ERROR, err);
 	} else {
 		struct pod_members m;
-		int got = podmembers_read(cfg->state_dir, pod, &m, &err);
+		int got = pod_members_read(cfg->state_dir, pod, &m, &err);
 		if (got < 0) {
 			run_failed(&r, ENGINE_OWN_ERROR, err);
 			ret = -1;
-		} else if (got == 0 || !podmembers_remove(&m, member)) {
+		} else if (got == 0 || !pod_members_remove(&m, member)) {
 			ret = 1;
 		} else {
-			if (podmembers_write(cfg->state_dir, pod, &m, &err) < 0) {
+			if (pod_members_write(cfg->state_dir, pod, &m, &err) < 0) {
 				run_failed(&r, ENGINE_OWN_ERROR, err);
 				ret = -1;
 			} else if (m.n > 0) {
@@ -390,7 +390,7 @@ int engine_detach_pod_member(const struct hook_config *cfg, const char *pod, con
 				ret = detach(&r);
 			}
 		}
-		podmembers_free(&m);
+		pod_members_free(&m);
 		lock_release(cfg->state_dir, pod, lfd, true);
 	}
 	run_report(&r);

@@ -92,7 +92,7 @@ struct engine_target {
 	/* The cluster attachment (network = the list's name, ifname =
 	 * CNI_IFNAME or NULL for any, result = prevResult): listed first in
 	 * network-status, never detached. */
-	const struct netstatus_entry *primary;
+	const struct network_status_entry *primary;
 	struct engine_failure *why; /* may be NULL */
 };
 

@@ -302,7 +302,7 @@ static int start_forwarder(const struct rootless_call *c, struct forward_plan *p
 			continue;
 		_cleanup_free_ char *e = NULL;
 		_cleanup_free_ char *ip =
-		    netstatus_first_ip(c->status_path, plan->v[i].attachment, &e);
+		    network_status_first_ip(c->status_path, plan->v[i].attachment, &e);
 		if (!ip)
 			return set_error(err, "port forwarder: %s", e);
 		port_forwarder_set_target(plan, plan->v[i].attachment, ip);

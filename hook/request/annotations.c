@@ -483,7 +483,7 @@ static int parse_single_keys(const struct kvlist *ann, struct selection *s, char
 static int parse_args(const char *value, struct selection *s, char **err)
 {
 	char *problem = NULL;
-	if (cniargs_parse(value, &s->args, &problem) < 0)
+	if (cni_args_parse(value, &s->args, &problem) < 0)
 		return annotation_value_fail(err, ANN_ARGS, problem);
 	return 0;
 }
@@ -530,7 +530,7 @@ static int parse_all(const struct kvlist *ann, const struct container_defaults *
 	    ((v = kvlist_get(ann, ANN_NETNS)) && parse_netns(v, &s, err) < 0) ||
 	    ((v = kvlist_get(ann, ANN_NAME)) && parse_name(v, &s, err) < 0) ||
 	    names_request_parse(ann, &s.names, err) < 0 ||
-	    (!in_pod && kubepod_parse(ann, d->container_id, &s.pod, err) < 0)) {
+	    (!in_pod && kube_pod_parse(ann, d->container_id, &s.pod, err) < 0)) {
 		annotations_selection_free(&s);
 		return -1;
 	}
@@ -554,8 +554,8 @@ int annotations_parse(const struct kvlist *ann, const struct container_defaults 
 		      struct selection *out, char **err)
 {
 	const char *skip = NULL, *pod_id = NULL;
-	if (check_own_keys(ann, err) < 0 || kubepod_libpod_pod(ann, &pod_id, err) < 0 ||
-	    (!pod_id && kubepod_container_type(ann, &skip, err) < 0))
+	if (check_own_keys(ann, err) < 0 || kube_pod_libpod_pod(ann, &pod_id, err) < 0 ||
+	    (!pod_id && kube_pod_container_type(ann, &skip, err) < 0))
 		return -1;
 	if (pod_id && !annotations_select(ann))
 		skip = "a member of a podman pod without a network annotation (the pod's "

@@ -8,7 +8,7 @@
 #include "request/annotation-value.h"
 #include "request/cni-args.h"
 
-int cniargs_check_value(const char *v, char **problem)
+int cni_args_check_value(const char *v, char **problem)
 {
 	/* The reference library's LoadArgs refuses a pair with two '='. */
 	for (const char *p = v; *p; p++) {
@@ -56,7 +56,7 @@ static int add_pair(const char *pair, struct kvlist *v, char **problem)
 		return set_error(problem, "\"%s\": key %s is set by cnihook itself", text, key);
 	if (kvlist_get(v, key))
 		return set_error(problem, "key %s is given twice", key);
-	if (cniargs_check_value(eq + 1, problem) < 0) {
+	if (cni_args_check_value(eq + 1, problem) < 0) {
 		_cleanup_free_ char *where = xasprintf("\"%s\"", text);
 		return annotation_value_prefix(problem, where);
 	}
@@ -64,7 +64,7 @@ static int add_pair(const char *pair, struct kvlist *v, char **problem)
 	return 0;
 }
 
-int cniargs_parse(const char *value, struct kvlist *args, char **problem)
+int cni_args_parse(const char *value, struct kvlist *args, char **problem)
 {
 	struct kvlist v = {0};
 	if (*value == '\0')

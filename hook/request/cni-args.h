@@ -10,10 +10,10 @@
 #include "base/util.h"
 
 /* A CNI_ARGS value: no ';', '=' or control characters. */
-int cniargs_check_value(const char *v, char **problem);
+int cni_args_check_value(const char *v, char **problem);
 /* `KEY=VALUE;KEY=VALUE...` (io.cnihook.args): keys of letters, digits,
  * '_', '-' and '.', each once, none that cnihook sets itself (IgnoreUnknown,
  * IP, MAC, K8S_POD_*, any case), into new pairs in order. */
-int cniargs_parse(const char *value, struct kvlist *args, char **problem);
+int cni_args_parse(const char *value, struct kvlist *args, char **problem);
 
 #endif

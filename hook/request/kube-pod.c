@@ -39,15 +39,15 @@ static int engine_pairs(const struct kvlist *ann, const struct engine *e, const 
 		}
 		if (*pairs[i].value == '\0')
 			return annotation_value_fail(err, pairs[i].key, xstrdup("is empty"));
-		if (cniargs_check_value(pairs[i].value, &problem) < 0)
+		if (cni_args_check_value(pairs[i].value, &problem) < 0)
 			return annotation_value_fail(err, pairs[i].key, problem);
 		kvlist_append(v, pairs[i].pair, pairs[i].value);
 	}
 	return 0;
 }
 
-int kubepod_parse(const struct kvlist *ann, const char *container_id, struct kvlist *pod,
-		  char **err)
+int kube_pod_parse(const struct kvlist *ann, const char *container_id, struct kvlist *pod,
+		   char **err)
 {
 	struct kvlist v = {0};
 	for (size_t e = 0; e < ARRAY_SIZE(engines); e++) {
@@ -64,7 +64,7 @@ int kubepod_parse(const struct kvlist *ann, const char *container_id, struct kvl
 	return 0;
 }
 
-int kubepod_container_type(const struct kvlist *ann, const char **skip, char **err)
+int kube_pod_container_type(const struct kvlist *ann, const char **skip, char **err)
 {
 	static const struct {
 		const char *key, *reason;
@@ -94,14 +94,14 @@ static bool is_podman_id(const char *id)
 	return strlen(id) == 64 && strspn(id, "0123456789abcdef") == 64;
 }
 
-const char *kubepod_member_sandbox(const struct kvlist *ann)
+const char *kube_pod_member_sandbox(const struct kvlist *ann)
 {
 	const char *type = kvlist_get(ann, ANN_CRIO_TYPE);
 	const char *id = kvlist_get(ann, ANN_CRIO_SANDBOX_ID);
 	return type && strcmp(type, "container") == 0 && id && is_podman_id(id) ? id : NULL;
 }
 
-int kubepod_libpod_pod(const struct kvlist *ann, const char **pod_id, char **err)
+int kube_pod_libpod_pod(const struct kvlist *ann, const char **pod_id, char **err)
 {
 	*pod_id = NULL;
 	const char *manager = kvlist_get(ann, ANN_CONTAINER_MANAGER);

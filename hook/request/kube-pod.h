@@ -28,8 +28,8 @@
  * namespace are both set (none: no pairs); without a sandbox id the sandbox
  * is this container (container_id, if given). An empty value, or one
  * CNI_ARGS cannot carry, is refused naming its annotation. */
-int kubepod_parse(const struct kvlist *ann, const char *container_id, struct kvlist *pod,
-		  char **err);
+int kube_pod_parse(const struct kvlist *ann, const char *container_id, struct kvlist *pod,
+		   char **err);
 /* podman (io.container.manager=libpod) marks its pods' members as CRI-O
  * does, ContainerType "container" with the pod's infra container as
  * SandboxID. */
@@ -37,14 +37,14 @@ int kubepod_parse(const struct kvlist *ann, const char *container_id, struct kvl
 /* A member of a podman pod: *pod_id is its pod's infra container id (the
  * owner of the namespace the members share), else NULL. A SandboxID that
  * is no podman container id (64 hexadecimal digits) is refused. */
-int kubepod_libpod_pod(const struct kvlist *ann, const char **pod_id, char **err);
+int kube_pod_libpod_pod(const struct kvlist *ann, const char **pod_id, char **err);
 /* The SandboxID of a pod's member as podman gives it at poststop (where
  * its state no longer says io.container.manager): 64 hexadecimal digits,
  * else NULL. */
-const char *kubepod_member_sandbox(const struct kvlist *ann);
+const char *kube_pod_member_sandbox(const struct kvlist *ann);
 /* *skip: NULL, or why to leave this container alone: a container of a pod
  * that is not its sandbox (it joins the sandbox's network namespace). A
  * type that is neither "sandbox" nor "container" is refused. */
-int kubepod_container_type(const struct kvlist *ann, const char **skip, char **err);
+int kube_pod_container_type(const struct kvlist *ann, const char **skip, char **err);
 
 #endif

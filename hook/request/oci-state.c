@@ -228,7 +228,7 @@ static int parse_namespaces(json *config, const char *what, struct oci_state *s,
 	return 0;
 }
 
-int ocistate_load_config(struct oci_state *s, bool need_config, char **err)
+int oci_state_load_config(struct oci_state *s, bool need_config, char **err)
 {
 	if (s->bundle == NULL) {
 		if (need_config)
@@ -258,7 +258,7 @@ int ocistate_load_config(struct oci_state *s, bool need_config, char **err)
 	return 0;
 }
 
-char *ocistate_containerd_namespace(const char *bundle, const char *id)
+char *oci_state_containerd_namespace(const char *bundle, const char *id)
 {
 	_cleanup_free_ char *b = xstrdup(bundle);
 	size_t len = strlen(b);
@@ -282,7 +282,7 @@ char *ocistate_containerd_namespace(const char *bundle, const char *id)
 /* The container's scope, its CNI_CONTAINERID and its name (oci-state.h). */
 static int derive_identity(struct oci_state *s, char **err)
 {
-	s->scope = s->bundle ? ocistate_containerd_namespace(s->bundle, s->id) : NULL;
+	s->scope = s->bundle ? oci_state_containerd_namespace(s->bundle, s->id) : NULL;
 	if (s->scope == NULL) {
 		s->key = xstrdup(s->id);
 		s->name = xstrdup(s->id);
@@ -305,10 +305,10 @@ static int derive_identity(struct oci_state *s, char **err)
 
 static void state_freep(struct oci_state **s)
 {
-	ocistate_free(*s);
+	oci_state_free(*s);
 }
 
-int ocistate_parse_state(const char *buf, size_t len, struct oci_state **out, char **err)
+int oci_state_parse_state(const char *buf, size_t len, struct oci_state **out, char **err)
 {
 	if (len > STATE_MAX)
 		return set_error(err, "OCI state: larger than %d MiB", STATE_MAX / (1024 * 1024));
@@ -350,21 +350,21 @@ int ocistate_parse_state(const char *buf, size_t len, struct oci_state **out, ch
 	return 0;
 }
 
-int ocistate_parse(const char *buf, size_t len, bool need_config, struct oci_state **out,
-		   char **err)
+int oci_state_parse(const char *buf, size_t len, bool need_config, struct oci_state **out,
+		    char **err)
 {
 	struct oci_state *s = NULL;
-	if (ocistate_parse_state(buf, len, &s, err) < 0)
+	if (oci_state_parse_state(buf, len, &s, err) < 0)
 		return -1;
-	if (ocistate_load_config(s, need_config, err) < 0) {
-		ocistate_free(s);
+	if (oci_state_load_config(s, need_config, err) < 0) {
+		oci_state_free(s);
 		return -1;
 	}
 	*out = s;
 	return 0;
 }
 
-void ocistate_free(struct oci_state *s)
+void oci_state_free(struct oci_state *s)
 {
 	if (s == NULL)
 		return;

@@ -38,13 +38,13 @@ struct oci_state {
 /* The containerd namespace a bundle path names (a new string), or NULL:
  * containerd makes a task's bundle <state>/io.containerd.runtime.<v>/<ns>/<id>
  * (v2.task in 1.x, v1.linux for the old shim). */
-char *ocistate_containerd_namespace(const char *bundle, const char *id);
-int ocistate_parse(const char *buf, size_t len, bool need_config, struct oci_state **out,
-		   char **err);
-/* The two halves of ocistate_parse: the state alone, then config.json (so
+char *oci_state_containerd_namespace(const char *bundle, const char *id);
+int oci_state_parse(const char *buf, size_t len, bool need_config, struct oci_state **out,
+		    char **err);
+/* The two halves of oci_state_parse: the state alone, then config.json (so
  * that a caller knows the container's id when config.json is refused). */
-int ocistate_parse_state(const char *buf, size_t len, struct oci_state **out, char **err);
-int ocistate_load_config(struct oci_state *s, bool need_config, char **err);
-void ocistate_free(struct oci_state *s);
+int oci_state_parse_state(const char *buf, size_t len, struct oci_state **out, char **err);
+int oci_state_load_config(struct oci_state *s, bool need_config, char **err);
+void oci_state_free(struct oci_state *s);
 
 #endif

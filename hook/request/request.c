@@ -54,7 +54,7 @@ bool request_asked(const struct kvlist *ann)
 
 const char *request_joined_pod(const struct kvlist *ann)
 {
-	const char *pod = kubepod_member_sandbox(ann);
+	const char *pod = kube_pod_member_sandbox(ann);
 	return pod && annotations_select(ann) ? pod : NULL;
 }
 

@@ -48,7 +48,7 @@ static char *held_in(const struct attach_req *a, const json *r, const char *ifna
 						 a->ips[k]);
 	}
 	long ifindex;
-	const char *mac = a->mac && ifname ? netstatus_result_mac(r, ifname, &ifindex) : NULL;
+	const char *mac = a->mac && ifname ? network_status_result_mac(r, ifname, &ifindex) : NULL;
 	if (mac && strcasecmp(mac, a->mac) == 0)
 		return xasprintf("MAC %s", a->mac);
 	return NULL;
@@ -65,7 +65,7 @@ int address_holders_find(const struct attach_req *a, const char *self, cnirt_cac
 		if (id == NULL || strcmp(id, self) == 0 || net == NULL ||
 		    strcmp(net, a->network) != 0)
 			continue;
-		_cleanup_json_ json *r = netstatus_result_v1(cnirt_cache_entry_result(v[i]));
+		_cleanup_json_ json *r = network_status_result_v1(cnirt_cache_entry_result(v[i]));
 		char *what = r ? held_in(a, r, cnirt_cache_entry_ifname(v[i])) : NULL;
 		if (what) {
 			*hit = (struct holder_hit){.entry = v[i], .what = what};

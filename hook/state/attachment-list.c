@@ -17,9 +17,10 @@
 
 #define CACHELIST_MAX (1u << 20)
 
-int attlist_write(const char *cache_dir, const char *id, const struct record *rec, char **err)
+int attachment_list_write(const char *cache_dir, const char *id, const struct record *rec,
+			  char **err)
 {
-	_cleanup_free_ char *dir = layout_attlist_dir(cache_dir);
+	_cleanup_free_ char *dir = layout_attachment_list_dir(cache_dir);
 	size_t len = 0, cap = 1;
 	for (size_t i = 0; i < rec->n; i++)
 		cap += strlen(rec->v[i].network) + strlen(rec->v[i].ifname) + 2;
@@ -27,8 +28,8 @@ int attlist_write(const char *cache_dir, const char *id, const struct record *re
 	for (size_t i = 0; i < rec->n; i++)
 		len += (size_t)snprintf(buf + len, cap - len, "%s\t%s\n", rec->v[i].network,
 					rec->v[i].ifname);
-	_cleanup_free_ char *path = layout_attlist(cache_dir, id);
-	/* Another container's attlist_remove() may take the directory away
+	_cleanup_free_ char *path = layout_attachment_list(cache_dir, id);
+	/* Another container's attachment_list_remove() may take the directory away
 	 * (when it was empty) between the two calls: made again. */
 	int r = -ENOENT;
 	for (int i = 0; i < 8 && r == -ENOENT; i++) {
@@ -43,10 +44,11 @@ int attlist_write(const char *cache_dir, const char *id, const struct record *re
 	return 0;
 }
 
-int attlist_read(const char *cache_dir, const char *id, struct attlist *out, char **err)
+int attachment_list_read(const char *cache_dir, const char *id, struct attachment_list *out,
+			 char **err)
 {
-	*out = (struct attlist){0};
-	_cleanup_free_ char *path = layout_attlist(cache_dir, id);
+	*out = (struct attachment_list){0};
+	_cleanup_free_ char *path = layout_attachment_list(cache_dir, id);
 	_cleanup_free_ char *e = NULL;
 	size_t len;
 	int errnum = 0;
@@ -61,7 +63,7 @@ int attlist_read(const char *cache_dir, const char *id, struct attlist *out, cha
 		char *tab = strchr(line, '\t');
 		cnirt_error *ce = NULL;
 		if (tab == NULL || tab == line || tab[1] == '\0') {
-			attlist_free(out);
+			attachment_list_free(out);
 			return set_error(
 			    err, "attachment list %s: a line is not network TAB ifname", path);
 		}
@@ -70,33 +72,34 @@ int attlist_read(const char *cache_dir, const char *id, struct attlist *out, cha
 		    cnirt_check_ifname(tab + 1, &ce) < 0) {
 			set_error(err, "attachment list %s: %s", path, cnirt_error_msg(ce));
 			cnirt_error_free(ce);
-			attlist_free(out);
+			attachment_list_free(out);
 			return -1;
 		}
 		out->v = xreallocarray(out->v, out->n + 1, sizeof(*out->v));
-		out->v[out->n++] = (struct attlist_entry){line, tab + 1};
+		out->v[out->n++] = (struct attachment_list_entry){line, tab + 1};
 	}
 	return 1;
 }
 
-void attlist_free(struct attlist *l)
+void attachment_list_free(struct attachment_list *l)
 {
 	free(l->buf);
 	free(l->v);
-	*l = (struct attlist){0};
+	*l = (struct attachment_list){0};
 }
 
-void attlist_remove(const char *cache_dir, const char *id)
+void attachment_list_remove(const char *cache_dir, const char *id)
 {
-	_cleanup_free_ char *path = layout_attlist(cache_dir, id);
-	_cleanup_free_ char *dir = layout_attlist_dir(cache_dir);
+	_cleanup_free_ char *path = layout_attachment_list(cache_dir, id);
+	_cleanup_free_ char *dir = layout_attachment_list_dir(cache_dir);
 	unlink(path);
 	rmdir(dir); /* when empty */
 }
 
-void attlist_sweep(const char *cache_dir, bool (*alive)(void *data, const char *id), void *data)
+void attachment_list_sweep(const char *cache_dir, bool (*alive)(void *data, const char *id),
+			   void *data)
 {
-	_cleanup_free_ char *dir = layout_attlist_dir(cache_dir);
+	_cleanup_free_ char *dir = layout_attachment_list_dir(cache_dir);
 	_cleanup_closedir_ DIR *d = opendir(dir);
 	if (d == NULL)
 		return;
@@ -107,7 +110,7 @@ void attlist_sweep(const char *cache_dir, bool (*alive)(void *data, const char *
 		 * gc's file_temps_sweep(), which proves their writer gone. */
 		if (name[0] == '.' || alive(data, name))
 			continue;
-		_cleanup_free_ char *path = layout_attlist(cache_dir, name);
+		_cleanup_free_ char *path = layout_attachment_list(cache_dir, name);
 		unlink(path);
 	}
 	rmdir(dir);

@@ -170,12 +170,12 @@ char *layout_result_name(const char *network, const char *id, const char *ifname
 	return xasprintf("%s-%s-%s", network, id, ifname);
 }
 
-char *layout_attlist_dir(const char *cache_dir)
+char *layout_attachment_list_dir(const char *cache_dir)
 {
 	return in(cache_dir, xstrdup(LAYOUT_ATTLIST_DIR));
 }
 
-char *layout_attlist(const char *cache_dir, const char *id)
+char *layout_attachment_list(const char *cache_dir, const char *id)
 {
 	return in(cache_dir, xasprintf(LAYOUT_ATTLIST_DIR "/%s", id));
 }

@@ -135,8 +135,8 @@ char *layout_result_shown(const char *cache_dir, const char *name);
 /* The name of an attachment's file in results/, as the reference library
  * (and libcnirt) names it. */
 char *layout_result_name(const char *network, const char *id, const char *ifname);
-char *layout_attlist_dir(const char *cache_dir);
-char *layout_attlist(const char *cache_dir, const char *id);
+char *layout_attachment_list_dir(const char *cache_dir);
+char *layout_attachment_list(const char *cache_dir, const char *id);
 char *layout_ports_index(const char *cache_dir);
 char *layout_ports_held(const char *cache_dir);
 

@@ -9,7 +9,7 @@
 #include "base/util.h"
 #include "state/network-status.h"
 
-json *netstatus_result_v1(const char *result)
+json *network_status_result_v1(const char *result)
 {
 	if (result == NULL)
 		return NULL;
@@ -26,7 +26,7 @@ json *netstatus_result_v1(const char *result)
 	return v;
 }
 
-const char *netstatus_result_mac(const json *r, const char *ifname, long *ifindex)
+const char *network_status_result_mac(const json *r, const char *ifname, long *ifindex)
 {
 	const json *ifaces = json_obj_get(r, "interfaces");
 	const char *mac = NULL;
@@ -43,26 +43,26 @@ const char *netstatus_result_mac(const json *r, const char *ifname, long *ifinde
 	return mac;
 }
 
-bool netstatus_ip_of(const json *ip, long ifindex)
+bool network_status_ip_of(const json *ip, long ifindex)
 {
 	const json *idx = json_obj_get(ip, "interface");
 	return json_str(json_obj_get(ip, "address")) &&
 	       !(idx && json_is_int(idx) && ifindex >= 0 && json_int_value(idx) != ifindex);
 }
 
-static json *render_one(const struct netstatus_entry *s)
+static json *render_one(const struct network_status_entry *s)
 {
-	_cleanup_json_ json *r = netstatus_result_v1(s->result);
+	_cleanup_json_ json *r = network_status_result_v1(s->result);
 	json *ips = json_obj_get(r, "ips");
 	long ifindex;
-	const char *mac = netstatus_result_mac(r, s->ifname, &ifindex);
+	const char *mac = network_status_result_mac(r, s->ifname, &ifindex);
 	json *o = json_new(JSON_OBJECT);
 	json_obj_set(o, "name", json_new_string(s->network));
 	json_obj_set(o, "interface", json_new_string(s->ifname));
 	json *addrs = json_new(JSON_ARRAY);
 	for (size_t i = 0; json_is_array(ips) && i < ips->u.array.n; i++) {
 		json *ip = ips->u.array.v[i];
-		if (!netstatus_ip_of(ip, ifindex))
+		if (!network_status_ip_of(ip, ifindex))
 			continue;
 		const char *addr = json_str(json_obj_get(ip, "address"));
 		const char *slash = strchr(addr, '/');
@@ -79,7 +79,7 @@ static json *render_one(const struct netstatus_entry *s)
 	return o;
 }
 
-char *netstatus_render(const struct netstatus_entry *v, size_t n)
+char *network_status_render(const struct network_status_entry *v, size_t n)
 {
 	_cleanup_json_ json *a = json_new(JSON_ARRAY);
 	for (size_t i = 0; i < n; i++)
@@ -87,9 +87,10 @@ char *netstatus_render(const struct netstatus_entry *v, size_t n)
 	return json_gen(a, false, NULL);
 }
 
-int netstatus_write(const char *path, const struct netstatus_entry *v, size_t n, char **err)
+int network_status_write(const char *path, const struct network_status_entry *v, size_t n,
+			 char **err)
 {
-	_cleanup_free_ char *text = netstatus_render(v, n);
+	_cleanup_free_ char *text = network_status_render(v, n);
 	int e = write_file_atomic(path, text, strlen(text), 0644, false);
 	if (e < 0) {
 		*err = xasprintf("network status %s: %s", path, strerror(-e));
@@ -98,7 +99,7 @@ int netstatus_write(const char *path, const struct netstatus_entry *v, size_t n,
 	return 0;
 }
 
-int netstatus_update(const char *path, const struct netstatus_entry *e, char **err)
+int network_status_update(const char *path, const struct network_status_entry *e, char **err)
 {
 	_cleanup_free_ char *buf = NULL;
 	size_t len;
@@ -115,7 +116,7 @@ int netstatus_update(const char *path, const struct netstatus_entry *e, char **e
 		if (name && ifname && strcmp(name, e->network) == 0 &&
 		    strcmp(ifname, e->ifname) == 0) {
 			bool is_default = json_is_true(json_obj_get(*v, "default"));
-			struct netstatus_entry now = *e;
+			struct network_status_entry now = *e;
 			now.is_default = is_default;
 			json_free(*v);
 			*v = render_one(&now);
@@ -128,7 +129,7 @@ int netstatus_update(const char *path, const struct netstatus_entry *e, char **e
 	return 0;
 }
 
-char *netstatus_first_ip(const char *path, size_t index, char **err)
+char *network_status_first_ip(const char *path, size_t index, char **err)
 {
 	_cleanup_free_ char *buf = NULL;
 	size_t len;

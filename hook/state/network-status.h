@@ -11,7 +11,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-struct netstatus_entry {
+struct network_status_entry {
 	const char *network; /* "ns/name" or "name" */
 	const char *ifname;
 	bool is_default;
@@ -19,25 +19,26 @@ struct netstatus_entry {
 };
 
 /* The status document (pretty JSON text). */
-char *netstatus_render(const struct netstatus_entry *v, size_t n);
-int netstatus_write(const char *path, const struct netstatus_entry *v, size_t n, char **err);
+char *network_status_render(const struct network_status_entry *v, size_t n);
+int network_status_write(const char *path, const struct network_status_entry *v, size_t n,
+			 char **err);
 /* Rewrite the entry of the status at `path` whose name and interface are
  * e's from e's result (its "default" kept), the others as they are. */
-int netstatus_update(const char *path, const struct netstatus_entry *e, char **err);
+int network_status_update(const char *path, const struct network_status_entry *e, char **err);
 
 /* A result (any version) in 1.0.0 form (ips[].address, interfaces[]), or
  * NULL when it cannot be converted. */
 struct json;
-struct json *netstatus_result_v1(const char *result);
+struct json *network_status_result_v1(const char *result);
 /* In such a result: the MAC of the container's interface `ifname` (the one
  * with a sandbox), or NULL; *ifindex its index, or -1. */
-const char *netstatus_result_mac(const struct json *r, const char *ifname, long *ifindex);
+const char *network_status_result_mac(const struct json *r, const char *ifname, long *ifindex);
 /* Is ips[] element `ip` an address of the interface at ifindex (-1: any)? */
-bool netstatus_ip_of(const struct json *ip, long ifindex);
+bool network_status_ip_of(const struct json *ip, long ifindex);
 
 /* The first address of entry `index` of the status at path (allocated), or
  * NULL (*err). A hook's status has one entry per attachment, in the
  * selection's order. */
-char *netstatus_first_ip(const char *path, size_t index, char **err);
+char *network_status_first_ip(const char *path, size_t index, char **err);
 
 #endif

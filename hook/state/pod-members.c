@@ -14,7 +14,7 @@
 
 #define MEMBERS_MAX_SIZE (1u << 20)
 
-int podmembers_read(const char *state_dir, const char *pod, struct pod_members *out, char **err)
+int pod_members_read(const char *state_dir, const char *pod, struct pod_members *out, char **err)
 {
 	*out = (struct pod_members){0};
 	_cleanup_free_ char *path = layout_pod_members(state_dir, pod);
@@ -32,21 +32,21 @@ int podmembers_read(const char *state_dir, const char *pod, struct pod_members *
 		if (strncmp(l, "request ", 8) == 0 && out->request == NULL) {
 			out->request = xstrdup(l + 8);
 		} else if (strncmp(l, "member ", 7) == 0 && l[7]) {
-			podmembers_add(out, l + 7);
+			pod_members_add(out, l + 7);
 		} else {
-			podmembers_free(out);
+			pod_members_free(out);
 			return set_error(err, "%s: damaged (a line \"%.40s\")", path, l);
 		}
 	}
 	if (out->request == NULL) {
-		podmembers_free(out);
+		pod_members_free(out);
 		return set_error(err, "%s: damaged (no request line)", path);
 	}
 	return 1;
 }
 
-int podmembers_write(const char *state_dir, const char *pod, const struct pod_members *m,
-		     char **err)
+int pod_members_write(const char *state_dir, const char *pod, const struct pod_members *m,
+		      char **err)
 {
 	_cleanup_free_ char *path = layout_pod_members(state_dir, pod);
 	if (m->n == 0) {
@@ -65,14 +65,14 @@ int podmembers_write(const char *state_dir, const char *pod, const struct pod_me
 	return 0;
 }
 
-void podmembers_free(struct pod_members *m)
+void pod_members_free(struct pod_members *m)
 {
 	free(m->request);
 	strv_free(m->ids, m->n);
 	*m = (struct pod_members){0};
 }
 
-bool podmembers_has(const struct pod_members *m, const char *id)
+bool pod_members_has(const struct pod_members *m, const char *id)
 {
 	for (size_t i = 0; i < m->n; i++)
 		if (strcmp(m->ids[i], id) == 0)
@@ -80,13 +80,13 @@ bool podmembers_has(const struct pod_members *m, const char *id)
 	return false;
 }
 
-void podmembers_add(struct pod_members *m, const char *id)
+void pod_members_add(struct pod_members *m, const char *id)
 {
-	if (!podmembers_has(m, id))
+	if (!pod_members_has(m, id))
 		strv_append(&m->ids, &m->n, id);
 }
 
-bool podmembers_remove(struct pod_members *m, const char *id)
+bool pod_members_remove(struct pod_members *m, const char *id)
 {
 	for (size_t i = 0; i < m->n; i++)
 		if (strcmp(m->ids[i], id) == 0) {

@@ -27,14 +27,14 @@ struct pod_members {
 
 /* 1 and *out when the pod has the file, 0 (out empty) when it has none,
  * -1 and *err when it cannot be read or is damaged. */
-int podmembers_read(const char *state_dir, const char *pod, struct pod_members *out, char **err);
+int pod_members_read(const char *state_dir, const char *pod, struct pod_members *out, char **err);
 /* Write the file (none left: remove it). */
-int podmembers_write(const char *state_dir, const char *pod, const struct pod_members *m,
-		     char **err);
-void podmembers_free(struct pod_members *m);
-bool podmembers_has(const struct pod_members *m, const char *id);
-void podmembers_add(struct pod_members *m, const char *id);
+int pod_members_write(const char *state_dir, const char *pod, const struct pod_members *m,
+		      char **err);
+void pod_members_free(struct pod_members *m);
+bool pod_members_has(const struct pod_members *m, const char *id);
+void pod_members_add(struct pod_members *m, const char *id);
 /* Remove `id`; false when it was no member. */
-bool podmembers_remove(struct pod_members *m, const char *id);
+bool pod_members_remove(struct pod_members *m, const char *id);
 
 #endif

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * Fuzz target: the OCI state on the hook's stdin (hook/request/oci-state.c, ocistate_parse).
+ * Fuzz target: the OCI state on the hook's stdin (hook/request/oci-state.c, oci_state_parse).
  *
  * Input: the state JSON, optionally followed by a NUL byte and the content
  * of the bundle's config.json. The binary is linked with --wrap=open: any
@@ -88,7 +88,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	struct oci_state *s = NULL;
 	char *err = NULL;
-	if (ocistate_parse(buf, state_len, false, &s, &err) < 0) {
+	if (oci_state_parse(buf, state_len, false, &s, &err) < 0) {
 		CHECK(err != NULL && err[0] != '\0');
 		CHECK(s == NULL);
 		free(err);
@@ -108,6 +108,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	CHECK(!s->has_config || config_present);
 	for (size_t i = 0; i < s->annotations.n; i++)
 		CHECK(s->annotations.v[i].key != NULL && s->annotations.v[i].value != NULL);
-	ocistate_free(s);
+	oci_state_free(s);
 	return 0;
 }

@@ -23,7 +23,7 @@ static void pairs_are(const struct kvlist *ann, const char *cid, const char *con
 {
 	struct kvlist v = {0};
 	char *err = NULL;
-	if (kubepod_parse(ann, cid, &v, &err) < 0)
+	if (kube_pod_parse(ann, cid, &v, &err) < 0)
 		fail_msg("refused: %s", err);
 	args_are(&v, want);
 	kvlist_free(&v);
@@ -33,7 +33,7 @@ static void refused(const struct kvlist *ann, const char *want)
 {
 	struct kvlist v = {(struct kv *)"untouched", 4242};
 	char *err = NULL;
-	assert_int_equal(kubepod_parse(ann, "cid", &v, &err), -1);
+	assert_int_equal(kube_pod_parse(ann, "cid", &v, &err), -1);
 	assert_string_equal(err, want);
 	assert_ptr_equal(v.v, "untouched");
 	assert_int_equal(v.n, 4242);
@@ -86,13 +86,13 @@ static void test_container_type(void **state)
 	const char *skip = "untouched";
 	char *err = NULL;
 	struct kv sandbox[] = {KV(ANN_CRIO_TYPE, "sandbox")};
-	assert_int_equal(kubepod_container_type(KVLIST(sandbox), &skip, &err), 0);
+	assert_int_equal(kube_pod_container_type(KVLIST(sandbox), &skip, &err), 0);
 	assert_null(skip);
 	struct kv container[] = {KV(ANN_CRI_TYPE, "container")};
-	assert_int_equal(kubepod_container_type(KVLIST(container), &skip, &err), 0);
+	assert_int_equal(kube_pod_container_type(KVLIST(container), &skip, &err), 0);
 	assert_string_equal(skip, "not a pod sandbox (" ANN_CRI_TYPE "=container)");
 	struct kv odd[] = {KV(ANN_CRIO_TYPE, "Sandbox")};
-	assert_int_equal(kubepod_container_type(KVLIST(odd), &skip, &err), -1);
+	assert_int_equal(kube_pod_container_type(KVLIST(odd), &skip, &err), -1);
 	assert_string_equal(err, "annotation \"" ANN_CRIO_TYPE
 				 "\": \"Sandbox\" is neither \"sandbox\" nor \"container\"");
 	free(err);

@@ -44,9 +44,9 @@ static struct oci_state *parse_ok(const char *text, bool need_config)
 {
 	struct oci_state *s = NULL;
 	char *err = NULL;
-	int r = ocistate_parse(text, strlen(text), need_config, &s, &err);
+	int r = oci_state_parse(text, strlen(text), need_config, &s, &err);
 	if (r < 0)
-		fail_msg("ocistate_parse failed: %s", err);
+		fail_msg("oci_state_parse failed: %s", err);
 	assert_non_null(s);
 	return s;
 }
@@ -56,7 +56,7 @@ static void parse_err_len(const char *text, size_t len, bool need_config, const 
 {
 	struct oci_state *s = (struct oci_state *)0x1;
 	_cleanup_free_ char *err = NULL;
-	int r = ocistate_parse(text, len, need_config, &s, &err);
+	int r = oci_state_parse(text, len, need_config, &s, &err);
 	assert_int_equal(r, -1);
 	assert_ptr_equal(s, (struct oci_state *)0x1);
 	assert_non_null(err);
@@ -104,7 +104,7 @@ static void test_runc_create_runtime(void **unused)
 	assert_true(s->has_config);
 	assert_true(s->netns_in_config);
 	assert_null(s->netns_path);
-	ocistate_free(s);
+	oci_state_free(s);
 }
 
 /* runc at poststop: no "pid" (omitempty of a zero pid). runtime-spec
@@ -122,7 +122,7 @@ static void test_runc_poststop_without_pid(void **unused)
 	assert_int_equal(s->pid, 0);
 	assert_true(s->has_config);
 	assert_string_equal(annotation(s, "io.cnihook.networks"), "net1");
-	ocistate_free(s);
+	oci_state_free(s);
 }
 
 /* crun at poststop: "ociVersion":"1.0", "pid":0. */
@@ -139,7 +139,7 @@ static void test_crun_poststop_pid_zero(void **unused)
 	assert_string_equal(s->status, "stopped");
 	assert_int_equal(s->pid, 0);
 	assert_int_equal(s->annotations.n, 0);
-	ocistate_free(s);
+	oci_state_free(s);
 }
 
 /* podman runs poststop itself after the container is gone: no pid, and the
@@ -158,7 +158,7 @@ static void test_podman_poststop_bundle_gone(void **unused)
 	assert_false(s->netns_in_config);
 	assert_int_equal(s->annotations.n, 2);
 	assert_string_equal(annotation(s, "io.container.manager"), "libpod");
-	ocistate_free(s);
+	oci_state_free(s);
 }
 
 /* A runtime-defined status. runtime-spec "State": "Additional values MAY be
@@ -170,7 +170,7 @@ static void test_status_runtime_defined(void **unused)
 	assert_string_equal(s->status, "paused");
 	assert_null(s->bundle);
 	assert_false(s->has_config);
-	ocistate_free(s);
+	oci_state_free(s);
 }
 
 /* Unknown members of the state are for future versions: ignored. */
@@ -180,7 +180,7 @@ static void test_unknown_fields_ignored(void **unused)
 				       "\"created\",\"pid\":1,\"future\":{\"a\":[1,2]}}",
 				       false);
 	assert_string_equal(s->status, "created");
-	ocistate_free(s);
+	oci_state_free(s);
 }
 
 /* ------------------------------------------------------------ annotations */
@@ -200,7 +200,7 @@ static void test_annotations_from_config(void **unused)
 	/* linux without namespaces: no network entry, the host's namespace. */
 	assert_true(s->has_config);
 	assert_false(s->netns_in_config);
-	ocistate_free(s);
+	oci_state_free(s);
 }
 
 static void test_annotations_empty_in_state(void **unused)
@@ -213,7 +213,7 @@ static void test_annotations_empty_in_state(void **unused)
 	struct oci_state *s = parse_ok(text, true);
 	assert_int_equal(s->annotations.n, 1);
 	assert_string_equal(annotation(s, "a"), "from-config");
-	ocistate_free(s);
+	oci_state_free(s);
 }
 
 static void test_annotations_null_in_state(void **unused)
@@ -225,7 +225,7 @@ static void test_annotations_null_in_state(void **unused)
 		      bundle);
 	struct oci_state *s = parse_ok(text, true);
 	assert_string_equal(annotation(s, "a"), "from-config");
-	ocistate_free(s);
+	oci_state_free(s);
 }
 
 /* ------------------------------------------------------ network namespace */
@@ -241,7 +241,7 @@ static void test_netns_path_from_config(void **unused)
 	struct oci_state *s = parse_ok(text, true);
 	assert_true(s->netns_in_config);
 	assert_string_equal(s->netns_path, "/var/run/netns/shared");
-	ocistate_free(s);
+	oci_state_free(s);
 }
 
 /* config.json's hostname (the name the dnsname plugin answers for, unless
@@ -255,15 +255,15 @@ static void test_hostname_from_config(void **unused)
 	write_config("{\"hostname\":\"web-1\"}");
 	struct oci_state *s = parse_ok(text, true);
 	assert_string_equal(s->hostname, "web-1");
-	ocistate_free(s);
+	oci_state_free(s);
 	write_config("{\"hostname\":\"\"}");
 	s = parse_ok(text, true);
 	assert_null(s->hostname);
-	ocistate_free(s);
+	oci_state_free(s);
 	write_config("{}");
 	s = parse_ok(text, true);
 	assert_null(s->hostname);
-	ocistate_free(s);
+	oci_state_free(s);
 }
 
 /* An empty path is treated as no path (runc and crun create a new namespace). */
@@ -277,7 +277,7 @@ static void test_netns_empty_path(void **unused)
 	struct oci_state *s = parse_ok(text, true);
 	assert_true(s->netns_in_config);
 	assert_null(s->netns_path);
-	ocistate_free(s);
+	oci_state_free(s);
 }
 
 static void test_no_network_namespace(void **unused)
@@ -291,7 +291,7 @@ static void test_no_network_namespace(void **unused)
 	assert_true(s->has_config);
 	assert_false(s->netns_in_config);
 	assert_null(s->netns_path);
-	ocistate_free(s);
+	oci_state_free(s);
 }
 
 /* ------------------------------------------------------- config.json errors */
@@ -309,7 +309,7 @@ static void test_config_missing(void **unused)
 	struct oci_state *s = parse_ok(text, false);
 	assert_false(s->has_config);
 	assert_false(s->netns_in_config);
-	ocistate_free(s);
+	oci_state_free(s);
 }
 
 static void test_bundle_missing(void **unused)
@@ -320,7 +320,7 @@ static void test_bundle_missing(void **unused)
 	struct oci_state *s = parse_ok(text, false);
 	assert_null(s->bundle);
 	assert_false(s->has_config);
-	ocistate_free(s);
+	oci_state_free(s);
 }
 
 static void test_config_not_regular(void **unused)
@@ -521,7 +521,7 @@ static void test_hostile_nul(void **unused)
 		     "{\"a\":\"\\\\u0000\"}}",
 		     false);
 	assert_string_equal(annotation(s, "a"), "\\u0000");
-	ocistate_free(s);
+	oci_state_free(s);
 }
 
 static void test_hostile_duplicate_keys(void **unused)
@@ -584,7 +584,7 @@ static void test_hostile_key_in_message(void **unused)
 		      key);
 	struct oci_state *s = (struct oci_state *)0x1;
 	_cleanup_free_ char *err = NULL;
-	assert_int_equal(ocistate_parse(text, strlen(text), false, &s, &err), -1);
+	assert_int_equal(oci_state_parse(text, strlen(text), false, &s, &err), -1);
 	assert_non_null(strstr(err, "OCI state: annotation \"\\x1b[31mkkk"));
 	assert_non_null(strstr(err, "kkk...\": must be a string, not a number"));
 	assert_null(strchr(err, '\x1b'));
@@ -601,18 +601,18 @@ static void test_identity_containerd(void **unused)
 	assert_string_equal(s->scope, "a");
 	assert_string_equal(s->key, "a-web");
 	assert_string_equal(s->name, "a/web");
-	ocistate_free(s);
+	oci_state_free(s);
 	s = parse_ok("{\"ociVersion\":\"1.0.2\",\"id\":\"web\",\"status\":\"stopped\","
 		     "\"bundle\":\"/run/runc-bundles/a/web\"}",
 		     false);
 	assert_null(s->scope);
 	assert_string_equal(s->key, "web");
 	assert_string_equal(s->name, "web");
-	ocistate_free(s);
+	oci_state_free(s);
 	s = parse_ok("{\"ociVersion\":\"1.0.2\",\"id\":\"web\",\"status\":\"stopped\"}", false);
 	assert_null(s->scope);
 	assert_string_equal(s->key, "web");
-	ocistate_free(s);
+	oci_state_free(s);
 }
 
 static void test_identity_paths(void **unused)
@@ -632,7 +632,7 @@ static void test_identity_paths(void **unused)
 	};
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		_cleanup_free_ char *ns =
-		    ocistate_containerd_namespace(cases[i].bundle, cases[i].id);
+		    oci_state_containerd_namespace(cases[i].bundle, cases[i].id);
 		if (cases[i].ns == NULL && ns != NULL)
 			fail_msg("%s: namespace \"%s\", want none", cases[i].bundle, ns);
 		if (cases[i].ns && (ns == NULL || strcmp(ns, cases[i].ns) != 0))

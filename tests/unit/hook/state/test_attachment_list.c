@@ -25,12 +25,12 @@
 
 static char *list_file(const char *id)
 {
-	return layout_attlist(dir, id);
+	return layout_attachment_list(dir, id);
 }
 
 static void put(const char *id, const char *text)
 {
-	_cleanup_free_ char *d = layout_attlist_dir(dir);
+	_cleanup_free_ char *d = layout_attachment_list_dir(dir);
 	_cleanup_free_ char *e = NULL;
 	assert_int_equal(mkdir_p(d, 0700, &e), 0);
 	_cleanup_free_ char *path = list_file(id);
@@ -44,7 +44,7 @@ static void test_round_trip(void **state)
 				  {.network = "net-2", .ifname = "net1"}};
 	struct record rec = {.id = "c1", .v = v, .n = 2};
 	_cleanup_free_ char *err = NULL;
-	assert_int_equal(attlist_write(dir, "c1", &rec, &err), 0);
+	assert_int_equal(attachment_list_write(dir, "c1", &rec, &err), 0);
 	_cleanup_free_ char *path = list_file("c1");
 	_cleanup_free_ char *buf = NULL;
 	size_t len;
@@ -54,30 +54,30 @@ static void test_round_trip(void **state)
 	assert_int_equal(stat(path, &st), 0);
 	assert_int_equal(st.st_mode & 07777, 0600);
 
-	struct attlist l;
-	assert_int_equal(attlist_read(dir, "c1", &l, &err), 1);
+	struct attachment_list l;
+	assert_int_equal(attachment_list_read(dir, "c1", &l, &err), 1);
 	assert_int_equal(l.n, 2);
 	assert_string_equal(l.v[0].network, "net1");
 	assert_string_equal(l.v[0].ifname, "eth0");
 	assert_string_equal(l.v[1].network, "net-2");
 	assert_string_equal(l.v[1].ifname, "net1");
-	attlist_free(&l);
+	attachment_list_free(&l);
 
-	attlist_remove(dir, "c1");
+	attachment_list_remove(dir, "c1");
 	assert_int_equal(access(path, F_OK), -1);
-	_cleanup_free_ char *d = layout_attlist_dir(dir);
+	_cleanup_free_ char *d = layout_attachment_list_dir(dir);
 	assert_int_equal(access(d, F_OK), -1); /* the empty directory goes too */
 }
 
 static void test_missing(void **state)
 {
 	(void)state;
-	struct attlist l;
+	struct attachment_list l;
 	_cleanup_free_ char *err = NULL;
-	assert_int_equal(attlist_read(dir, "none", &l, &err), 0);
+	assert_int_equal(attachment_list_read(dir, "none", &l, &err), 0);
 	assert_null(err);
 	assert_int_equal(l.n, 0);
-	attlist_remove(dir, "none"); /* no error */
+	attachment_list_remove(dir, "none"); /* no error */
 }
 
 static void test_damaged(void **state)
@@ -87,15 +87,15 @@ static void test_damaged(void **state)
 			     "net1\teth0/x\n"};
 	for (size_t i = 0; i < sizeof(bad) / sizeof(*bad); i++) {
 		put("c2", bad[i]);
-		struct attlist l;
+		struct attachment_list l;
 		_cleanup_free_ char *err = NULL;
-		assert_int_equal(attlist_read(dir, "c2", &l, &err), -1);
+		assert_int_equal(attachment_list_read(dir, "c2", &l, &err), -1);
 		assert_non_null(err);
 		assert_non_null(strstr(err, "attachment list"));
 		assert_null(l.v);
 		assert_null(l.buf);
 	}
-	attlist_remove(dir, "c2");
+	attachment_list_remove(dir, "c2");
 }
 
 static bool alive_a(void *data, const char *id)
@@ -115,14 +115,14 @@ static void test_sweep(void **state)
 	_cleanup_free_ char *old = list_file(".b.tmpOLD");
 	struct timeval tv[2] = {{time(NULL) - 120, 0}, {time(NULL) - 120, 0}};
 	assert_int_equal(utimes(old, tv), 0);
-	attlist_sweep(dir, alive_a, NULL);
+	attachment_list_sweep(dir, alive_a, NULL);
 	_cleanup_free_ char *a = list_file("a");
 	_cleanup_free_ char *b = list_file("b");
 	assert_int_equal(access(a, F_OK), 0);
 	assert_int_equal(access(b, F_OK), -1);
 	assert_int_equal(access(old, F_OK), 0);
 	unlink(old);
-	attlist_remove(dir, "a");
+	attachment_list_remove(dir, "a");
 }
 
 int main(void)

@@ -79,8 +79,8 @@ static void test_cache_paths(void **state)
 	is(layout_results_dir(c), "/var/lib/cni/results");
 	is(layout_result(c, "net-c1-eth0"), "/var/lib/cni/results/net-c1-eth0");
 	is(layout_result_name("net", "c1", "eth0"), "net-c1-eth0");
-	is(layout_attlist_dir(c), "/var/lib/cni/cnihook-attachments");
-	is(layout_attlist(c, "c1"), "/var/lib/cni/cnihook-attachments/c1");
+	is(layout_attachment_list_dir(c), "/var/lib/cni/cnihook-attachments");
+	is(layout_attachment_list(c, "c1"), "/var/lib/cni/cnihook-attachments/c1");
 	is(layout_ports_index(c), "/var/lib/cni/cnihook-ports.index");
 	is(layout_ports_held(c), "/var/lib/cni/cnihook-ports.held");
 }

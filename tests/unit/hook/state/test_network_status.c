@@ -29,17 +29,17 @@ static const char RESULT[] =
 static void test_render(void **state)
 {
 	(void)state;
-	const struct netstatus_entry v[] = {
+	const struct network_status_entry v[] = {
 	    {.network = "ns/a", .ifname = "eth0", .is_default = true, .result = RESULT},
 	    {.network = "b", .ifname = "net1", .is_default = false, .result = NULL},
 	};
-	_cleanup_free_ char *got = netstatus_render(v, 2);
+	_cleanup_free_ char *got = network_status_render(v, 2);
 	assert_string_equal(
 	    got, "[{\"name\":\"ns/a\",\"interface\":\"eth0\",\"ips\":[\"10.1.2.3\",\"fd00::3\"],"
 		 "\"mac\":\"0a:58:0a:01:02:03\",\"default\":true,\"dns\":{\"nameservers\":["
 		 "\"10.1.2.1\"]}},{\"name\":\"b\",\"interface\":\"net1\",\"ips\":[],"
 		 "\"default\":false,\"dns\":{}}]");
-	_cleanup_free_ char *none = netstatus_render(NULL, 0);
+	_cleanup_free_ char *none = network_status_render(NULL, 0);
 	assert_string_equal(none, "[]");
 }
 
@@ -47,13 +47,13 @@ static void test_render(void **state)
 static void test_render_old_result(void **state)
 {
 	(void)state;
-	const struct netstatus_entry v[] = {
+	const struct network_status_entry v[] = {
 	    {.network = "a",
 	     .ifname = "eth0",
 	     .is_default = true,
 	     .result = "{\"cniVersion\":\"0.2.0\",\"ip4\":{\"ip\":\"10.4.0.2/16\"}}"},
 	};
-	_cleanup_free_ char *got = netstatus_render(v, 1);
+	_cleanup_free_ char *got = network_status_render(v, 1);
 	assert_string_equal(got, "[{\"name\":\"a\",\"interface\":\"eth0\",\"ips\":[\"10.4.0.2\"],"
 				 "\"default\":true,\"dns\":{}}]");
 }
@@ -66,15 +66,16 @@ static void test_write(void **state)
 	_cleanup_free_ char *path = layout_status(dir, "c1");
 	_cleanup_free_ char *want_path = xasprintf("%s/c1/network-status.json", dir);
 	assert_string_equal(path, want_path);
-	const struct netstatus_entry v[] = {{.network = "a", .ifname = "eth0", .result = RESULT}};
+	const struct network_status_entry v[] = {
+	    {.network = "a", .ifname = "eth0", .result = RESULT}};
 	_cleanup_free_ char *err = NULL;
 	/* no <id> directory: the error names the file */
-	assert_int_equal(netstatus_write(path, v, 1, &err), -1);
+	assert_int_equal(network_status_write(path, v, 1, &err), -1);
 	_cleanup_free_ char *want = xasprintf("network status %s: No such file or directory", path);
 	assert_string_equal(err, want);
 	_cleanup_free_ char *sub = xasprintf("%s/c1", dir);
 	assert_int_equal(mkdir(sub, 0700), 0);
-	assert_int_equal(netstatus_write(path, v, 1, &err), 0);
+	assert_int_equal(network_status_write(path, v, 1, &err), 0);
 	struct stat st;
 	assert_int_equal(stat(path, &st), 0);
 	assert_int_equal(st.st_mode & 07777, 0644);
@@ -93,14 +94,15 @@ static void test_update(void **state)
 	_cleanup_free_ char *sub = xasprintf("%s/c1", dir);
 	assert_int_equal(mkdir(sub, 0700), 0);
 	_cleanup_free_ char *path = layout_status(dir, "c1");
-	const struct netstatus_entry v[] = {
+	const struct network_status_entry v[] = {
 	    {.network = "ns/a", .ifname = "eth0", .is_default = true, .result = NULL},
 	    {.network = "b", .ifname = "net1", .is_default = false, .result = NULL},
 	};
 	_cleanup_free_ char *err = NULL;
-	assert_int_equal(netstatus_write(path, v, 2, &err), 0);
-	const struct netstatus_entry now = {.network = "ns/a", .ifname = "eth0", .result = RESULT};
-	assert_int_equal(netstatus_update(path, &now, &err), 0);
+	assert_int_equal(network_status_write(path, v, 2, &err), 0);
+	const struct network_status_entry now = {
+	    .network = "ns/a", .ifname = "eth0", .result = RESULT};
+	assert_int_equal(network_status_update(path, &now, &err), 0);
 	_cleanup_free_ char *got = NULL;
 	size_t len;
 	int errnum;
@@ -113,7 +115,7 @@ static void test_update(void **state)
 	/* no file: the error says so */
 	unlink(path);
 	free(TAKE_PTR(err));
-	assert_int_equal(netstatus_update(path, &now, &err), -1);
+	assert_int_equal(network_status_update(path, &now, &err), -1);
 	assert_non_null(err);
 	rmdir(sub);
 	rmdir(dir);
@@ -129,19 +131,19 @@ static void test_first_ip(void **state)
 	_cleanup_free_ char *sub = xasprintf("%s/c1", dir);
 	assert_int_equal(mkdir(sub, 0700), 0);
 	_cleanup_free_ char *path = layout_status(dir, "c1");
-	const struct netstatus_entry v[] = {
+	const struct network_status_entry v[] = {
 	    {.network = "b", .ifname = "net1", .result = NULL},
 	    {.network = "ns/a", .ifname = "eth0", .result = RESULT},
 	};
 	_cleanup_free_ char *err = NULL;
-	assert_int_equal(netstatus_write(path, v, 2, &err), 0);
-	_cleanup_free_ char *ip = netstatus_first_ip(path, 1, &err);
+	assert_int_equal(network_status_write(path, v, 2, &err), 0);
+	_cleanup_free_ char *ip = network_status_first_ip(path, 1, &err);
 	assert_string_equal(ip, "10.1.2.3");
-	assert_null(netstatus_first_ip(path, 0, &err));
+	assert_null(network_status_first_ip(path, 0, &err));
 	free(TAKE_PTR(err));
-	assert_null(netstatus_first_ip(path, 2, &err));
+	assert_null(network_status_first_ip(path, 2, &err));
 	free(TAKE_PTR(err));
-	assert_null(netstatus_first_ip(path, 0, &err));
+	assert_null(network_status_first_ip(path, 0, &err));
 	_cleanup_free_ char *want = xasprintf("network status %s: no address in entry 0", path);
 	assert_string_equal(err, want);
 	unlink(path);

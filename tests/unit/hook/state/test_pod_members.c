@@ -56,35 +56,35 @@ static void test_round_trip(void **state)
 	fresh();
 	struct pod_members m;
 	char *err = NULL;
-	assert_int_equal(podmembers_read(dir, POD, &m, &err), 0);
+	assert_int_equal(pod_members_read(dir, POD, &m, &err), 0);
 	assert_int_equal(m.n, 0);
 	assert_null(m.request);
 
 	m.request = xstrdup("abc123");
-	podmembers_add(&m, "c1");
-	podmembers_add(&m, "c2");
-	podmembers_add(&m, "c1");
+	pod_members_add(&m, "c1");
+	pod_members_add(&m, "c2");
+	pod_members_add(&m, "c1");
 	assert_int_equal(m.n, 2);
-	assert_int_equal(podmembers_write(dir, POD, &m, &err), 0);
+	assert_int_equal(pod_members_write(dir, POD, &m, &err), 0);
 	_cleanup_free_ char *text = members_text();
 	assert_string_equal(text, "request abc123\nmember c1\nmember c2\n");
-	podmembers_free(&m);
+	pod_members_free(&m);
 
-	assert_int_equal(podmembers_read(dir, POD, &m, &err), 1);
+	assert_int_equal(pod_members_read(dir, POD, &m, &err), 1);
 	assert_string_equal(m.request, "abc123");
-	assert_true(podmembers_has(&m, "c2"));
-	assert_false(podmembers_has(&m, "c3"));
-	assert_false(podmembers_remove(&m, "c3"));
-	assert_true(podmembers_remove(&m, "c1"));
+	assert_true(pod_members_has(&m, "c2"));
+	assert_false(pod_members_has(&m, "c3"));
+	assert_false(pod_members_remove(&m, "c3"));
+	assert_true(pod_members_remove(&m, "c1"));
 	assert_int_equal(m.n, 1);
 	assert_string_equal(m.ids[0], "c2");
-	assert_int_equal(podmembers_write(dir, POD, &m, &err), 0);
-	assert_true(podmembers_remove(&m, "c2"));
-	assert_int_equal(podmembers_write(dir, POD, &m, &err), 0);
+	assert_int_equal(pod_members_write(dir, POD, &m, &err), 0);
+	assert_true(pod_members_remove(&m, "c2"));
+	assert_int_equal(pod_members_write(dir, POD, &m, &err), 0);
 	assert_null(members_text());
 	/* Removing a file that is gone already is no failure. */
-	assert_int_equal(podmembers_write(dir, POD, &m, &err), 0);
-	podmembers_free(&m);
+	assert_int_equal(pod_members_write(dir, POD, &m, &err), 0);
+	pod_members_free(&m);
 }
 
 /* A damaged file is refused, naming it and the line; nothing is handed
@@ -105,7 +105,7 @@ static void test_damaged(void **state)
 		put(cases[i].text);
 		struct pod_members m = {.n = 42};
 		char *err = NULL;
-		assert_int_equal(podmembers_read(dir, POD, &m, &err), -1);
+		assert_int_equal(pod_members_read(dir, POD, &m, &err), -1);
 		if (strstr(err, cases[i].want) == NULL || strstr(err, "/pod-members: ") == NULL)
 			fail_msg("%s: %s", cases[i].text, err);
 		assert_int_equal(m.n, 0);
@@ -124,7 +124,7 @@ static void test_unreadable(void **state)
 	assert_int_equal(mkdir(f, 0700), 0);
 	struct pod_members m;
 	char *err = NULL;
-	assert_int_equal(podmembers_read(dir, POD, &m, &err), -1);
+	assert_int_equal(pod_members_read(dir, POD, &m, &err), -1);
 	assert_non_null(err);
 	free(err);
 	assert_int_equal(rmdir(f), 0);

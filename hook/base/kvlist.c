@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* Key-value lists, string vectors and sets (kvlist.h). */
+/* Key-value lists (kvlist.h). */
 #include "config.h"
 
 #include <stdlib.h>
@@ -40,37 +40,6 @@ const char *kvlist_get(const struct kvlist *l, const char *key)
 		if (l->v[i].key && strcmp(l->v[i].key, key) == 0)
 			return l->v[i].value ? l->v[i].value : "";
 	return NULL;
-}
-
-void strv_append(char ***v, size_t *n, const char *s)
-{
-	*v = xreallocarray(*v, *n + 2, sizeof(char *));
-	(*v)[(*n)++] = xstrdup(s);
-	(*v)[*n] = NULL;
-}
-
-void strv_free(char **v, size_t n)
-{
-	for (size_t i = 0; i < n; i++)
-		free(v[i]);
-	free(v);
-}
-
-static int strp_cmp(const void *a, const void *b)
-{
-	return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
-void strset_sort(struct strset *s)
-{
-	if (s->n > 1)
-		qsort(s->v, s->n, sizeof(*s->v), strp_cmp);
-}
-
-const char *strset_find(const struct strset *s, const char *key)
-{
-	char *const *hit = s->n ? bsearch(&key, s->v, s->n, sizeof(*s->v), strp_cmp) : NULL;
-	return hit ? *hit : NULL;
 }
 
 cnirt_kv *kvlist_to_cnirt(const struct kvlist *l)

@@ -1,6 +1,5 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* Key-value lists (annotations, CNI_ARGS pairs), string vectors and
- * sorted string sets. */
+/* Key-value lists (annotations, CNI_ARGS pairs). */
 #ifndef CNIHOOK_BASE_KVLIST_H
 #define CNIHOOK_BASE_KVLIST_H
 
@@ -25,20 +24,6 @@ void kvlist_free(struct kvlist *l);
 /* The value of the first pair whose key is key ("" for a NULL value), or
  * NULL; pairs with a NULL key are skipped. */
 const char *kvlist_get(const struct kvlist *l, const char *key);
-
-/* A NULL-terminated vector of strings. */
-void strv_append(char ***v, size_t *n, const char *s);
-void strv_free(char **v, size_t n);
-
-/* A set of strings: strv_append()ed, then sorted once and searched by
- * bisection (gc's and the verdicts' lookups among many containers). */
-struct strset {
-	char **v;
-	size_t n;
-};
-void strset_sort(struct strset *s);
-/* The member equal to key, or NULL. */
-const char *strset_find(const struct strset *s, const char *key);
 
 struct cnirt_kv;
 /* The pairs as libcnirt takes them (cnirt_kv; the strings stay the

@@ -2,14 +2,16 @@
 /*
  * What every file of the hook reads with: the limits of the JSON it reads
  * (below), its error convention and messages (error.h), key-value lists
- * and string vectors (kvlist.h), and common/'s allocation, buffers,
- * reading and writing of files (common.h).
+ * (kvlist.h), string vectors (strv.h) and sets (strset.h), and common/'s
+ * allocation, buffers, reading and writing of files (common.h).
  */
 #ifndef CNIHOOK_BASE_UTIL_H
 #define CNIHOOK_BASE_UTIL_H
 
 #include "base/error.h"
 #include "base/kvlist.h"
+#include "base/strset.h"
+#include "base/strv.h"
 #include "common.h"
 #include "json.h"
 

@@ -28,7 +28,7 @@ COMMON_OBJS = $(COMMON_FILES:%=$(OBJ)/common/%.o)
 LIB_FILES = base64 cache chain conf ctx derive error exec json-read names result version
 # libcnirt as it is built: its own files and the common layer.
 LIB_OBJS = $(LIB_FILES:%=$(OBJ)/lib/%.o) $(COMMON_OBJS)
-HOOK_OBJS = $(OBJ)/hook/base/util.o $(OBJ)/hook/base/error.o $(OBJ)/hook/base/kvlist.o $(OBJ)/hook/base/suggest.o $(OBJ)/hook/base/sha512.o $(COMMON_OBJS)
+HOOK_OBJS = $(OBJ)/hook/base/util.o $(OBJ)/hook/base/error.o $(OBJ)/hook/base/kvlist.o $(OBJ)/hook/base/strv.o $(OBJ)/hook/base/strset.o $(OBJ)/hook/base/suggest.o $(OBJ)/hook/base/sha512.o $(COMMON_OBJS)
 
 TARGETS = fuzz_state fuzz_annotations fuzz_netlist fuzz_result fuzz_cache
 BINS = $(TARGETS:%=$(OUT)/%)

@@ -9,22 +9,22 @@
 
 #include "base/error.h"
 
-char *shown_n(const char *s, size_t len)
+char *error_shown_n(const char *s, size_t len)
 {
 	return text_shown(s, len, 80, true);
 }
 
-char *shown_whole(const char *s)
+char *error_shown_whole(const char *s)
 {
 	return text_shown(s, strlen(s), 0, true);
 }
 
-char *shown(const char *s)
+char *error_shown(const char *s)
 {
-	return shown_n(s, strlen(s));
+	return error_shown_n(s, strlen(s));
 }
 
-int set_error(char **err, const char *fmt, ...)
+int error_set(char **err, const char *fmt, ...)
 {
 	va_list ap;
 	char *s;
@@ -36,14 +36,14 @@ int set_error(char **err, const char *fmt, ...)
 	return -1;
 }
 
-char *cni_error_text(const char *network, const cnirt_error *e)
+char *error_cni_text(const char *network, const cnirt_error *e)
 {
 	const char *net = cnirt_error_network(e) ? cnirt_error_network(e) : network;
 	const char *plugin = cnirt_error_plugin(e);
 	const char *details = cnirt_error_details(e);
 	bool has_code = cnirt_error_code(e) || cnirt_error_from_plugin(e);
-	_cleanup_free_ char *net_shown = net ? shown(net) : NULL;
-	_cleanup_free_ char *plugin_shown = plugin ? shown(plugin) : NULL;
+	_cleanup_free_ char *net_shown = net ? error_shown(net) : NULL;
+	_cleanup_free_ char *plugin_shown = plugin ? error_shown(plugin) : NULL;
 	_cleanup_free_ char *n = net ? xasprintf("network \"%s\": ", net_shown) : xstrdup("");
 	_cleanup_free_ char *p = plugin ? xasprintf("plugin \"%s\": ", plugin_shown) : xstrdup("");
 	_cleanup_free_ char *c =

@@ -17,22 +17,19 @@
 /* A foreign value as it may appear in a message (one printable ASCII line,
  * text_shown()): bytes outside printable ASCII, '"' and '\\' as \xNN, cut
  * after 80 bytes with "...". */
-char *shown(const char *s);
-char *shown_n(const char *s, size_t len);
+char *error_shown(const char *s);
+char *error_shown_n(const char *s, size_t len);
 /* The same escaping, never cut: for paths the reader must be able to use. */
-char *shown_whole(const char *s);
+char *error_shown_whole(const char *s);
 /* s with only its control bytes as \xNN (text_one_line()). */
-#define one_line(s) text_one_line(s)
+#define error_one_line(s) text_one_line(s)
 
 /* Set *err to a new message and return -1. */
-int set_error(char **err, const char *fmt, ...) PRINTF_LIKE(2, 3);
-
-/* Set *err to a new message and return -1. */
-int set_error(char **err, const char *fmt, ...) PRINTF_LIKE(2, 3);
+int error_set(char **err, const char *fmt, ...) PRINTF_LIKE(2, 3);
 
 struct cnirt_error;
 /* `network "N": plugin "P": CNI error C: message (details)`, leaving out
  * what the error does not name; network is used when the error names none. */
-char *cni_error_text(const char *network, const struct cnirt_error *e);
+char *error_cni_text(const char *network, const struct cnirt_error *e);
 
 #endif

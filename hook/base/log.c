@@ -88,10 +88,10 @@ static int socket_connect(const char *path, int type, int *fd_out, bool *wrong_t
 	*wrong_type = false;
 	_cleanup_close_ int fd = socket(AF_UNIX, type | SOCK_CLOEXEC, 0);
 	if (fd < 0)
-		return set_error(err, "socket: %m");
+		return error_set(err, "socket: %m");
 	if (connect(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0) {
 		*wrong_type = errno == EPROTOTYPE;
-		return set_error(err, "%s: %m", path);
+		return error_set(err, "%s: %m", path);
 	}
 	*fd_out = TAKE_FD(fd);
 	return 0;
@@ -278,7 +278,7 @@ void log_msg(enum log_level level, const char *fmt, ...)
 		abort();
 	va_end(ap);
 	/* One event, one line, whatever a plugin put in its error message. */
-	_cleanup_free_ char *line = one_line(msg);
+	_cleanup_free_ char *line = error_one_line(msg);
 	free(msg);
 	fprintf(stderr, "cnihook: %s\n", line);
 	if (use_syslog)

@@ -29,7 +29,7 @@ static const char *env_or(const char *name, const char *fallback)
 /* One line on stderr that names the operation, network, plugin, CNI code and message. */
 void cli_report(const char *op, const char *network, const cnirt_error *e)
 {
-	_cleanup_free_ char *msg = cni_error_text(network, e);
+	_cleanup_free_ char *msg = error_cni_text(network, e);
 	log_error("%s %s", op, msg);
 }
 
@@ -111,9 +111,9 @@ static int parse_cni_args(char *s, cnirt_kv **out, size_t *n, char **err)
 			*next++ = '\0';
 		char *eq = strchr(tok, '=');
 		if (eq == NULL || eq == tok || eq[1] == '\0' || strchr(eq + 1, '=')) {
-			_cleanup_free_ char *v = shown(tok);
+			_cleanup_free_ char *v = error_shown(tok);
 			free(kv);
-			return set_error(err,
+			return error_set(err,
 					 "CNI_ARGS: \"%s\" is not a KEY=VALUE pair (one \"=\", "
 					 "neither side empty)",
 					 v);
@@ -177,7 +177,7 @@ static int check_ifname(const char *netns, const char *ifname)
 		do
 			snprintf(free_name, sizeof(free_name), "net%u", k++);
 		while (interfaces_has(&ifs, free_name));
-		_cleanup_free_ char *ns = shown_whole(netns);
+		_cleanup_free_ char *ns = error_shown_whole(netns);
 		log_error("add: interface \"%s\" exists in %s already, another program's: refusing "
 			  "before any plugin runs; set CNI_IFNAME to a free name (%s)",
 			  ifname, ns, free_name);
@@ -229,7 +229,7 @@ static int do_attachment(const char *op, const char *network, const char *netns_
 	else
 		r = cnirt_del(ctx, l, &a, &e);
 	for (size_t i = 0; r < 0 && i < cnirt_error_rollback_count(e); i++) {
-		_cleanup_free_ char *m = cni_error_text(network, cnirt_error_rollback(e, i));
+		_cleanup_free_ char *m = error_cni_text(network, cnirt_error_rollback(e, i));
 		log_warn("%s: the rollback DEL after the failed ADD failed too: %s; what that "
 			 "plugin made may be left (del it, or by hand)",
 			 op, m);

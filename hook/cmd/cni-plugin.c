@@ -135,15 +135,15 @@ static int read_annotations(struct plugin_call *c, char **err)
 	if (ann == NULL || json_is_null(ann))
 		return 0;
 	if (!json_is_object(ann))
-		return set_error(err,
+		return error_set(err,
 				 "network configuration: field \"runtimeConfig." CAP_POD_ANNOTATIONS
 				 "\": an object of strings expected, not %s",
 				 json_type_name(ann));
 	for (size_t i = 0; i < ann->u.object.n; i++) {
 		const char *v = json_str(ann->u.object.v[i]);
 		if (v == NULL) {
-			_cleanup_free_ char *k = shown(ann->u.object.k[i]);
-			return set_error(err, "pod annotation \"%s\": a string expected, not %s", k,
+			_cleanup_free_ char *k = error_shown(ann->u.object.k[i]);
+			return error_set(err, "pod annotation \"%s\": a string expected, not %s", k,
 					 json_type_name(ann->u.object.v[i]));
 		}
 		kvlist_append(&c->ann, ann->u.object.k[i], v);
@@ -184,14 +184,14 @@ static int build_request(const struct plugin_call *c, struct request *req, char 
 		return -1;
 	if (req->sel.netns) {
 		request_free(req);
-		return set_error(err, "annotation \"" ANN_NETNS "\": not for a pod (its namespace "
+		return error_set(err, "annotation \"" ANN_NETNS "\": not for a pod (its namespace "
 				      "is the one its runtime made)");
 	}
 	for (size_t i = 0; i < req->sel.n; i++)
 		if (strcmp(req->sel.v[i].ifname, c->ifname) == 0) {
 			const char *by = req->by;
 			request_free(req);
-			return set_error(err,
+			return error_set(err,
 					 "annotation \"%s\": interface \"%s\" is the cluster "
 					 "network's (CNI_IFNAME)",
 					 by ? by : ANN_NETWORKS, c->ifname);
@@ -300,7 +300,7 @@ static int cmd_check(struct plugin_call *c)
 		if (cnirt_netlist_parse(a->config, strlen(a->config), "attachment record", &l, &e) <
 			0 ||
 		    cnirt_check(ctx, l, &att, &e) < 0) {
-			_cleanup_free_ char *msg = cni_error_text(a->network, e);
+			_cleanup_free_ char *msg = error_cni_text(a->network, e);
 			int code = cnirt_error_code(e) ? cnirt_error_code(e) : ENGINE_OWN_ERROR;
 			cnirt_error_free(e);
 			ret = refuse(c, code, msg);

@@ -192,7 +192,7 @@ static int gc_verb(const struct hook_config *cfg, cnirt_ctx *ctx, bool dry_run,
 			printf("gc: network \"%s\": would send GC with %zu valid attachment(s)\n",
 			       cnirt_netlist_name(l), n);
 		} else if (cnirt_gc_cached(ctx, l, valid, n, vc->v, vc->n, &e) < 0) {
-			_cleanup_free_ char *m = cni_error_text(cnirt_netlist_name(l), e);
+			_cleanup_free_ char *m = error_cni_text(cnirt_netlist_name(l), e);
 			log_error("gc: %s", m);
 			cnirt_error_free(TAKE_PTR(e));
 			ret = -1;

@@ -263,7 +263,7 @@ static int list_read(const struct hook_config *cfg, const cnirt_ctx *ctx, struct
 	if (cnirt_cache_scan(ctx, &l->v, &l->n, &l->damaged, &l->n_damaged, &e) < 0) {
 		int errnum = cnirt_error_errno(e);
 		bool perm = errnum == EACCES || errnum == EPERM;
-		set_error(err, "%s%s", cnirt_error_msg(e),
+		error_set(err, "%s%s", cnirt_error_msg(e),
 			  perm && geteuid() != 0 ? " (needs root)" : "");
 		cnirt_error_free(e);
 		return -1;

@@ -186,10 +186,10 @@ static int reapply(const struct hook_config *cfg, cnirt_ctx *ctx, const cnirt_ne
 	cnirt_error *e = NULL;
 	int r = cnirt_del_cached(ctx, network, a->container_id, a->ifname, a->netns, &e);
 	if (r < 0) {
-		_cleanup_free_ char *m = cni_error_text(network, e);
+		_cleanup_free_ char *m = error_cni_text(network, e);
 		*why = xasprintf("DEL: %s; the attachment is as it was", m);
 	} else if ((r = cnirt_add(ctx, l, a, result, &e)) < 0) {
-		_cleanup_free_ char *m = cni_error_text(network, e);
+		_cleanup_free_ char *m = error_cni_text(network, e);
 		*why = xasprintf("ADD: %s; the attachment is gone until the container restarts", m);
 	}
 	cnirt_error_free(e);
@@ -205,7 +205,7 @@ static enum outcome reload_one(const struct hook_config *cfg, cnirt_ctx *ctx, co
 	cnirt_error *e = NULL;
 	cnirt_cache_entry *c = NULL;
 	if (cnirt_cache_get(ctx, ra->network, id, ra->ifname, &c, &e) < 0) {
-		_cleanup_free_ char *m = cni_error_text(ra->network, e);
+		_cleanup_free_ char *m = error_cni_text(ra->network, e);
 		cnirt_error_free(e);
 		return say(id, ra, RELOAD_FAILED, "its cache entry: %s", m);
 	}
@@ -216,7 +216,7 @@ static enum outcome reload_one(const struct hook_config *cfg, cnirt_ctx *ctx, co
 	const char *bytes = cnirt_cache_entry_config(c, &len);
 	cnirt_netlist *l = NULL;
 	if (bytes == NULL || cnirt_netlist_parse(bytes, len, "cache entry", &l, &e) < 0) {
-		_cleanup_free_ char *m = bytes ? cni_error_text(ra->network, e) : NULL;
+		_cleanup_free_ char *m = bytes ? error_cni_text(ra->network, e) : NULL;
 		cnirt_error_free(e);
 		cnirt_cache_entry_free(c);
 		return say(id, ra, RELOAD_FAILED, "its cache entry holds %s",
@@ -234,7 +234,7 @@ static enum outcome reload_one(const struct hook_config *cfg, cnirt_ctx *ctx, co
 	} else if (cnirt_check(ctx, l, &a, &e) == 0) {
 		o = say(id, ra, RELOAD_OK, NULL);
 	} else {
-		_cleanup_free_ char *check = cni_error_text(ra->network, e);
+		_cleanup_free_ char *check = error_cni_text(ra->network, e);
 		cnirt_error_free(TAKE_PTR(e));
 		struct identity was;
 		identity_of(cnirt_cache_entry_result(c), ra->ifname, &was);
@@ -298,7 +298,7 @@ static bool reload_container(const struct hook_config *cfg, cnirt_ctx *ctx, cons
 	for (size_t i = 0; rec && i < rec->n; i++) {
 		const struct record_att *a = &rec->v[i];
 		if (!alive) {
-			_cleanup_free_ char *ns = shown_whole(netns);
+			_cleanup_free_ char *ns = error_shown_whole(netns);
 			say(id, a, RELOAD_FAILED,
 			    "its network namespace %s is gone: nothing to re-apply it in", ns);
 			good = false;

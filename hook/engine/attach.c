@@ -199,8 +199,8 @@ static int replace_old_record(struct engine_run *r, const char *rpath, const cha
 	if (record_read(rpath, &old, &err) < 0 || old == NULL)
 		return 0;
 	if (detach_other_bundle(r, old) && record_alive(old)) {
-		_cleanup_free_ char *mine = shown_whole(r->bundle);
-		_cleanup_free_ char *theirs = shown_whole(old->bundle);
+		_cleanup_free_ char *mine = error_shown_whole(r->bundle);
+		_cleanup_free_ char *theirs = error_shown_whole(old->bundle);
 		_cleanup_free_ char *alive = old->pid > 0 ? xasprintf("pid %d", old->pid)
 							  : xstrdup("its namespace is pinned");
 		_cleanup_free_ char *m = xasprintf(
@@ -334,7 +334,7 @@ static int delete_stale(struct engine_run *r, const struct attach_req *a, const 
 	_cleanup_free_ char *shown = xstrdup(theirs ? theirs : "none");
 	cnirt_cache_entry_free(stale);
 	if (!ours)
-		return set_error(err,
+		return error_set(err,
 				 "network \"%s\" interface %s: the cache holds another program's "
 				 "attachment of this container with these names (its namespace: "
 				 "%s); not replaced (is the network also the engine's own?)",
@@ -342,7 +342,7 @@ static int delete_stale(struct engine_run *r, const struct attach_req *a, const 
 	log_info("%s %s: network \"%s\" interface %s is in the cache already: deleting it first",
 		 r->id, r->stage, a->network, a->ifname);
 	if (cnirt_del_cached(r->ctx, a->network, r->id, a->ifname, NULL, &e) < 0) {
-		_cleanup_free_ char *m = cni_error_text(a->network, e);
+		_cleanup_free_ char *m = error_cni_text(a->network, e);
 		log_warn("%s %s: %s", r->id, r->stage, m);
 		cnirt_error_free(e);
 	}
@@ -540,7 +540,7 @@ static int name_plugins(struct engine_run *r, const struct selection *sel, const
 				r->name_to_plugins = r->hostname != NULL;
 				return 0;
 			}
-			return set_error(err,
+			return error_set(err,
 					 "network \"%s\": plugin \"%s\" needs the container's name "
 					 "(CNI_ARGS %s): %s",
 					 sel->v[i].network, PLUGIN_ARGS_NAME_TYPE,

@@ -37,7 +37,7 @@ static int detach_one(struct engine_run *r, const struct record_att *a, const ch
 	int got = cnirt_cache_get(r->ctx, a->network, r->id, a->ifname, &entry, &e);
 	cnirt_cache_entry_free(entry);
 	if (got < 0) {
-		_cleanup_free_ char *msg = cni_error_text(a->network, e);
+		_cleanup_free_ char *msg = error_cni_text(a->network, e);
 		log_warn("%s %s: %s; deleting from the attachment record instead", r->id, r->stage,
 			 msg);
 		cnirt_error_free(TAKE_PTR(e));
@@ -161,7 +161,7 @@ static int cached_attachments(const struct engine_run *r, cnirt_cache_entry ***o
 		cnirt_cache_entry *c = NULL;
 		if (cnirt_cache_get(r->ctx, l.v[i].network, r->id, l.v[i].ifname, &c, e) < 0 &&
 		    cnirt_error_kind(*e) != CNIRT_KIND_IO) {
-			_cleanup_free_ char *m = cni_error_text(l.v[i].network, *e);
+			_cleanup_free_ char *m = error_cni_text(l.v[i].network, *e);
 			log_warn("%s %s: %s; left to gc", r->id, r->stage, m);
 			cnirt_error_free(TAKE_PTR(*e));
 		} else if (*e) {
@@ -285,8 +285,8 @@ static int detach(struct engine_run *r)
 		log_warn("%s %s: %s; looking for the container in the cache", r->id, r->stage, err);
 	}
 	if (rec && detach_other_bundle(r, rec)) {
-		_cleanup_free_ char *mine = shown_whole(r->bundle);
-		_cleanup_free_ char *theirs = shown_whole(rec->bundle);
+		_cleanup_free_ char *mine = error_shown_whole(r->bundle);
+		_cleanup_free_ char *theirs = error_shown_whole(rec->bundle);
 		log_info("%s %s: the attachment of this id belongs to the container of bundle "
 			 "\"%s\", not to this one (bundle \"%s\"): left alone",
 			 r->id, r->stage, theirs, mine);

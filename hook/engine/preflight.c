@@ -220,8 +220,8 @@ static int collect_or_refuse(struct engine_run *r, const struct attach_req *a,
 	    again ? xstrdup("it still holds it after it was collected") : NULL;
 	if (!again && preflight_collect_gone(r, holder, held, true, &why) == 0)
 		return 0;
-	_cleanup_free_ char *id = shown(holder);
-	_cleanup_free_ char *ifname = shown(cnirt_cache_entry_ifname(hit->entry));
+	_cleanup_free_ char *id = error_shown(holder);
+	_cleanup_free_ char *ifname = error_shown(cnirt_cache_entry_ifname(hit->entry));
 	_cleanup_free_ char *m = xasprintf(
 	    "network \"%s\": the %s asked for is held by container \"%s\" (its interface %s, "
 	    "in the result cache), not collected: %s; refusing before any plugin runs (stop or "

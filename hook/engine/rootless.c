@@ -218,11 +218,11 @@ static int wait_child(pid_t pid, int msg, char **err)
 {
 	int status;
 	if (pid < 0)
-		return set_error(err, "fork: %m");
+		return error_set(err, "fork: %m");
 	if (TEMP_FAILURE_RETRY(waitpid(pid, &status, 0)) < 0)
-		return set_error(err, "wait: %m");
+		return error_set(err, "wait: %m");
 	if (WIFSIGNALED(status))
-		return set_error(err, "the rootless child was killed by signal %d",
+		return error_set(err, "the rootless child was killed by signal %d",
 				 WTERMSIG(status));
 	if (WIFEXITED(status) && WEXITSTATUS(status) == 0)
 		return 0;
@@ -253,7 +253,7 @@ static int in_child(const struct rootless_call *c, bool mounts, rootless_fn fn, 
 {
 	int msg[2];
 	if (pipe2(msg, O_CLOEXEC) < 0)
-		return set_error(err, "pipe: %m");
+		return error_set(err, "pipe: %m");
 	fflush(NULL);
 	pid_t pid = fork();
 	if (pid == 0) {
@@ -288,7 +288,7 @@ static int spawn_forwarder(void *data, char **err)
 			log_warn("%s %s: %s", f->c->id, f->c->stage, warn);
 		return 0;
 	}
-	return set_error(err, "port forwarder: %s", e);
+	return error_set(err, "port forwarder: %s", e);
 }
 
 /* The forwarder of attachment c->attachment, its ports taken: the targets
@@ -304,7 +304,7 @@ static int start_forwarder(const struct rootless_call *c, struct forward_plan *p
 		_cleanup_free_ char *ip =
 		    network_status_first_ip(c->status_path, plan->v[i].attachment, &e);
 		if (!ip)
-			return set_error(err, "port forwarder: %s", e);
+			return error_set(err, "port forwarder: %s", e);
 		port_forwarder_set_target(plan, plan->v[i].attachment, ip);
 	}
 	plan->owner = c->attachment;
@@ -321,7 +321,7 @@ static int plan_from_record(const struct rootless_call *c, const char *id,
 	struct record *rec = NULL;
 	if (record_read(path, &rec, err) < 0)
 		return -1;
-	int ret = rec ? 0 : set_error(err, "%s: missing", path);
+	int ret = rec ? 0 : error_set(err, "%s: missing", path);
 	for (size_t i = 0; ret == 0 && rec && i < rec->n; i++) {
 		const char *args = rec->v[i].cap_args;
 		_cleanup_json_ json *j = NULL;
@@ -330,7 +330,7 @@ static int plan_from_record(const struct rootless_call *c, const char *id,
 			continue;
 		if (json_parse_with(args, strlen(args), "capability arguments", &hook_json, &j,
 				    &e) < 0) {
-			ret = set_error(err, "%s: %s", path, e);
+			ret = error_set(err, "%s: %s", path, e);
 			break;
 		}
 		json *m = json_obj_get(j, "portMappings");
@@ -338,7 +338,7 @@ static int plan_from_record(const struct rootless_call *c, const char *id,
 			continue;
 		struct port_mappings pm = {0};
 		if (port_mappings_from_json(m, &pm, &e) < 0)
-			ret = set_error(err, "%s: portMappings: %s", path, e);
+			ret = error_set(err, "%s: portMappings: %s", path, e);
 		else
 			ret = port_forwarder_plan_add(plan, i, &pm, err);
 		port_mappings_free(&pm);
@@ -359,7 +359,7 @@ static void heal_forwarder(const struct rootless_call *c, const char *id, long p
 	struct forward_plan plan = {.run_dir = c->user->run_dir};
 	int r = plan_from_record(c, id, &plan, &err);
 	if (r == 0 && plan.n == 0)
-		r = set_error(&err, "its record gives the plugins no port mappings");
+		r = error_set(&err, "its record gives the plugins no port mappings");
 	if (r == 0)
 		r = port_forwarder_listen(&plan, &err);
 	if (r == 0)
@@ -454,12 +454,12 @@ static int take_ports(const struct selection *sel, struct forward_plan *plan, ch
 	for (size_t i = 0; i < sel->n; i++) {
 		const struct attach_req *a = &sel->v[i];
 		if (a->ports.n && port_forwarder_plan_add(plan, i, &a->ports, &e) < 0)
-			return set_error(err, "annotation \"%s\": %s",
+			return error_set(err, "annotation \"%s\": %s",
 					 a->ports_key ? a->ports_key : "io.cnihook.networks", e);
 	}
 	if (port_forwarder_listen(plan, &e) < 0) {
 		_cleanup_free_ char *held = port_holder(sel);
-		return set_error(err, "%s", held ? held : e);
+		return error_set(err, "%s", held ? held : e);
 	}
 	return 0;
 }

@@ -15,7 +15,7 @@ static void observe(void *data, const cnirt_event *ev)
 	struct engine_run *r = data;
 	r->plugin_usec += ev->usec;
 	if (ev->err) {
-		_cleanup_free_ char *msg = cni_error_text(ev->network, ev->err);
+		_cleanup_free_ char *msg = error_cni_text(ev->network, ev->err);
 		log_debug("%s %s: %s %s failed after %.1f ms", r->id, r->stage, ev->command, msg,
 			  ev->usec / 1000.0);
 	} else {
@@ -68,7 +68,7 @@ void run_failed(struct engine_run *r, int code, const char *msg)
 
 void run_failed_cni(struct engine_run *r, const char *network, cnirt_error *e)
 {
-	_cleanup_free_ char *msg = cni_error_text(network, e);
+	_cleanup_free_ char *msg = error_cni_text(network, e);
 	run_failed(r, cnirt_error_code(e) ? cnirt_error_code(e) : ENGINE_OWN_ERROR, msg);
 	cnirt_error_free(e);
 }
@@ -76,7 +76,7 @@ void run_failed_cni(struct engine_run *r, const char *network, cnirt_error *e)
 void run_warn_rollback(const struct engine_run *r, const char *network, const cnirt_error *e)
 {
 	for (size_t i = 0; i < cnirt_error_rollback_count(e); i++) {
-		_cleanup_free_ char *msg = cni_error_text(network, cnirt_error_rollback(e, i));
+		_cleanup_free_ char *msg = error_cni_text(network, cnirt_error_rollback(e, i));
 		log_warn("%s %s: the rollback DEL after the failed ADD failed too: %s; what that "
 			 "plugin made may be left (cnihook gc, or by hand)",
 			 r->id, r->stage, msg);

@@ -210,8 +210,8 @@ static int parse_line(const struct table *t, const char *what, size_t no, char *
 		return 0;
 	if ((t->family ? parse_inet(t, line, s) : parse_sctp(line, s)) < 0) {
 		copy[strcspn(copy, "\n")] = '\0';
-		_cleanup_free_ char *text = shown(copy);
-		return set_error(err, "%s: line %zu cannot be read: \"%s\"", what, no, text);
+		_cleanup_free_ char *text = error_shown(copy);
+		return error_set(err, "%s: line %zu cannot be read: \"%s\"", what, no, text);
 	}
 	return 0;
 }
@@ -220,7 +220,7 @@ int host_sockets_parse(const char *text, const char *table, struct host_sockets 
 {
 	const struct table *t = find_table(table);
 	if (t == NULL)
-		return set_error(err, "no /proc/net table \"%s\"", table);
+		return error_set(err, "no /proc/net table \"%s\"", table);
 	_cleanup_free_ char *what = xasprintf("/proc/net/%s", table);
 	size_t no = 0;
 	for (const char *p = text; *p;) {
@@ -240,7 +240,7 @@ static int read_table(const char *proc, const struct table *t, struct host_socke
 	if (f == NULL && errno == ENOENT && t->optional)
 		return 0; /* a kernel without that protocol: nothing bound to it */
 	if (f == NULL)
-		return set_error(err, "%s: %s", path, strerror(errno));
+		return error_set(err, "%s: %s", path, strerror(errno));
 	_cleanup_free_ char *line = NULL;
 	size_t size = 0, no = 0;
 	int ret = 0;
@@ -248,7 +248,7 @@ static int read_table(const char *proc, const struct table *t, struct host_socke
 	while (ret == 0 && getline(&line, &size, f) >= 0)
 		ret = parse_line(t, path, ++no, line, s, err);
 	if (ret == 0 && ferror(f))
-		ret = set_error(err, "%s: %s", path, strerror(errno ? errno : EIO));
+		ret = error_set(err, "%s: %s", path, strerror(errno ? errno : EIO));
 	fclose(f);
 	return ret;
 }
@@ -264,13 +264,13 @@ int host_sockets_parse_diag(const void *buf, size_t len, struct host_sockets *s,
 		if (h->nlmsg_type == NLMSG_ERROR) {
 			const struct nlmsgerr *e = NLMSG_DATA(h);
 			int errnum = h->nlmsg_len >= NLMSG_LENGTH(sizeof(*e)) ? -e->error : EBADMSG;
-			return set_error(err, "sock_diag: %s", strerror(errnum ? errnum : EBADMSG));
+			return error_set(err, "sock_diag: %s", strerror(errnum ? errnum : EBADMSG));
 		}
 		const struct inet_diag_msg *m = NLMSG_DATA(h);
 		if (h->nlmsg_type != SOCK_DIAG_BY_FAMILY ||
 		    h->nlmsg_len < NLMSG_LENGTH(sizeof(*m)) ||
 		    (m->idiag_family != AF_INET && m->idiag_family != AF_INET6))
-			return set_error(err, "sock_diag: a message that is no TCP socket");
+			return error_set(err, "sock_diag: a message that is no TCP socket");
 		if (m->idiag_state != TCP_LISTEN)
 			continue;
 		struct host_socket sock = {.proto = HOST_TCP,
@@ -320,7 +320,7 @@ static bool read_listeners(int family, struct host_sockets *s)
 	while (!done && ret == 0) {
 		ssize_t n = TEMP_FAILURE_RETRY(recv(fd, buf, sizeof(buf), 0));
 		if (n <= 0)
-			ret = set_error(&err, "sock_diag: %s",
+			ret = error_set(&err, "sock_diag: %s",
 					n < 0 ? strerror(errno) : "end of data");
 		else
 			ret = host_sockets_parse_diag(buf, (size_t)n, &got, &done, &err);
@@ -389,8 +389,8 @@ static int parse_host_ip(const char *ip, struct wanted *w, char **err)
 		/* A link-local address may carry its zone: fe80::1%eth0. */
 		_cleanup_free_ char *a = xstrndup(ip, strcspn(ip, "%"));
 		if (inet_pton(AF_INET6, a, w->addr) != 1) {
-			_cleanup_free_ char *text = shown(ip);
-			return set_error(err, "host IP \"%s\" cannot be read", text);
+			_cleanup_free_ char *text = error_shown(ip);
+			return error_set(err, "host IP \"%s\" cannot be read", text);
 		}
 		w->family = AF_INET6;
 		unmap_v4(&w->family, w->addr);
@@ -428,8 +428,8 @@ int host_sockets_find(const struct host_sockets *s, const char *proto, const cha
 	while (p < ARRAY_SIZE(proto_names) && strcmp(proto_names[p], proto) != 0)
 		p++;
 	if (p == ARRAY_SIZE(proto_names)) {
-		_cleanup_free_ char *text = shown(proto);
-		return set_error(err, "protocol \"%s\" is not tcp, udp or sctp", text);
+		_cleanup_free_ char *text = error_shown(proto);
+		return error_set(err, "protocol \"%s\" is not tcp, udp or sctp", text);
 	}
 	struct wanted w;
 	if (parse_host_ip(host_ip, &w, err) < 0)
@@ -514,17 +514,17 @@ static int refuse(const char *proc, const char *key, unsigned port, const char *
 	int pid;
 	_cleanup_free_ char *comm = NULL;
 	if (!host_sockets_holder(proc, h->inode, &pid, &comm))
-		return set_error(err,
+		return error_set(err,
 				 "annotation \"%s\": host port %u/%s on %s is in use on the host "
 				 "(socket inode %llu; no process in %s shows it: another user's, "
 				 "which root sees with ss -lntup 'sport = :%u')",
 				 key, port, proto, addr, h->inode, proc, port);
-	_cleanup_free_ char *text = shown(comm);
+	_cleanup_free_ char *text = error_shown(comm);
 	/* The engine itself: podman binds the ports of its own -p/--publish
 	 * for the container it is creating. */
 	bool engine = strcmp(comm, "podman") == 0 || strcmp(comm, "conmon") == 0 ||
 		      strcmp(comm, "rootlessport") == 0;
-	return set_error(err,
+	return error_set(err,
 			 "annotation \"%s\": host port %u/%s on %s is in use on the host by "
 			 "pid %d (%s)%s",
 			 key, port, proto, addr, pid, text,
@@ -542,7 +542,7 @@ int host_sockets_check(const struct host_sockets *s, const char *proc, const cha
 		const struct host_socket *h = NULL;
 		_cleanup_free_ char *perr = NULL;
 		if (host_sockets_find(s, pm->proto, pm->host_ip, pm->host_port, &h, &perr) < 0)
-			return set_error(err, "annotation \"%s\": %s", key, perr);
+			return error_set(err, "annotation \"%s\": %s", key, perr);
 		if (h)
 			return refuse(proc, key, pm->host_port, proto_names[h->proto], h, err);
 	}

@@ -103,16 +103,16 @@ int interfaces_read(const char *netns, struct interfaces *out, char **err)
 {
 	_cleanup_close_ int nsfd = open(netns, O_RDONLY | O_CLOEXEC);
 	if (nsfd < 0)
-		return set_error(err, "network namespace %s: %s", netns, strerror(errno));
+		return error_set(err, "network namespace %s: %s", netns, strerror(errno));
 	int p[2];
 	if (pipe2(p, O_CLOEXEC) < 0)
-		return set_error(err, "pipe: %s", strerror(errno));
+		return error_set(err, "pipe: %s", strerror(errno));
 	pid_t pid = fork();
 	if (pid < 0) {
 		int e = errno;
 		close(p[0]);
 		close(p[1]);
-		return set_error(err, "fork: %s", strerror(e));
+		return error_set(err, "fork: %s", strerror(e));
 	}
 	if (pid == 0) {
 		close(p[0]);
@@ -128,9 +128,9 @@ int interfaces_read(const char *netns, struct interfaces *out, char **err)
 	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
 		;
 	if (ret < 0)
-		return set_error(err, "the interfaces of %s: %s", netns, rerr);
+		return error_set(err, "the interfaces of %s: %s", netns, rerr);
 	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
-		return set_error(err, "the interfaces of %s could not be listed (%s)", netns,
+		return error_set(err, "the interfaces of %s could not be listed (%s)", netns,
 				 WIFEXITED(status) && WEXITSTATUS(status) == 10
 				     ? "cannot enter the namespace"
 				     : "listing failed");

@@ -54,7 +54,7 @@ static int rule_from_mapping(struct forward_rule *r, const struct port_mapping *
 	if (strcmp(m->proto, "udp") == 0)
 		r->udp = true;
 	else if (strcmp(m->proto, "tcp") != 0)
-		return set_error(err,
+		return error_set(err,
 				 "protocol \"%s\": a rootless container's ports are forwarded "
 				 "for tcp and udp only",
 				 m->proto);
@@ -70,7 +70,7 @@ int port_forwarder_plan_add(struct forward_plan *p, size_t attachment,
 {
 	for (size_t i = 0; i < mappings->n; i++) {
 		if (p->n >= MAX_RULES)
-			return set_error(err, "more than %d port mappings", MAX_RULES);
+			return error_set(err, "more than %d port mappings", MAX_RULES);
 		struct forward_rule r = {.attachment = attachment, .fd = -1};
 		if (rule_from_mapping(&r, &mappings->v[i], err) < 0)
 			return -1;
@@ -129,7 +129,7 @@ int port_forwarder_listen(struct forward_plan *p, char **err)
 		socklen_t len;
 		const char *shown_ip = r->host_ip ? r->host_ip : "0.0.0.0";
 		if (!sockaddr_of(r->host_ip, r->host_port, &ss, &len))
-			return set_error(err, "host port %s:%u/%s: not an address", shown_ip,
+			return error_set(err, "host port %s:%u/%s: not an address", shown_ip,
 					 r->host_port, proto_name(r));
 		/* (UDP without SO_REUSEADDR: with it, a second bind of the
 		 * port would succeed) */
@@ -142,7 +142,7 @@ int port_forwarder_listen(struct forward_plan *p, char **err)
 			int e = errno;
 			if (fd >= 0)
 				close(fd);
-			return set_error(err, "host port %s:%u/%s: %s", shown_ip, r->host_port,
+			return error_set(err, "host port %s:%u/%s: %s", shown_ip, r->host_port,
 					 proto_name(r), strerror(e));
 		}
 		r->fd = fd;
@@ -759,7 +759,7 @@ int port_forwarder_spawn(const struct forward_plan *p, long *pid, char **err)
 {
 	for (size_t i = 0; i < p->n; i++)
 		if (!p->v[i].target || p->v[i].fd < 0)
-			return set_error(err,
+			return error_set(err,
 					 "host port %u/%s: no address of the container to "
 					 "forward it to",
 					 p->v[i].host_port, proto_name(&p->v[i]));
@@ -767,6 +767,6 @@ int port_forwarder_spawn(const struct forward_plan *p, long *pid, char **err)
 	int r = rootless_netns_spawn(forwarder_main, (void *)p, ROOTLESS_NETNS_SPAWN_KEEP_ALL,
 				     p->run_dir, pid, &e);
 	if (r != 0)
-		set_error(err, "port forwarder: %s", e);
+		error_set(err, "port forwarder: %s", e);
 	return r;
 }

@@ -54,7 +54,7 @@ int rootless_netns_host_uid(const char *map, unsigned long *uid, char **err)
 		if (p)
 			p++;
 	}
-	return set_error(err, "uid_map: uid 0 of the user namespace maps to no host uid");
+	return error_set(err, "uid_map: uid 0 of the user namespace maps to no host uid");
 }
 
 void rootless_netns_user_free(struct rootless_user *u)
@@ -71,14 +71,14 @@ int rootless_netns_check_run_dir(const char *run_dir, unsigned long uid, unsigne
 {
 	struct stat st;
 	if (stat(run_dir, &st) < 0)
-		return set_error(
+		return error_set(
 		    err,
 		    "the user's runtime directory %s: %m (it is made by "
 		    "systemd-logind at login, or by hand: owned by uid %lu, mode 0700)",
 		    run_dir, uid);
 	/* Owned by the user (uid 0 as the user's namespace sees it). */
 	if (!S_ISDIR(st.st_mode) || st.st_uid != owner)
-		return set_error(
+		return error_set(
 		    err, "the user's runtime directory %s: not a directory owned by uid %lu",
 		    run_dir, uid);
 	return 0;
@@ -90,7 +90,7 @@ int rootless_netns_own_uid(unsigned long *uid, char **err)
 	size_t len;
 	_cleanup_free_ char *e = NULL;
 	if (read_file("/proc/self/uid_map", 65536, &map, &len, NULL, &e) < 0)
-		return set_error(err, "%s", e);
+		return error_set(err, "%s", e);
 	return rootless_netns_host_uid(map, uid, err);
 }
 
@@ -98,15 +98,15 @@ int rootless_netns_lock(struct rootless_user *u, char **err)
 {
 	int fd = TEMP_FAILURE_RETRY(open(u->run_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC));
 	if (fd < 0)
-		return set_error(err, "%s: %m", u->run_dir);
+		return error_set(err, "%s: %m", u->run_dir);
 	if (TEMP_FAILURE_RETRY(flock(fd, LOCK_EX)) < 0) {
-		set_error(err, "%s: lock: %m", u->run_dir);
+		error_set(err, "%s: lock: %m", u->run_dir);
 		close(fd);
 		return -1;
 	}
 	u->lock_fd = fd;
 	if (mkdir(u->dir, 0700) < 0 && errno != EEXIST) {
-		set_error(err, "%s: %m", u->dir);
+		error_set(err, "%s: %m", u->dir);
 		rootless_netns_unlock(u);
 		return -1;
 	}
@@ -159,20 +159,20 @@ int rootless_netns_ensure(const struct rootless_user *u, char **err)
 		return 0;
 	int fd = TEMP_FAILURE_RETRY(open(path, O_WRONLY | O_CREAT | O_CLOEXEC | O_NOCTTY, 0600));
 	if (fd < 0)
-		return set_error(err, "rootless network namespace %s: %m", path);
+		return error_set(err, "rootless network namespace %s: %m", path);
 	close(fd);
 	pid_t pid = fork();
 	if (pid < 0)
-		return set_error(err, "rootless network namespace %s: fork: %m", path);
+		return error_set(err, "rootless network namespace %s: fork: %m", path);
 	if (pid == 0)
 		_exit(make_netns(path));
 	int status;
 	if (TEMP_FAILURE_RETRY(waitpid(pid, &status, 0)) < 0)
-		return set_error(err, "rootless network namespace %s: wait: %m", path);
+		return error_set(err, "rootless network namespace %s: wait: %m", path);
 	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
 		int e = WIFEXITED(status) ? WEXITSTATUS(status) : EINTR;
 		unlink(path);
-		return set_error(err, "rootless network namespace %s: %s", path, strerror(e));
+		return error_set(err, "rootless network namespace %s: %s", path, strerror(e));
 	}
 	return 1;
 }
@@ -181,13 +181,13 @@ static int pidfile_write(const char *pidfile, long pid, char **err)
 {
 	unsigned long long start = 0;
 	if (proc_stat_start_time(pid, &start) < 0)
-		return set_error(err, "%s: process %ld is gone", pidfile, pid);
+		return error_set(err, "%s: process %ld is gone", pidfile, pid);
 	_cleanup_free_ char *text = xasprintf("%ld %llu\n", pid, start);
 	_cleanup_free_ char *tmp = xasprintf("%s.tmp", pidfile);
 	int fd = TEMP_FAILURE_RETRY(
 	    open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOCTTY | O_NOFOLLOW, 0600));
 	if (fd < 0)
-		return set_error(err, "%s: %m", tmp);
+		return error_set(err, "%s: %m", tmp);
 	ssize_t n = write(fd, text, strlen(text));
 	int e = n < 0 ? errno : EIO;
 	if (close(fd) < 0 && n == (ssize_t)strlen(text)) {
@@ -199,7 +199,7 @@ static int pidfile_write(const char *pidfile, long pid, char **err)
 	if (n == (ssize_t)strlen(text))
 		e = errno;
 	unlink(tmp);
-	return set_error(err, "%s: %s", pidfile, strerror(e));
+	return error_set(err, "%s: %s", pidfile, strerror(e));
 }
 
 int rootless_netns_write_pidfile(const char *pidfile, long pid, char **err)
@@ -295,13 +295,13 @@ static int end_pidfile(const char *pidfile, bool kill_now, char **err)
 	if (read_file(pidfile, 256, &buf, &len, &errnum, &e) < 0) {
 		if (errnum == ENOENT)
 			return 0;
-		return set_error(err, "%s", e);
+		return error_set(err, "%s", e);
 	}
 	long pid;
 	unsigned long long start;
 	if (sscanf(buf, "%ld %llu", &pid, &start) != 2 || pid <= 1) {
 		unlink(pidfile);
-		return set_error(err, "%s: not \"PID STARTTIME\": removed", pidfile);
+		return error_set(err, "%s: not \"PID STARTTIME\": removed", pidfile);
 	}
 	if (rootless_netns_same_process(pid, start)) {
 		kill(pid, kill_now ? SIGKILL : SIGTERM);
@@ -309,7 +309,7 @@ static int end_pidfile(const char *pidfile, bool kill_now, char **err)
 			kill(pid, SIGKILL);
 	}
 	if (unlink(pidfile) < 0 && errno != ENOENT)
-		return set_error(err, "%s: %m", pidfile);
+		return error_set(err, "%s: %m", pidfile);
 	return 0;
 }
 
@@ -401,8 +401,8 @@ static int spawn_warning(int fd, char **err)
 	size_t len = 0;
 	if (read_all_fd(fd, 4096, &w, &len, &e) < 0 || len == 0)
 		return 0;
-	_cleanup_free_ char *t = one_line(w);
-	set_error(err,
+	_cleanup_free_ char *t = error_one_line(w);
+	error_set(err,
 		  "not in a systemd scope of its own (stopping the unit of the container "
 		  "that started it stops it too): %s",
 		  t);
@@ -414,7 +414,7 @@ int rootless_netns_spawn(void (*fn)(void *), void *data, int keep, const char *r
 {
 	int pids[2];
 	if (pipe2(pids, O_CLOEXEC) < 0)
-		return set_error(err, "pipe: %m");
+		return error_set(err, "pipe: %m");
 	fflush(NULL);
 	pid_t child = fork();
 	if (child == 0) {
@@ -443,13 +443,13 @@ int rootless_netns_spawn(void (*fn)(void *), void *data, int keep, const char *r
 	int ret = 0;
 	long l = -1;
 	if (child < 0) {
-		ret = set_error(err, "fork: %m");
+		ret = error_set(err, "fork: %m");
 	} else {
 		TEMP_FAILURE_RETRY(waitpid(child, NULL, 0));
 		if (read(pids[0], &l, sizeof(l)) != (ssize_t)sizeof(l) || l == 0)
-			ret = set_error(err, "could not be started");
+			ret = error_set(err, "could not be started");
 		else if (l < 0)
-			ret = set_error(err, "fork: %s", strerror((int)-l));
+			ret = error_set(err, "fork: %s", strerror((int)-l));
 		else
 			ret = spawn_warning(pids[0], err);
 	}
@@ -499,19 +499,19 @@ static int slirp_start(const struct rootless_user *u, const char *bin, bool sand
 {
 	int ready[2];
 	if (pipe2(ready, O_CLOEXEC) < 0)
-		return set_error(err, "slirp4netns: pipe: %m") - 1;
+		return error_set(err, "slirp4netns: pipe: %m") - 1;
 	struct slirp_args a = {.bin = bin, .ns = u->netns, .sandbox = sandbox, .seccomp = seccomp};
 	const char *pidfile = u->slirp_pid;
 	long pid = -1;
 	_cleanup_free_ char *e = NULL;
 	int ret = 1;
 	if (rootless_netns_spawn(slirp_exec, &a, ready[1], u->run_dir, &pid, &e) < 0)
-		ret = set_error(err, "slirp4netns: %s", e) - 1;
+		ret = error_set(err, "slirp4netns: %s", e) - 1;
 	close(ready[1]);
 	if (ret == 1 && rootless_netns_write_pidfile(pidfile, pid, err) < 0)
 		ret = -2;
 	if (ret == 1 && (ret = slirp_ready(ready[0])) < 1) {
-		set_error(err,
+		error_set(err,
 			  "%s exited or did not configure tap0 within %d ms (can the user open "
 			  "/dev/net/tun?)",
 			  bin, SLIRP_READY_MS);
@@ -520,7 +520,7 @@ static int slirp_start(const struct rootless_user *u, const char *bin, bool sand
 	}
 	close(ready[0]);
 	if (ret == 1 && e)
-		set_error(warn, "slirp4netns: %s", e);
+		error_set(warn, "slirp4netns: %s", e);
 	return ret;
 }
 
@@ -528,7 +528,7 @@ int rootless_netns_start_slirp(const struct rootless_user *u, char **err)
 {
 	const char *bin = slirp_binary();
 	if (!bin)
-		return set_error(err, "slirp4netns: not found in /usr/bin, /usr/local/bin or /bin");
+		return error_set(err, "slirp4netns: not found in /usr/bin, /usr/local/bin or /bin");
 	bool sandbox, seccomp;
 	slirp_options(bin, &sandbox, &seccomp);
 	/* Where slirp4netns exits at once in its sandbox all the same, it
@@ -559,12 +559,12 @@ int rootless_netns_join(const struct rootless_user *u, char **err)
 	const char *ns = u->netns;
 	int fd = TEMP_FAILURE_RETRY(open(ns, O_RDONLY | O_CLOEXEC));
 	if (fd < 0)
-		return set_error(err, "rootless network namespace %s: %m", ns);
+		return error_set(err, "rootless network namespace %s: %m", ns);
 	int r = setns(fd, CLONE_NEWNET);
 	int e = errno;
 	close(fd);
 	if (r < 0)
-		return set_error(err, "rootless network namespace %s: setns: %s", ns, strerror(e));
+		return error_set(err, "rootless network namespace %s: setns: %s", ns, strerror(e));
 	return 0;
 }
 
@@ -584,9 +584,9 @@ int rootless_netns_enter(const struct rootless_user *u, char **err)
 {
 	const char *cni = u->cni;
 	if (mkdir(cni, 0700) < 0 && errno != EEXIST)
-		return set_error(err, "%s: %m", cni);
+		return error_set(err, "%s: %m", cni);
 	if (unshare(CLONE_NEWNS) < 0)
-		return set_error(err, "rootless network namespace: unshare(CLONE_NEWNS): %m");
+		return error_set(err, "rootless network namespace: unshare(CLONE_NEWNS): %m");
 	make_private("/");
 	make_private("/var");
 	make_private("/var/lib");
@@ -595,14 +595,14 @@ int rootless_netns_enter(const struct rootless_user *u, char **err)
 		/* The user cannot make /var/lib/cni: a tmpfs over /var/lib,
 		 * in this mount namespace only. */
 		if (mount("tmpfs", "/var/lib", "tmpfs", MS_NOSUID | MS_NODEV, "mode=0755") < 0)
-			return set_error(err, "rootless network namespace: tmpfs on /var/lib: %m");
+			return error_set(err, "rootless network namespace: tmpfs on /var/lib: %m");
 		if (mkdir("/var/lib/cni", 0755) < 0)
-			return set_error(err, "rootless network namespace: /var/lib/cni: %m");
+			return error_set(err, "rootless network namespace: /var/lib/cni: %m");
 	} else {
 		make_private("/var/lib/cni");
 	}
 	if (mount(cni, "/var/lib/cni", "none", MS_BIND, NULL) < 0)
-		return set_error(err, "rootless network namespace: bind %s on /var/lib/cni: %m",
+		return error_set(err, "rootless network namespace: bind %s on /var/lib/cni: %m",
 				 cni);
 	with_sbin_path();
 	return rootless_netns_join(u, err);
@@ -619,7 +619,7 @@ static int remove_tree(int parent, const char *name, const char *full, char **er
 		DIR *d = fdopendir(fd);
 		if (!d) {
 			close(fd);
-			return set_error(err, "%s: %m", full);
+			return error_set(err, "%s: %m", full);
 		}
 		struct dirent *de;
 		while ((de = readdir(d))) {
@@ -631,15 +631,15 @@ static int remove_tree(int parent, const char *name, const char *full, char **er
 			if (errno == EISDIR || errno == EPERM) {
 				_cleanup_free_ char *e = NULL;
 				if (remove_tree(dirfd(d), de->d_name, sub, &e) < 0 && ret == 0)
-					ret = set_error(err, "%s", e);
+					ret = error_set(err, "%s", e);
 			} else if (ret == 0) {
-				ret = set_error(err, "%s: %m", sub);
+				ret = error_set(err, "%s: %m", sub);
 			}
 		}
 		closedir(d);
 	}
 	if (ret == 0 && unlinkat(parent, name, AT_REMOVEDIR) < 0 && errno != ENOENT)
-		ret = set_error(err, "%s: %m", full);
+		ret = error_set(err, "%s: %m", full);
 	return ret;
 }
 
@@ -659,7 +659,7 @@ static int stop_forwarders(const struct rootless_user *u, char **err)
 		_cleanup_free_ char *pidfile = xasprintf("%s/%s", dir, de->d_name);
 		_cleanup_free_ char *e = NULL;
 		if (rootless_netns_stop_pidfile(pidfile, &e) < 0 && ret == 0)
-			ret = set_error(err, "port forwarder: %s", e);
+			ret = error_set(err, "port forwarder: %s", e);
 	}
 	return ret;
 }
@@ -675,23 +675,23 @@ int rootless_netns_teardown(const struct rootless_user *u, char **err)
 	/* slirp4netns takes tens of milliseconds to exit (the kernel removes
 	 * its tap0): killed, not waited for. Nothing needs it gone first. */
 	if (end_pidfile(pidfile, true, &e) < 0 && ret == 0)
-		ret = set_error(err, "slirp4netns: %s", e);
+		ret = error_set(err, "slirp4netns: %s", e);
 	free(TAKE_PTR(e));
 	if (rootless_netns_stop_pidfile(watch, &e) < 0 && ret == 0)
-		ret = set_error(err, "the user's watch: %s", e);
+		ret = error_set(err, "the user's watch: %s", e);
 	if (stop_forwarders(u, &e) < 0 && ret == 0)
-		ret = set_error(err, "%s", e);
+		ret = error_set(err, "%s", e);
 	free(TAKE_PTR(e));
 	if (is_nsfs(ns) && umount2(ns, MNT_DETACH) < 0 && ret == 0)
-		ret = set_error(err, "rootless network namespace %s: unmount: %m", ns);
+		ret = error_set(err, "rootless network namespace %s: unmount: %m", ns);
 	/* The state directory's bind on itself (netns-pin.h), once per
 	 * mount on it. */
 	while (umount2(state, MNT_DETACH | UMOUNT_NOFOLLOW) == 0)
 		;
 	if (errno != EINVAL && errno != ENOENT && ret == 0)
-		ret = set_error(err, "%s: unmount: %m", state);
+		ret = error_set(err, "%s: unmount: %m", state);
 	if (ret == 0 && remove_tree(AT_FDCWD, u->dir, u->dir, &e) < 0)
-		ret = set_error(err, "%s", e);
+		ret = error_set(err, "%s", e);
 	free(e);
 	return ret;
 }

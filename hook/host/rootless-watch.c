@@ -113,15 +113,15 @@ int rootless_watch_start(const struct rootless_user *u, char **err)
 	const char *ns = u->netns;
 	const char *pidfile = u->watch_pid;
 	if (stat(u->dir, &w.dir) < 0)
-		return set_error(err, "%s: %m", u->dir);
+		return error_set(err, "%s: %m", u->dir);
 	if (stat(ns, &w.ns) < 0)
-		return set_error(err, "%s: %m", ns);
+		return error_set(err, "%s: %m", ns);
 	see_slirp(&w);
 	long pid;
 	_cleanup_free_ char *warn = NULL;
 	int r = rootless_netns_spawn(watch_main, &w, -1, u->run_dir, &pid, &warn);
 	if (r < 0)
-		return set_error(err, "%s", warn);
+		return error_set(err, "%s", warn);
 	if (rootless_netns_write_pidfile(pidfile, pid, err) < 0)
 		return -1;
 	if (r > 0)

@@ -156,7 +156,7 @@ void sandbox_config_free(struct sandbox_config *s)
 
 static int bad(char **err, const char *path, const char *field, const char *problem)
 {
-	return set_error(err, "%s: field \"sandbox.%s\": %s", path, field, problem);
+	return error_set(err, "%s: field \"sandbox.%s\": %s", path, field, problem);
 }
 
 /* A capability name as libcap knows it, "CAP_NET_ADMIN" (any case). */
@@ -274,7 +274,7 @@ int sandbox_parse(const json *v, const char *path, struct sandbox_config *out, c
 	}
 	if (!json_is_object(v)) {
 		sandbox_config_free(&c);
-		return set_error(err, "%s: field \"sandbox\": must be an object", path);
+		return error_set(err, "%s: field \"sandbox\": must be an object", path);
 	}
 	for (size_t i = 0; i < v->u.object.n; i++) {
 		const char *k = v->u.object.k[i];
@@ -346,7 +346,7 @@ static int caps_mask(char *const *names, size_t n, const char *field, uint64_t *
 	for (size_t i = 0; i < n; i++) {
 		cap_value_t v;
 		if (cap_number(names[i], &v) < 0)
-			return set_error(err,
+			return error_set(err,
 					 "field \"sandbox.%s\": \"%s\" is not a capability name",
 					 field, names[i]);
 		m |= UINT64_C(1) << v;
@@ -492,7 +492,7 @@ int sandbox_confine(struct sandbox *s, char **err)
 	 * becomes the hook's error here. */
 	int e = restrict_process(s);
 	if (e)
-		return set_error(err, "%s", strerror(e));
+		return error_set(err, "%s", strerror(e));
 	s->confined = true;
 	return 0;
 }

@@ -183,12 +183,12 @@ static int conn_write(struct conn *c, const void *p, size_t n, char **err)
 	const char *s = p;
 	while (n > 0) {
 		if (monotonic_ms() > c->deadline)
-			return set_error(err, "no answer within %d ms", SCOPE_CALL_MS);
+			return error_set(err, "no answer within %d ms", SCOPE_CALL_MS);
 		ssize_t w = send(c->fd, s, n, MSG_NOSIGNAL);
 		if (w < 0 && errno == EINTR)
 			continue;
 		if (w < 0)
-			return set_error(err, "write: %m");
+			return error_set(err, "write: %m");
 		s += w;
 		n -= (size_t)w;
 	}
@@ -200,16 +200,16 @@ static int conn_read(struct conn *c, void *p, size_t n, char **err)
 	char *s = p;
 	while (n > 0) {
 		if (monotonic_ms() > c->deadline)
-			return set_error(err, "no answer within %d ms", SCOPE_CALL_MS);
+			return error_set(err, "no answer within %d ms", SCOPE_CALL_MS);
 		ssize_t r = recv(c->fd, s, n, 0);
 		if (r < 0 && errno == EINTR)
 			continue;
 		if (r < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
-			return set_error(err, "no answer within %d ms", SCOPE_IO_MS);
+			return error_set(err, "no answer within %d ms", SCOPE_IO_MS);
 		if (r < 0)
-			return set_error(err, "read: %m");
+			return error_set(err, "read: %m");
 		if (r == 0)
-			return set_error(err, "the manager closed the connection");
+			return error_set(err, "the manager closed the connection");
 		s += r;
 		n -= (size_t)r;
 	}
@@ -229,7 +229,7 @@ static int conn_line(struct conn *c, char *line, char **err)
 			return 0;
 		}
 		if (line[n] == 0 || ++n == SCOPE_LINE_MAX - 1)
-			return set_error(err, "authentication: not a line of text");
+			return error_set(err, "authentication: not a line of text");
 	}
 }
 
@@ -245,8 +245,8 @@ static int authenticate(struct conn *c, char **err)
 	    (conn_write(c, "DATA\r\n", 6, err) < 0 || conn_line(c, line, err) < 0))
 		return -1;
 	if (strncmp(line, "OK ", 3) != 0) {
-		_cleanup_free_ char *l = shown(line);
-		return set_error(err, "authentication: the manager answered \"%s\"", l);
+		_cleanup_free_ char *l = error_shown(line);
+		return error_set(err, "authentication: the manager answered \"%s\"", l);
 	}
 	return conn_write(c, "BEGIN\r\n", 7, err);
 }
@@ -359,10 +359,10 @@ static int read_message(struct conn *c, char **data, struct reply *r, struct cur
 		return -1;
 	bool big = fixed[0] == 'B';
 	if ((!big && fixed[0] != 'l') || fixed[3] != 1)
-		return set_error(err, "the manager's answer is not a D-Bus message");
+		return error_set(err, "the manager's answer is not a D-Bus message");
 	uint32_t body_len = u32_at(fixed + 4, big), fields_len = u32_at(fixed + 12, big);
 	if (body_len > SCOPE_MESSAGE_MAX || fields_len > SCOPE_MESSAGE_MAX)
-		return set_error(err, "the manager's answer is over %d bytes", SCOPE_MESSAGE_MAX);
+		return error_set(err, "the manager's answer is over %d bytes", SCOPE_MESSAGE_MAX);
 	size_t header = 16 + ((size_t)fields_len + 7) / 8 * 8, len = header + body_len;
 	uint8_t *p = xmalloc(len);
 	memcpy(p, fixed, sizeof(fixed));
@@ -375,7 +375,7 @@ static int read_message(struct conn *c, char **data, struct reply *r, struct cur
 	while (f.at < f.len)
 		if (!get_field(&f, r)) {
 			free(p);
-			return set_error(err, "the manager's answer has a header field not "
+			return error_set(err, "the manager's answer has a header field not "
 					      "understood");
 		}
 	*body = (struct cursor){.p = p, .len = len, .at = header, .big = big};
@@ -401,11 +401,12 @@ static int read_reply(struct conn *c, char **err)
 		const char *text = NULL;
 		if (!r.signature || r.signature[0] != 's' || !get_string(&body, false, &text))
 			text = "(no message)";
-		_cleanup_free_ char *name = one_line(r.error_name ? r.error_name : "(no name)");
-		_cleanup_free_ char *t = one_line(text);
-		return set_error(err, "%s: %s", name, t);
+		_cleanup_free_ char *name =
+		    error_one_line(r.error_name ? r.error_name : "(no name)");
+		_cleanup_free_ char *t = error_one_line(text);
+		return error_set(err, "%s: %s", name, t);
 	}
-	return set_error(err, "no reply among the manager's first %d messages", SCOPE_MESSAGES_MAX);
+	return error_set(err, "no reply among the manager's first %d messages", SCOPE_MESSAGES_MAX);
 }
 
 /* Connected to path, with the time limits on each read and write. */
@@ -413,16 +414,16 @@ static int connect_to(const char *path, char **err)
 {
 	struct sockaddr_un sa = {.sun_family = AF_UNIX};
 	if (strlen(path) >= sizeof(sa.sun_path))
-		return set_error(err, "the path is too long for a socket");
+		return error_set(err, "the path is too long for a socket");
 	memcpy(sa.sun_path, path, strlen(path) + 1);
 	int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
 	if (fd < 0)
-		return set_error(err, "socket: %m");
+		return error_set(err, "socket: %m");
 	struct timeval tv = {.tv_sec = SCOPE_IO_MS / 1000, .tv_usec = SCOPE_IO_MS % 1000 * 1000};
 	if (setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv)) < 0 ||
 	    setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv)) < 0 ||
 	    connect(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0) {
-		set_error(err, "connect: %m");
+		error_set(err, "connect: %m");
 		close(fd);
 		return -1;
 	}
@@ -435,7 +436,7 @@ int systemd_scope_start(const char *path, const char *name, const char *descript
 	_cleanup_free_ char *e = NULL;
 	struct conn c = {.fd = connect_to(path, &e), .deadline = monotonic_ms() + SCOPE_CALL_MS};
 	if (c.fd < 0)
-		return set_error(err, "%s: %s", path, e);
+		return error_set(err, "%s: %s", path, e);
 	size_t len;
 	_cleanup_free_ char *m = call_message(name, description, pid, &len);
 	int ret = authenticate(&c, &e);
@@ -445,7 +446,7 @@ int systemd_scope_start(const char *path, const char *name, const char *descript
 		ret = read_reply(&c, &e);
 	close(c.fd);
 	if (ret < 0)
-		return set_error(err, "%s: StartTransientUnit %s: %s", path, name, e);
+		return error_set(err, "%s: StartTransientUnit %s: %s", path, name, e);
 	return 0;
 }
 
@@ -470,7 +471,7 @@ int systemd_scope_enter(const char *path, const char *name, const char *descript
 	long long end = monotonic_ms() + SCOPE_WAIT_MS;
 	while (!in_cgroup(name)) {
 		if (monotonic_ms() >= end)
-			return set_error(err,
+			return error_set(err,
 					 "%s: the manager started %s, but the process was not in "
 					 "it within %d ms",
 					 path, name, SCOPE_WAIT_MS);

@@ -84,7 +84,7 @@ int names_bundle_parse(const json *config, const char *bundle, struct names_bund
 	const json *root = json_obj_get(config, "root");
 	const char *path = json_str(json_obj_get(root, "path"));
 	if (path == NULL || path[0] == '\0')
-		return set_error(err, "config.json: field \"root.path\": missing");
+		return error_set(err, "config.json: field \"root.path\": missing");
 	struct names_bundle b = {0};
 	b.root = path[0] == '/' ? xstrdup(path) : xasprintf("%s/%s", bundle, path);
 	const char *hostname = json_str(json_obj_get(config, "hostname"));

@@ -114,7 +114,7 @@ int rootfs_file_engine_open(const char *path, const char *oci_id, const char *na
 			    char **text, char **err)
 {
 	if (!rootfs_file_engine_path(path, oci_id, name)) {
-		set_error(err,
+		error_set(err,
 			  "%s is not the engine's own file of the container (not "
 			  ".../<driver>-containers/%s/userdata/%s nor .../containers/%s/%s)",
 			  path, oci_id, name, oci_id, name);
@@ -123,22 +123,22 @@ int rootfs_file_engine_open(const char *path, const char *oci_id, const char *na
 	int f =
 	    TEMP_FAILURE_RETRY(open(path, O_RDWR | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC));
 	if (f < 0 && errno == EROFS) {
-		set_error(err, "the engine's file %s: its file system is read-only", path);
+		error_set(err, "the engine's file %s: its file system is read-only", path);
 		return 1;
 	}
 	if (f < 0)
-		return set_error(err, "the engine's file %s: %m", path);
+		return error_set(err, "the engine's file %s: %m", path);
 	const char *why = engine_file_refusal(f);
 	if (why) {
 		close(f);
-		set_error(err, "the engine's file %s: %s", path, why);
+		error_set(err, "the engine's file %s: %s", path, why);
 		return 1;
 	}
 	_cleanup_free_ char *e = NULL;
 	size_t len;
 	if (read_all_fd(f, ROOTFS_ENGINE_FILE_MAX, text, &len, &e) < 0) {
 		close(f);
-		return set_error(err, "the engine's file %s: %s", path, e);
+		return error_set(err, "the engine's file %s: %s", path, e);
 	}
 	*fd = f;
 	return 0;
@@ -150,11 +150,11 @@ int rootfs_file_engine_write(int fd, const char *text, char **err)
 	while (off < len) {
 		ssize_t w = TEMP_FAILURE_RETRY(pwrite(fd, text + off, len - off, (off_t)off));
 		if (w < 0)
-			return set_error(err, "writing the engine's file: %m");
+			return error_set(err, "writing the engine's file: %m");
 		off += (size_t)w;
 	}
 	if (ftruncate(fd, (off_t)len) < 0)
-		return set_error(err, "writing the engine's file: %m");
+		return error_set(err, "writing the engine's file: %m");
 	return 0;
 }
 
@@ -322,7 +322,7 @@ static int small_tmpfs(size_t len, char **err)
 {
 	int fs = fsopen("tmpfs", FSOPEN_CLOEXEC);
 	if (fs < 0)
-		return set_error(err, "a tmpfs for the file: fsopen: %m");
+		return error_set(err, "a tmpfs for the file: fsopen: %m");
 	long page = sysconf(_SC_PAGESIZE);
 	size_t size = (len / (size_t)page + 1) * (size_t)page;
 	_cleanup_free_ char *sz = xasprintf("%zu", size);
@@ -333,7 +333,7 @@ static int small_tmpfs(size_t len, char **err)
 	    fsconfig(fs, FSCONFIG_CMD_CREATE, NULL, NULL, 0) < 0 ||
 	    (mnt = fsmount(fs, FSMOUNT_CLOEXEC,
 			   MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV | MOUNT_ATTR_NOEXEC)) < 0)
-		set_error(err, "a tmpfs for the file: %m");
+		error_set(err, "a tmpfs for the file: %m");
 	close(fs);
 	return mnt;
 }
@@ -347,25 +347,25 @@ int rootfs_file_private(const char *text, uid_t uid, gid_t gid, char **err)
 	_cleanup_close_ int f =
 	    openat(mnt, "file", O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
 	if (f < 0)
-		return set_error(err, "the file on its tmpfs: %m");
+		return error_set(err, "the file on its tmpfs: %m");
 	for (size_t off = 0; off < len;) {
 		ssize_t w = TEMP_FAILURE_RETRY(write(f, text + off, len - off));
 		if (w < 0)
-			return set_error(err, "writing the file on its tmpfs: %m");
+			return error_set(err, "writing the file on its tmpfs: %m");
 		off += (size_t)w;
 	}
 	if (fchown(f, uid, gid) < 0)
-		return set_error(err, "the file on its tmpfs: chown: %m");
+		return error_set(err, "the file on its tmpfs: chown: %m");
 	int tree = open_tree(mnt, "file", OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC);
 	if (tree < 0)
-		return set_error(err, "cloning the mount of the file: %m");
+		return error_set(err, "cloning the mount of the file: %m");
 	struct mount_attr attr = {
 	    .attr_set =
 		MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV | MOUNT_ATTR_NOEXEC,
 	    .propagation = MS_PRIVATE,
 	};
 	if (mount_setattr(tree, "", AT_EMPTY_PATH, &attr, sizeof(attr)) < 0) {
-		set_error(err, "making the mount of the file read-only: %m");
+		error_set(err, "making the mount of the file read-only: %m");
 		close(tree);
 		return -1;
 	}
@@ -378,12 +378,12 @@ static int open_mntns(pid_t pid, char **err)
 	_cleanup_free_ char *p = xasprintf("/proc/%d/ns/mnt", (int)pid);
 	int fd = open(p, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
-		return set_error(err, "%s: %m", p);
+		return error_set(err, "%s: %m", p);
 	struct stat a, b;
 	if (fstat(fd, &a) < 0 || stat("/proc/self/ns/mnt", &b) < 0 ||
 	    (a.st_dev == b.st_dev && a.st_ino == b.st_ino)) {
 		close(fd);
-		set_error(err, "the container's process %d is in the hook's own mount namespace",
+		error_set(err, "the container's process %d is in the hook's own mount namespace",
 			  (int)pid);
 		return -2;
 	}
@@ -411,11 +411,11 @@ static int child_wait(pid_t child, int rfd, const struct rootfs_target *t, char 
 	int status;
 	TEMP_FAILURE_RETRY(waitpid(child, &status, 0));
 	if (got == 0)
-		return set_error(err, "/%s/%s: the child that mounts it did not answer in %d s",
+		return error_set(err, "/%s/%s: the child that mounts it did not answer in %d s",
 				 t->dir, t->name, BIND_TIMEOUT_MS / 1000);
 	if (msg[0] == '0')
 		return 0;
-	set_error(err, "%s", msg + 1);
+	error_set(err, "%s", msg + 1);
 	return msg[0] == '1' ? 1 : -1;
 }
 
@@ -430,13 +430,13 @@ int rootfs_file_bind(const struct rootfs_target *t, int tree, char **err)
 	int infofd = open(info, O_RDONLY | O_CLOEXEC);
 	if (infofd < 0) {
 		close(nsfd);
-		return set_error(err, "%s: %m", info);
+		return error_set(err, "%s: %m", info);
 	}
 	int pfd[2];
 	if (pipe2(pfd, O_CLOEXEC) < 0) {
 		close(nsfd);
 		close(infofd);
-		return set_error(err, "pipe: %m");
+		return error_set(err, "pipe: %m");
 	}
 	pid_t child = fork();
 	if (child == 0) {
@@ -448,7 +448,7 @@ int rootfs_file_bind(const struct rootfs_target *t, int tree, char **err)
 	close(infofd);
 	int ret;
 	if (child < 0)
-		ret = set_error(err, "fork: %m");
+		ret = error_set(err, "fork: %m");
 	else
 		ret = child_wait(child, pfd[0], t, err);
 	close(pfd[0]);

@@ -21,22 +21,22 @@ static char *take_cnirt_msg(cnirt_error *e)
 
 int addresses_check_k8s_namespace(const char *s, char **err)
 {
-	_cleanup_free_ char *v = shown(s);
+	_cleanup_free_ char *v = error_shown(s);
 	size_t len = strlen(s);
 	if (len == 0)
-		return set_error(err, "namespace is empty");
+		return error_set(err, "namespace is empty");
 	if (len > 63)
-		return set_error(err, "namespace \"%s\" is longer than 63 bytes", v);
+		return error_set(err, "namespace \"%s\" is longer than 63 bytes", v);
 	for (size_t i = 0; i < len; i++) {
 		char c = s[i];
 		bool alnum = (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9');
 		if (!alnum && c != '-')
-			return set_error(err,
+			return error_set(err,
 					 "namespace \"%s\" may only contain lower case letters, "
 					 "digits and '-'",
 					 v);
 		if (!alnum && (i == 0 || i == len - 1))
-			return set_error(err,
+			return error_set(err,
 					 "namespace \"%s\" must start and end with a letter or a "
 					 "digit",
 					 v);
@@ -76,18 +76,18 @@ int addresses_ip_family(const char *s)
 
 int addresses_check_ip(const char *s, enum ip_form form, char **err)
 {
-	_cleanup_free_ char *v = shown(s);
+	_cleanup_free_ char *v = error_shown(s);
 	if (strchr(s, '%'))
-		return set_error(err, "\"%s\": IPv6 zone ids ('%%') are not allowed", v);
+		return error_set(err, "\"%s\": IPv6 zone ids ('%%') are not allowed", v);
 	const char *slash = strchr(s, '/');
 	if (slash && form == IP_ONLY)
-		return set_error(err, "\"%s\" is not an IP address (no prefix length here)", v);
+		return error_set(err, "\"%s\" is not an IP address (no prefix length here)", v);
 	if (!slash && form == IP_CIDR)
-		return set_error(err, "\"%s\" has no prefix length (ADDRESS/LENGTH)", v);
+		return error_set(err, "\"%s\" has no prefix length (ADDRESS/LENGTH)", v);
 	_cleanup_free_ char *addr = xstrndup(s, slash ? (size_t)(slash - s) : strlen(s));
 	int family = addresses_ip_family(addr);
 	if (family == 0)
-		return set_error(err, "\"%s\" is not an IP address", v);
+		return error_set(err, "\"%s\" is not an IP address", v);
 	if (slash) {
 		const char *p = slash + 1;
 		size_t len = strlen(p);
@@ -99,9 +99,9 @@ int addresses_check_ip(const char *s, enum ip_form form, char **err)
 			n = n * 10 + (unsigned long)(p[i] - '0');
 		}
 		if (!digits || (p[0] == '0' && len > 1))
-			return set_error(err, "\"%s\": prefix length is not a decimal number", v);
+			return error_set(err, "\"%s\": prefix length is not a decimal number", v);
 		if (n > max)
-			return set_error(err, "\"%s\": prefix length %lu is not in 0-%u", v, n,
+			return error_set(err, "\"%s\": prefix length %lu is not in 0-%u", v, n,
 					 max);
 	}
 	return 0;
@@ -140,19 +140,19 @@ static bool parse_octets(const char *s, size_t octets, char **out)
 
 int addresses_parse_mac(const char *s, char **out, char **err)
 {
-	_cleanup_free_ char *v = shown(s);
+	_cleanup_free_ char *v = error_shown(s);
 	char *norm = NULL;
 	if (!parse_octets(s, 6, &norm))
-		return set_error(err, "\"%s\" is not a MAC address (6 hex octets separated by ':')",
+		return error_set(err, "\"%s\" is not a MAC address (6 hex octets separated by ':')",
 				 v);
 	unsigned first = (unsigned)strtoul(norm, NULL, 16);
 	if (first & 1) {
 		free(norm);
-		return set_error(err, "\"%s\" is a multicast address, not a unicast one", v);
+		return error_set(err, "\"%s\" is a multicast address, not a unicast one", v);
 	}
 	if (strcmp(norm, "00:00:00:00:00:00") == 0) {
 		free(norm);
-		return set_error(err, "\"%s\" is the all-zero address", v);
+		return error_set(err, "\"%s\" is the all-zero address", v);
 	}
 	*out = norm;
 	return 0;
@@ -160,9 +160,9 @@ int addresses_parse_mac(const char *s, char **out, char **err)
 
 int addresses_parse_guid(const char *s, char **out, char **err)
 {
-	_cleanup_free_ char *v = shown(s);
+	_cleanup_free_ char *v = error_shown(s);
 	if (!parse_octets(s, 8, out))
-		return set_error(err,
+		return error_set(err,
 				 "\"%s\" is not an InfiniBand GUID (8 hex octets separated by "
 				 "':')",
 				 v);
@@ -173,7 +173,7 @@ int addresses_ip_list_from_json(const json *a, const char *field, enum ip_form f
 				size_t *n, char **err)
 {
 	if (!json_is_array(a))
-		return set_error(err, "field \"%s\": is %s, expected an array of strings", field,
+		return error_set(err, "field \"%s\": is %s, expected an array of strings", field,
 				 json_type_name(a));
 	char **v = NULL;
 	size_t k = 0;
@@ -181,7 +181,7 @@ int addresses_ip_list_from_json(const json *a, const char *field, enum ip_form f
 		const char *s = json_str(a->u.array.v[i]);
 		if (s == NULL) {
 			strv_free(v, k);
-			return set_error(err, "field \"%s\": item %zu is %s, expected a string",
+			return error_set(err, "field \"%s\": item %zu is %s, expected a string",
 					 field, i + 1, json_type_name(a->u.array.v[i]));
 		}
 		if (addresses_check_ip(s, form, err) < 0) {

@@ -25,7 +25,7 @@ int annotation_value_prefix(char **problem, const char *prefix)
 int annotation_value_unknown_field(char **problem, const char *k, const char *const *known,
 				   size_t n)
 {
-	_cleanup_free_ char *text = shown(k);
+	_cleanup_free_ char *text = error_shown(k);
 	_cleanup_free_ char *what = xasprintf("unknown field \"%s\"", text);
 	*problem = suggest_unknown(what, k, "", known, n);
 	return -1;
@@ -63,7 +63,7 @@ int annotation_value_split(const char *value, char sep, char ***items, size_t *n
 	size_t k = 0;
 	const char *p = value;
 	if (*annotation_value_skip_space(value) == '\0')
-		return set_error(problem, "is empty");
+		return error_set(problem, "is empty");
 	for (;;) {
 		const char *end = strchr(p, sep);
 		size_t len = end ? (size_t)(end - p) : strlen(p);
@@ -71,7 +71,7 @@ int annotation_value_split(const char *value, char sep, char ***items, size_t *n
 		if (*item == '\0') {
 			free(item);
 			strv_free(v, k);
-			return set_error(problem, "item %zu is empty", k + 1);
+			return error_set(problem, "item %zu is empty", k + 1);
 		}
 		v = xreallocarray(v, k + 2, sizeof(char *));
 		v[k++] = item;
@@ -115,7 +115,7 @@ int annotation_value_json_string(const json *v, const char *field, const char **
 {
 	const char *s = json_str(v);
 	if (s == NULL)
-		return set_error(problem, "field \"%s\": is %s, expected a string", field,
+		return error_set(problem, "field \"%s\": is %s, expected a string", field,
 				 json_type_name(v));
 	*out = s;
 	return 0;

@@ -5,7 +5,7 @@
  * comma-separated items), its JSON, and the messages.
  *
  * A helper that checks part of a value reports a problem without the
- * annotation (char **problem, set_error()); the function that knows the
+ * annotation (char **problem, error_set()); the function that knows the
  * annotation puts it in front with annotation_value_fail(): `annotation "KEY": problem`.
  */
 #ifndef CNIHOOK_REQUEST_ANNOTATION_VALUE_H

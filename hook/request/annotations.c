@@ -166,7 +166,7 @@ static int element_field(const char *k, const json *v, struct attach_req *r, cha
 			   : 0;
 	if (strcmp(k, "cni-args") == 0) {
 		if (!json_is_object(v))
-			return set_error(problem, "field \"cni-args\": is %s, expected an object",
+			return error_set(problem, "field \"cni-args\": is %s, expected an object",
 					 json_type_name(v));
 		r->cni_args = json_gen(v, false, NULL);
 		return 0;
@@ -180,12 +180,12 @@ static int element_field(const char *k, const json *v, struct attach_req *r, cha
 static int element_from_json(const json *o, struct attach_req *r, char **problem)
 {
 	if (!json_is_object(o))
-		return set_error(problem, "is %s, expected an object", json_type_name(o));
+		return error_set(problem, "is %s, expected an object", json_type_name(o));
 	for (size_t i = 0; i < o->u.object.n; i++)
 		if (element_field(o->u.object.k[i], o->u.object.v[i], r, problem) < 0)
 			return -1;
 	if (r->network == NULL)
-		return set_error(problem, "field \"name\" is missing");
+		return error_set(problem, "field \"name\" is missing");
 	return 0;
 }
 
@@ -195,10 +195,10 @@ static int selection_from_json(const char *value, struct selection *s, char **pr
 	if (annotation_value_json(value, &top, problem) < 0)
 		return -1;
 	if (!json_is_array(top))
-		return set_error(problem, "is %s, expected a list of networks",
+		return error_set(problem, "is %s, expected a list of networks",
 				 json_type_name(top));
 	if (top->u.array.n > MAX_ATTACHMENTS)
-		return set_error(problem, "%zu networks requested, at most %d", top->u.array.n,
+		return error_set(problem, "%zu networks requested, at most %d", top->u.array.n,
 				 MAX_ATTACHMENTS);
 	for (size_t i = 0; i < top->u.array.n; i++) {
 		struct attach_req *r = selection_add(s);
@@ -243,11 +243,11 @@ static int selection_from_string(const char *value, struct selection *s, char **
 		return -1;
 	int rc = 0;
 	if (n > MAX_ATTACHMENTS)
-		rc = set_error(problem, "%zu networks requested, at most %d", n, MAX_ATTACHMENTS);
+		rc = error_set(problem, "%zu networks requested, at most %d", n, MAX_ATTACHMENTS);
 	for (size_t i = 0; rc == 0 && i < n; i++) {
 		struct attach_req *r = selection_add(s);
 		if (element_from_string(items[i], r, problem) < 0) {
-			_cleanup_free_ char *text = shown(items[i]);
+			_cleanup_free_ char *text = error_shown(items[i]);
 			_cleanup_free_ char *where = xasprintf("\"%s\"", text);
 			rc = annotation_value_prefix(problem, where);
 		}
@@ -263,7 +263,7 @@ static int assign_ifnames(struct selection *s, const char *prefix, unsigned firs
 	for (size_t i = 0; i < s->n; i++)
 		for (size_t k = 0; k < i && s->v[i].ifname; k++)
 			if (s->v[k].ifname && strcmp(s->v[i].ifname, s->v[k].ifname) == 0)
-				return set_error(problem, "interface \"%s\" is requested twice",
+				return error_set(problem, "interface \"%s\" is requested twice",
 						 s->v[i].ifname);
 	unsigned next = first;
 	for (size_t i = 0; i < s->n; i++) {
@@ -302,7 +302,7 @@ static int check_own_keys(const struct kvlist *ann, char **err)
 			    strncmp(k, ANN_PREFIX, plen) == 0 && strcmp(k + plen, own_keys[j]) == 0;
 		if (known)
 			continue;
-		_cleanup_free_ char *text = shown(k);
+		_cleanup_free_ char *text = error_shown(k);
 		_cleanup_free_ char *what = xasprintf("annotation \"%s\": unknown key", text);
 		*err = suggest_unknown(what, k, ANN_PREFIX, own_keys, ARRAY_SIZE(own_keys));
 		return -1;

@@ -22,7 +22,7 @@ static int check_fields(const json *o, char **err)
 			return annotation_value_unknown_field(err, k, fields, ARRAY_SIZE(fields));
 	}
 	if (o->u.object.n == 0)
-		return set_error(err, "sets none of ingressRate, ingressBurst, egressRate, "
+		return error_set(err, "sets none of ingressRate, ingressBurst, egressRate, "
 				      "egressBurst");
 	return 0;
 }
@@ -30,7 +30,7 @@ static int check_fields(const json *o, char **err)
 int bandwidth_from_json(const json *o, char **out, char **err)
 {
 	if (!json_is_object(o))
-		return set_error(err, "is %s, expected an object", json_type_name(o));
+		return error_set(err, "is %s, expected an object", json_type_name(o));
 	if (check_fields(o, err) < 0)
 		return -1;
 	_cleanup_json_ json *bw = json_new(JSON_OBJECT);
@@ -41,12 +41,12 @@ int bandwidth_from_json(const json *o, char **out, char **err)
 			continue;
 		if (annotation_value_json_int(v, 0, LLONG_MAX, &n) < 0) {
 			if (json_is_number(v)) {
-				_cleanup_free_ char *text = shown(v->u.number);
-				return set_error(err,
+				_cleanup_free_ char *text = error_shown(v->u.number);
+				return error_set(err,
 						 "field \"%s\": %s is not a non-negative integer",
 						 fields[f], text);
 			}
-			return set_error(err,
+			return error_set(err,
 					 "field \"%s\": is %s, expected a non-negative integer",
 					 fields[f], json_type_name(v));
 		}

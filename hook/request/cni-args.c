@@ -13,8 +13,8 @@ int cni_args_check_value(const char *v, char **problem)
 	/* The reference library's LoadArgs refuses a pair with two '='. */
 	for (const char *p = v; *p; p++) {
 		if (*p == ';' || *p == '=' || annotation_value_is_control((unsigned char)*p)) {
-			_cleanup_free_ char *text = shown(v);
-			return set_error(problem,
+			_cleanup_free_ char *text = error_shown(v);
+			return error_set(problem,
 					 "value \"%s\" must not contain ';', '=' or control "
 					 "characters",
 					 text);
@@ -39,23 +39,23 @@ static bool key_char(char c)
 static int add_pair(const char *pair, struct kvlist *v, char **problem)
 {
 	_cleanup_free_ char *key = xstrdup(pair);
-	_cleanup_free_ char *text = shown(pair);
+	_cleanup_free_ char *text = error_shown(pair);
 	char *eq = strchr(key, '=');
 	if (eq == NULL)
-		return set_error(problem, "\"%s\" is not a KEY=VALUE pair", text);
+		return error_set(problem, "\"%s\" is not a KEY=VALUE pair", text);
 	*eq = '\0';
 	if (*key == '\0')
-		return set_error(problem, "\"%s\": the key is empty", text);
+		return error_set(problem, "\"%s\": the key is empty", text);
 	for (const char *c = key; *c; c++)
 		if (!key_char(*c))
-			return set_error(problem,
+			return error_set(problem,
 					 "\"%s\": the key may only contain letters, digits, '_', "
 					 "'-' and '.'",
 					 text);
 	if (reserved_key(key))
-		return set_error(problem, "\"%s\": key %s is set by cnihook itself", text, key);
+		return error_set(problem, "\"%s\": key %s is set by cnihook itself", text, key);
 	if (kvlist_get(v, key))
-		return set_error(problem, "key %s is given twice", key);
+		return error_set(problem, "key %s is given twice", key);
 	if (cni_args_check_value(eq + 1, problem) < 0) {
 		_cleanup_free_ char *where = xasprintf("\"%s\"", text);
 		return annotation_value_prefix(problem, where);
@@ -68,13 +68,13 @@ int cni_args_parse(const char *value, struct kvlist *args, char **problem)
 {
 	struct kvlist v = {0};
 	if (*value == '\0')
-		return set_error(problem, "is empty");
+		return error_set(problem, "is empty");
 	const char *p = value;
 	for (size_t i = 1;; i++) {
 		const char *end = strchr(p, ';');
 		_cleanup_free_ char *pair = end ? xstrndup(p, (size_t)(end - p)) : xstrdup(p);
 		int r = *pair ? add_pair(pair, &v, problem)
-			      : set_error(problem, "pair %zu is empty", i);
+			      : error_set(problem, "pair %zu is empty", i);
 		if (r < 0) {
 			kvlist_free(&v);
 			return -1;

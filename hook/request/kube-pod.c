@@ -81,7 +81,7 @@ int kube_pod_container_type(const struct kvlist *ann, const char **skip, char **
 			*skip = types[i].reason;
 			return 0;
 		}
-		_cleanup_free_ char *text = shown(v);
+		_cleanup_free_ char *text = error_shown(v);
 		return annotation_value_fail(
 		    err, types[i].key,
 		    xasprintf("\"%s\" is neither \"sandbox\" nor \"container\"", text));
@@ -113,7 +113,7 @@ int kube_pod_libpod_pod(const struct kvlist *ann, const char **pod_id, char **er
 	if (id == NULL)
 		return 0;
 	if (!is_podman_id(id)) {
-		_cleanup_free_ char *text = shown(id);
+		_cleanup_free_ char *text = error_shown(id);
 		return annotation_value_fail(
 		    err, ANN_CRIO_SANDBOX_ID,
 		    xasprintf("\"%s\" is no podman container id (64 hexadecimal digits)", text));

@@ -52,7 +52,7 @@ static int parse_list(const struct kvlist *ann, const char *key, bool (*ok)(cons
 	}
 	for (size_t i = 0; i < k; i++)
 		if (!ok(items[i])) {
-			_cleanup_free_ char *v = shown(items[i]);
+			_cleanup_free_ char *v = error_shown(items[i]);
 			strv_free(items, k);
 			return annotation_value_fail(
 			    err, key, xasprintf("item %zu \"%s\" is not %s", i + 1, v, what));
@@ -68,7 +68,7 @@ int names_request_parse(const struct kvlist *ann, struct names_request *out, cha
 	const char *mode = kvlist_get(ann, ANN_DNS);
 	if (mode && strcmp(mode, "off") != 0 && strcmp(mode, "auto") != 0 &&
 	    strcmp(mode, "always") != 0) {
-		_cleanup_free_ char *v = shown(mode);
+		_cleanup_free_ char *v = error_shown(mode);
 		return annotation_value_fail(
 		    err, ANN_DNS, xasprintf("\"%s\": must be \"off\", \"auto\" or \"always\"", v));
 	}

@@ -23,7 +23,7 @@
 /* s quoted for a message. */
 static char *quoted(const char *s)
 {
-	_cleanup_free_ char *v = shown(s);
+	_cleanup_free_ char *v = error_shown(s);
 	return xasprintf("\"%s\"", v);
 }
 
@@ -33,7 +33,7 @@ static int parse_json(const char *buf, size_t len, const char *what, json **out,
 	if (json_parse_with(buf, len, what, &hook_json, &v, err) < 0)
 		return -1;
 	if (!json_is_object(v)) {
-		set_error(err, "%s: must be a JSON object, not %s", what, json_type_name(v));
+		error_set(err, "%s: must be a JSON object, not %s", what, json_type_name(v));
 		json_free(v);
 		return -1;
 	}
@@ -48,15 +48,15 @@ static int get_string(json *o, const char *what, const char *key, bool required,
 	json *v = json_obj_get(o, key);
 	if (v == NULL || (json_is_null(v) && !required)) {
 		if (required)
-			return set_error(err, "%s: field \"%s\": missing", what, key);
+			return error_set(err, "%s: field \"%s\": missing", what, key);
 		*out = NULL;
 		return 0;
 	}
 	if (!json_is_string(v))
-		return set_error(err, "%s: field \"%s\": must be a string, not %s", what, key,
+		return error_set(err, "%s: field \"%s\": must be a string, not %s", what, key,
 				 json_type_name(v));
 	if (required && v->u.string.s[0] == '\0')
-		return set_error(err, "%s: field \"%s\": must not be empty", what, key);
+		return error_set(err, "%s: field \"%s\": must not be empty", what, key);
 	*out = v->u.string.s;
 	return 0;
 }
@@ -66,7 +66,7 @@ static int check_absolute(const char *what, const char *field, const char *path,
 	if (path[0] == '/')
 		return 0;
 	_cleanup_free_ char *p = quoted(path);
-	return set_error(err, "%s: field \"%s\": %s is not an absolute path", what, field, p);
+	return error_set(err, "%s: field \"%s\": %s is not an absolute path", what, field, p);
 }
 
 /* "annotations": an object of strings (null or absent: none). */
@@ -76,14 +76,14 @@ static int parse_annotations(json *o, const char *what, struct kvlist *out, char
 	if (v == NULL || json_is_null(v))
 		return 0;
 	if (!json_is_object(v))
-		return set_error(err, "%s: field \"annotations\": must be an object, not %s", what,
+		return error_set(err, "%s: field \"annotations\": must be an object, not %s", what,
 				 json_type_name(v));
 	struct kvlist a = {0};
 	for (size_t i = 0; i < v->u.object.n; i++) {
 		const char *value = json_str(v->u.object.v[i]);
 		if (value == NULL) {
 			_cleanup_free_ char *k = quoted(v->u.object.k[i]);
-			set_error(err, "%s: annotation %s: must be a string, not %s", what, k,
+			error_set(err, "%s: annotation %s: must be a string, not %s", what, k,
 				  json_type_name(v->u.object.v[i]));
 			kvlist_free(&a);
 			return -1;
@@ -108,10 +108,10 @@ static int parse_pid(json *o, pid_t *out, char **err)
 		return 0;
 	}
 	if (json_is_number(v))
-		return set_error(
+		return error_set(
 		    err, "OCI state: field \"pid\": must be a non-negative integer, not %.32s%s",
 		    v->u.number, strlen(v->u.number) > 32 ? "..." : "");
-	return set_error(err, "OCI state: field \"pid\": must be a non-negative integer, not %s",
+	return error_set(err, "OCI state: field \"pid\": must be a non-negative integer, not %s",
 			 json_type_name(v));
 }
 
@@ -123,7 +123,7 @@ static int check_status(const char *status, char **err)
 	for (const char *c = status; *c; c++)
 		if (*c <= ' ' || *c >= 0x7f) {
 			_cleanup_free_ char *p = quoted(status);
-			return set_error(
+			return error_set(
 			    err,
 			    "OCI state: field \"status\": %s must be printable ASCII without "
 			    "white space",
@@ -142,17 +142,17 @@ static int read_config(const char *path, bool need_config, json **out, char **er
 			*out = NULL;
 			return 0;
 		}
-		return set_error(err, "%s: %m", path);
+		return error_set(err, "%s: %m", path);
 	}
 	struct stat st;
 	if (fstat(fd, &st) < 0) {
 		int e = errno;
 		close(fd);
-		return set_error(err, "%s: %s", path, strerror(e));
+		return error_set(err, "%s: %s", path, strerror(e));
 	}
 	if (!S_ISREG(st.st_mode)) {
 		close(fd);
-		return set_error(err, "%s: not a regular file", path);
+		return error_set(err, "%s: not a regular file", path);
 	}
 	_cleanup_free_ char *buf = NULL;
 	size_t len = 0;
@@ -160,7 +160,7 @@ static int read_config(const char *path, bool need_config, json **out, char **er
 	int r = read_all_fd(fd, CONFIG_MAX, &buf, &len, &e);
 	close(fd);
 	if (r < 0)
-		return set_error(err, "%s: %s", path, e);
+		return error_set(err, "%s: %s", path, e);
 	return parse_json(buf, len, path, out, err);
 }
 
@@ -172,32 +172,32 @@ static int parse_namespaces(json *config, const char *what, struct oci_state *s,
 	if (lnx == NULL || json_is_null(lnx))
 		return 0;
 	if (!json_is_object(lnx))
-		return set_error(err, "%s: field \"linux\": must be an object, not %s", what,
+		return error_set(err, "%s: field \"linux\": must be an object, not %s", what,
 				 json_type_name(lnx));
 	json *ns = json_obj_get(lnx, "namespaces");
 	if (ns == NULL || json_is_null(ns))
 		return 0;
 	if (!json_is_array(ns))
-		return set_error(err, "%s: field \"linux.namespaces\": must be an array, not %s",
+		return error_set(err, "%s: field \"linux.namespaces\": must be an array, not %s",
 				 what, json_type_name(ns));
 	bool found = false;
 	const char *path = NULL;
 	for (size_t i = 0; i < ns->u.array.n; i++) {
 		json *e = ns->u.array.v[i];
 		if (!json_is_object(e))
-			return set_error(
+			return error_set(
 			    err, "%s: field \"linux.namespaces[%zu]\": must be an object, not %s",
 			    what, i, json_type_name(e));
 		json *type = json_obj_get(e, "type");
 		if (!json_is_string(type))
-			return set_error(
+			return error_set(
 			    err,
 			    "%s: field \"linux.namespaces[%zu].type\": must be a string, not %s",
 			    what, i, json_type_name(type));
 		if (strcmp(type->u.string.s, "network") != 0)
 			continue;
 		if (found)
-			return set_error(
+			return error_set(
 			    err, "%s: field \"linux.namespaces\": more than one \"network\" entry",
 			    what);
 		found = true;
@@ -205,7 +205,7 @@ static int parse_namespaces(json *config, const char *what, struct oci_state *s,
 		if (p == NULL || json_is_null(p))
 			continue;
 		if (!json_is_string(p))
-			return set_error(
+			return error_set(
 			    err,
 			    "%s: field \"linux.namespaces[%zu].path\": must be a string, not %s",
 			    what, i, json_type_name(p));
@@ -215,7 +215,7 @@ static int parse_namespaces(json *config, const char *what, struct oci_state *s,
 			continue;
 		if (p->u.string.s[0] != '/') {
 			_cleanup_free_ char *q = quoted(p->u.string.s);
-			return set_error(
+			return error_set(
 			    err,
 			    "%s: field \"linux.namespaces[%zu].path\": %s is not an absolute "
 			    "path",
@@ -232,7 +232,7 @@ int oci_state_load_config(struct oci_state *s, bool need_config, char **err)
 {
 	if (s->bundle == NULL) {
 		if (need_config)
-			return set_error(err,
+			return error_set(err,
 					 "OCI state: field \"bundle\": missing, config.json cannot "
 					 "be read");
 		return 0;
@@ -248,7 +248,7 @@ int oci_state_load_config(struct oci_state *s, bool need_config, char **err)
 		return -1;
 	json *h = json_obj_get(config, "hostname");
 	if (h && !json_is_null(h) && json_str(h) == NULL)
-		return set_error(err, "%s: field \"hostname\": must be a string, not %s", path,
+		return error_set(err, "%s: field \"hostname\": must be a string, not %s", path,
 				 json_type_name(h));
 	free(s->hostname);
 	s->hostname = json_str(h) && *json_str(h) ? xstrdup(json_str(h)) : NULL;
@@ -293,7 +293,7 @@ static int derive_identity(struct oci_state *s, char **err)
 	cnirt_error *e = NULL;
 	if (cnirt_check_container_id(s->key, &e) < 0) {
 		_cleanup_free_ char *b = quoted(s->bundle);
-		set_error(err,
+		error_set(err,
 			  "OCI state: field \"bundle\": %s is a task of a containerd namespace; "
 			  "as its CNI container id, namespace-id: %s",
 			  b, cnirt_error_msg(e));
@@ -311,7 +311,7 @@ static void state_freep(struct oci_state **s)
 int oci_state_parse_state(const char *buf, size_t len, struct oci_state **out, char **err)
 {
 	if (len > STATE_MAX)
-		return set_error(err, "OCI state: larger than %d MiB", STATE_MAX / (1024 * 1024));
+		return error_set(err, "OCI state: larger than %d MiB", STATE_MAX / (1024 * 1024));
 	_cleanup_json_ json *root = NULL;
 	if (parse_json(buf, len, "OCI state", &root, err) < 0)
 		return -1;
@@ -325,7 +325,7 @@ int oci_state_parse_state(const char *buf, size_t len, struct oci_state **out, c
 	cnirt_error *e = NULL;
 	if (cnirt_check_container_id(id, &e) < 0) {
 		/* The library's message names the field ("container id ..."). */
-		set_error(err, "OCI state: %s", cnirt_error_msg(e));
+		error_set(err, "OCI state: %s", cnirt_error_msg(e));
 		cnirt_error_free(e);
 		return -1;
 	}

@@ -16,22 +16,22 @@ struct caps {
 static int check_capabilities(const struct attach_req *r, const struct caps *c, char **err)
 {
 	if (r->ports.n && !c->ports)
-		return set_error(err,
+		return error_set(err,
 				 "network \"%s\" has no plugin with the \"portMappings\" "
 				 "capability: cannot map ports",
 				 r->network);
 	if (r->bandwidth && !c->bandwidth)
-		return set_error(err,
+		return error_set(err,
 				 "network \"%s\" has no plugin with the \"bandwidth\" "
 				 "capability: cannot limit bandwidth",
 				 r->network);
 	if (r->ib_guid && !c->guid)
-		return set_error(err,
+		return error_set(err,
 				 "network \"%s\" has no plugin with the \"infinibandGUID\" "
 				 "capability: cannot set the InfiniBand GUID",
 				 r->network);
 	if (r->n_ips > 1 && !c->ips)
-		return set_error(err,
+		return error_set(err,
 				 "network \"%s\" declares no \"ips\" capability: only one "
 				 "IP can be passed, as CNI_ARGS IP=",
 				 r->network);
@@ -59,7 +59,7 @@ static int cap_args_json(const struct attach_req *r, const struct caps *c, char 
 		json *v = NULL;
 		if (json_parse_with(r->bandwidth, strlen(r->bandwidth), "bandwidth", &hook_json, &v,
 				    &msg) < 0)
-			return set_error(err, "network \"%s\": %s", r->network, msg);
+			return error_set(err, "network \"%s\": %s", r->network, msg);
 		json_obj_set(o, "bandwidth", v);
 	}
 	if (r->ib_guid)
@@ -103,8 +103,8 @@ int plugin_args_check_name(const char *hostname, char **problem)
 		}
 	}
 	if (!ok) {
-		_cleanup_free_ char *text = shown(hostname);
-		return set_error(problem,
+		_cleanup_free_ char *text = error_shown(hostname);
+		return error_set(problem,
 				 "\"%s\" is not a DNS name (labels of letters, digits and '-', "
 				 "separated by '.', at most 253 characters)",
 				 text);
@@ -115,11 +115,11 @@ int plugin_args_check_name(const char *hostname, char **problem)
 int plugin_args_name(const char *hostname, struct kvlist *args, char **problem)
 {
 	if (hostname == NULL)
-		return set_error(problem,
+		return error_set(problem,
 				 "no annotation " ANN_NAME " and no \"hostname\" in config.json");
 	_cleanup_free_ char *bad = NULL;
 	if (plugin_args_check_name(hostname, &bad) < 0)
-		return set_error(problem, "the name %s", bad);
+		return error_set(problem, "the name %s", bad);
 	struct kvlist v = {0};
 	kvlist_append(&v, PLUGIN_ARGS_NAME_KEY, hostname);
 	*args = v;
@@ -135,7 +135,7 @@ int plugin_args_give_name(cnirt_ctx *ctx, const char *name, char **problem)
 	cnirt_error *e = NULL;
 	int ret = cnirt_ctx_set_plugin_args(ctx, PLUGIN_ARGS_NAME_TYPE, kv, v.n, &e);
 	if (ret < 0) {
-		set_error(problem, "%s", cnirt_error_msg(e));
+		error_set(problem, "%s", cnirt_error_msg(e));
 		cnirt_error_free(e);
 	}
 	kvlist_free(&v);

@@ -74,7 +74,7 @@ void policy_free(struct policy *p)
 
 static int bad(char **err, const char *path, const char *field, const char *problem)
 {
-	return set_error(err, "%s: field \"policy.%s\": %s", path, field, problem);
+	return error_set(err, "%s: field \"policy.%s\": %s", path, field, problem);
 }
 
 /* A whole number in [min, max]. */
@@ -267,7 +267,7 @@ int policy_parse(const json *v, const char *path, struct policy *out, char **err
 	policy_defaults(&p);
 	if (v != NULL && !json_is_object(v)) {
 		policy_free(&p);
-		return set_error(err, "%s: field \"policy\": must be an object", path);
+		return error_set(err, "%s: field \"policy\": must be an object", path);
 	}
 	if (v != NULL && apply(v, path, &p, err) < 0) {
 		policy_free(&p);
@@ -288,7 +288,7 @@ int policy_check_annotations(const struct policy *p, const struct kvlist *ann, c
 				continue;
 			size_t len = a->value ? strlen(a->value) : 0;
 			if (len > p->max_annotation)
-				return set_error(err,
+				return error_set(err,
 						 "annotation \"%s\": %zu bytes: larger than "
 						 "policy.maxAnnotationSize (%zu)",
 						 a->key, len, p->max_annotation);
@@ -308,8 +308,8 @@ static int refuse(char **err, const char *key, const char *value, const char *fm
 	if (vasprintf(&problem, fmt, ap) < 0)
 		abort();
 	va_end(ap);
-	_cleanup_free_ char *v = shown(value);
-	set_error(err, "annotation \"%s\": \"%s\": %s", key, v, problem);
+	_cleanup_free_ char *v = error_shown(value);
+	error_set(err, "annotation \"%s\": \"%s\": %s", key, v, problem);
 	free(problem);
 	return -1;
 }
@@ -512,7 +512,7 @@ static int check_netns(const struct policy *p, const char *path, char **err)
 	for (size_t i = 0; i < p->n_netns_prefixes; i++)
 		if (below(real, p->netns_prefixes[i]))
 			return 0;
-	_cleanup_free_ char *r = shown(real);
+	_cleanup_free_ char *r = error_shown(real);
 	return refuse(err, ANN_NETNS, path,
 		      "resolves to \"%s\", outside the allowed directories (policy.netnsPrefixes)",
 		      r);
@@ -533,7 +533,7 @@ static int check_selection(const struct policy *p, const struct selection *s,
 		_cleanup_free_ char *text = joined(names, s->n, ",");
 		free(names);
 		if (src.networks == NULL)
-			return set_error(err,
+			return error_set(err,
 					 "defaultNetworks: \"%s\": %zu attachments, more than %u "
 					 "(policy.maxAttachments)",
 					 text, s->n, p->max_attachments);

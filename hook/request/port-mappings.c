@@ -41,12 +41,12 @@ static const char *protocol(const char *s)
 /* `<what>"s" is not tcp, udp or sctp`, with the nearest if one is near. */
 static int bad_protocol(char **problem, const char *what, const char *s)
 {
-	_cleanup_free_ char *text = shown(s);
+	_cleanup_free_ char *text = error_shown(s);
 	const char *near = suggest_nearest(s, protocols, ARRAY_SIZE(protocols));
 	if (near)
-		return set_error(problem, "%s\"%s\" is not tcp, udp or sctp; did you mean \"%s\"?",
+		return error_set(problem, "%s\"%s\" is not tcp, udp or sctp; did you mean \"%s\"?",
 				 what, text, near);
-	return set_error(problem, "%s\"%s\" is not tcp, udp or sctp", what, text);
+	return error_set(problem, "%s\"%s\" is not tcp, udp or sctp", what, text);
 }
 
 json *port_mappings_to_json(const struct port_mappings *m)
@@ -100,10 +100,10 @@ static const char *const portmap_fields[] = {"hostPort", "containerPort", "proto
 static int bad_port(char **problem, const char *k, const json *v)
 {
 	if (json_is_number(v)) {
-		_cleanup_free_ char *text = shown(v->u.number);
-		return set_error(problem, "field \"%s\": %s is not an integer in 1-65535", k, text);
+		_cleanup_free_ char *text = error_shown(v->u.number);
+		return error_set(problem, "field \"%s\": %s is not an integer in 1-65535", k, text);
 	}
-	return set_error(problem, "field \"%s\": is %s, expected an integer in 1-65535", k,
+	return error_set(problem, "field \"%s\": is %s, expected an integer in 1-65535", k,
 			 json_type_name(v));
 }
 
@@ -140,7 +140,7 @@ static int portmap_field(const char *k, const json *v, struct port_mapping *m, c
 static int portmap_from_json(const json *o, struct port_mapping *pm, char **problem)
 {
 	if (!json_is_object(o))
-		return set_error(problem, "is %s, expected an object", json_type_name(o));
+		return error_set(problem, "is %s, expected an object", json_type_name(o));
 	struct port_mapping m = {.proto = "tcp"};
 	for (size_t i = 0; i < o->u.object.n; i++) {
 		if (portmap_field(o->u.object.k[i], o->u.object.v[i], &m, problem) < 0) {
@@ -150,7 +150,7 @@ static int portmap_from_json(const json *o, struct port_mapping *pm, char **prob
 	}
 	if (m.host_port == 0 || m.container_port == 0) {
 		free(m.host_ip);
-		return set_error(problem, "field \"%s\" is missing",
+		return error_set(problem, "field \"%s\" is missing",
 				 m.host_port ? "containerPort" : "hostPort");
 	}
 	*pm = m;
@@ -160,7 +160,7 @@ static int portmap_from_json(const json *o, struct port_mapping *pm, char **prob
 int port_mappings_from_json(const json *a, struct port_mappings *out, char **problem)
 {
 	if (!json_is_array(a))
-		return set_error(problem, "is %s, expected an array of port mappings",
+		return error_set(problem, "is %s, expected an array of port mappings",
 				 json_type_name(a));
 	size_t n = a->u.array.n;
 	struct port_mapping *v = n ? xreallocarray(NULL, n, sizeof(*v)) : NULL;
@@ -180,19 +180,19 @@ int port_mappings_from_json(const json *a, struct port_mappings *out, char **pro
 /* A TCP/UDP/SCTP port: decimal digits, no sign, no leading zero, 1-65535. */
 static int parse_port(const char *s, size_t len, const char *what, unsigned *out, char **problem)
 {
-	_cleanup_free_ char *v = shown_n(s, len);
+	_cleanup_free_ char *v = error_shown_n(s, len);
 	if (len == 0)
-		return set_error(problem, "%s is empty", what);
+		return error_set(problem, "%s is empty", what);
 	for (size_t i = 0; i < len; i++)
 		if (s[i] < '0' || s[i] > '9')
-			return set_error(problem, "%s \"%s\" is not a decimal number", what, v);
+			return error_set(problem, "%s \"%s\" is not a decimal number", what, v);
 	if (s[0] == '0' && len > 1)
-		return set_error(problem, "%s \"%s\" has a leading zero", what, v);
+		return error_set(problem, "%s \"%s\" has a leading zero", what, v);
 	unsigned long n = 0;
 	for (size_t i = 0; i < len && n <= 65535; i++)
 		n = n * 10 + (unsigned long)(s[i] - '0');
 	if (n < 1 || n > 65535)
-		return set_error(problem, "%s %s is not in 1-65535", what, v);
+		return error_set(problem, "%s %s is not in 1-65535", what, v);
 	*out = (unsigned)n;
 	return 0;
 }
@@ -212,12 +212,12 @@ static bool protocol_after_colon(const char *item, char **problem)
 	char *ignored = NULL;
 	if (portmap_from_string(fixed, &m, &ignored) < 0) {
 		free(ignored);
-		return set_error(problem, "the protocol follows a '/', not a ':' "
+		return error_set(problem, "the protocol follows a '/', not a ':' "
 					  "([HOSTIP:]HOSTPORT:CONTAINERPORT/PROTOCOL)") < 0;
 	}
 	free(m.host_ip);
-	_cleanup_free_ char *text = shown(fixed);
-	return set_error(problem, "the protocol follows a '/', not a ':'; did you mean \"%s\"?",
+	_cleanup_free_ char *text = error_shown(fixed);
+	return error_set(problem, "the protocol follows a '/', not a ':'; did you mean \"%s\"?",
 			 text) < 0;
 }
 
@@ -239,13 +239,13 @@ static int portmap_from_string(const char *item, struct port_mapping *pm, char *
 	if (s[0] == '[') {
 		char *close = strchr(s, ']');
 		if (close == NULL || close[1] != ':')
-			return set_error(problem, "an IPv6 host IP is written [ADDRESS]:HOSTPORT:"
+			return error_set(problem, "an IPv6 host IP is written [ADDRESS]:HOSTPORT:"
 						  "CONTAINERPORT");
 		*close = '\0';
 		if (addresses_check_ip(s + 1, IP_ONLY, problem) < 0)
 			return annotation_value_prefix(problem, "host IP");
 		if (addresses_ip_family(s + 1) != AF_INET6)
-			return set_error(problem, "host IP in brackets must be IPv6");
+			return error_set(problem, "host IP in brackets must be IPv6");
 		m.host_ip = xstrdup(s + 1);
 		ports = close + 2;
 	}
@@ -262,8 +262,8 @@ static int portmap_from_string(const char *item, struct port_mapping *pm, char *
 	} else if (colons != 1) {
 		free(m.host_ip);
 		if (colons == 0)
-			return set_error(problem, "expected HOSTPORT:CONTAINERPORT");
-		return set_error(problem, "too many ':' (an IPv6 host IP goes in brackets: "
+			return error_set(problem, "expected HOSTPORT:CONTAINERPORT");
+		return error_set(problem, "too many ':' (an IPv6 host IP goes in brackets: "
 					  "[fd00::1]:8080:80)");
 	}
 	char *c = strchr(ports, ':');
@@ -285,7 +285,7 @@ static int portmaps_from_string(const char *value, struct port_mappings *out, ch
 	struct port_mapping *v = xreallocarray(NULL, n, sizeof(*v));
 	for (size_t i = 0; i < n; i++) {
 		if (portmap_from_string(items[i], &v[i], problem) < 0) {
-			_cleanup_free_ char *text = shown(items[i]);
+			_cleanup_free_ char *text = error_shown(items[i]);
 			_cleanup_free_ char *where = xasprintf("\"%s\"", text);
 			portmap_v_free(v, i);
 			strv_free(items, n);
@@ -323,7 +323,7 @@ int port_mappings_from_annotation(const char *value, struct port_mappings *out, 
 	    port_mappings_from_json(top, &m, problem) < 0)
 		return -1;
 	if (m.n == 0)
-		return set_error(problem, "the list is empty");
+		return error_set(problem, "the list is empty");
 	*out = m;
 	return 0;
 }

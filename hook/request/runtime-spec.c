@@ -22,14 +22,14 @@ static int read_annotations(json *root, const char *what, struct kvlist *ann, ch
 	if (a == NULL || json_is_null(a))
 		return 0;
 	if (!json_is_object(a))
-		return set_error(err, "%s: field \"annotations\": must be an object, not %s", what,
+		return error_set(err, "%s: field \"annotations\": must be an object, not %s", what,
 				 json_type_name(a));
 	for (size_t i = 0; i < a->u.object.n; i++) {
 		const char *v = json_str(a->u.object.v[i]);
 		if (v == NULL) {
-			_cleanup_free_ char *k = shown(a->u.object.k[i]);
+			_cleanup_free_ char *k = error_shown(a->u.object.k[i]);
 			_cleanup_free_ char *key = xasprintf("\"%s\"", k);
-			return set_error(err, "%s: annotation %s: must be a string, not %s", what,
+			return error_set(err, "%s: annotation %s: must be a string, not %s", what,
 					 key, json_type_name(a->u.object.v[i]));
 		}
 		kvlist_append(ann, a->u.object.k[i], v);
@@ -48,7 +48,7 @@ static int read_env(json *root, const char *what, struct kvlist *ann, struct kvl
 	if (env == NULL || json_is_null(env))
 		return 0;
 	if (!json_is_array(env))
-		return set_error(err, "%s: field \"process.env\": must be an array, not %s", what,
+		return error_set(err, "%s: field \"process.env\": must be an array, not %s", what,
 				 json_type_name(env));
 	for (size_t i = 0; i < env->u.array.n; i++) {
 		const char *e = json_str(env->u.array.v[i]);
@@ -56,8 +56,8 @@ static int read_env(json *root, const char *what, struct kvlist *ann, struct kvl
 			continue;
 		const char *eq = strchr(e, '=');
 		if (eq == NULL) {
-			_cleanup_free_ char *k = shown(e);
-			return set_error(err, "environment entry \"%s\": expected KEY=VALUE", k);
+			_cleanup_free_ char *k = error_shown(e);
+			return error_set(err, "environment entry \"%s\": expected KEY=VALUE", k);
 		}
 		_cleanup_free_ char *key = xstrndup(e, (size_t)(eq - e));
 		if (kvlist_get(ann, key))
@@ -76,7 +76,7 @@ static json *object_at(json *o, const char *key, const char *what, const char *f
 		v = json_new(JSON_OBJECT);
 		json_obj_set(o, key, v);
 	} else if (!json_is_object(v)) {
-		set_error(err, "%s: field \"%s\": must be an object, not %s", what, field,
+		error_set(err, "%s: field \"%s\": must be an object, not %s", what, field,
 			  json_type_name(v));
 		return NULL;
 	}
@@ -92,7 +92,7 @@ static int add_hook(json *hooks, const char *stage, const struct runtime_spec_ho
 		list = json_new(JSON_ARRAY);
 		json_obj_set(hooks, stage, list);
 	} else if (!json_is_array(list)) {
-		return set_error(err, "%s: field \"hooks.%s\": must be an array, not %s", what,
+		return error_set(err, "%s: field \"hooks.%s\": must be an array, not %s", what,
 				 stage, json_type_name(list));
 	}
 	json *entry = json_new(JSON_OBJECT);
@@ -143,7 +143,7 @@ int runtime_spec_edit(const char *text, size_t len, const char *what,
 	if (json_parse_with(text, len, what, &hook_json, &root, err) < 0)
 		return -1;
 	if (!json_is_object(root)) {
-		set_error(err, "%s: must hold a JSON object, not %s", what, json_type_name(root));
+		error_set(err, "%s: must hold a JSON object, not %s", what, json_type_name(root));
 		goto out;
 	}
 	if (read_annotations(root, what, &ann, err) < 0 ||

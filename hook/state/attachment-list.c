@@ -35,11 +35,11 @@ int attachment_list_write(const char *cache_dir, const char *id, const struct re
 	for (int i = 0; i < 8 && r == -ENOENT; i++) {
 		_cleanup_free_ char *e = NULL;
 		if (mkdir_p(dir, 0700, &e) < 0)
-			return set_error(err, "attachment list %s", e);
+			return error_set(err, "attachment list %s", e);
 		r = write_file_atomic(path, buf, len, 0600, false);
 	}
 	if (r < 0)
-		return set_error(err, "attachment list %s: %s", path,
+		return error_set(err, "attachment list %s: %s", path,
 				 r == -ENOENT ? "the directory keeps disappearing" : strerror(-r));
 	return 0;
 }
@@ -55,7 +55,7 @@ int attachment_list_read(const char *cache_dir, const char *id, struct attachmen
 	if (read_file(path, CACHELIST_MAX, &out->buf, &len, &errnum, &e) < 0) {
 		if (errnum == ENOENT)
 			return 0;
-		return set_error(err, "attachment list %s", e);
+		return error_set(err, "attachment list %s", e);
 	}
 	char *save = NULL;
 	for (char *line = strtok_r(out->buf, "\n", &save); line;
@@ -64,13 +64,13 @@ int attachment_list_read(const char *cache_dir, const char *id, struct attachmen
 		cnirt_error *ce = NULL;
 		if (tab == NULL || tab == line || tab[1] == '\0') {
 			attachment_list_free(out);
-			return set_error(
+			return error_set(
 			    err, "attachment list %s: a line is not network TAB ifname", path);
 		}
 		*tab = '\0';
 		if (cnirt_check_network_name(line, &ce) < 0 ||
 		    cnirt_check_ifname(tab + 1, &ce) < 0) {
-			set_error(err, "attachment list %s: %s", path, cnirt_error_msg(ce));
+			error_set(err, "attachment list %s: %s", path, cnirt_error_msg(ce));
 			cnirt_error_free(ce);
 			attachment_list_free(out);
 			return -1;

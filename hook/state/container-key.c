@@ -24,7 +24,7 @@ int container_key_parse(const char *arg, char **out, char **err)
 		key = xasprintf("%.*s-%s", (int)(slash - arg), arg, slash + 1);
 	cnirt_error *e = NULL;
 	if (cnirt_check_container_id(key, &e) < 0) {
-		set_error(err, "%s", cnirt_error_msg(e));
+		error_set(err, "%s", cnirt_error_msg(e));
 		cnirt_error_free(e);
 		return -1;
 	}
@@ -72,18 +72,18 @@ int container_key_resolve(const struct snapshot *sd, const char *key, const char
 		return 0;
 	}
 	if (in_ns > 1)
-		return set_error(err,
+		return error_set(err,
 				 "container \"%s\" is in %zu containerd namespaces: give "
 				 "NAMESPACE/%s",
 				 key, in_ns, key);
 	if (matches == 0)
-		return set_error(
+		return error_set(
 		    err,
 		    "container \"%s\": no network status (not attached by cnihook; name "
 		    "a container by its id or a prefix of it, podman's by podman inspect "
 		    "-f '{{.Id}}' NAME, a containerd one as NAMESPACE/ID)",
 		    key);
-	return set_error(err, "\"%s\" is the start of %zu container ids: %s; give more of it", key,
+	return error_set(err, "\"%s\" is the start of %zu container ids: %s; give more of it", key,
 			 matches, ids);
 }
 

@@ -24,11 +24,11 @@ int journal_write(const char *state_dir, const char *id, const char *network, co
 	if (e == -ENOENT) {
 		_cleanup_free_ char *dir = layout_journal_dir(state_dir, id);
 		if (mkdir(dir, 0700) < 0 && errno != EEXIST)
-			return set_error(err, "ADD journal %s: %s", dir, strerror(errno));
+			return error_set(err, "ADD journal %s: %s", dir, strerror(errno));
 		e = write_file_atomic(path, result, len, 0600, false);
 	}
 	if (e < 0)
-		return set_error(err, "ADD journal %s: %s", path, strerror(-e));
+		return error_set(err, "ADD journal %s: %s", path, strerror(-e));
 	return 0;
 }
 

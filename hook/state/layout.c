@@ -162,7 +162,7 @@ char *layout_result(const char *cache_dir, const char *name)
 char *layout_result_shown(const char *cache_dir, const char *name)
 {
 	_cleanup_free_ char *path = layout_result(cache_dir, name);
-	return shown_whole(path);
+	return error_shown_whole(path);
 }
 
 char *layout_result_name(const char *network, const char *id, const char *ifname)

@@ -197,7 +197,7 @@ static bool runtime_stopped(const char *proc, const char *dir, char **evidence)
 	    {"state.json", "init_process_pid", "init_process_start"},
 	    {"status", "pid", "process-start-time"},
 	};
-	_cleanup_free_ char *dir_shown = shown_whole(dir);
+	_cleanup_free_ char *dir_shown = error_shown_whole(dir);
 	for (size_t i = 0; i < ARRAY_SIZE(layouts); i++) {
 		_cleanup_free_ char *path = xasprintf("%s/%s", dir, layouts[i].file);
 		_cleanup_free_ char *buf = NULL;
@@ -280,8 +280,8 @@ static bool foreign_gone(bool netns_from_result, const struct liveness_candidate
 	for (size_t i = 0; i < c->n; i++) {
 		const cnirt_cache_entry *e = c->v[i];
 		const char *netns = cnirt_cache_entry_netns(e);
-		_cleanup_free_ char *net = shown(cnirt_cache_entry_network(e));
-		_cleanup_free_ char *ifname = shown(cnirt_cache_entry_ifname(e));
+		_cleanup_free_ char *net = error_shown(cnirt_cache_entry_network(e));
+		_cleanup_free_ char *ifname = error_shown(cnirt_cache_entry_ifname(e));
 		char **paths = NULL;
 		size_t n_paths = 0;
 		const char *from = "its cache entry";
@@ -325,7 +325,7 @@ static bool own_gone(const char *state_dir, struct liveness_world *w,
 		     const struct liveness_candidate *c, char **evidence)
 {
 	_cleanup_free_ char *pin = layout_pin(state_dir, c->id);
-	_cleanup_free_ char *pin_shown = shown_whole(pin);
+	_cleanup_free_ char *pin_shown = error_shown_whole(pin);
 	if (netns_pin_is_netns(pin)) {
 		long pid = netns_process(&w->procs, pin);
 		if (pid) {

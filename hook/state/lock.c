@@ -27,12 +27,12 @@ int lock_path(const char *path, int *fd_out, char **err)
 	for (;;) {
 		int r, fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
 		if (fd < 0)
-			return set_error(err, "lock %s: %s", path, strerror(errno));
+			return error_set(err, "lock %s: %s", path, strerror(errno));
 		while ((r = flock(fd, LOCK_EX)) < 0 && errno == EINTR)
 			;
 		if (r < 0) {
 			close(fd);
-			return set_error(err, "lock %s: %s", path, strerror(errno));
+			return error_set(err, "lock %s: %s", path, strerror(errno));
 		}
 		/* Removed by the holder before us: take the new one. */
 		if (still_linked(fd, path)) {
@@ -47,7 +47,7 @@ int lock_take(const char *state_dir, const char *id, int *fd_out, char **err)
 {
 	_cleanup_free_ char *e = NULL;
 	if (mkdir_p(state_dir, 0700, &e) < 0)
-		return set_error(err, "state directory %s", e);
+		return error_set(err, "state directory %s", e);
 	_cleanup_free_ char *path = layout_lock(state_dir, id);
 	return lock_path(path, fd_out, err);
 }
@@ -56,17 +56,17 @@ int lock_try(const char *state_dir, const char *id, int *fd_out, char **err)
 {
 	_cleanup_free_ char *e = NULL;
 	if (mkdir_p(state_dir, 0700, &e) < 0)
-		return set_error(err, "state directory %s", e);
+		return error_set(err, "state directory %s", e);
 	_cleanup_free_ char *path = layout_lock(state_dir, id);
 	int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
 	if (fd < 0)
-		return set_error(err, "lock %s: %s", path, strerror(errno));
+		return error_set(err, "lock %s: %s", path, strerror(errno));
 	if (flock(fd, LOCK_EX | LOCK_NB) < 0) {
 		int busy = errno;
 		close(fd);
 		if (busy == EWOULDBLOCK)
 			return 1;
-		return set_error(err, "lock %s: %s", path, strerror(busy));
+		return error_set(err, "lock %s: %s", path, strerror(busy));
 	}
 	if (!still_linked(fd, path)) {
 		close(fd);
@@ -92,16 +92,16 @@ int lock_results(const char *cache_dir, bool exclusive, int *fd_out, char **err)
 	_cleanup_free_ char *dir = layout_results_dir(cache_dir);
 	_cleanup_free_ char *e = NULL;
 	if (mkdir_p(dir, 0700, &e) < 0)
-		return set_error(err, "cache directory %s", e);
+		return error_set(err, "cache directory %s", e);
 	int r, fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
 	if (fd < 0)
-		return set_error(err, "lock %s: %s", dir, strerror(errno));
+		return error_set(err, "lock %s: %s", dir, strerror(errno));
 	while ((r = flock(fd, exclusive ? LOCK_EX : LOCK_SH)) < 0 && errno == EINTR)
 		;
 	if (r < 0) {
 		int saved = errno;
 		close(fd);
-		return set_error(err, "lock %s: %s", dir, strerror(saved));
+		return error_set(err, "lock %s: %s", dir, strerror(saved));
 	}
 	*fd_out = fd;
 	return 0;

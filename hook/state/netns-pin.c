@@ -42,15 +42,15 @@ static int open_nsfs(const char *path, int *fd_out, char **err)
 {
 	struct statfs sfs;
 	if (statfs(path, &sfs) < 0)
-		return set_error(err, "%s", strerror(errno));
+		return error_set(err, "%s", strerror(errno));
 	if (sfs.f_type != NSFS_MAGIC)
 		return 0;
 	_cleanup_close_ int fd =
 	    TEMP_FAILURE_RETRY(open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK));
 	if (fd < 0)
-		return set_error(err, "%s", strerror(errno));
+		return error_set(err, "%s", strerror(errno));
 	if (fstatfs(fd, &sfs) < 0)
-		return set_error(err, "%s", strerror(errno));
+		return error_set(err, "%s", strerror(errno));
 	if (sfs.f_type != NSFS_MAGIC)
 		return 0; /* replaced between the two */
 	*fd_out = TAKE_FD(fd);
@@ -71,7 +71,7 @@ bool netns_pin_is_netns(const char *path)
 
 int netns_pin_probe(const char *path, char **evidence)
 {
-	_cleanup_free_ char *p = shown_whole(path);
+	_cleanup_free_ char *p = error_shown_whole(path);
 	if (path[0] != '/') {
 		*evidence = xasprintf("%s is not an absolute path: cannot tell", p);
 		return -1;
@@ -141,7 +141,7 @@ static int fd_mount_id(int fd, int *id, char **err)
 		if (line)
 			line++;
 	}
-	return set_error(err, "%s: no mnt_id", path);
+	return error_set(err, "%s: no mnt_id", path);
 }
 
 /* Is the directory open at fd the root of a mount? The answer in *yes. A
@@ -159,7 +159,7 @@ static int is_mount_point(int fd, bool *yes, char **err)
 	_cleanup_close_ int parent =
 	    TEMP_FAILURE_RETRY(openat(fd, "..", O_PATH | O_DIRECTORY | O_CLOEXEC));
 	if (parent < 0)
-		return set_error(err, "its parent: %m");
+		return error_set(err, "its parent: %m");
 	int id, parent_id;
 	if (fd_mount_id(fd, &id, err) < 0 || fd_mount_id(parent, &parent_id, err) < 0)
 		return -1;
@@ -170,7 +170,7 @@ static int is_mount_point(int fd, bool *yes, char **err)
 	/* "/" is its own parent, and a mount root. */
 	struct stat st, pst;
 	if (fstat(fd, &st) < 0 || fstat(parent, &pst) < 0)
-		return set_error(err, "fstat: %m");
+		return error_set(err, "fstat: %m");
 	*yes = st.st_dev == pst.st_dev && st.st_ino == pst.st_ino;
 	return 0;
 }
@@ -227,22 +227,22 @@ int netns_pin_share_dir(const char *dir, char **err)
 	_cleanup_close_ int fd =
 	    TEMP_FAILURE_RETRY(open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOCTTY));
 	if (fd < 0)
-		return set_error(err, "state directory \"%s\": %m", dir);
+		return error_set(err, "state directory \"%s\": %m", dir);
 	if (TEMP_FAILURE_RETRY(flock(fd, LOCK_EX)) < 0)
-		return set_error(err, "state directory \"%s\": lock: %m", dir);
+		return error_set(err, "state directory \"%s\": lock: %m", dir);
 	if (is_shared_mount_root(fd))
 		return 0;
 	bool mount_point;
 	_cleanup_free_ char *e = NULL;
 	if (is_mount_point(fd, &mount_point, &e) < 0)
-		return set_error(
+		return error_set(
 		    err, "state directory \"%s\": cannot tell whether it is a mount point: %s", dir,
 		    e);
 	bool bound = false;
 	for (;;) {
 		if (!mount_point) {
 			if (mount(dir, dir, "none", MS_BIND | MS_REC, NULL) < 0)
-				return set_error(
+				return error_set(
 				    err, "state directory \"%s\": bind mount on itself: %m", dir);
 			bound = true;
 		}
@@ -251,7 +251,7 @@ int netns_pin_share_dir(const char *dir, char **err)
 		/* EINVAL: not a mount point after all; bind it and retry
 		 * once, as `ip netns add` does. */
 		if (errno != EINVAL || bound)
-			return set_error(err, "state directory \"%s\": make it a shared mount: %m",
+			return error_set(err, "state directory \"%s\": make it a shared mount: %m",
 					 dir);
 		mount_point = false;
 	}
@@ -265,9 +265,9 @@ int netns_pin(const char *state_dir, const char *source, const char *pin, char *
 	_cleanup_free_ char *why = NULL;
 	int r = open_nsfs(source, &ns, &why);
 	if (r < 0)
-		return set_error(err, "netns \"%s\": %s", source, why);
+		return error_set(err, "netns \"%s\": %s", source, why);
 	if (r == 0 || !fd_is_netns(ns))
-		return set_error(err, "netns \"%s\": not a network namespace", source);
+		return error_set(err, "netns \"%s\": not a network namespace", source);
 	if (netns_pin_share_dir(state_dir, err) < 0)
 		return -1;
 
@@ -276,24 +276,24 @@ int netns_pin(const char *state_dir, const char *source, const char *pin, char *
 	if (fd < 0 && errno == EEXIST) {
 		if (netns_pin_is_netns(pin) && same_as_fd(pin, ns))
 			return 0;
-		return set_error(err, "netns pin \"%s\": exists and is not the namespace \"%s\"",
+		return error_set(err, "netns pin \"%s\": exists and is not the namespace \"%s\"",
 				 pin, source);
 	}
 	if (fd < 0)
-		return set_error(err, "netns pin \"%s\": %m", pin);
+		return error_set(err, "netns pin \"%s\": %m", pin);
 	close(fd);
 
 	_cleanup_free_ char *from = xasprintf("/proc/self/fd/%d", ns);
 	if (mount(from, pin, "none", MS_BIND, NULL) < 0) {
 		int e = errno;
 		unlink(pin);
-		return set_error(err, "netns pin \"%s\": bind mount of \"%s\": %s", pin, source,
+		return error_set(err, "netns pin \"%s\": bind mount of \"%s\": %s", pin, source,
 				 strerror(e));
 	}
 	if (!netns_pin_is_netns(pin) || !same_as_fd(pin, ns)) {
 		umount2(pin, MNT_DETACH | UMOUNT_NOFOLLOW);
 		unlink(pin);
-		return set_error(err,
+		return error_set(err,
 				 "netns pin \"%s\": the bind mount of \"%s\" is not that namespace",
 				 pin, source);
 	}
@@ -306,16 +306,16 @@ int netns_pin_remove(const char *pin, char **err)
 		if (umount2(pin, MNT_DETACH | UMOUNT_NOFOLLOW) == 0) {
 			if (i < UNPIN_MAX)
 				continue;
-			return set_error(err, "netns pin \"%s\": still mounted after %d unmounts",
+			return error_set(err, "netns pin \"%s\": still mounted after %d unmounts",
 					 pin, UNPIN_MAX);
 		}
 		/* EINVAL: not (or no longer) a mount point. */
 		if (errno == EINVAL || errno == ENOENT)
 			break;
-		return set_error(err, "netns pin \"%s\": unmount: %m", pin);
+		return error_set(err, "netns pin \"%s\": unmount: %m", pin);
 	}
 	if (unlink(pin) < 0 && errno != ENOENT)
-		return set_error(err, "netns pin \"%s\": remove: %m", pin);
+		return error_set(err, "netns pin \"%s\": remove: %m", pin);
 	return 0;
 }
 
@@ -323,9 +323,9 @@ int netns_pin_refuse_host(const char *path, char **err)
 {
 	struct stat ns, self, init;
 	if (stat(path, &ns) < 0)
-		return set_error(err, "network namespace \"%s\": %s", path, strerror(errno));
+		return error_set(err, "network namespace \"%s\": %s", path, strerror(errno));
 	if (stat("/proc/self/ns/net", &self) < 0)
-		return set_error(err,
+		return error_set(err,
 				 "cannot tell whether \"%s\" is the host's network namespace: "
 				 "/proc/self/ns/net: %s",
 				 path, strerror(errno));
@@ -334,7 +334,7 @@ int netns_pin_refuse_host(const char *path, char **err)
 	bool init_known = stat("/proc/1/ns/net", &init) == 0;
 	if ((ns.st_dev == self.st_dev && ns.st_ino == self.st_ino) ||
 	    (init_known && ns.st_dev == init.st_dev && ns.st_ino == init.st_ino))
-		return set_error(err,
+		return error_set(err,
 				 "network namespace \"%s\" is the host's: refusing to attach "
 				 "networks to it",
 				 path);
@@ -352,13 +352,13 @@ int netns_pin_index_add(const char *state_dir, const char *source, const char *i
 {
 	struct stat st;
 	if (stat(source, &st) < 0)
-		return set_error(err, "netns \"%s\": %m", source);
+		return error_set(err, "netns \"%s\": %m", source);
 	_cleanup_free_ char *dir = layout_pins_dir(state_dir);
 	_cleanup_free_ char *key = pin_key(state_dir, &st);
 	/* A remover may take the directory away between the two calls. */
 	for (int i = 0; i < 8; i++) {
 		if (mkdir(dir, 0700) < 0 && errno != EEXIST)
-			return set_error(err, "pin index \"%s\": %m", dir);
+			return error_set(err, "pin index \"%s\": %m", dir);
 		if (symlink(id, key) == 0)
 			return 0;
 		if (errno == EEXIST) {
@@ -371,9 +371,9 @@ int netns_pin_index_add(const char *state_dir, const char *source, const char *i
 			unlink(tmp);
 		}
 		if (errno != ENOENT)
-			return set_error(err, "pin index \"%s\": %m", key);
+			return error_set(err, "pin index \"%s\": %m", key);
 	}
-	return set_error(err, "pin index \"%s\": the directory keeps disappearing", dir);
+	return error_set(err, "pin index \"%s\": the directory keeps disappearing", dir);
 }
 
 void netns_pin_index_remove(const char *state_dir, const char *pin, const char *id)

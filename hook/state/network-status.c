@@ -125,7 +125,7 @@ int network_status_update(const char *path, const struct network_status_entry *e
 	_cleanup_free_ char *text = json_gen(all, false, NULL);
 	int r = write_file_atomic(path, text, strlen(text), 0644, false);
 	if (r < 0)
-		return set_error(err, "network status %s: %s", path, strerror(-r));
+		return error_set(err, "network status %s: %s", path, strerror(-r));
 	return 0;
 }
 

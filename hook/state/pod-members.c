@@ -35,12 +35,12 @@ int pod_members_read(const char *state_dir, const char *pod, struct pod_members 
 			pod_members_add(out, l + 7);
 		} else {
 			pod_members_free(out);
-			return set_error(err, "%s: damaged (a line \"%.40s\")", path, l);
+			return error_set(err, "%s: damaged (a line \"%.40s\")", path, l);
 		}
 	}
 	if (out->request == NULL) {
 		pod_members_free(out);
-		return set_error(err, "%s: damaged (no request line)", path);
+		return error_set(err, "%s: damaged (no request line)", path);
 	}
 	return 1;
 }
@@ -51,7 +51,7 @@ int pod_members_write(const char *state_dir, const char *pod, const struct pod_m
 	_cleanup_free_ char *path = layout_pod_members(state_dir, pod);
 	if (m->n == 0) {
 		if (unlink(path) < 0 && errno != ENOENT)
-			return set_error(err, "%s: %s", path, strerror(errno));
+			return error_set(err, "%s: %s", path, strerror(errno));
 		return 0;
 	}
 	struct buf b = {0};
@@ -61,7 +61,7 @@ int pod_members_write(const char *state_dir, const char *pod, const struct pod_m
 	int ret = write_file_atomic(path, b.data, b.len, 0600, false);
 	buf_free(&b);
 	if (ret < 0)
-		return set_error(err, "%s: %s", path, strerror(-ret));
+		return error_set(err, "%s: %s", path, strerror(-ret));
 	return 0;
 }
 

@@ -138,7 +138,7 @@ static int update_file(const char *state_dir, const char *path, const char *drop
 	_cleanup_free_ char *e = NULL;
 	if (read_all_fd(fd, PORTS_FILE_MAX, &buf, &len, &e) < 0) {
 		close(fd);
-		return set_error(err, "port reservations %s: %s", path, e);
+		return error_set(err, "port reservations %s: %s", path, e);
 	}
 	char *out = xmalloc(len + 512);
 	size_t o = 0;
@@ -152,7 +152,7 @@ static int update_file(const char *state_dir, const char *path, const char *drop
 		    (ctx && !holder_alive(state_dir, ctx, holder)))
 			continue;
 		if (p && ret == 0 && overlap(ip, p->ip)) {
-			ret = set_error(err,
+			ret = error_set(err,
 					"host port %u/%s%s%s is held by container \"%s\": refusing "
 					"the port mapping",
 					p->port, p->proto, strcmp(p->ip, "*") ? " on " : "",
@@ -167,7 +167,7 @@ static int update_file(const char *state_dir, const char *path, const char *drop
 	if (o == 0) {
 		unlink(path);
 	} else if (ftruncate(fd, 0) < 0 || pwrite(fd, out, o, 0) != (ssize_t)o) {
-		ret = set_error(err, "port reservations %s: %s", path, strerror(errno));
+		ret = error_set(err, "port reservations %s: %s", path, strerror(errno));
 	}
 	free(out);
 	close(fd);
@@ -684,7 +684,7 @@ static int check_cache(const char *state_dir, cnirt_ctx *ctx, const struct index
 		    !ports_overlap(e->ports, p) || has_state(state_dir, e->holder) ||
 		    !entry_present(ctx, e))
 			continue;
-		return set_error(err,
+		return error_set(err,
 				 "host port %u/%s is held by container \"%s\" (network \"%s\"): "
 				 "refusing the port mapping",
 				 p->port, p->proto, e->holder, e->network);
@@ -706,7 +706,7 @@ int port_reservations_reserve(const char *state_dir, cnirt_ctx *ctx, const char 
 			if (want[i].port == want[k].port &&
 			    strcmp(want[i].proto, want[k].proto) == 0 &&
 			    overlap(want[i].ip, want[k].ip)) {
-				set_error(err, "host port %u/%s is asked for twice", want[i].port,
+				error_set(err, "host port %u/%s is asked for twice", want[i].port,
 					  want[i].proto);
 				free(want);
 				return -1;
@@ -716,7 +716,7 @@ int port_reservations_reserve(const char *state_dir, cnirt_ctx *ctx, const char 
 	_cleanup_free_ char *e = NULL;
 	int r = mkdir_p(dir, 0700, &e);
 	if (r < 0)
-		set_error(err, "port reservations %s", e);
+		error_set(err, "port reservations %s", e);
 	/* The names first: a hook killed from here on leaves a list that
 	 * poststop and gc release from. */
 	struct buf names_buf = {0};
@@ -728,7 +728,7 @@ int port_reservations_reserve(const char *state_dir, cnirt_ctx *ctx, const char 
 	_cleanup_free_ char *names = buf_steal(&names_buf, &len);
 	_cleanup_free_ char *list = layout_own_ports(state_dir, id);
 	if (r == 0 && (r = write_file_atomic(list, names, len, 0600, false)) < 0)
-		set_error(err, "port reservations %s: %s", list, strerror(-r));
+		error_set(err, "port reservations %s: %s", list, strerror(-r));
 	struct index idx = {0};
 	if (r == 0)
 		index_get(ctx, &idx);

@@ -77,7 +77,7 @@ int record_write(const char *path, const struct record *r, char **err)
 	_cleanup_free_ char *text = json_gen(tree, false, &len);
 	int e = write_file_atomic(path, text, len, 0600, false);
 	if (e < 0)
-		return set_error(err, "attachment record %s: %s", path, strerror(-e));
+		return error_set(err, "attachment record %s: %s", path, strerror(-e));
 	return 0;
 }
 
@@ -112,7 +112,7 @@ static int need_str(const json *o, const char *prefix, const char *key, const ch
 {
 	*out = json_str(json_obj_get(o, key));
 	if (*out == NULL)
-		return set_error(err, "field \"%s%s\": missing or not a string", prefix, key);
+		return error_set(err, "field \"%s%s\": missing or not a string", prefix, key);
 	return 0;
 }
 
@@ -121,7 +121,7 @@ static int parse_att(json *o, size_t i, struct record_att *a, char **err)
 	_cleanup_free_ char *at = xasprintf("attachments[%zu].", i);
 	const char *network, *ifname, *config;
 	if (!json_is_object(o))
-		return set_error(err, "field \"attachments[%zu]\": not an object", i);
+		return error_set(err, "field \"attachments[%zu]\": not an object", i);
 	if (need_str(o, at, "network", &network, err) < 0 ||
 	    need_str(o, at, "ifname", &ifname, err) < 0 ||
 	    need_str(o, at, "config", &config, err) < 0)
@@ -142,7 +142,7 @@ static int parse_att(json *o, size_t i, struct record_att *a, char **err)
 		json *p = args->u.array.v[k];
 		if (!json_is_array(p) || p->u.array.n != 2 || !json_str(p->u.array.v[0]) ||
 		    !json_str(p->u.array.v[1]))
-			return set_error(err, "field \"%scniArgs[%zu]\": not a pair of strings", at,
+			return error_set(err, "field \"%scniArgs[%zu]\": not a pair of strings", at,
 					 k);
 		kvlist_append(&a->args, json_str(p->u.array.v[0]), json_str(p->u.array.v[1]));
 	}
@@ -154,12 +154,12 @@ static int parse_record(const json *root, struct record **out, char **err)
 {
 	const char *id;
 	if (!json_is_object(root))
-		return set_error(err, "not an object");
+		return error_set(err, "not an object");
 	if (need_str(root, "", "id", &id, err) < 0)
 		return -1;
 	json *atts = json_obj_get(root, "attachments");
 	if (!json_is_array(atts))
-		return set_error(err, "field \"attachments\": missing or not an array");
+		return error_set(err, "field \"attachments\": missing or not an array");
 	struct record *r = xzalloc(sizeof(*r));
 	r->id = xstrdup(id);
 	r->netns = xstrdup(json_str(json_obj_get(root, "netns")));
@@ -190,7 +190,7 @@ int record_read(const char *path, struct record **out, char **err)
 	int errnum;
 	if (read_file(path, RECORD_MAX_SIZE, &buf, &len, &errnum, &e) < 0) {
 		if (errnum != ENOENT)
-			return set_error(err, "attachment record %s", e);
+			return error_set(err, "attachment record %s", e);
 		*out = NULL;
 		return 0;
 	}
@@ -199,7 +199,7 @@ int record_read(const char *path, struct record **out, char **err)
 	if (json_parse_with(buf, len, what, &hook_json, &root, err) < 0)
 		return -1;
 	if (parse_record(root, out, &e) < 0)
-		return set_error(err, "%s: %s", what, e);
+		return error_set(err, "%s: %s", what, e);
 	return 0;
 }
 
@@ -207,9 +207,9 @@ int record_name_write(const char *state_dir, const char *id, const char *name, c
 {
 	_cleanup_free_ char *path = layout_name_link(state_dir, id);
 	if (unlink(path) < 0 && errno != ENOENT)
-		return set_error(err, "%s: %s", path, strerror(errno));
+		return error_set(err, "%s: %s", path, strerror(errno));
 	if (symlink(name, path) < 0)
-		return set_error(err, "%s: %s", path, strerror(errno));
+		return error_set(err, "%s: %s", path, strerror(errno));
 	return 0;
 }
 

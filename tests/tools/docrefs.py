@@ -16,7 +16,7 @@ What is checked, in every `...` span of the document (fenced blocks too):
     names (Makefile.am, configure.ac: hook/cnihook-shared);
   - a file name alone (attach.c, cnirt.h): some file of common/, lib/,
     hook/ or tests/ has it;
-  - a function, written with its parentheses (`set_error()`,
+  - a function, written with its parentheses (`error_set()`,
     `sandbox_apply(data, type)`): a C source or header of common/, lib/,
     hook/ or tests/ names it followed by "(" (a definition, a declaration
     or a call: the name is in the code).

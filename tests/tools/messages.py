@@ -12,7 +12,7 @@ A message is the format string (adjacent literals joined) of a call that
 prints at warn or error level, or that makes the error text a caller prints
 (the hook's one error convention, docs/architecture.md):
     log_warn(FMT, ...)  log_error(FMT, ...)  log_msg(LEVEL, FMT, ...)
-    set_error(ERR, FMT, ...)  xasprintf(FMT, ...)  ...err = xstrdup(FMT)
+    error_set(ERR, FMT, ...)  xasprintf(FMT, ...)  ...err = xstrdup(FMT)
 in every .c file under hook/ (xasprintf makes the texts that the engine's
 failures, gc's evidence and the refusals pass on). A format whose constant
 part has no space or fewer than two lower-case words ("%s %s: %s", "gc: %s",
@@ -32,7 +32,7 @@ import re
 import sys
 
 CALLS = re.compile(
-    r'\b(?:(log_warn|log_error)\s*\(|(log_msg)\s*\(|(set_error)\s*\(|'
+    r'\b(?:(log_warn|log_error)\s*\(|(log_msg)\s*\(|(error_set)\s*\(|'
     r'(xasprintf)\s*\(|\berr\s*=\s*(xstrdup)\s*\()')
 CONV = re.compile(r'%[-+ #0]*(?:\*|\d+)?(?:\.(?:\*|\d+))?(?:hh|h|ll|l|z|j|t|L)?[diouxXeEfgGcspm]')
 
@@ -102,7 +102,7 @@ def placeholder(expr):
     """A readable name for the value of a conversion: r->id -> ID."""
     words = re.findall(r'[A-Za-z_][A-Za-z0-9_]*', expr)
     skip = {'r', 'c', 'st', 'cfg', 'e', 'cnirt_error_msg', 'json_type_name', 'strerror',
-            'shown', 'shown_whole', 'x', 'p', 's', 'v', 'const', 'char'}
+            'error_shown', 'error_shown_whole', 'x', 'p', 's', 'v', 'const', 'char'}
     words = [w for w in words if w not in skip] or words or ['VALUE']
     name = words[-1]
     if name == 'errno' or name == 'errnum':

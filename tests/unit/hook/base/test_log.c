@@ -2,7 +2,7 @@
 /*
  * Tests of hook/base/log.c: level names, which levels are written, the line on
  * standard error ("cnihook: MESSAGE\n", always one line), the line in syslog
- * (ident "cnihook", LOG_PID, LOG_DAEMON), and cni_error_text() over errors
+ * (ident "cnihook", LOG_PID, LOG_DAEMON), and error_cni_text() over errors
  * built by real library calls.
  *
  * The syslog test never reaches the host's syslog: a forked child (root
@@ -276,7 +276,7 @@ static void test_one_line(void **state)
 		      "cnihook: network \"a\\b\": caf\xc3\xa9\n");
 }
 
-/* ------------------------------------------------------------ cni_error_text */
+/* ------------------------------------------------------------ error_cni_text */
 
 /* A runtime-side error that names no network or plugin: bad JSON. */
 static void test_format_error_plain(void **state)
@@ -292,18 +292,18 @@ static void test_format_error_plain(void **state)
 	assert_int_equal(cnirt_error_code(e), CNIRT_ERR_DECODE);
 
 	_cleanup_free_ char *want = xasprintf("CNI error 6: %s", cnirt_error_msg(e));
-	_cleanup_free_ char *got = cni_error_text(NULL, e);
+	_cleanup_free_ char *got = error_cni_text(NULL, e);
 	assert_string_equal(got, want);
 
 	/* The network the caller names, when the error names none; shown
 	 * escaped, as a foreign value. */
 	_cleanup_free_ char *want2 =
 	    xasprintf("network \"blue\": CNI error 6: %s", cnirt_error_msg(e));
-	_cleanup_free_ char *got2 = cni_error_text("blue", e);
+	_cleanup_free_ char *got2 = error_cni_text("blue", e);
 	assert_string_equal(got2, want2);
 	_cleanup_free_ char *want3 =
 	    xasprintf("network \"a\\x22b\\x0a\": CNI error 6: %s", cnirt_error_msg(e));
-	_cleanup_free_ char *got3 = cni_error_text("a\"b\n", e);
+	_cleanup_free_ char *got3 = error_cni_text("a\"b\n", e);
 	assert_string_equal(got3, want3);
 	cnirt_error_free(e);
 }
@@ -323,10 +323,10 @@ static void test_format_error_not_found(void **state)
 
 	_cleanup_free_ char *want = xasprintf(
 	    "network \"" NETWORK "\": plugin \"nope\": CNI error 7: %s", cnirt_error_msg(e));
-	_cleanup_free_ char *got = cni_error_text(NULL, e);
+	_cleanup_free_ char *got = error_cni_text(NULL, e);
 	assert_string_equal(got, want);
 	/* The error's own network wins over the caller's. */
-	_cleanup_free_ char *got2 = cni_error_text("other", e);
+	_cleanup_free_ char *got2 = error_cni_text("other", e);
 	assert_string_equal(got2, want);
 	cnirt_error_free(e);
 }
@@ -339,7 +339,7 @@ static void test_format_error_plugin(void **state)
 	cnirt_error *e = plugin_error("exit=1\nstdout={\"cniVersion\": \"1.1.0\", \"code\": 50, "
 				      "\"msg\": \"no bridge\", \"details\": \"br0 is gone\"}\n");
 	assert_true(cnirt_error_from_plugin(e));
-	_cleanup_free_ char *got = cni_error_text("other", e);
+	_cleanup_free_ char *got = error_cni_text("other", e);
 	assert_string_equal(got, "network \"" NETWORK "\": plugin \"fake\": "
 				 "CNI error 50: no bridge (br0 is gone)");
 	cnirt_error_free(e);
@@ -348,12 +348,12 @@ static void test_format_error_plugin(void **state)
 	e = plugin_error("exit=1\nstdout={\"cniVersion\": \"1.1.0\", \"code\": 11, "
 			 "\"msg\": \"busy\"}\n");
 	assert_null(cnirt_error_details(e));
-	_cleanup_free_ char *got2 = cni_error_text(NULL, e);
+	_cleanup_free_ char *got2 = error_cni_text(NULL, e);
 	assert_string_equal(got2, "network \"" NETWORK "\": plugin \"fake\": CNI error 11: busy");
 	cnirt_error_free(e);
 	e = plugin_error("exit=1\nstdout={\"cniVersion\": \"1.1.0\", \"code\": 11, "
 			 "\"msg\": \"busy\", \"details\": \"\"}\n");
-	_cleanup_free_ char *got3 = cni_error_text(NULL, e);
+	_cleanup_free_ char *got3 = error_cni_text(NULL, e);
 	assert_string_equal(got3, "network \"" NETWORK "\": plugin \"fake\": CNI error 11: busy");
 	cnirt_error_free(e);
 
@@ -362,7 +362,7 @@ static void test_format_error_plugin(void **state)
 	e = plugin_error("exit=3\n");
 	assert_true(cnirt_error_from_plugin(e));
 	assert_int_equal(cnirt_error_code(e), 0);
-	_cleanup_free_ char *got4 = cni_error_text(NULL, e);
+	_cleanup_free_ char *got4 = error_cni_text(NULL, e);
 	assert_string_equal(got4, "network \"" NETWORK "\": plugin \"fake\": "
 				  "CNI error 0: exit status 3");
 	cnirt_error_free(e);
@@ -377,7 +377,7 @@ static void test_format_error_no_code(void **state)
 	assert_int_equal(cnirt_error_code(e), CNIRT_ERR_NONE);
 	_cleanup_free_ char *want =
 	    xasprintf("network \"" NETWORK "\": plugin \"fake\": %s", cnirt_error_msg(e));
-	_cleanup_free_ char *got = cni_error_text(NULL, e);
+	_cleanup_free_ char *got = error_cni_text(NULL, e);
 	assert_string_equal(got, want);
 	assert_non_null(strstr(got, "signal 9"));
 	cnirt_error_free(e);
@@ -391,7 +391,7 @@ static void test_format_error_multiline(void **state)
 				      "\"msg\": \"bad\\nconfig\", \"details\": \"line 1\\nline "
 				      "2\"}\n");
 	assert_string_equal(cnirt_error_msg(e), "bad\nconfig");
-	_cleanup_free_ char *msg = cni_error_text(NULL, e);
+	_cleanup_free_ char *msg = error_cni_text(NULL, e);
 	cnirt_error_free(e);
 	_cleanup_free_ char *got = logged(LOG_LEVEL_WARN, LOG_LEVEL_ERROR, msg);
 	assert_string_equal(got, "cnihook: network \"" NETWORK "\": plugin \"fake\": "

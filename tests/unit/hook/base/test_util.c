@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* Tests of hook/base/util.c: reading files and descriptors within a limit,
- * mkdir_p, set_error, and hook_json's limits. */
+ * mkdir_p, error_set, and hook_json's limits. */
 #include "config.h"
 
 #include <setjmp.h>
@@ -30,7 +30,7 @@ static void test_set_error(void **state)
 {
 	(void)state;
 	_cleanup_free_ char *err = NULL;
-	assert_int_equal(set_error(&err, "field \"%s\": %s", "x", "bad"), -1);
+	assert_int_equal(error_set(&err, "field \"%s\": %s", "x", "bad"), -1);
 	assert_string_equal(err, "field \"x\": bad");
 }
 

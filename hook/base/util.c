@@ -4,5 +4,5 @@
 
 #include "base/util.h"
 
-const struct json_limits hook_json = {
-    .max_depth = HOOK_JSON_DEPTH, .no_nul = true, .utf8_unchecked = true};
+const struct json_limits util_json = {
+    .max_depth = UTIL_JSON_DEPTH, .no_nul = true, .utf8_unchecked = true};

@@ -16,12 +16,12 @@
 #include "json.h"
 
 /* The JSON the hook reads from container authors and engines (OCI state,
- * config.json, annotations, its own records): nesting to HOOK_JSON_DEPTH,
+ * config.json, annotations, its own records): nesting to UTIL_JSON_DEPTH,
  * no comments, no NUL in strings; UTF-8 is checked where a value is read
  * (annotations.c names the annotation; a path need not be UTF-8).
  * cnihook.json adds comments (hookconf.c). */
-#define HOOK_JSON_DEPTH 64
-extern const struct json_limits hook_json;
+#define UTIL_JSON_DEPTH 64
+extern const struct json_limits util_json;
 
 /* Files of the state directory are written with write_file_atomic()
  * (common.h) without fsync: the directory is on /run, whose content means

@@ -402,7 +402,7 @@ static int read_call(struct plugin_call *c, int fd)
 	}
 	if (strcmp(c->command, "STATUS") == 0 || (strcmp(c->command, "VERSION") == 0 && len == 0))
 		return 0;
-	if (json_parse_with(buf, len, "network configuration on stdin", &hook_json, &c->conf,
+	if (json_parse_with(buf, len, "network configuration on stdin", &util_json, &c->conf,
 			    &err) < 0)
 		return refuse(c, CNIRT_ERR_DECODE, err);
 	c->version = json_str(json_obj_get(c->conf, "cniVersion"));

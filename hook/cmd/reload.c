@@ -116,7 +116,7 @@ static char *with_identity(const char *cap_args, const cnirt_netlist *l, const s
 	_cleanup_json_ json *o = NULL;
 	_cleanup_free_ char *err = NULL;
 	if (cap_args == NULL ||
-	    json_parse_with(cap_args, strlen(cap_args), "capability arguments", &hook_json, &o,
+	    json_parse_with(cap_args, strlen(cap_args), "capability arguments", &util_json, &o,
 			    &err) < 0 ||
 	    !json_is_object(o)) {
 		json_free(o);

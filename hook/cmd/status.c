@@ -74,7 +74,7 @@ static int status_read(const char *dir, const struct snapshot *sd, const char *i
 		*err = unreadable(full, *errnum);
 		return -1;
 	}
-	struct json_limits lim = hook_json;
+	struct json_limits lim = util_json;
 	lim.file = true;
 	if (json_parse_with(buf, len, full, &lim, out, err) < 0) {
 		*errnum = EBADMSG;
@@ -166,7 +166,7 @@ static json *status_unfinished(const struct hook_config *cfg, const struct snaps
 	_cleanup_free_ char *text = network_status_render(st, n);
 	_cleanup_free_ char *err = NULL;
 	json *v = NULL;
-	if (json_parse_with(text, strlen(text), "status", &hook_json, &v, &err) < 0)
+	if (json_parse_with(text, strlen(text), "status", &util_json, &v, &err) < 0)
 		v = json_new(JSON_ARRAY);
 	if (n == 0)
 		json_arr_append(v, json_new(JSON_OBJECT));

@@ -321,7 +321,7 @@ int hookconf_load(const char *path, struct hook_config **out, char **err)
 	}
 	json *root = NULL;
 	/* cnihook.json(5): comments allowed, places as FILE:LINE:COLUMN. */
-	static const struct json_limits conf_json = {.max_depth = HOOK_JSON_DEPTH,
+	static const struct json_limits conf_json = {.max_depth = UTIL_JSON_DEPTH,
 						     .no_nul = true,
 						     .utf8_unchecked = true,
 						     .comments = true,

@@ -328,7 +328,7 @@ static int plan_from_record(const struct rootless_call *c, const char *id,
 		_cleanup_free_ char *e = NULL;
 		if (!args)
 			continue;
-		if (json_parse_with(args, strlen(args), "capability arguments", &hook_json, &j,
+		if (json_parse_with(args, strlen(args), "capability arguments", &util_json, &j,
 				    &e) < 0) {
 			ret = error_set(err, "%s: %s", path, e);
 			break;

@@ -117,7 +117,7 @@ static json *parse_result(const char *text)
 {
 	json *v = NULL;
 	_cleanup_free_ char *e = NULL;
-	if (text == NULL || json_parse_with(text, strlen(text), "result", &hook_json, &v, &e) < 0)
+	if (text == NULL || json_parse_with(text, strlen(text), "result", &util_json, &v, &e) < 0)
 		return NULL;
 	return v;
 }
@@ -343,7 +343,7 @@ static int read_bundle(const char *bundle, struct names_bundle *b, char **err)
 	if (read_file(path, 16 * 1024 * 1024, &text, &len, NULL, err) < 0)
 		return -1;
 	_cleanup_json_ json *config = NULL;
-	if (json_parse_with(text, len, path, &hook_json, &config, err) < 0)
+	if (json_parse_with(text, len, path, &util_json, &config, err) < 0)
 		return -1;
 	return names_bundle_parse(config, bundle, b, err);
 }

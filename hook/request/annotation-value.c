@@ -88,7 +88,7 @@ int annotation_value_split(const char *value, char sep, char ***items, size_t *n
 int annotation_value_json(const char *value, json **out, char **problem)
 {
 	char *msg = NULL;
-	if (json_parse_with(value, strlen(value), "@", &hook_json, out, &msg) < 0) {
+	if (json_parse_with(value, strlen(value), "@", &util_json, out, &msg) < 0) {
 		/* json_parse_with says "@: problem". */
 		*problem = xstrdup(strncmp(msg, "@: ", 3) == 0 ? msg + 3 : msg);
 		free(msg);

@@ -39,7 +39,7 @@ char *annotation_value_trimmed(const char *s, size_t len);
  * An empty value or item is a problem ("is empty", "item N is empty"). */
 int annotation_value_split(const char *value, char sep, char ***items, size_t *n, char **problem);
 
-/* A value's JSON, with the hook's limits (hook_json); the problem without
+/* A value's JSON, with the hook's limits (util_json); the problem without
  * a place prefix. */
 int annotation_value_json(const char *value, json **out, char **problem);
 /* An integer of JSON text (digits, optional '-', no fraction or exponent)

@@ -30,7 +30,7 @@ static char *quoted(const char *s)
 static int parse_json(const char *buf, size_t len, const char *what, json **out, char **err)
 {
 	json *v;
-	if (json_parse_with(buf, len, what, &hook_json, &v, err) < 0)
+	if (json_parse_with(buf, len, what, &util_json, &v, err) < 0)
 		return -1;
 	if (!json_is_object(v)) {
 		error_set(err, "%s: must be a JSON object, not %s", what, json_type_name(v));

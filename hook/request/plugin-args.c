@@ -57,7 +57,7 @@ static int cap_args_json(const struct attach_req *r, const struct caps *c, char 
 	if (r->bandwidth) {
 		_cleanup_free_ char *msg = NULL;
 		json *v = NULL;
-		if (json_parse_with(r->bandwidth, strlen(r->bandwidth), "bandwidth", &hook_json, &v,
+		if (json_parse_with(r->bandwidth, strlen(r->bandwidth), "bandwidth", &util_json, &v,
 				    &msg) < 0)
 			return error_set(err, "network \"%s\": %s", r->network, msg);
 		json_obj_set(o, "bandwidth", v);

@@ -140,7 +140,7 @@ int runtime_spec_edit(const char *text, size_t len, const char *what,
 	struct kvlist ann = {0}, added = {0};
 	struct selection sel = {0};
 	int ret = -1;
-	if (json_parse_with(text, len, what, &hook_json, &root, err) < 0)
+	if (json_parse_with(text, len, what, &util_json, &root, err) < 0)
 		return -1;
 	if (!json_is_object(root)) {
 		error_set(err, "%s: must hold a JSON object, not %s", what, json_type_name(root));

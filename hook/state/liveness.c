@@ -205,7 +205,7 @@ static bool runtime_stopped(const char *proc, const char *dir, char **evidence)
 		_cleanup_json_ json *v = NULL;
 		size_t len = 0;
 		if (read_file(path, 16u << 20, &buf, &len, NULL, &err) < 0 ||
-		    json_parse_with(buf, len, path, &hook_json, &v, &err) < 0)
+		    json_parse_with(buf, len, path, &util_json, &v, &err) < 0)
 			continue;
 		json *pid = json_obj_get(v, layouts[i].pid);
 		json *start = json_obj_get(v, layouts[i].start);
@@ -254,7 +254,7 @@ static void result_sandboxes(const cnirt_cache_entry *c, char ***out, size_t *n)
 	_cleanup_json_ json *v = NULL;
 	if (result == NULL ||
 	    cnirt_result_convert(result, strlen(result), "1.0.0", &conv, &e) < 0 ||
-	    json_parse_with(conv, strlen(conv), "result", &hook_json, &v, &err) < 0) {
+	    json_parse_with(conv, strlen(conv), "result", &util_json, &v, &err) < 0) {
 		cnirt_error_free(e);
 		return;
 	}

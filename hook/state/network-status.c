@@ -21,7 +21,7 @@ json *network_status_result_v1(const char *result)
 	}
 	json *v = NULL;
 	_cleanup_free_ char *err = NULL;
-	if (json_parse_with(conv, strlen(conv), "result", &hook_json, &v, &err) < 0)
+	if (json_parse_with(conv, strlen(conv), "result", &util_json, &v, &err) < 0)
 		return NULL;
 	return v;
 }
@@ -107,7 +107,7 @@ int network_status_update(const char *path, const struct network_status_entry *e
 	if (read_file(path, 16u << 20, &buf, &len, &errnum, err) < 0)
 		return -1;
 	_cleanup_json_ json *all = NULL;
-	if (json_parse_with(buf, len, path, &hook_json, &all, err) < 0)
+	if (json_parse_with(buf, len, path, &util_json, &all, err) < 0)
 		return -1;
 	for (size_t i = 0; json_is_array(all) && i < all->u.array.n; i++) {
 		json **v = &all->u.array.v[i];
@@ -137,7 +137,7 @@ char *network_status_first_ip(const char *path, size_t index, char **err)
 	if (read_file(path, 16u << 20, &buf, &len, &errnum, err) < 0)
 		return NULL;
 	_cleanup_json_ json *all = NULL;
-	if (json_parse_with(buf, len, path, &hook_json, &all, err) < 0)
+	if (json_parse_with(buf, len, path, &util_json, &all, err) < 0)
 		return NULL;
 	const json *e = json_is_array(all) && index < all->u.array.n ? all->u.array.v[index] : NULL;
 	const json *ips = e ? json_obj_get(e, "ips") : NULL;

@@ -230,7 +230,7 @@ static void entry_mappings(const cnirt_cache_entry *e, struct port **held, size_
 	*held = NULL;
 	*n = 0;
 	if (caps == NULL ||
-	    json_parse_with(caps, strlen(caps), "capabilityArgs", &hook_json, &v, &err) < 0)
+	    json_parse_with(caps, strlen(caps), "capabilityArgs", &util_json, &v, &err) < 0)
 		return;
 	entry_ports_of(json_obj_get(v, "portMappings"), held, n);
 	json_free(v);

@@ -18,7 +18,7 @@ static void set_object_text(json *o, const char *key, const char *text)
 {
 	json *v = NULL;
 	_cleanup_free_ char *e = NULL;
-	if (text == NULL || json_parse_with(text, strlen(text), key, &hook_json, &v, &e) < 0)
+	if (text == NULL || json_parse_with(text, strlen(text), key, &util_json, &v, &e) < 0)
 		return;
 	json_obj_set(o, key, v);
 }
@@ -196,7 +196,7 @@ int record_read(const char *path, struct record **out, char **err)
 	}
 	_cleanup_json_ json *root = NULL;
 	_cleanup_free_ char *what = xasprintf("attachment record %s", path);
-	if (json_parse_with(buf, len, what, &hook_json, &root, err) < 0)
+	if (json_parse_with(buf, len, what, &util_json, &root, err) < 0)
 		return -1;
 	if (parse_record(root, out, &e) < 0)
 		return error_set(err, "%s: %s", what, e);

@@ -52,7 +52,7 @@ static void check_json(const char *text, enum json_type type)
 {
 	json *v = NULL;
 	char *err = NULL;
-	if (json_parse_with(text, strlen(text), "fuzz", &hook_json, &v, &err) < 0) {
+	if (json_parse_with(text, strlen(text), "fuzz", &util_json, &v, &err) < 0) {
 		fprintf(stderr, "fuzz_annotations: normalised JSON does not parse: %s: %s\n", err,
 			text);
 		abort();

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* Tests of hook/base/util.c: reading files and descriptors within a limit,
- * mkdir_p, error_set, and hook_json's limits. */
+ * mkdir_p, error_set, and util_json's limits. */
 #include "config.h"
 
 #include <setjmp.h>
@@ -136,24 +136,24 @@ static void test_mkdir_p(void **state)
 	assert_string_equal(err, want);
 }
 
-/* hook_json: nesting to HOOK_JSON_DEPTH, one more refused; no comments. */
+/* util_json: nesting to UTIL_JSON_DEPTH, one more refused; no comments. */
 static void test_hook_json_limits(void **state)
 {
 	(void)state;
-	char text[2 * (HOOK_JSON_DEPTH + 1) + 1];
-	for (int depth = HOOK_JSON_DEPTH; depth <= HOOK_JSON_DEPTH + 1; depth++) {
+	char text[2 * (UTIL_JSON_DEPTH + 1) + 1];
+	for (int depth = UTIL_JSON_DEPTH; depth <= UTIL_JSON_DEPTH + 1; depth++) {
 		memset(text, '[', (size_t)depth);
 		memset(text + depth, ']', (size_t)depth);
 		text[2 * depth] = '\0';
 		json *v = NULL;
 		_cleanup_free_ char *err = NULL;
-		int r = json_parse_with(text, strlen(text), "t", &hook_json, &v, &err);
-		assert_int_equal(r, depth == HOOK_JSON_DEPTH ? 0 : -1);
+		int r = json_parse_with(text, strlen(text), "t", &util_json, &v, &err);
+		assert_int_equal(r, depth == UTIL_JSON_DEPTH ? 0 : -1);
 		json_free(v);
 	}
 	json *v = NULL;
 	_cleanup_free_ char *err = NULL;
-	assert_int_equal(json_parse_with("/*c*/{}", 7, "t", &hook_json, &v, &err), -1);
+	assert_int_equal(json_parse_with("/*c*/{}", 7, "t", &util_json, &v, &err), -1);
 }
 
 static void test_kvlist(void **state)

@@ -40,7 +40,7 @@ static int plan_add(struct forward_plan *p, size_t attachment, const char *ports
 	_cleanup_free_ char *problem = NULL;
 	_cleanup_json_ json *a = NULL;
 	int r = ports[0] == '['
-		    ? json_parse_with(ports, strlen(ports), "t", &hook_json, &a, &problem) < 0
+		    ? json_parse_with(ports, strlen(ports), "t", &util_json, &a, &problem) < 0
 			  ? -1
 			  : port_mappings_from_json(a, &m, &problem)
 		    : port_mappings_from_annotation(ports, &m, &problem);

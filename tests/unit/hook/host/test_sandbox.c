@@ -55,7 +55,7 @@ static void load(const char *text, struct sandbox_config *c)
 {
 	_cleanup_json_ json *v = NULL;
 	char *err = NULL;
-	if (text && json_parse_with(text, strlen(text), "test", &hook_json, &v, &err) < 0)
+	if (text && json_parse_with(text, strlen(text), "test", &util_json, &v, &err) < 0)
 		fail_msg("bad test JSON: %s", err);
 	if (sandbox_parse(v, CONF, c, &err) < 0)
 		fail_msg("sandbox_parse failed: %s", err);
@@ -65,7 +65,7 @@ static void parse_fails(const char *text, const char *msg)
 {
 	_cleanup_json_ json *v = NULL;
 	char *err = NULL;
-	if (json_parse_with(text, strlen(text), "test", &hook_json, &v, &err) < 0)
+	if (json_parse_with(text, strlen(text), "test", &util_json, &v, &err) < 0)
 		fail_msg("bad test JSON: %s", err);
 	struct sandbox_config c, sentinel;
 	memset(&c, 0x5a, sizeof(c));

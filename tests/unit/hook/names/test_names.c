@@ -17,7 +17,7 @@ static json *parse(const char *text)
 {
 	json *v = NULL;
 	char *err = NULL;
-	if (json_parse_with(text, strlen(text), "t", &hook_json, &v, &err) < 0)
+	if (json_parse_with(text, strlen(text), "t", &util_json, &v, &err) < 0)
 		fail_msg("%s", err);
 	return v;
 }

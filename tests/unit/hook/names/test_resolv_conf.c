@@ -18,7 +18,7 @@ static json *parse(const char *text)
 {
 	json *v = NULL;
 	char *err = NULL;
-	if (json_parse_with(text, strlen(text), "t", &hook_json, &v, &err) < 0)
+	if (json_parse_with(text, strlen(text), "t", &util_json, &v, &err) < 0)
 		fail_msg("%s", err);
 	return v;
 }
@@ -54,7 +54,7 @@ static void test_result_checked(void **state)
 	    " \"options\": [\"ndots:2\", \"x y\", \"edns0\"]}";
 	json *dns = NULL;
 	char *err = NULL;
-	assert_int_equal(json_parse_with(text, strlen(text), "t", &hook_json, &dns, &err), 0);
+	assert_int_equal(json_parse_with(text, strlen(text), "t", &util_json, &dns, &err), 0);
 	struct resolv r = {0};
 	resolv_conf_add_dns(&r, dns);
 	assert_int_equal(r.n_servers, 1);

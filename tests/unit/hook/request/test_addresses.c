@@ -141,7 +141,7 @@ static void test_ip_list(void **state)
 	char *problem = NULL, *msg = NULL;
 	json *a = NULL;
 	assert_int_equal(
-	    json_parse_with("[\"10.0.0.1\",\"fd00::1/64\"]", 25, "t", &hook_json, &a, &msg), 0);
+	    json_parse_with("[\"10.0.0.1\",\"fd00::1/64\"]", 25, "t", &util_json, &a, &msg), 0);
 	assert_int_equal(addresses_ip_list_from_json(a, "ips", IP_OR_CIDR, &v, &n, &problem), 0);
 	assert_int_equal(n, 2);
 	assert_string_equal(v[1], "fd00::1/64");

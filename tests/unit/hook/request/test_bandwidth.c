@@ -16,7 +16,7 @@ static int bandwidth(const char *in, char **out, char **problem)
 {
 	_cleanup_json_ json *o = NULL;
 	_cleanup_free_ char *msg = NULL;
-	if (json_parse_with(in, strlen(in), "t", &hook_json, &o, &msg) < 0)
+	if (json_parse_with(in, strlen(in), "t", &util_json, &o, &msg) < 0)
 		fail_msg("test input %s: %s", in, msg);
 	return bandwidth_from_json(o, out, problem);
 }

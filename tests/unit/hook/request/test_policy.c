@@ -39,7 +39,7 @@ static void load(const char *text, struct policy *p)
 {
 	_cleanup_json_ json *v = NULL;
 	char *err = NULL;
-	if (text && json_parse_with(text, strlen(text), "test", &hook_json, &v, &err) < 0)
+	if (text && json_parse_with(text, strlen(text), "test", &util_json, &v, &err) < 0)
 		fail_msg("bad test JSON: %s", err);
 	if (policy_parse(v, CONF, p, &err) < 0)
 		fail_msg("policy_parse failed: %s", err);
@@ -50,7 +50,7 @@ static void parse_fails(const char *text, const char *msg)
 {
 	_cleanup_json_ json *v = NULL;
 	char *err = NULL;
-	if (json_parse_with(text, strlen(text), "test", &hook_json, &v, &err) < 0)
+	if (json_parse_with(text, strlen(text), "test", &util_json, &v, &err) < 0)
 		fail_msg("bad test JSON: %s", err);
 	struct policy p, sentinel;
 	memset(&p, 0x5a, sizeof(p));
@@ -614,7 +614,7 @@ static int run_cases(const char *dir, const struct ncase *cases, size_t n, int o
 		struct policy p;
 		struct selection s;
 		char *err = NULL;
-		if (json_parse_with(pol, strlen(pol), "test", &hook_json, &v, &err) < 0 ||
+		if (json_parse_with(pol, strlen(pol), "test", &util_json, &v, &err) < 0 ||
 		    policy_parse(v, CONF, &p, &err) < 0) {
 			dprintf(out, "case %zu: policy %s: %s\n", i, pol, err);
 			return failed + 1;

@@ -36,7 +36,7 @@ static int edit_with(const char *text, const struct container_defaults *d,
 		assert_non_null(t);
 		assert_int_equal(strlen(t), len);
 		char *e = NULL;
-		if (json_parse_with(t, len, "edited", &hook_json, out, &e) < 0)
+		if (json_parse_with(t, len, "edited", &util_json, out, &e) < 0)
 			fail_msg("the edited config.json is no JSON: %s", e);
 	} else {
 		assert_null(t);

@@ -104,7 +104,7 @@ static struct port_mappings mappings(const char *text)
 	struct port_mappings m = {0};
 	_cleanup_json_ json *a = NULL;
 	_cleanup_free_ char *problem = NULL;
-	if (text && (json_parse_with(text, strlen(text), "test", &hook_json, &a, &problem) < 0 ||
+	if (text && (json_parse_with(text, strlen(text), "test", &util_json, &a, &problem) < 0 ||
 		     port_mappings_from_json(a, &m, &problem) < 0))
 		fail_msg("port mappings %s: %s", text, problem);
 	return m;

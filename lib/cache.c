@@ -72,7 +72,7 @@ int cache_path(const cnirt_ctx *ctx, const char *network, const char *container_
 	return 0;
 }
 
-char *args_join(const cnirt_kv *args, size_t n)
+char *cache_args_join(const cnirt_kv *args, size_t n)
 {
 	if (n == 0)
 		return NULL;
@@ -173,8 +173,8 @@ static int entry_build(const cnirt_netlist *l, const cnirt_attachment *a, const 
 {
 	_cleanup_json_ json *caps = NULL;
 	if (a->capability_args) {
-		if (json_parse(a->capability_args, strlen(a->capability_args), "capabilityArgs",
-			       &caps, err) < 0)
+		if (json_read_parse(a->capability_args, strlen(a->capability_args),
+				    "capabilityArgs", &caps, err) < 0)
 			return -1;
 		if (caps->type != JSON_OBJECT && caps->type != JSON_NULL)
 			return error_set(err, CNIRT_ERR_INVALID_CONFIG,
@@ -337,7 +337,7 @@ static int read_entry_file(int dirfd, const char *name, char **data, size_t *len
 static int get_opt_string(const json *o, const char *key, char **out, cnirt_error **err)
 {
 	const char *s;
-	if (json_get_string(o, key, &s, err) < 0)
+	if (json_read_string(o, key, &s, err) < 0)
 		return -1;
 	*out = s ? xstrdup(s) : NULL;
 	return 0;
@@ -454,9 +454,9 @@ static int entry_parse(const char *data, size_t len, const char *const *legacy,
 	if (len == 0)
 		return error_set(err, CNIRT_ERR_DECODE, "empty file");
 	_cleanup_json_ json *j = NULL;
-	if (json_parse(data, len, "entry", &j, err) < 0) {
+	if (json_read_parse(data, len, "entry", &j, err) < 0) {
 		/* "entry: invalid JSON near byte N: ...": the problem is what
-		 * follows the name json_parse() was given */
+		 * follows the name json_read_parse() was given */
 		char *m = (*err)->msg;
 		if (strncmp(m, "entry: ", 7) == 0)
 			memmove(m, m + 7, strlen(m + 7) + 1);
@@ -525,7 +525,7 @@ static json *read_object(const char *path, struct stat *st)
 	size_t len;
 	json *j = NULL;
 	if (read_entry_file(AT_FDCWD, path, &data, &len, st, &ignored) < 0 || data == NULL ||
-	    json_parse(data, len, "cache entry", &j, &ignored) < 0)
+	    json_read_parse(data, len, "cache entry", &j, &ignored) < 0)
 		return NULL;
 	if (j->type != JSON_OBJECT) {
 		json_free(j);
@@ -1040,7 +1040,7 @@ CNIRT_EXPORT int cnirt_cache_result(const cnirt_ctx *ctx, const char *network,
 	}
 	_cleanup_json_ json *raw = NULL;
 	_cleanup_json_ json *conv = NULL;
-	int r = json_parse(e->result, strlen(e->result), "cached result", &raw, err);
+	int r = json_read_parse(e->result, strlen(e->result), "cached result", &raw, err);
 	if (r == 0)
 		r = result_validate(raw, err);
 	if (r == 0 && to_version)

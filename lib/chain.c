@@ -131,7 +131,8 @@ static int parse_result(const struct call *c, size_t i, const char *buf, size_t 
 		tag(*err, c->list, type);
 		return error_kind(err, CNIRT_KIND_INVALID_RESULT);
 	}
-	if (json_parse(buf, len, "plugin result", &raw, err) < 0 || result_validate(raw, err) < 0 ||
+	if (json_read_parse(buf, len, "plugin result", &raw, err) < 0 ||
+	    result_validate(raw, err) < 0 ||
 	    result_convert(raw, c->list->effective_version, out, err) < 0) {
 		error_prefix(err, "%s result", c->command);
 		tag(*err, c->list, type);
@@ -228,8 +229,8 @@ static int call_init(struct call *c, cnirt_ctx *ctx, const cnirt_netlist *l, con
 	if (check_attachment(a, need_netns, err) < 0)
 		return error_set_network(*err, l->name);
 	if (a->capability_args && a->capability_args[0]) {
-		if (json_parse(a->capability_args, strlen(a->capability_args),
-			       "capability arguments", &c->cap_args, err) < 0)
+		if (json_read_parse(a->capability_args, strlen(a->capability_args),
+				    "capability arguments", &c->cap_args, err) < 0)
 			return error_set_network(*err, l->name);
 		if (c->cap_args->type != JSON_OBJECT) {
 			error_set(err, CNIRT_ERR_INVALID_CONFIG,
@@ -239,7 +240,7 @@ static int call_init(struct call *c, cnirt_ctx *ctx, const cnirt_netlist *l, con
 	}
 	if (derive_parse_config_args(a->config_args, &c->config_args, err) < 0)
 		return error_set_network(*err, l->name);
-	c->args = args_join(a->args, a->n_args);
+	c->args = cache_args_join(a->args, a->n_args);
 	return 0;
 }
 
@@ -410,7 +411,8 @@ static int del_until(cnirt_ctx *ctx, const cnirt_netlist *l, const cnirt_attachm
 	if (uses_prev_result_on_del(l) && prev == NULL && given) {
 		_cleanup_json_ json *raw = NULL;
 		_cleanup_error_ cnirt_error *parse_err = NULL;
-		if (json_parse(given, strlen(given), "given prevResult", &raw, &parse_err) == 0)
+		if (json_read_parse(given, strlen(given), "given prevResult", &raw, &parse_err) ==
+		    0)
 			prev = usable_result(l, raw);
 	}
 	if (del_chain(&c, prev, NULL, err) < 0)
@@ -522,7 +524,7 @@ static char *gc_config(const cnirt_netlist *l, size_t i, const cnirt_attachment_
 	_cleanup_free_ char *base = derive_exec_config(l, i, NULL, NULL, NULL, NULL);
 	_cleanup_json_ json *conf = NULL;
 	_cleanup_error_ cnirt_error *e = NULL;
-	if (json_parse(base, strlen(base), "derived configuration", &conf, &e) < 0)
+	if (json_read_parse(base, strlen(base), "derived configuration", &conf, &e) < 0)
 		abort(); /* we generated it */
 	json *arr = json_new(JSON_ARRAY);
 	for (size_t k = 0; k < n; k++) {
@@ -658,12 +660,13 @@ static int probe_versions(cnirt_ctx *ctx, const char *network, const char *type,
 			cnirt_error_free(TAKE_PTR(*err));
 			const char *legacy = "{\"cniVersion\":\"0.1.0\",\"supportedVersions\":"
 					     "[\"0.1.0\"]}";
-			return json_parse(legacy, strlen(legacy), "version", version_result, err);
+			return json_read_parse(legacy, strlen(legacy), "version", version_result,
+					       err);
 		}
 		return error_set_plugin(*err, type);
 	}
 	_cleanup_json_ json *v = NULL;
-	if (json_parse(out, len, "VERSION result", &v, err) < 0)
+	if (json_read_parse(out, len, "VERSION result", &v, err) < 0)
 		return error_set_plugin(*err, type);
 	const json *sv = json_obj_get(v, "supportedVersions");
 	if (sv == NULL || sv->type != JSON_ARRAY) {

@@ -307,7 +307,7 @@ static int netlist_parse(const char *bytes, size_t len, const char *origin, enum
 {
 	_cleanup_json_ json *root = NULL;
 	cnirt_netlist *l = xzalloc(sizeof(*l));
-	int r = json_parse(bytes, len, "network configuration", &root, err);
+	int r = json_read_parse(bytes, len, "network configuration", &root, err);
 	if (r == 0)
 		r = parse_tree(root, kind, l, err);
 	if (r < 0) {
@@ -401,7 +401,7 @@ static void bytes_append_plugins(cnirt_netlist *l, json *const *extra, size_t n)
 {
 	_cleanup_json_ json *root = NULL;
 	_cleanup_error_ cnirt_error *e = NULL;
-	if (json_parse(l->bytes, l->len, "network configuration", &root, &e) < 0)
+	if (json_read_parse(l->bytes, l->len, "network configuration", &root, &e) < 0)
 		abort(); /* parsed before */
 	json *plugins = json_obj_get(root, "plugins");
 	if (plugins == NULL) {
@@ -449,7 +449,8 @@ static int load_plugin_folder(int dirfd, const char *name, const char *path, cni
 		size_t len;
 		const char *type;
 		r = read_conf_file(fd, names[i], file, &bytes, &len, err);
-		if (r == 0 && json_parse(bytes, len, "plugin configuration", &confs[i], err) < 0)
+		if (r == 0 &&
+		    json_read_parse(bytes, len, "plugin configuration", &confs[i], err) < 0)
 			r = error_prefix(err, "%s", file);
 		if (r == 0 && confs[i]->type != JSON_OBJECT)
 			r = error_set(err, CNIRT_ERR_INVALID_CONFIG,
@@ -926,15 +927,15 @@ CNIRT_EXPORT int cnirt_netlist_inject(const cnirt_netlist *l, size_t plugin, con
 		return error_set(err, CNIRT_ERR_INVALID_CONFIG, "inject: empty key");
 	_cleanup_json_ json *value = NULL;
 	_cleanup_free_ char *what = xasprintf("value of \"%s\"", key);
-	if (json_parse(value_json ? value_json : "", value_json ? strlen(value_json) : 0, what,
-		       &value, err) < 0)
+	if (json_read_parse(value_json ? value_json : "", value_json ? strlen(value_json) : 0, what,
+			    &value, err) < 0)
 		return -1;
 	if (value->type == JSON_NULL)
 		return error_set(err, CNIRT_ERR_INVALID_CONFIG, "inject: \"%s\": value is null",
 				 key);
 
 	_cleanup_json_ json *root = NULL;
-	if (json_parse(l->bytes, l->len, "network configuration", &root, err) < 0)
+	if (json_read_parse(l->bytes, l->len, "network configuration", &root, err) < 0)
 		return -1;
 	json *plugins = json_obj_get(root, "plugins");
 	if (plugins == NULL || plugins->type != JSON_ARRAY || plugin >= plugins->u.array.n) {

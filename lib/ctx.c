@@ -255,7 +255,7 @@ CNIRT_EXPORT int cnirt_ctx_set_plugin_args(cnirt_ctx *ctx, const char *plugin, c
 	free(ctx->plugin_args[i].args);
 	ctx->plugin_args[i].args = NULL;
 	if (n) {
-		ctx->plugin_args[i].args = args_join(args, n);
+		ctx->plugin_args[i].args = cache_args_join(args, n);
 		return 0;
 	}
 	free(ctx->plugin_args[i].plugin);

@@ -32,7 +32,7 @@ int derive_parse_config_args(const char *text, json **out, cnirt_error **err)
 	if (text == NULL)
 		return 0;
 	json *v = NULL;
-	if (json_parse(text, strlen(text), "config args", &v, err) < 0)
+	if (json_read_parse(text, strlen(text), "config args", &v, err) < 0)
 		return -1;
 	if (v->type != JSON_OBJECT) {
 		json_free(v);
@@ -47,7 +47,7 @@ char *derive_list_bytes(const cnirt_netlist *l, const json *config_args, size_t 
 {
 	_cleanup_json_ json *root = NULL;
 	_cleanup_error_ cnirt_error *e = NULL;
-	if (json_parse(l->bytes, l->len, "network configuration", &root, &e) < 0)
+	if (json_read_parse(l->bytes, l->len, "network configuration", &root, &e) < 0)
 		abort(); /* it was parsed when the list was loaded */
 	json *plugins = json_obj_get(root, "plugins");
 	for (size_t i = 0; plugins && plugins->type == JSON_ARRAY && i < plugins->u.array.n; i++)

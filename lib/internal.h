@@ -62,15 +62,15 @@ static inline void error_freep(cnirt_error **e)
 #define _cleanup_error_ _cleanup_(error_freep)
 
 /* ------------------------------------------------------- json-read.c */
-/* Into the tree of common/json.h. json_parse() with the limits of CNI input
+/* Into the tree of common/json.h. json_read_parse() with the limits of CNI input
  * (JSON_MAX_DEPTH, no comments); errors carry code CNIRT_ERR_DECODE and the
  * byte offset. */
-int json_parse(const char *buf, size_t len, const char *what, json **out, cnirt_error **err);
-/* Typed getters for validation. Absent: 0, and json_get_string sets *out to
- * NULL while json_get_bool leaves *out (the default) alone. Wrong type, or a
+int json_read_parse(const char *buf, size_t len, const char *what, json **out, cnirt_error **err);
+/* Typed getters for validation. Absent: 0, and json_read_string sets *out to
+ * NULL while json_read_bool leaves *out (the default) alone. Wrong type, or a
  * string with a NUL byte: -1 with an error (CNIRT_ERR_DECODE) naming `key`. */
-int json_get_string(const json *o, const char *key, const char **out, cnirt_error **err);
-int json_get_bool(const json *o, const char *key, bool *out, cnirt_error **err);
+int json_read_string(const json *o, const char *key, const char **out, cnirt_error **err);
+int json_read_bool(const json *o, const char *key, bool *out, cnirt_error **err);
 
 /* ------------------------------------------------------- version.c */
 /* Parse "X.Y.Z" (each part decimal, no sign); 0 or -1. */
@@ -241,7 +241,7 @@ int cache_remove(const cnirt_ctx *ctx, const char *network, const char *containe
 int cache_read_result(const cnirt_ctx *ctx, const char *network, const char *container_id,
 		      const char *ifname, json **out, struct cache_seen *seen, cnirt_error **err);
 /* Join CNI_ARGS pairs "K=V;K=V" (NULL when there are none). */
-char *args_join(const cnirt_kv *args, size_t n);
+char *cache_args_join(const cnirt_kv *args, size_t n);
 
 /* ------------------------------------------------------- base64.c */
 char *base64_encode(const void *data, size_t len);

@@ -7,7 +7,7 @@
 
 /* JSON that libcnirt reads (configurations, results, cache entries): depth
  * JSON_MAX_DEPTH, no comments, strings as the bytes they are. */
-int json_parse(const char *buf, size_t len, const char *what, json **out, cnirt_error **err)
+int json_read_parse(const char *buf, size_t len, const char *what, json **out, cnirt_error **err)
 {
 	static const struct json_limits cni = {.max_depth = JSON_MAX_DEPTH};
 	_cleanup_free_ char *msg = NULL;
@@ -16,7 +16,7 @@ int json_parse(const char *buf, size_t len, const char *what, json **out, cnirt_
 	return 0;
 }
 
-int json_get_string(const json *o, const char *key, const char **out, cnirt_error **err)
+int json_read_string(const json *o, const char *key, const char **out, cnirt_error **err)
 {
 	const json *v = json_obj_get(o, key);
 	if (v == NULL) {
@@ -31,7 +31,7 @@ int json_get_string(const json *o, const char *key, const char **out, cnirt_erro
 	return 0;
 }
 
-int json_get_bool(const json *o, const char *key, bool *out, cnirt_error **err)
+int json_read_bool(const json *o, const char *key, bool *out, cnirt_error **err)
 {
 	const json *v = json_obj_get(o, key);
 	if (v == NULL)

@@ -713,7 +713,7 @@ int result_parse_error(const char *buf, size_t len, int *code, char **msg, char 
 {
 	_cleanup_json_ json *j = NULL;
 	_cleanup_error_ cnirt_error *e = NULL;
-	if (json_parse(buf, len, "error result", &j, &e) < 0 || j->type != JSON_OBJECT)
+	if (json_read_parse(buf, len, "error result", &j, &e) < 0 || j->type != JSON_OBJECT)
 		return -1;
 	/* Spec section 5, "Error": code is a number (the reference: unsigned). */
 	const json *c = json_obj_get(j, "code");
@@ -738,7 +738,7 @@ CNIRT_EXPORT int cnirt_result_validate(const char *text, size_t len, cnirt_error
 {
 	ERR_OUT_INIT(err);
 	_cleanup_json_ json *j = NULL;
-	if (json_parse(text, len, "result", &j, err) < 0)
+	if (json_read_parse(text, len, "result", &j, err) < 0)
 		return -1;
 	return result_validate(j, err);
 }
@@ -749,7 +749,7 @@ CNIRT_EXPORT int cnirt_result_convert(const char *text, size_t len, const char *
 	ERR_OUT_INIT(err);
 	_cleanup_json_ json *j = NULL;
 	_cleanup_json_ json *c = NULL;
-	if (json_parse(text, len, "result", &j, err) < 0 ||
+	if (json_read_parse(text, len, "result", &j, err) < 0 ||
 	    result_convert(j, to_version, &c, err) < 0)
 		return -1;
 	*out = json_gen(c, false, NULL);
@@ -762,7 +762,7 @@ CNIRT_EXPORT int cnirt_result_ips(const char *text, size_t len, char ***out, siz
 	ERR_OUT_INIT(err);
 	_cleanup_json_ json *j = NULL;
 	_cleanup_(result_release) struct result r = {0};
-	if (json_parse(text, len, "result", &j, err) < 0 || result_read(j, &r, err) < 0)
+	if (json_read_parse(text, len, "result", &j, err) < 0 || result_read(j, &r, err) < 0)
 		return -1;
 	char **v = xcalloc(r.n_ips + 1, sizeof(*v));
 	for (size_t i = 0; i < r.n_ips; i++)

@@ -265,7 +265,7 @@ json *rec_call_stdin_json(const struct rec_call *c)
 	_cleanup_free_ char *data = rec_call_stdin(c, &len);
 	_cleanup_error_ cnirt_error *err = NULL;
 	json *j = NULL;
-	if (json_parse(data, len, "recorded stdin", &j, &err) < 0)
+	if (json_read_parse(data, len, "recorded stdin", &j, &err) < 0)
 		fail_msg("stdin of call %u (%s %s) is not JSON: %s\n%s", c->seq, c->plugin,
 			 c->command, cnirt_error_msg(err), data);
 	return j;

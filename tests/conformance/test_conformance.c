@@ -95,7 +95,7 @@ static json *parse_json(const char *text, size_t len, const char *what)
 {
 	_cleanup_error_ cnirt_error *err = NULL;
 	json *j = NULL;
-	if (json_parse(text, len, what, &j, &err) < 0)
+	if (json_read_parse(text, len, what, &j, &err) < 0)
 		fail_msg("%s is not JSON: %s", what, cnirt_error_msg(err));
 	return j;
 }

@@ -95,7 +95,7 @@ static json *parse_object(const char *text)
 {
 	json *j = NULL;
 	_cleanup_error_ cnirt_error *e = NULL;
-	if (json_parse(text, strlen(text), "handed out", &j, &e) < 0) {
+	if (json_read_parse(text, strlen(text), "handed out", &j, &e) < 0) {
 		fprintf(stderr, "fuzz_cache: JSON handed out does not parse: %s\n%s\n",
 			cnirt_error_msg(e), text);
 		abort();
@@ -249,7 +249,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	{
 		_cleanup_json_ json *j = NULL;
 		_cleanup_error_ cnirt_error *e = NULL;
-		if (json_parse((const char *)data, size, "input", &j, &e) == 0)
+		if (json_read_parse((const char *)data, size, "input", &j, &e) == 0)
 			legacy = j->type == JSON_OBJECT && json_obj_get(j, "kind") == NULL &&
 				 json_obj_get(j, "cniVersion") != NULL;
 	}

@@ -52,7 +52,7 @@ static void check_derived(const cnirt_netlist *l, size_t i, const json *ca, cons
 	CHECK(text != NULL && strlen(text) == len);
 	_cleanup_json_ json *j = NULL;
 	_cleanup_error_ cnirt_error *e = NULL;
-	if (json_parse(text, len, "derived configuration", &j, &e) < 0) {
+	if (json_read_parse(text, len, "derived configuration", &j, &e) < 0) {
 		fprintf(stderr, "fuzz_netlist: derived configuration does not parse: %s\n%s\n",
 			cnirt_error_msg(e), text);
 		abort();
@@ -80,8 +80,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	if (cap_args == NULL) {
 		cnirt_error *e = NULL;
-		if (json_parse(cap_args_text, strlen(cap_args_text), "c", &cap_args, &e) < 0 ||
-		    json_parse(prev_text, strlen(prev_text), "p", &prev_result, &e) < 0)
+		if (json_read_parse(cap_args_text, strlen(cap_args_text), "c", &cap_args, &e) < 0 ||
+		    json_read_parse(prev_text, strlen(prev_text), "p", &prev_result, &e) < 0)
 			abort();
 	}
 

@@ -42,7 +42,7 @@ static void check_json_round_trip(const json *j)
 		CHECK(text && strlen(text) <= len);
 		_cleanup_json_ json *back = NULL;
 		_cleanup_error_ cnirt_error *e = NULL;
-		if (json_parse(text, len, "generated", &back, &e) < 0) {
+		if (json_read_parse(text, len, "generated", &back, &e) < 0) {
 			fprintf(stderr, "fuzz_result: generated JSON does not parse: %s\n%s\n",
 				cnirt_error_msg(e), text);
 			abort();
@@ -121,7 +121,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	_cleanup_json_ json *j = NULL;
 	_cleanup_error_ cnirt_error *err = NULL;
-	if (json_parse(buf, size, "result", &j, &err) < 0) {
+	if (json_read_parse(buf, size, "result", &j, &err) < 0) {
 		CHECK(cnirt_error_code(err) == CNIRT_ERR_DECODE);
 		cnirt_error_free(err); /* each call sets it anew */
 		err = NULL;
@@ -130,7 +130,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	/* lib/json.c: one value and nothing else (RFC 8259). */
 	if (!json_syntax_ok(buf, size, false)) {
-		fprintf(stderr, "fuzz_result: json_parse accepted text that is not JSON\n");
+		fprintf(stderr, "fuzz_result: json_read_parse accepted text that is not JSON\n");
 		abort();
 	}
 	check_json_round_trip(j);

@@ -371,7 +371,7 @@ static char *default_answer(const char *command, const struct buf *in, const cha
 	cnirt_error *e = NULL;
 	const char *version = NULL;
 
-	if (json_parse(in->data ? in->data : "", in->len, "stdin", &conf, &e) < 0) {
+	if (json_read_parse(in->data ? in->data : "", in->len, "stdin", &conf, &e) < 0) {
 		cnirt_error_free(e);
 		conf = NULL;
 	}

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* Tests of common/json.c (the JSON tree, its limits), of lib/json-read.c
- * (json_parse, json_get_*) and of common/alloc.c's struct buf. */
+ * (json_read_parse, json_read_string, json_read_bool) and of common/alloc.c's struct buf. */
 #include "config.h"
 
 #include <setjmp.h>
@@ -40,7 +40,7 @@ static json *parse_n(const char *s, size_t len)
 {
 	json *j = NULL;
 	_cleanup_error_ cnirt_error *err = NULL;
-	if (json_parse(s, len, "test input", &j, &err) < 0)
+	if (json_read_parse(s, len, "test input", &j, &err) < 0)
 		fail_msg("parsing %s failed: %s", show(s, len), cnirt_error_msg(err));
 	assert_non_null(j);
 	return j;
@@ -81,7 +81,7 @@ static long assert_parse_fails_n(const char *s, size_t len, const char *needle)
 	json *sentinel = (json *)(uintptr_t)0x1;
 	json *j = sentinel;
 	_cleanup_error_ cnirt_error *err = NULL;
-	int r = json_parse(s, len, "test input", &j, &err);
+	int r = json_read_parse(s, len, "test input", &j, &err);
 	if (r >= 0) {
 		json_free(j);
 		fail_msg("input %s was accepted", show(s, len));
@@ -349,7 +349,7 @@ static void test_string_with_nul(void **state)
 
 	const char *out = (const char *)(uintptr_t)0x1;
 	_cleanup_error_ cnirt_error *err = NULL;
-	assert_int_equal(json_get_string(j, "k", &out, &err), -1);
+	assert_int_equal(json_read_string(j, "k", &out, &err), -1);
 	assert_ptr_equal(out, (const char *)(uintptr_t)0x1);
 	assert_int_equal(cnirt_error_code(err), CNIRT_ERR_DECODE);
 	assert_non_null(strstr(cnirt_error_msg(err), "\"k\""));
@@ -422,7 +422,7 @@ static void test_lone_surrogate_escapes(void **state)
 	for (size_t i = 0; i < ARRAY_SIZE(inputs); i++) {
 		json *j = NULL;
 		_cleanup_error_ cnirt_error *err = NULL;
-		if (json_parse(inputs[i], strlen(inputs[i]), "test input", &j, &err) < 0) {
+		if (json_read_parse(inputs[i], strlen(inputs[i]), "test input", &j, &err) < 0) {
 			assert_int_equal(cnirt_error_code(err), CNIRT_ERR_DECODE);
 			continue;
 		}
@@ -488,7 +488,7 @@ static void test_depth_100000(void **state)
 }
 
 /* The writer has no depth limit of its own: a tree of JSON_MAX_DEPTH
- * levels, which json_parse accepts, comes out whole. */
+ * levels, which json_read_parse accepts, comes out whole. */
 static void test_gen_max_depth_tree(void **state)
 {
 	(void)state;
@@ -606,7 +606,7 @@ static void test_error_offset(void **state)
 	/* `what` starts the message. */
 	json *j = NULL;
 	_cleanup_error_ cnirt_error *err = NULL;
-	assert_int_equal(json_parse("[", 1, "plugin result", &j, &err), -1);
+	assert_int_equal(json_read_parse("[", 1, "plugin result", &j, &err), -1);
 	assert_null(j);
 	assert_int_equal(strncmp(cnirt_error_msg(err), "plugin result: invalid JSON near byte ",
 				 strlen("plugin result: invalid JSON near byte ")),
@@ -619,7 +619,7 @@ static void test_parse_replaces_previous_error(void **state)
 	cnirt_error *err = NULL;
 	error_set(&err, CNIRT_ERR_IO, "an older error");
 	json *j = NULL;
-	assert_int_equal(json_parse("x", 1, "in", &j, &err), -1);
+	assert_int_equal(json_read_parse("x", 1, "in", &j, &err), -1);
 	assert_int_equal(cnirt_error_code(err), CNIRT_ERR_DECODE);
 	cnirt_error_free(err);
 }
@@ -864,23 +864,23 @@ static void test_get_bool(void **state)
 	    parse("{\"t\":true,\"f\":false,\"s\":\"true\",\"n\":null,\"i\":1}");
 	_cleanup_error_ cnirt_error *err = NULL;
 	bool b = false;
-	assert_int_equal(json_get_bool(j, "t", &b, &err), 0);
+	assert_int_equal(json_read_bool(j, "t", &b, &err), 0);
 	assert_true(b);
-	assert_int_equal(json_get_bool(j, "f", &b, &err), 0);
+	assert_int_equal(json_read_bool(j, "f", &b, &err), 0);
 	assert_false(b);
 	/* Absent: the default stays. */
 	b = true;
-	assert_int_equal(json_get_bool(j, "absent", &b, &err), 0);
+	assert_int_equal(json_read_bool(j, "absent", &b, &err), 0);
 	assert_true(b);
 	b = false;
-	assert_int_equal(json_get_bool(j, "absent", &b, &err), 0);
+	assert_int_equal(json_read_bool(j, "absent", &b, &err), 0);
 	assert_false(b);
 	assert_null(err);
 	/* Wrong types: an error naming the key, *out untouched. */
 	static const char *const wrong[] = {"s", "n", "i"};
 	for (size_t i = 0; i < ARRAY_SIZE(wrong); i++) {
 		b = true;
-		assert_int_equal(json_get_bool(j, wrong[i], &b, &err), -1);
+		assert_int_equal(json_read_bool(j, wrong[i], &b, &err), -1);
 		assert_true(b);
 		assert_int_equal(cnirt_error_code(err), CNIRT_ERR_DECODE);
 		char expect[64];
@@ -896,26 +896,26 @@ static void test_get_string(void **state)
 	    parse("{\"s\":\"v\",\"e\":\"\",\"n\":null,\"i\":1,\"o\":{},\"a\":[]}");
 	_cleanup_error_ cnirt_error *err = NULL;
 	const char *s = NULL;
-	assert_int_equal(json_get_string(j, "s", &s, &err), 0);
+	assert_int_equal(json_read_string(j, "s", &s, &err), 0);
 	assert_string_equal(s, "v");
 	/* The pointer is into the tree. */
 	assert_ptr_equal(s, json_obj_get(j, "s")->u.string.s);
-	assert_int_equal(json_get_string(j, "e", &s, &err), 0);
+	assert_int_equal(json_read_string(j, "e", &s, &err), 0);
 	assert_string_equal(s, "");
 	/* Absent: NULL. */
 	s = "x";
-	assert_int_equal(json_get_string(j, "absent", &s, &err), 0);
+	assert_int_equal(json_read_string(j, "absent", &s, &err), 0);
 	assert_null(s);
 	assert_null(err);
 	/* Not an object: everything is absent. */
 	s = "x";
-	assert_int_equal(json_get_string(json_obj_get(j, "a"), "s", &s, &err), 0);
+	assert_int_equal(json_read_string(json_obj_get(j, "a"), "s", &s, &err), 0);
 	assert_null(s);
 	/* Wrong types: an error naming the key, *out untouched. */
 	static const char *const wrong[] = {"n", "i", "o", "a"};
 	for (size_t i = 0; i < ARRAY_SIZE(wrong); i++) {
 		s = "untouched";
-		assert_int_equal(json_get_string(j, wrong[i], &s, &err), -1);
+		assert_int_equal(json_read_string(j, wrong[i], &s, &err), -1);
 		assert_string_equal(s, "untouched");
 		assert_int_equal(cnirt_error_code(err), CNIRT_ERR_DECODE);
 		char expect[64];

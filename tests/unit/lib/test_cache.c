@@ -147,7 +147,7 @@ static json *parse(const char *text)
 {
 	json *j = NULL;
 	cnirt_error *err = NULL;
-	if (json_parse(text, strlen(text), "test JSON", &j, &err) < 0)
+	if (json_read_parse(text, strlen(text), "test JSON", &j, &err) < 0)
 		fail_msg("test JSON does not parse: %s", cnirt_error_msg(err));
 	return j;
 }
@@ -299,13 +299,13 @@ static void test_list_container(void **state)
 static void test_args_join(void **state)
 {
 	(void)state;
-	assert_null(args_join(NULL, 0));
-	_cleanup_free_ char *one = args_join(ARGS1, 1);
+	assert_null(cache_args_join(NULL, 0));
+	_cleanup_free_ char *one = cache_args_join(ARGS1, 1);
 	assert_string_equal(one, "IgnoreUnknown=1");
-	_cleanup_free_ char *two = args_join(ARGS1, 2);
+	_cleanup_free_ char *two = cache_args_join(ARGS1, 2);
 	assert_string_equal(two, "IgnoreUnknown=1;K8S_POD_NAME=p");
 	const cnirt_kv empty[] = {{"K", ""}};
-	_cleanup_free_ char *e = args_join(empty, 1);
+	_cleanup_free_ char *e = cache_args_join(empty, 1);
 	assert_string_equal(e, "K=");
 }
 

@@ -331,7 +331,7 @@ static json *parse(const char *text)
 {
 	json *j = NULL;
 	cnirt_error *err = NULL;
-	if (json_parse(text, strlen(text), "test input", &j, &err) < 0)
+	if (json_read_parse(text, strlen(text), "test input", &j, &err) < 0)
 		fail_msg("test input does not parse: %s", cnirt_error_msg(err));
 	return j;
 }

@@ -21,7 +21,7 @@ static json *parse(const char *text)
 {
 	json *j = NULL;
 	_cleanup_error_ cnirt_error *e = NULL;
-	if (json_parse(text, strlen(text), "test input", &j, &e) < 0)
+	if (json_read_parse(text, strlen(text), "test input", &j, &e) < 0)
 		fail_msg("test JSON does not parse: %s", cnirt_error_msg(e));
 	return j;
 }
@@ -54,7 +54,7 @@ static json *load_vectors(void)
 	_cleanup_free_ char *text = slurp(path, &len);
 	json *doc = NULL;
 	_cleanup_error_ cnirt_error *e = NULL;
-	if (json_parse(text, len, path, &doc, &e) < 0)
+	if (json_read_parse(text, len, path, &doc, &e) < 0)
 		fail_msg("%s", cnirt_error_msg(e));
 	const json *v = json_obj_get(doc, "vectors");
 	if (v == NULL || v->type != JSON_ARRAY)

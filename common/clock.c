@@ -6,14 +6,14 @@
 
 #include "common.h"
 
-long long monotonic_usec(void)
+long long clock_monotonic_usec(void)
 {
 	struct timespec ts;
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (long long)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
 }
 
-long long monotonic_ms(void)
+long long clock_monotonic_ms(void)
 {
 	struct timespec ts;
 	clock_gettime(CLOCK_MONOTONIC, &ts);

@@ -120,8 +120,8 @@ long text_utf8_invalid_at(const char *s, size_t len);
 /* ------------------------------------------------------- clock.c */
 /* CLOCK_MONOTONIC in microseconds (durations) and in milliseconds
  * (deadlines, timeouts): never set back, unlike the time of day. */
-long long monotonic_usec(void);
-long long monotonic_ms(void);
+long long clock_monotonic_usec(void);
+long long clock_monotonic_ms(void);
 
 /* ------------------------------------------------------- dir.c */
 /* An entry of a directory: its name and its type as readdir gave it
@@ -144,7 +144,7 @@ int dir_each(const char *path, void (*fn)(int dfd, const char *name, void *data)
 void dir_entries_free(struct dir_entry *v, size_t n);
 /* mkdir -p with mode for the directories it creates. On failure *err is
  * "<path>: <strerror>". */
-int mkdir_p(const char *path, int mode, char **err);
+int dir_mkdir_p(const char *path, int mode, char **err);
 
 /* ------------------------------------------------------- read.c */
 /* Read all of fd, at most `limit` bytes; NUL terminated. On failure *err
@@ -168,10 +168,10 @@ int read_file_at(int dirfd, const char *path, size_t limit, char **out, size_t *
  * the temp file is removed, *step names what failed ("create", "write",
  * "rename"...) and -errno is returned. A writer killed before its rename
  * leaves the temp file: file_temps_sweep() removes it. */
-int write_file_atomic_at(int dfd, const char *dir, const char *name, const char *data, size_t len,
+int file_write_atomic_at(int dfd, const char *dir, const char *name, const char *data, size_t len,
 			 int mode, bool sync, const char **step);
 /* The same for a path (its directory opened here). 0 or -errno. */
-int write_file_atomic(const char *path, const char *data, size_t len, int mode, bool sync);
+int file_write_atomic(const char *path, const char *data, size_t len, int mode, bool sync);
 /* Is `name` a temp file of the writer above, by its name? */
 bool file_is_temp(const char *name);
 /* Remove the temp files of the directory (open as dfd, or at `dir`) whose

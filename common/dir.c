@@ -74,7 +74,7 @@ int dir_each(const char *path, void (*fn)(int dfd, const char *name, void *data)
 	return 0;
 }
 
-int mkdir_p(const char *path, int mode, char **err)
+int dir_mkdir_p(const char *path, int mode, char **err)
 {
 	struct stat there;
 	if (stat(path, &there) == 0 && S_ISDIR(there.st_mode))

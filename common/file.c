@@ -104,7 +104,7 @@ static const struct temp_owner *own_stamp(void)
 	return &self;
 }
 
-/* Parse a temp file's name: true when it is one of write_file_atomic_at()'s,
+/* Parse a temp file's name: true when it is one of file_write_atomic_at()'s,
  * with its writer in *o. */
 static bool temp_parse(const char *name, struct temp_owner *o)
 {
@@ -179,7 +179,7 @@ static void temp_fault_point(const char *dir, const char *name)
 		raise(SIGKILL);
 }
 
-int write_file_atomic_at(int dfd, const char *dir, const char *name, const char *data, size_t len,
+int file_write_atomic_at(int dfd, const char *dir, const char *name, const char *data, size_t len,
 			 int mode, bool sync, const char **step)
 {
 	size_t prefix = strlen(name);
@@ -214,7 +214,7 @@ int write_file_atomic_at(int dfd, const char *dir, const char *name, const char 
 	return r;
 }
 
-int write_file_atomic(const char *path, const char *data, size_t len, int mode, bool sync)
+int file_write_atomic(const char *path, const char *data, size_t len, int mode, bool sync)
 {
 	const char *slash = strrchr(path, '/');
 	_cleanup_free_ char *dir =
@@ -224,7 +224,7 @@ int write_file_atomic(const char *path, const char *data, size_t len, int mode, 
 	if (dfd < 0)
 		return -errno;
 	const char *step;
-	return write_file_atomic_at(dfd, dir, slash ? slash + 1 : path, data, len, mode, sync,
+	return file_write_atomic_at(dfd, dir, slash ? slash + 1 : path, data, len, mode, sync,
 				    &step);
 }
 

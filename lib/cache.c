@@ -158,7 +158,7 @@ static int write_atomic(const char *dir, const char *name, const char *data, siz
 		return error_set_errno(err, CNIRT_ERR_IO, errno, "cache directory \"%s\"", dir);
 
 	const char *step;
-	int r = write_file_atomic_at(dfd, dir, name, data, len, 0600, true, &step);
+	int r = file_write_atomic_at(dfd, dir, name, data, len, 0600, true, &step);
 	if (r < 0)
 		return error_set_errno(err, CNIRT_ERR_IO, -r, "cache entry \"%s/%s\": %s", dir,
 				       name, step);

@@ -19,7 +19,7 @@ struct call {
 	json *cap_args;		     /* owned, like the next two (call_done()) */
 	char *args;		     /* CNI_ARGS */
 	json *config_args;	     /* args.cni */
-	long long deadline;	     /* the operation's (monotonic_ms() clock; 0: none) */
+	long long deadline;	     /* the operation's (clock_monotonic_ms() clock; 0: none) */
 	bool rollback;		     /* the DEL after a failed ADD */
 	char **paths;		     /* owned: the plugins add_preflight() found, or NULL */
 };
@@ -39,7 +39,7 @@ static void call_done(struct call *c)
 /* The operation's deadline, or 0 (cnirt_ctx_set_deadline_ms()). */
 static long long op_deadline(const cnirt_ctx *ctx)
 {
-	return ctx->deadline_ms ? monotonic_ms() + ctx->deadline_ms : 0;
+	return ctx->deadline_ms ? clock_monotonic_ms() + ctx->deadline_ms : 0;
 }
 
 /* Tell the observer about one execution. */
@@ -96,7 +96,7 @@ static int run_stdin(const struct call *c, size_t i, const char *stdin_data, siz
 	    .stdin_len = stdin_len,
 	    .deadline = c->deadline,
 	};
-	long long start = monotonic_usec();
+	long long start = clock_monotonic_usec();
 	const char *path = c->paths ? c->paths[i] : NULL;
 	int r = 0;
 	if (path == NULL && (r = exec_find_plugin(c->ctx, type, &found, err)) == 0)
@@ -105,7 +105,7 @@ static int run_stdin(const struct call *c, size_t i, const char *stdin_data, siz
 		r = exec_plugin(c->ctx, path, &req, out, out_len, err);
 	if (r < 0)
 		tag(*err, c->list, type);
-	observe(c->ctx, c->list->name, type, c->command, c->att, monotonic_usec() - start,
+	observe(c->ctx, c->list->name, type, c->command, c->att, clock_monotonic_usec() - start,
 		r < 0 ? *err : NULL, c->rollback);
 	return r;
 }
@@ -256,12 +256,12 @@ static int add_preflight(struct call *c, cnirt_error **err)
 		return error_set_network(*err, l->name);
 	c->paths = xcalloc(l->n_plugins ? l->n_plugins : 1, sizeof(*c->paths));
 	for (size_t i = 0; i < l->n_plugins; i++) {
-		long long start = monotonic_usec();
+		long long start = clock_monotonic_usec();
 		if (exec_find_plugin(c->ctx, l->plugins[i].type, &c->paths[i], err) == 0)
 			continue;
 		tag(*err, l, l->plugins[i].type);
 		observe(c->ctx, l->name, l->plugins[i].type, c->command, c->att,
-			monotonic_usec() - start, *err, false);
+			clock_monotonic_usec() - start, *err, false);
 		return -1;
 	}
 	return 0;
@@ -644,13 +644,13 @@ static int probe_versions(cnirt_ctx *ctx, const char *network, const char *type,
 	size_t len;
 	struct exec_request req = {
 	    .command = "VERSION", .stdin_data = in, .stdin_len = in_len, .plugin = type};
-	long long start = monotonic_usec();
+	long long start = clock_monotonic_usec();
 	req.deadline = deadline;
 	int r = exec_find_plugin(ctx, type, &path, err);
 	if (r == 0)
 		r = exec_plugin(ctx, path, &req, &out, &len, err);
-	observe(ctx, network, type, "VERSION", NULL, monotonic_usec() - start, r < 0 ? *err : NULL,
-		false);
+	observe(ctx, network, type, "VERSION", NULL, clock_monotonic_usec() - start,
+		r < 0 ? *err : NULL, false);
 	if (r < 0 && !(*err)->from_plugin)
 		return error_set_plugin(*err, type);
 	if (r < 0) {

@@ -1059,7 +1059,7 @@ static int pump(const cnirt_ctx *ctx, const struct exec_request *req, struct run
 			return 0;
 		}
 
-		now = monotonic_ms();
+		now = clock_monotonic_ms();
 		if (exited_at >= 0) {
 			if (now >= exited_at + EXIT_GRACE_MS)
 				return 0;
@@ -1114,7 +1114,7 @@ static int pump(const cnirt_ctx *ctx, const struct exec_request *req, struct run
 					r->have_status = true;
 				}
 				close_fd(&r->rep_fd);
-				exited_at = monotonic_ms();
+				exited_at = clock_monotonic_ms();
 			}
 		}
 		if (r->overflow)
@@ -1262,7 +1262,7 @@ static int run_external(const cnirt_ctx *ctx, const char *path, char *const argv
 			char *const envp[], const struct exec_request *req, long long deadline,
 			struct run *r, cnirt_error **err)
 {
-	long long left = deadline > 0 ? deadline - monotonic_ms() : 0;
+	long long left = deadline > 0 ? deadline - clock_monotonic_ms() : 0;
 	cnirt_exec_call call = {
 	    .path = path,
 	    .argv = argv,
@@ -1313,7 +1313,7 @@ int exec_plugin(const cnirt_ctx *ctx, const char *path, const struct exec_reques
 {
 	char **envp = build_env(ctx, req);
 	char *argv[] = {(char *)path, NULL};
-	long long plugin_deadline = ctx->timeout_ms ? monotonic_ms() + ctx->timeout_ms : 0;
+	long long plugin_deadline = ctx->timeout_ms ? clock_monotonic_ms() + ctx->timeout_ms : 0;
 	long long deadline = plugin_deadline;
 	struct sigpipe_guard guard = {.active = false};
 	struct run r;
@@ -1341,7 +1341,7 @@ int exec_plugin(const cnirt_ctx *ctx, const char *path, const struct exec_reques
 		/* The binary is being written (replaced): try a fresh exec. */
 		if (r.fail_stage != STAGE_EXEC || r.fail_errno != ETXTBSY ||
 		    attempt == ETXTBSY_TRIES ||
-		    (deadline > 0 && monotonic_ms() + backoff >= deadline))
+		    (deadline > 0 && clock_monotonic_ms() + backoff >= deadline))
 			break;
 		run_free(&r);
 		sleep_ms(backoff);

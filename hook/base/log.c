@@ -160,7 +160,7 @@ static int send_journal(enum log_level level, const char *line)
 static int file_open(void)
 {
 	_cleanup_free_ char *err = NULL;
-	if (file_dir == NULL || mkdir_p(file_dir, 0700, &err) < 0)
+	if (file_dir == NULL || dir_mkdir_p(file_dir, 0700, &err) < 0)
 		return -1;
 	_cleanup_free_ char *path = xasprintf("%s/" LOG_FILE_NAME, file_dir);
 	int fd;

@@ -23,7 +23,7 @@
 #define UTIL_JSON_DEPTH 64
 extern const struct json_limits util_json;
 
-/* Files of the state directory are written with write_file_atomic()
+/* Files of the state directory are written with file_write_atomic()
  * (common.h) without fsync: the directory is on /run, whose content means
  * nothing after a crash (the pins are gone; gc cleans up from the cache,
  * which libcnirt does sync). */

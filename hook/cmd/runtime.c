@@ -218,7 +218,7 @@ static int edit_spec(const struct oci_call *c, const struct hook_config *cfg, co
 		return fail(c, "%s %s: %s", c->id, c->command, err);
 	if (r == 0)
 		return 0;
-	r = write_file_atomic(path, out, out_len, (int)(st.st_mode & 07777), false);
+	r = file_write_atomic(path, out, out_len, (int)(st.st_mode & 07777), false);
 	if (r < 0)
 		return fail(c, "%s %s: cannot write %s: %s", c->id, c->command, path, strerror(-r));
 	return 0;

@@ -190,8 +190,8 @@ static int prepare(const struct rootless_call *c, char **err)
 	if (made < 0)
 		return -1;
 	heal_helpers(c, made > 0);
-	if (mkdir_p(c->cfg->state_dir, 0700, err) < 0 ||
-	    mkdir_p(c->cfg->cache_dir, 0700, err) < 0 ||
+	if (dir_mkdir_p(c->cfg->state_dir, 0700, err) < 0 ||
+	    dir_mkdir_p(c->cfg->cache_dir, 0700, err) < 0 ||
 	    netns_pin_share_dir(c->cfg->state_dir, err) < 0)
 		return -1;
 	return 0;
@@ -279,7 +279,7 @@ static int spawn_forwarder(void *data, char **err)
 	_cleanup_free_ char *warn = NULL;
 	_cleanup_free_ char *pidfile = layout_rootless_forwarder(f->c->user->dir, f->c->attachment);
 	long pid = -1;
-	int r = mkdir_p(f->c->user->forwarders, 0700, &e);
+	int r = dir_mkdir_p(f->c->user->forwarders, 0700, &e);
 	if (r == 0 && (r = port_forwarder_spawn(f->plan, &pid, &warn)) < 0)
 		e = TAKE_PTR(warn);
 	if (r >= 0 && rootless_netns_write_pidfile(pidfile, pid, &e) == 0) {

@@ -43,7 +43,7 @@ void run_begin(struct engine_run *r, const struct hook_config *cfg, const char *
 	       const char *stage)
 {
 	*r = (struct engine_run){
-	    .cfg = cfg, .stage = stage, .id = id, .start_usec = monotonic_usec()};
+	    .cfg = cfg, .stage = stage, .id = id, .start_usec = clock_monotonic_usec()};
 	r->ctx = hookconf_ctx(cfg);
 	cnirt_ctx_set_event_observer(r->ctx, observe, r);
 	cnirt_ctx_set_add_step(r->ctx, journal_step, r);
@@ -96,7 +96,7 @@ void run_report(struct engine_run *r)
 
 void run_log_done(const struct engine_run *r, const char *what, size_t n)
 {
-	long long now = monotonic_usec();
+	long long now = clock_monotonic_usec();
 	log_info("%s %s: %s %zu network(s) in %.1f ms (plugins %.1f ms, own %.1f ms)", r->id,
 		 r->stage, what, n, (now - r->start_usec) / 1000.0, r->plugin_usec / 1000.0,
 		 (now - r->start_usec - r->plugin_usec) / 1000.0);

@@ -257,14 +257,14 @@ bool rootless_netns_pidfile_alive(const char *pidfile, long *pid)
  * Linux 5.3), looks again after a short sleep. */
 static bool wait_gone(long pid, unsigned long long start, int ms)
 {
-	long long deadline = monotonic_ms() + ms;
+	long long deadline = clock_monotonic_ms() + ms;
 	/* Opened before the first look: should the pid be reused after it,
 	 * the look tells the new process by its start time. */
 	int fd = (int)syscall(SYS_pidfd_open, (pid_t)pid, 0U);
 	useconds_t nap = 1000;
 	bool gone;
 	while (!(gone = !rootless_netns_same_process(pid, start))) {
-		long long left = deadline - monotonic_ms();
+		long long left = deadline - clock_monotonic_ms();
 		if (left <= 0)
 			break;
 		struct pollfd p = {.fd = fd, .events = POLLIN};

@@ -175,14 +175,14 @@ static char *call_message(const char *name, const char *description, pid_t pid, 
 /* The socket, with the time left for the whole exchange. */
 struct conn {
 	int fd;
-	long long deadline; /* monotonic_ms() */
+	long long deadline; /* clock_monotonic_ms() */
 };
 
 static int conn_write(struct conn *c, const void *p, size_t n, char **err)
 {
 	const char *s = p;
 	while (n > 0) {
-		if (monotonic_ms() > c->deadline)
+		if (clock_monotonic_ms() > c->deadline)
 			return error_set(err, "no answer within %d ms", SCOPE_CALL_MS);
 		ssize_t w = send(c->fd, s, n, MSG_NOSIGNAL);
 		if (w < 0 && errno == EINTR)
@@ -199,7 +199,7 @@ static int conn_read(struct conn *c, void *p, size_t n, char **err)
 {
 	char *s = p;
 	while (n > 0) {
-		if (monotonic_ms() > c->deadline)
+		if (clock_monotonic_ms() > c->deadline)
 			return error_set(err, "no answer within %d ms", SCOPE_CALL_MS);
 		ssize_t r = recv(c->fd, s, n, 0);
 		if (r < 0 && errno == EINTR)
@@ -434,7 +434,8 @@ int systemd_scope_start(const char *path, const char *name, const char *descript
 			char **err)
 {
 	_cleanup_free_ char *e = NULL;
-	struct conn c = {.fd = connect_to(path, &e), .deadline = monotonic_ms() + SCOPE_CALL_MS};
+	struct conn c = {.fd = connect_to(path, &e),
+			 .deadline = clock_monotonic_ms() + SCOPE_CALL_MS};
 	if (c.fd < 0)
 		return error_set(err, "%s: %s", path, e);
 	size_t len;
@@ -468,9 +469,9 @@ int systemd_scope_enter(const char *path, const char *name, const char *descript
 {
 	if (systemd_scope_start(path, name, description, getpid(), err) < 0)
 		return -1;
-	long long end = monotonic_ms() + SCOPE_WAIT_MS;
+	long long end = clock_monotonic_ms() + SCOPE_WAIT_MS;
 	while (!in_cgroup(name)) {
-		if (monotonic_ms() >= end)
+		if (clock_monotonic_ms() >= end)
 			return error_set(err,
 					 "%s: the manager started %s, but the process was not in "
 					 "it within %d ms",

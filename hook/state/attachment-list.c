@@ -34,9 +34,9 @@ int attachment_list_write(const char *cache_dir, const char *id, const struct re
 	int r = -ENOENT;
 	for (int i = 0; i < 8 && r == -ENOENT; i++) {
 		_cleanup_free_ char *e = NULL;
-		if (mkdir_p(dir, 0700, &e) < 0)
+		if (dir_mkdir_p(dir, 0700, &e) < 0)
 			return error_set(err, "attachment list %s", e);
-		r = write_file_atomic(path, buf, len, 0600, false);
+		r = file_write_atomic(path, buf, len, 0600, false);
 	}
 	if (r < 0)
 		return error_set(err, "attachment list %s: %s", path,

@@ -20,12 +20,12 @@ int journal_write(const char *state_dir, const char *id, const char *network, co
 		  const char *result, size_t len, char **err)
 {
 	_cleanup_free_ char *path = layout_journal(state_dir, id, network, ifname);
-	int e = write_file_atomic(path, result, len, 0600, false);
+	int e = file_write_atomic(path, result, len, 0600, false);
 	if (e == -ENOENT) {
 		_cleanup_free_ char *dir = layout_journal_dir(state_dir, id);
 		if (mkdir(dir, 0700) < 0 && errno != EEXIST)
 			return error_set(err, "ADD journal %s: %s", dir, strerror(errno));
-		e = write_file_atomic(path, result, len, 0600, false);
+		e = file_write_atomic(path, result, len, 0600, false);
 	}
 	if (e < 0)
 		return error_set(err, "ADD journal %s: %s", path, strerror(-e));

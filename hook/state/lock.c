@@ -46,7 +46,7 @@ int lock_path(const char *path, int *fd_out, char **err)
 int lock_take(const char *state_dir, const char *id, int *fd_out, char **err)
 {
 	_cleanup_free_ char *e = NULL;
-	if (mkdir_p(state_dir, 0700, &e) < 0)
+	if (dir_mkdir_p(state_dir, 0700, &e) < 0)
 		return error_set(err, "state directory %s", e);
 	_cleanup_free_ char *path = layout_lock(state_dir, id);
 	return lock_path(path, fd_out, err);
@@ -55,7 +55,7 @@ int lock_take(const char *state_dir, const char *id, int *fd_out, char **err)
 int lock_try(const char *state_dir, const char *id, int *fd_out, char **err)
 {
 	_cleanup_free_ char *e = NULL;
-	if (mkdir_p(state_dir, 0700, &e) < 0)
+	if (dir_mkdir_p(state_dir, 0700, &e) < 0)
 		return error_set(err, "state directory %s", e);
 	_cleanup_free_ char *path = layout_lock(state_dir, id);
 	int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
@@ -91,7 +91,7 @@ int lock_results(const char *cache_dir, bool exclusive, int *fd_out, char **err)
 {
 	_cleanup_free_ char *dir = layout_results_dir(cache_dir);
 	_cleanup_free_ char *e = NULL;
-	if (mkdir_p(dir, 0700, &e) < 0)
+	if (dir_mkdir_p(dir, 0700, &e) < 0)
 		return error_set(err, "cache directory %s", e);
 	int r, fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
 	if (fd < 0)

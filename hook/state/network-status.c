@@ -91,7 +91,7 @@ int network_status_write(const char *path, const struct network_status_entry *v,
 			 char **err)
 {
 	_cleanup_free_ char *text = network_status_render(v, n);
-	int e = write_file_atomic(path, text, strlen(text), 0644, false);
+	int e = file_write_atomic(path, text, strlen(text), 0644, false);
 	if (e < 0) {
 		*err = xasprintf("network status %s: %s", path, strerror(-e));
 		return -1;
@@ -123,7 +123,7 @@ int network_status_update(const char *path, const struct network_status_entry *e
 		}
 	}
 	_cleanup_free_ char *text = json_gen(all, false, NULL);
-	int r = write_file_atomic(path, text, strlen(text), 0644, false);
+	int r = file_write_atomic(path, text, strlen(text), 0644, false);
 	if (r < 0)
 		return error_set(err, "network status %s: %s", path, strerror(-r));
 	return 0;

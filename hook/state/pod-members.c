@@ -58,7 +58,7 @@ int pod_members_write(const char *state_dir, const char *pod, const struct pod_m
 	buf_printf(&b, "request %s\n", m->request);
 	for (size_t i = 0; i < m->n; i++)
 		buf_printf(&b, "member %s\n", m->ids[i]);
-	int ret = write_file_atomic(path, b.data, b.len, 0600, false);
+	int ret = file_write_atomic(path, b.data, b.len, 0600, false);
 	buf_free(&b);
 	if (ret < 0)
 		return error_set(err, "%s: %s", path, strerror(-ret));

@@ -496,7 +496,7 @@ static void index_store(const char *path, const char *magic, const struct index 
 		buf_put(&buf, &len, &cap, "\n", 1);
 	}
 	buf_put(&buf, &len, &cap, INDEX_END, strlen(INDEX_END));
-	write_file_atomic(path, buf, len, 0600, false);
+	file_write_atomic(path, buf, len, 0600, false);
 	free(buf);
 }
 
@@ -714,7 +714,7 @@ int port_reservations_reserve(const char *state_dir, cnirt_ctx *ctx, const char 
 
 	_cleanup_free_ char *dir = layout_ports_dir(state_dir);
 	_cleanup_free_ char *e = NULL;
-	int r = mkdir_p(dir, 0700, &e);
+	int r = dir_mkdir_p(dir, 0700, &e);
 	if (r < 0)
 		error_set(err, "port reservations %s", e);
 	/* The names first: a hook killed from here on leaves a list that
@@ -727,7 +727,7 @@ int port_reservations_reserve(const char *state_dir, cnirt_ctx *ctx, const char 
 	size_t len = 0;
 	_cleanup_free_ char *names = buf_steal(&names_buf, &len);
 	_cleanup_free_ char *list = layout_own_ports(state_dir, id);
-	if (r == 0 && (r = write_file_atomic(list, names, len, 0600, false)) < 0)
+	if (r == 0 && (r = file_write_atomic(list, names, len, 0600, false)) < 0)
 		error_set(err, "port reservations %s: %s", list, strerror(-r));
 	struct index idx = {0};
 	if (r == 0)

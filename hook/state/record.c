@@ -75,7 +75,7 @@ int record_write(const char *path, const struct record *r, char **err)
 	_cleanup_json_ json *tree = record_tree(r);
 	size_t len;
 	_cleanup_free_ char *text = json_gen(tree, false, &len);
-	int e = write_file_atomic(path, text, len, 0600, false);
+	int e = file_write_atomic(path, text, len, 0600, false);
 	if (e < 0)
 		return error_set(err, "attachment record %s: %s", path, strerror(-e));
 	return 0;

@@ -23,7 +23,7 @@ FUZZ_CPPFLAGS = -I$(top_builddir) -I$(top_srcdir)/common -I$(top_srcdir)/lib -I$
 OUT = $(top_builddir)/tests/fuzz
 OBJ = $(OUT)/obj
 
-COMMON_FILES = alloc clock dir read file json text
+COMMON_FILES = alloc buf clock dir read file json text
 COMMON_OBJS = $(COMMON_FILES:%=$(OBJ)/common/%.o)
 LIB_FILES = base64 cache chain conf ctx derive error exec json-read names result version
 # libcnirt as it is built: its own files and the common layer.

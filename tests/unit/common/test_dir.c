@@ -24,7 +24,7 @@ static int setup(void **state)
 	const char *files[] = {"b", "a", ".hidden", "c-1", "c-10"};
 	for (size_t i = 0; i < ARRAY_SIZE(files); i++) {
 		_cleanup_free_ char *p = xasprintf("%s/%s", dir, files[i]);
-		if (write_file_atomic(p, "x", 1, 0600, false) < 0)
+		if (file_write_atomic(p, "x", 1, 0600, false) < 0)
 			return -1;
 	}
 	_cleanup_free_ char *sub = xasprintf("%s/d", dir);

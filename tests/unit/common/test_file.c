@@ -49,8 +49,8 @@ static void test_write_replace(void **state)
 {
 	(void)state;
 	_cleanup_free_ char *path = xasprintf("%s/f.json", dir);
-	assert_int_equal(write_file_atomic(path, "one", 3, 0600, false), 0);
-	assert_int_equal(write_file_atomic(path, "two!", 4, 0644, true), 0);
+	assert_int_equal(file_write_atomic(path, "one", 3, 0600, false), 0);
+	assert_int_equal(file_write_atomic(path, "two!", 4, 0644, true), 0);
 	_cleanup_free_ char *got = slurp(path);
 	assert_string_equal(got, "two!");
 	struct stat st;
@@ -71,8 +71,8 @@ static void test_write_fails(void **state)
 	const char *step = NULL;
 	/* rename over a non-empty directory fails */
 	_cleanup_free_ char *inner = xasprintf("%s/d/x", dir);
-	assert_int_equal(write_file_atomic(inner, "x", 1, 0600, false), 0);
-	int r = write_file_atomic_at(dfd, dir, "d", "data", 4, 0600, false, &step);
+	assert_int_equal(file_write_atomic(inner, "x", 1, 0600, false), 0);
+	int r = file_write_atomic_at(dfd, dir, "d", "data", 4, 0600, false, &step);
 	assert_true(r < 0);
 	assert_string_equal(step, "rename");
 	close(dfd);
@@ -81,7 +81,7 @@ static void test_write_fails(void **state)
 	_cleanup_free_ char *got = slurp(path);
 	assert_string_equal(got, "two!");
 	assert_only("f.json");
-	assert_int_equal(write_file_atomic("/nonexistent-dir-x/f", "x", 1, 0600, false), -ENOENT);
+	assert_int_equal(file_write_atomic("/nonexistent-dir-x/f", "x", 1, 0600, false), -ENOENT);
 }
 
 /* This process's pid namespace inode and start time, as the stamp has them. */

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* Tests of common/json.c (the JSON tree, its limits), of lib/json-read.c
- * (json_read_parse, json_read_string, json_read_bool) and of common/alloc.c's struct buf. */
+ * (json_read_parse, json_read_string, json_read_bool) and of common/buf.c's struct buf. */
 #include "config.h"
 
 #include <setjmp.h>
@@ -985,7 +985,7 @@ static void test_large_document(void **state)
 	assert_roundtrip(doc);
 }
 
-/* ------------------------------------------------- alloc.c struct buf */
+/* ----------------------------------------------------- buf.c struct buf */
 
 static void test_buf_append(void **state)
 {

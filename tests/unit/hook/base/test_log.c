@@ -747,7 +747,7 @@ static const char *journal_body(const char *dir, int report)
 	    mount("tmpfs", "/run", "tmpfs", MS_NOSUID | MS_NOEXEC, "mode=0755") < 0)
 		child_fail(report, "tmpfs on /run: %s", strerror(errno));
 	_cleanup_free_ char *err = NULL;
-	if (mkdir_p("/run/systemd/journal", 0755, &err) < 0)
+	if (dir_mkdir_p("/run/systemd/journal", 0755, &err) < 0)
 		child_fail(report, "mkdir %s", err);
 	int sock = bind_dgram(report, "/run/systemd/journal/socket");
 

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* Tests of hook/base/util.c: reading files and descriptors within a limit,
- * mkdir_p, error_set, and util_json's limits. */
+ * dir_mkdir_p, error_set, and util_json's limits. */
 #include "config.h"
 
 #include <setjmp.h>
@@ -22,7 +22,7 @@
 static char *put(const char *name, const char *text, size_t len)
 {
 	char *path = xasprintf("%s/%s", dir, name);
-	assert_int_equal(write_file_atomic(path, text, len, 0600, false), 0);
+	assert_int_equal(file_write_atomic(path, text, len, 0600, false), 0);
 	return path;
 }
 
@@ -114,15 +114,15 @@ static void test_read_all_fd(void **state)
 	assert_null(buf);
 }
 
-/* mkdir_p makes every missing directory with the mode; a file in the way
+/* dir_mkdir_p makes every missing directory with the mode; a file in the way
  * fails with the path asked for and the reason. */
 static void test_mkdir_p(void **state)
 {
 	(void)state;
 	_cleanup_free_ char *deep = xasprintf("%s/a/b/c", dir);
 	_cleanup_free_ char *err = NULL;
-	assert_int_equal(mkdir_p(deep, 0700, &err), 0);
-	assert_int_equal(mkdir_p(deep, 0700, &err), 0); /* already there */
+	assert_int_equal(dir_mkdir_p(deep, 0700, &err), 0);
+	assert_int_equal(dir_mkdir_p(deep, 0700, &err), 0); /* already there */
 	struct stat st;
 	assert_int_equal(stat(deep, &st), 0);
 	assert_true(S_ISDIR(st.st_mode));
@@ -131,7 +131,7 @@ static void test_mkdir_p(void **state)
 
 	_cleanup_free_ char *file = put("file", "x", 1);
 	_cleanup_free_ char *below = xasprintf("%s/sub", file);
-	assert_int_equal(mkdir_p(below, 0700, &err), -1);
+	assert_int_equal(dir_mkdir_p(below, 0700, &err), -1);
 	_cleanup_free_ char *want = xasprintf("%s: %s", below, strerror(ENOTDIR));
 	assert_string_equal(err, want);
 }

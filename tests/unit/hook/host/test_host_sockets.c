@@ -352,8 +352,8 @@ static void put(const char *root, const char *rel, const char *text)
 	_cleanup_free_ char *dir = xstrdup(path);
 	*strrchr(dir, '/') = '\0';
 	_cleanup_free_ char *err = NULL;
-	assert_int_equal(mkdir_p(dir, 0755, &err), 0);
-	assert_int_equal(write_file_atomic(path, text, strlen(text), 0644, false), 0);
+	assert_int_equal(dir_mkdir_p(dir, 0755, &err), 0);
+	assert_int_equal(file_write_atomic(path, text, strlen(text), 0644, false), 0);
 }
 
 static void link_fd(const char *root, const char *pid, const char *fd, const char *target)
@@ -361,7 +361,7 @@ static void link_fd(const char *root, const char *pid, const char *fd, const cha
 	_cleanup_free_ char *dir = xasprintf("%s/%s/fd", root, pid);
 	_cleanup_free_ char *path = xasprintf("%s/%s", dir, fd);
 	_cleanup_free_ char *err = NULL;
-	assert_int_equal(mkdir_p(dir, 0755, &err), 0);
+	assert_int_equal(dir_mkdir_p(dir, 0755, &err), 0);
 	assert_int_equal(symlink(target, path), 0);
 }
 

@@ -175,9 +175,9 @@ static long long stop_ms(const char *path, pid_t pid)
 {
 	_cleanup_free_ char *err = NULL;
 	assert_int_equal(rootless_netns_write_pidfile(path, pid, &err), 0);
-	long long t0 = monotonic_ms();
+	long long t0 = clock_monotonic_ms();
 	assert_int_equal(rootless_netns_stop_pidfile(path, &err), 0);
-	return monotonic_ms() - t0;
+	return clock_monotonic_ms() - t0;
 }
 
 /* A process that stays after SIGTERM is killed (SIGKILL) a second later;

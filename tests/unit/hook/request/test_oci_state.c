@@ -37,7 +37,7 @@ static int teardown(void **unused)
 static void write_config(const char *text)
 {
 	_cleanup_free_ char *path = xasprintf("%s/config.json", bundle);
-	assert_int_equal(write_file_atomic(path, text, strlen(text), 0644, false), 0);
+	assert_int_equal(file_write_atomic(path, text, strlen(text), 0644, false), 0);
 }
 
 static struct oci_state *parse_ok(const char *text, bool need_config)

@@ -37,7 +37,7 @@ static int fx_setup(void **state)
 	_cleanup_free_ char *cache = xasprintf("%s/%u", dir, ++seq);
 	f->results = xasprintf("%s/results", cache);
 	_cleanup_free_ char *err = NULL;
-	if (mkdir_p(f->results, 0700, &err) < 0)
+	if (dir_mkdir_p(f->results, 0700, &err) < 0)
 		return -1;
 	f->ctx = cnirt_ctx_new();
 	cnirt_ctx_set_cache_dir(f->ctx, cache);
@@ -63,7 +63,7 @@ static void entry(struct fx *f, const char *network, const char *id, const char 
 		      "\"networkName\":\"%s\",\"result\":%s}",
 		      id, network, result);
 	_cleanup_free_ char *path = xasprintf("%s/%s-%s-eth0", f->results, network, id);
-	assert_int_equal(write_file_atomic(path, text, strlen(text), 0600, false), 0);
+	assert_int_equal(file_write_atomic(path, text, strlen(text), 0600, false), 0);
 }
 
 /* A 1.0.0 result: eth0 in a sandbox with `mac`, the host's veth with

@@ -32,9 +32,9 @@ static void put(const char *id, const char *text)
 {
 	_cleanup_free_ char *d = layout_attachment_list_dir(dir);
 	_cleanup_free_ char *e = NULL;
-	assert_int_equal(mkdir_p(d, 0700, &e), 0);
+	assert_int_equal(dir_mkdir_p(d, 0700, &e), 0);
 	_cleanup_free_ char *path = list_file(id);
-	assert_int_equal(write_file_atomic(path, text, strlen(text), 0600, false), 0);
+	assert_int_equal(file_write_atomic(path, text, strlen(text), 0600, false), 0);
 }
 
 static void test_round_trip(void **state)

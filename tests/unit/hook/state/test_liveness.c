@@ -27,9 +27,9 @@ static void put(const char *rel, const char *text)
 	_cleanup_free_ char *parent = xstrdup(path);
 	*strrchr(parent, '/') = '\0';
 	_cleanup_free_ char *err = NULL;
-	if (mkdir_p(parent, 0700, &err) < 0)
+	if (dir_mkdir_p(parent, 0700, &err) < 0)
 		fail_msg("%s", err);
-	assert_int_equal(write_file_atomic(path, text, strlen(text), 0600, false), 0);
+	assert_int_equal(file_write_atomic(path, text, strlen(text), 0600, false), 0);
 }
 
 /* A fake /proc/<pid>/stat whose field 22 (the start time) is `start`, the

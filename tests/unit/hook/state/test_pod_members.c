@@ -45,7 +45,7 @@ static char *members_text(void)
 static void put(const char *text)
 {
 	_cleanup_free_ char *f = layout_pod_members(dir, POD);
-	assert_int_equal(write_file_atomic(f, text, strlen(text), 0600, false), 0);
+	assert_int_equal(file_write_atomic(f, text, strlen(text), 0600, false), 0);
 }
 
 /* Absent: 0 and nothing; members added once each, in order, written and

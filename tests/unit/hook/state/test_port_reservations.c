@@ -64,7 +64,7 @@ static int fx_setup(void **state)
 	f->cache = xasprintf("%s/%u/cache", dir, seq);
 	f->results = xasprintf("%s/results", f->cache);
 	_cleanup_free_ char *err = NULL;
-	if (mkdir_p(f->state, 0700, &err) < 0 || mkdir_p(f->results, 0700, &err) < 0)
+	if (dir_mkdir_p(f->state, 0700, &err) < 0 || dir_mkdir_p(f->results, 0700, &err) < 0)
 		return -1;
 	for (char id = 'a'; id <= 'd'; id++) {
 		_cleanup_free_ char *d = xasprintf("%s/%c", f->state, id);
@@ -188,7 +188,7 @@ static void cache_entry(struct fx *f, const char *id, const char *pm)
 	    "\"result\":{\"cniVersion\":\"1.0.0\",\"ips\":[{\"address\":\"10.1.2.3/24\"}]}}",
 	    id, caps);
 	_cleanup_free_ char *path = entry_path(f, id);
-	assert_int_equal(write_file_atomic(path, text, strlen(text), 0600, false), 0);
+	assert_int_equal(file_write_atomic(path, text, strlen(text), 0600, false), 0);
 }
 
 static void cache_entry_remove(struct fx *f, const char *id)
@@ -571,7 +571,7 @@ static void damage(const char *path, const char *text, const struct damage *d)
 	memcpy(b, text, d->cut);
 	memcpy(b + d->cut + d->zeros, text + d->resume, len - d->resume);
 	size_t n = d->cut + d->zeros + len - d->resume;
-	assert_int_equal(write_file_atomic(path, b, n, 0600, false), 0);
+	assert_int_equal(file_write_atomic(path, b, n, 0600, false), 0);
 }
 
 /* Both indexes built beside entries of another runtime, "other" mapping

@@ -22,7 +22,7 @@
 static char *put(const char *name, const char *text)
 {
 	char *path = xasprintf("%s/%s", dir, name);
-	assert_int_equal(write_file_atomic(path, text, strlen(text), 0600, false), 0);
+	assert_int_equal(file_write_atomic(path, text, strlen(text), 0600, false), 0);
 	return path;
 }
 

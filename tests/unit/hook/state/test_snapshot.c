@@ -35,7 +35,7 @@ static void make_dir(const char *name)
 static void make_file(const char *name)
 {
 	_cleanup_free_ char *p = sub(name);
-	assert_int_equal(write_file_atomic(p, "x", 1, 0600, false), 0);
+	assert_int_equal(file_write_atomic(p, "x", 1, 0600, false), 0);
 }
 
 static void make_link(const char *target, const char *name)

@@ -40,7 +40,7 @@ static int setup(void **state)
 			return -1;
 	}
 	_cleanup_free_ char *st = layout_status(dir, "ctr-b");
-	return write_file_atomic(st, "[]", 2, 0600, false) == 0 ? 0 : -1;
+	return file_write_atomic(st, "[]", 2, 0600, false) == 0 ? 0 : -1;
 }
 
 static void read_one(struct snapshot *sd, const char *id, struct unfinished *u)

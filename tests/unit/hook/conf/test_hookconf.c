@@ -11,9 +11,12 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <sched.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mount.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -211,16 +214,34 @@ static void test_defaults_builtin(void **state)
 	hookconf_free(c);
 }
 
-/* "The default file may be absent; then the defaults apply." Only when the
- * default file of this build is indeed absent on this machine. */
+/* SYSCONFDIR behind an empty tmpfs, in a mount namespace of this test
+ * process's own (root only): the default file is absent whatever the
+ * machine has installed, and whatever a test running beside this one
+ * (installed.sh) installs meanwhile. false when it cannot be done. */
+static bool hide_sysconfdir(void)
+{
+	if (geteuid() != 0 || unshare(CLONE_NEWNS) < 0)
+		return false;
+	if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0 ||
+	    mount("cnihook-test", SYSCONFDIR, "tmpfs", 0, "size=64k") < 0)
+		return false;
+	return true;
+}
+
+/* "The default file may be absent; then the defaults apply." As root, with
+ * SYSCONFDIR hidden; else only when the default file of this build is
+ * indeed absent on this machine. */
 static void test_defaults_default_path_absent(void **state)
 {
 	(void)state;
-	if (access(CNIHOOK_CONFIG_PATH, F_OK) == 0 || errno != ENOENT) {
+	bool hidden = hide_sysconfdir();
+	if (!hidden && (access(CNIHOOK_CONFIG_PATH, F_OK) == 0 || errno != ENOENT)) {
 		print_message("%s exists: skipped\n", CNIHOOK_CONFIG_PATH);
 		skip();
 	}
 	struct hook_config *c = load_path(NULL);
+	if (hidden)
+		assert_int_equal(umount2(SYSCONFDIR, MNT_DETACH), 0);
 	assert_defaults(c);
 	assert_non_null(c->sb); /* the sandbox, enabled, is prepared */
 	hookconf_free(c);

@@ -81,6 +81,14 @@ rl_user_setup() {
 	cleanup_push "userdel '$RL_USER'; sed -i '/^$RL_USER:/d' /etc/subuid /etc/subgid"
 	RL_UID=$(id -u "$RL_USER")
 	cleanup_push rl_kill_left
+	# What rootless podman makes of its own outside the user's directories
+	# (its lock in /dev/shm; its fallbacks in /tmp): removed at the end
+	# unless it was there before (another user of this uid's, long gone).
+	local f
+	for f in "/dev/shm/libpod_rootless_lock_$RL_UID" "/tmp/containers-user-$RL_UID" \
+		"/tmp/podman-run-$RL_UID"; do
+		[ -e "$f" ] || cleanup_push "rm -rf '$f'"
+	done
 	# Two tests making users at once (make -j2) must not pick one range:
 	# the pick and the append under a lock on /etc/subuid.
 	[ -e /etc/subuid ] || : >>/etc/subuid

@@ -65,11 +65,14 @@ dk_ready() {
 
 # dk_start ARGS...: dockerd with the test's directories and ARGS, in a
 # session of its own (a ^C must leave it to the cleanups); setsid execs it,
-# so $! is dockerd itself.
+# so $! is dockerd itself. TMPDIR is the test's: what dockerd and the
+# containerd it starts write there (containerd.PID.stacks.log, when
+# dockerd stops a containerd that does not answer) goes with the test.
 dk_start() {
 	local p
 	[ -z "$(dk_dockerd_pid)" ] || fail "dk_start: dockerd $(dk_dockerd_pid) runs already"
-	setsid "$DOCKERD" --config-file "$DK_DIR/daemon.json" --iptables=false --ip-forward=false \
+	mkdir -p "$DK_DIR/tmp"
+	TMPDIR=$DK_DIR/tmp setsid "$DOCKERD" --config-file "$DK_DIR/daemon.json" --iptables=false --ip-forward=false \
 		--ip-masq=false --bridge=none --data-root "$DK_DIR/data" --exec-root "$DK_DIR/exec" \
 		--pidfile "$DK_DIR/dockerd.pid" -H "unix://$DK_DIR/docker.sock" "$@" \
 		</dev/null >>"$DK_DIR/dockerd.log" 2>&1 &

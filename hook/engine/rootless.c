@@ -411,7 +411,9 @@ static int collect_in_netns(void *data, char **err)
  * gone collected (a poststop missed: a runtime or podman killed), their
  * forwarders stopped, the helpers that are not running (killed) started
  * again (no child to collect when the stage's own attachment is the
- * only one). -1 when the namespace cannot be prepared (*err). */
+ * only one). 1 when it prepared the namespace (prepare()), 0 when the
+ * user has no container (nothing to heal), -1 when the namespace cannot
+ * be prepared (*err). */
 static int heal(const struct rootless_call *c, char **err)
 {
 	if (!any_container(c->cfg))
@@ -423,7 +425,7 @@ static int heal(const struct rootless_call *c, char **err)
 	    in_child(c, true, collect_in_netns, (void *)c, &e) < 0 && e)
 		log_error("%s %s: %s", c->id, c->stage, e);
 	check_forwarders(c);
-	return 0;
+	return 1;
 }
 
 /* A port of the selection cannot be taken: the socket that holds it and
@@ -478,13 +480,14 @@ int rootless_attach(const struct rootless_call *c, struct selection *sel, rootle
 	struct forward_plan plan = {.run_dir = c->user->run_dir};
 	if (rootless_netns_lock(c->user, err) < 0)
 		return -1;
-	/* What heal() cannot prepare, prepare() below fails on and reports. */
+	/* What heal() cannot prepare, prepare() below fails on and reports;
+	 * what it prepared is not prepared twice. */
 	_cleanup_free_ char *unhealed = NULL;
-	heal(c, &unhealed);
+	bool prepared = heal(c, &unhealed) > 0;
 	/* A pod's later member joins the pod's attachment and its forwarder. */
 	bool joins = strcmp(c->attachment, c->id) != 0 && attachment_exists(c);
 	int ret = joins ? 0 : take_ports(sel, &plan, err);
-	if (ret == 0)
+	if (ret == 0 && !prepared)
 		ret = prepare(c, err);
 	if (ret == 0)
 		ret = in_child(c, true, attach, data, err);
@@ -511,8 +514,7 @@ int rootless_detach(const struct rootless_call *c, rootless_fn detach, void *dat
 	if (rootless_netns_lock(c->user, err) < 0)
 		return -1;
 	_cleanup_free_ char *unhealed = NULL;
-	heal(c, &unhealed);
-	int ret = prepare(c, err);
+	int ret = heal(c, &unhealed) > 0 ? 0 : prepare(c, err);
 	if (ret == 0)
 		ret = in_child(c, true, detach, data, err);
 	if (!attachment_exists(c)) {

@@ -66,11 +66,7 @@ for i in "${!BINS[@]}"; do
 	CNIHOOKS+=("$v")
 	install -m 0755 "${BINS[$i]}" "$U/cnihook$n"
 	mkdir -p "$U/hooks$n.d"
-	for f in cnihook-createRuntime.json cnihook-poststop.json; do
-		jq --arg p "$U/cnihook$n" --arg c "$U/cnihook.json" \
-			'.hook.path = $p | .hook.args = .hook.args[:1] + ["--config", $c] + .hook.args[1:]' \
-			"$builddir/config/hooks.d/$f" >"$U/hooks$n.d/$f"
-	done
+	rl_hook_entries "$builddir/config/hooks.d" "$U/hooks$n.d" "$U/cnihook$n" "$U/cnihook.json"
 	[ $# -eq 0 ] || log "$v: ${BINS[$i]}"
 done
 chmod -R a+rX "$U/net.d" "$U"/hooks*.d "$U/cnihook.json"

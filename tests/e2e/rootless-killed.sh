@@ -10,9 +10,11 @@
 #   k1  the container's conmon;
 #   k2  its `podman run`;
 #   k3  both;
-# then lets the hook finish, and the user does what a user does next:
-# `podman rm -f` of the container and a new container d on the same host
-# port. Each time:
+# then lets the hook and the runtime's create finish, and the user does
+# what a user does next: `podman rm -f` of the container (where podman
+# lost it with its `podman run` and the runtime still holds it created,
+# the runtime's own delete, as podman would have run it) and a new
+# container d on the same host port. Each time:
 #   - d starts and its port serves d (the killed start's attachment and
 #     forwarder do not hold the port: collected first, or detached by the
 #     poststop that `podman rm -f` ran);
@@ -76,11 +78,7 @@ EOF
 chmod 0755 "$U/bin/portmap"
 jq -n --arg c "$U/net.d" --arg b "$U/bin" \
 	'{confDir: $c, binDirs: [$b], log: {level: "info"}}' >"$U/cnihook.json"
-for f in cnihook-createRuntime.json cnihook-poststop.json; do
-	jq --arg p "$U/cnihook" --arg c "$U/cnihook.json" \
-		'.hook.path = $p | .hook.args = .hook.args[:1] + ["--config", $c] + .hook.args[1:]' \
-		"${abs_top_builddir:-$srcdir}/config/hooks.d/$f" >"$U/hooks.d/$f"
-done
+rl_hook_entries "${abs_top_builddir:-$srcdir}/config/hooks.d" "$U/hooks.d" "$U/cnihook" "$U/cnihook.json"
 chown -R "$RL_USER" "$U/sig"
 chmod -R a+rX "$U/net.d" "$U/bin" "$U/hooks.d" "$U/cnihook.json"
 RL_PODMAN_ARGS=(--hooks-dir "$U/hooks.d")
@@ -91,19 +89,11 @@ rl_image "$IMAGE" sh httpd sleep
 PORT=$((20000 + RANDOM % 10001))
 DIR=$RUNDIR/cnihook
 serve() { printf 'mkdir -p /www; echo %s >/www/index.html; exec httpd -f -p 80 -h /www' "$1"; }
-host_get() {
-	# shellcheck disable=SC2016
-	timeout 5 bash -c 'exec 3<>"/dev/tcp/127.0.0.1/$1" && printf "GET / HTTP/1.0\r\n\r\n" >&3 &&
-		sed "1,/^\r\{0,1\}$/d" <&3' _ "$PORT"
-}
-rl_log() { cat "$RUNDIR/cnihook.log" 2>/dev/null; }
-user_helpers() {
-	ps -u "$RL_USER" -o pid=,stat=,comm= | awk '$2 !~ /^Z/' | grep -E 'cnihook|slirp4netns|dnsmasq' || true
-}
+host_get() { rl_host_get "$PORT"; }
 user_clean() {
 	local procs mounts pause
 	[ ! -e "$DIR" ] && ok "$1: no $DIR" || not_ok "$1: no $DIR" "$(ls -laR "$DIR" 2>&1)"
-	procs=$(user_helpers)
+	procs=$(rl_helpers)
 	[ -z "$procs" ] && ok "$1: no forwarder, slirp4netns or cnihook process of the user's" ||
 		not_ok "$1: no forwarder, slirp4netns or cnihook process of the user's" "$procs"
 	pause=$(cat "$RUNDIR/libpod/tmp/pause.pid" 2>/dev/null || true)
@@ -150,13 +140,29 @@ killed() {
 	rc=$?
 	set -e
 	log "$c: killed $what (conmon $conmon, podman $prun) at portmap's ADD; podman run exited $rc"
+	# The runtime's create, and the hook under it, go on without podman and
+	# conmon: the user's `podman rm -f` comes after them, as it would.
+	for ((i = 0; i < 300; i++)); do
+		pgrep -u "$RL_UID" -f -- " create .*$id" >/dev/null || break
+		sleep 0.1
+	done
+	((i < 300)) || fail "$c: runc create of $id still runs after 30 s"
+	log "$c: the runtime's create ended $((i / 10)).$((i % 10)) s after the kill"
 	out=$(pm rm -f -t 0 "$name" 2>&1) || log "$c: podman rm -f: $out"
+	# A container podman lost with its `podman run` lives on in the
+	# runtime (created, its init waiting): alive to gc, rightly. The user
+	# removes it as podman would have (its runtime's delete).
+	if pm unshare runc --root "$RUNDIR/runc" state "$id" >/dev/null 2>&1; then
+		log "$c: podman forgot the container, the runtime still has it: runc delete --force"
+		out=$(pm unshare runc --root "$RUNDIR/runc" delete --force "$id" 2>&1) ||
+			fail "$c: runc delete --force $id: $out"
+	fi
 	left=no
 	if [ -d "$DIR/state/$id" ]; then
 		left=yes
-		log "$c: after podman rm -f, the attachment is still there (no poststop ran)"
+		log "$c: after its removal, the attachment is still there (no poststop ran)"
 	else
-		log "$c: after podman rm -f, the attachment is gone (its poststop ran)"
+		log "$c: after its removal, the attachment is gone (its poststop ran)"
 	fi
 	out=$(pm run -d --name "d$name" --network none --annotation "io.cnihook.networks=$NET" \
 		--annotation "io.cnihook.ports=127.0.0.1:$PORT:80" "$IMAGE" sh -c "$(serve "d$c")" 2>&1) || true

@@ -148,11 +148,7 @@ jq -n --arg n "$NET" --arg s "$SUBNET.0/24" '{cniVersion: "1.0.0", name: $n, plu
 for p in bridge host-local portmap; do ln -s "$PLUGINDIR/$p" "$U/bin/$p"; done
 jq -n --arg c "$U/net.d" --arg b "$U/bin" \
 	'{confDir: $c, binDirs: [$b], log: {level: "info"}}' >"$U/cnihook.json"
-for f in cnihook-createRuntime.json cnihook-poststop.json; do
-	jq --arg p "$U/cnihook" --arg c "$U/cnihook.json" \
-		'.hook.path = $p | .hook.args = .hook.args[:1] + ["--config", $c] + .hook.args[1:]' \
-		"${abs_top_builddir:-$srcdir}/config/hooks.d/$f" >"$U/hooks.d/$f"
-done
+rl_hook_entries "${abs_top_builddir:-$srcdir}/config/hooks.d" "$U/hooks.d" "$U/cnihook" "$U/cnihook.json"
 chmod -R a+rX "$U/net.d" "$U/bin" "$U/hooks.d" "$U/cnihook.json"
 RL_PODMAN_ARGS=(--hooks-dir "$U/hooks.d")
 pm() { rl_pm "$@"; }
@@ -163,15 +159,6 @@ P1=$((20000 + RANDOM % 5000))
 P2=$((P1 + 5000))
 DIR=$RUNDIR/cnihook
 serve() { printf 'mkdir -p /www; echo %s >/www/index.html; exec httpd -f -p 80 -h /www' "$1"; }
-host_get() {
-	# shellcheck disable=SC2016
-	timeout 5 bash -c 'exec 3<>"/dev/tcp/127.0.0.1/$1" && printf "GET / HTTP/1.0\r\n\r\n" >&3 &&
-		sed "1,/^\r\{0,1\}$/d" <&3' _ "$1"
-}
-rl_log() { cat "$RUNDIR/cnihook.log" 2>/dev/null; }
-user_helpers() {
-	ps -u "$RL_USER" -o pid=,stat=,comm= | awk '$2 !~ /^Z/' | grep -E 'cnihook|slirp4netns|dnsmasq' || true
-}
 pid_of() { cut -d ' ' -f 1 "$1" 2>/dev/null; }
 alive() { [ -n "$1" ] && [ -e "/proc/$1" ] && ! grep -q '^State:.*Z' "/proc/$1/status" 2>/dev/null; }
 # in_scope WHAT PID: PID's cgroup is cnihook-UID-PID.scope, which the
@@ -192,7 +179,7 @@ run_c() { # run_c NAME PORT: a container serving NAME on PORT, from its leaf
 # ----------------------------------------------------------------- checks
 out=$(run_c c1 "$P1" 2>&1) || fail "podman run c1: $out $(rl_log | tail -n 5)"
 id1=$(pm inspect -f '{{.Id}}' "c1$uniq")
-got=$(host_get "$P1" 2>&1) || true
+got=$(rl_host_get "$P1" 2>&1) || true
 [ "$got" = c1 ] && ok "c1 serves on port $P1" || not_ok "c1 serves on port $P1" "$got"
 slirp=$(pid_of "$DIR/slirp4netns.pid")
 watch=$(pid_of "$DIR/watch.pid")
@@ -220,21 +207,21 @@ sleep 0.5
 alive "$slirp" && alive "$watch" && alive "$fwd2" &&
 	ok "c1's cgroup killed: slirp4netns, the watch and c2's forwarder live on" ||
 	not_ok "c1's cgroup killed: slirp4netns, the watch and c2's forwarder live on" \
-		"$(user_helpers)"
-got=$(host_get "$P2" 2>&1) || true
+		"$(rl_helpers)"
+got=$(rl_host_get "$P2" 2>&1) || true
 [ "$got" = c2 ] && ok "c2 still serves on port $P2" || not_ok "c2 still serves on port $P2" "$got"
 
 out=$(pm rm -f -t 0 "c1$uniq" 2>&1) || log "podman rm -f c1: $out"
 out=$(pm rm -f -t 0 "c2$uniq" 2>&1) || fail "podman rm -f c2: $out"
 for ((i = 0; i < 50; i++)); do
-	[ -z "$(scopes)" ] && [ -z "$(user_helpers)" ] && break
+	[ -z "$(scopes)" ] && [ -z "$(rl_helpers)" ] && break
 	sleep 0.1
 done
 left=$(scopes)
 [ -z "$left" ] && ok "after the last container, no cnihook scope is left" ||
 	not_ok "after the last container, no cnihook scope is left" "$left"
 [ ! -e "$DIR" ] && ok "no $DIR" || not_ok "no $DIR" "$(ls -laR "$DIR" 2>&1)"
-procs=$(user_helpers)
+procs=$(rl_helpers)
 [ -z "$procs" ] && ok "no forwarder, slirp4netns or cnihook process of the user's" ||
 	not_ok "no forwarder, slirp4netns or cnihook process of the user's" "$procs"
 
@@ -244,7 +231,7 @@ procs=$(user_helpers)
 out=$(pm run -d --name "c3$uniq" --network none --annotation "io.cnihook.networks=$NET" \
 	--annotation "io.cnihook.ports=127.0.0.1:$P1:80" "$IMAGE" sh -c "$(serve c3)" 2>&1) ||
 	fail "podman run c3: $out $(rl_log | tail -n 5)"
-got=$(host_get "$P1" 2>&1) || true
+got=$(rl_host_get "$P1" 2>&1) || true
 warned=$(grep -c 'not in a systemd scope of its own' <<<"$(rl_log)" || true)
 [ "$got" = c3 ] && [ "$warned" = 3 ] &&
 	ok "outside the user's subtree: c3 serves on port $P1, with a warning for each of its 3 helpers" ||
@@ -255,11 +242,11 @@ out=$(pm rm -f -t 0 "c3$uniq" 2>&1) || fail "podman rm -f c3: $out"
 # (slirp4netns, killed by the teardown and not waited for, takes tens of
 # milliseconds to exit: a second is given to it)
 for ((i = 0; i < 10; i++)); do
-	[ -z "$(user_helpers)" ] && break
+	[ -z "$(rl_helpers)" ] && break
 	sleep 0.1
 done
-[ ! -e "$DIR" ] && [ -z "$(user_helpers)" ] && ok "after c3, nothing of cnihook's is left" ||
-	not_ok "after c3, nothing of cnihook's is left" "$(user_helpers)"
+[ ! -e "$DIR" ] && [ -z "$(rl_helpers)" ] && ok "after c3, nothing of cnihook's is left" ||
+	not_ok "after c3, nothing of cnihook's is left" "$(rl_helpers)"
 
 assert_nothing_left --subnet "$SUBNET" --link "$NET"
 finish

@@ -124,11 +124,7 @@ ip netns exec "$OUTNS" "$BUSYBOX" httpd -f -p 8080 -h "$T_TMP/outside" &
 OUT_HTTPD=$!
 jq -n --arg c "$U/net.d" --arg b "$PLUGINDIR" \
 	'{confDir: $c, binDirs: [$b], log: {level: "info"}}' >"$U/cnihook.json"
-for f in cnihook-createRuntime.json cnihook-poststop.json; do
-	jq --arg p "$U/cnihook" --arg c "$U/cnihook.json" \
-		'.hook.path = $p | .hook.args = .hook.args[:1] + ["--config", $c] + .hook.args[1:]' \
-		"${abs_top_builddir:-$srcdir}/config/hooks.d/$f" >"$U/hooks.d/$f"
-done
+rl_hook_entries "${abs_top_builddir:-$srcdir}/config/hooks.d" "$U/hooks.d" "$U/cnihook" "$U/cnihook.json"
 chmod -R a+rX "$U/net.d" "$U/hooks.d" "$U/cnihook.json"
 
 # The image: the static busybox, its applets and the UDP echo server.
@@ -216,11 +212,7 @@ esac
 	ok "a reaches b ($IP_B:80)" || not_ok "a reaches b ($IP_B:80)"
 # host_get: the body of GET / on 127.0.0.1:PORT (bash's /dev/tcp: no
 # client of the host's needed), or a failure.
-host_get() { # host_get [PORT]
-	# shellcheck disable=SC2016
-	timeout 5 bash -c 'exec 3<>"/dev/tcp/127.0.0.1/$1" && printf "GET / HTTP/1.0\r\n\r\n" >&3 &&
-		sed "1,/^\r\{0,1\}$/d" <&3' _ "${1:-$PORT}"
-}
+host_get() { rl_host_get "${1:-$PORT}"; } # host_get [PORT]
 got=$(host_get 2>&1) || true
 [ "$got" = a ] && ok "a's published port serves on 127.0.0.1:$PORT" ||
 	not_ok "a's published port serves on 127.0.0.1:$PORT" "$got"
@@ -273,16 +265,11 @@ WATCH=$(awk '{print $1}' "$DIR/watch.pid" 2>/dev/null || true)
 # ---------------------------------------------------------------- healing
 # slirp4netns and a's forwarder killed (an OOM kill, a stray kill): the
 # next stage of any container of the user's starts them again, warning.
-rl_log() { cat "$RUNDIR/cnihook.log" 2>/dev/null; }
 # running PID: PID is a process, not a zombie (a helper stopped by a stage
 # that `podman unshare` ran has init for its parent, which may reap late).
 running() {
 	local st
 	st=$(ps -o stat= -p "$1" 2>/dev/null) && [[ $st != Z* ]]
-}
-# The user's cnihook, slirp4netns and dnsmasq processes (zombies aside).
-user_helpers() {
-	ps -u "$RL_USER" -o pid=,stat=,comm= | awk '$2 !~ /^Z/' | grep -E 'cnihook|slirp4netns|dnsmasq' || true
 }
 # status and list as the user, and under podman unshare: the user's own
 # attachments, helpers and forwarders.
@@ -361,7 +348,7 @@ user_clean() {
 	local procs mounts pause i
 	[ ! -e "$DIR" ] && ok "$1: no $DIR" || not_ok "$1: no $DIR" "$(ls -laR "$DIR" 2>&1)"
 	for ((i = 0; i < 10; i++)); do
-		procs=$(user_helpers)
+		procs=$(rl_helpers)
 		[ -n "$procs" ] || { [ -n "$SLIRP" ] && running "$SLIRP"; } || break
 		sleep 0.1
 	done
@@ -370,7 +357,7 @@ user_clean() {
 	fi
 	# (pgrep: a pattern of more than 15 bytes matches nothing)
 	# shellcheck disable=SC2009
-	procs=$(user_helpers)
+	procs=$(rl_helpers)
 	[ -z "$procs" ] && ok "$1: no forwarder, slirp4netns, dnsmasq or cnihook process of the user's" ||
 		not_ok "$1: no forwarder, slirp4netns, dnsmasq or cnihook process of the user's" "$procs"
 	pause=$(cat "$RUNDIR/libpod/tmp/pause.pid" 2>/dev/null || true)
@@ -448,7 +435,7 @@ FWD_D=$(awk '{print $1}' "$DIR/forwarders/"* 2>/dev/null | head -n 1)
 SLIRP=$(awk '{print $1}' "$DIR/slirp4netns.pid" 2>/dev/null || true)
 rm -rf "$DIR"
 for ((i = 0; i < 50; i++)); do
-	procs=$(user_helpers)
+	procs=$(rl_helpers)
 	[ -n "$procs" ] || break
 	sleep 0.1
 done
@@ -472,9 +459,9 @@ E=$(tail -n 1 <<<"$out")
 kill -9 "$(awk '{print $1}' "$DIR/watch.pid")" 2>/dev/null || true
 rm -rf "$DIR"
 sleep 1.5
-left=$(user_helpers)
+left=$(rl_helpers)
 out=$(pm unshare "$U/cnihook" --config "$U/cnihook.json" gc 2>&1) || true
-procs=$(user_helpers)
+procs=$(rl_helpers)
 if [ -z "$left" ]; then
 	not_ok "$DIR removed, the watch killed: the helpers run on" "(none left)"
 elif [ -n "$procs" ] || ! grep -q "^gc: stopped [1-9][0-9]* helper(s) of the user's" <<<"$out"; then

@@ -21,6 +21,13 @@
 #                   $CNIHOOK_BUSYBOX, else /bin/busybox) with APPLETs (and the files
 #                   the caller put in $U/rootfs), imported by the user as
 #                   NAME.
+#   rl_hook_entries FROM TO BIN CONF  the shipped oci-hooks(5) entries of
+#                   FROM (a build's config/hooks.d) written in TO, running
+#                   BIN with --config CONF.
+#   rl_host_get PORT  GET / on the host's 127.0.0.1:PORT: the body.
+#   rl_log          the user's log (/run/user/UID/cnihook.log).
+#   rl_helpers      the user's cnihook, slirp4netns and dnsmasq processes,
+#                   zombies aside ("PID STAT COMM" lines).
 # Sets RL_USER, RL_UID, RUNDIR, U.
 
 RL_PODMAN_ARGS=()
@@ -125,4 +132,26 @@ rl_image() {
 	for a in "$@"; do ln -sf busybox "$U/rootfs/bin/$a"; done
 	tar -C "$U/rootfs" -c . | rl_as_user podman --storage-driver vfs --cgroup-manager cgroupfs \
 		--events-backend file import -q - "$name" >/dev/null || fail "podman import failed"
+}
+
+rl_hook_entries() {
+	local from=$1 to=$2 bin=$3 conf=$4 f
+	mkdir -p "$to"
+	for f in cnihook-createRuntime.json cnihook-poststop.json; do
+		jq --arg p "$bin" --arg c "$conf" \
+			'.hook.path = $p | .hook.args = .hook.args[:1] + ["--config", $c] + .hook.args[1:]' \
+			"$from/$f" >"$to/$f" || fail "rl_hook_entries: $from/$f"
+	done
+}
+
+rl_host_get() {
+	# shellcheck disable=SC2016
+	timeout 5 bash -c 'exec 3<>"/dev/tcp/127.0.0.1/$1" && printf "GET / HTTP/1.0\r\n\r\n" >&3 &&
+		sed "1,/^\r\{0,1\}$/d" <&3' _ "$1"
+}
+
+rl_log() { cat "$RUNDIR/cnihook.log" 2>/dev/null; }
+
+rl_helpers() {
+	ps -u "$RL_USER" -o pid=,stat=,comm= | awk '$2 !~ /^Z/' | grep -E 'cnihook|slirp4netns|dnsmasq' || true
 }

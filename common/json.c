@@ -228,6 +228,17 @@ const char *json_str(const json *j)
 	return j->u.string.s;
 }
 
+char *json_join_strings(const json *a, const char *sep)
+{
+	struct buf b = {0};
+	for (size_t i = 0; json_is_array(a) && i < a->u.array.n; i++) {
+		const char *s = json_str(a->u.array.v[i]);
+		if (s)
+			buf_printf(&b, "%s%s", b.len ? sep : "", s);
+	}
+	return buf_steal(&b, NULL);
+}
+
 bool json_int(const json *j, long long *out)
 {
 	if (j == NULL || j->type != JSON_NUMBER || strpbrk(j->u.number, ".eE"))

@@ -148,6 +148,9 @@ static inline long long json_int_value(const json *j)
 const char *json_type_name(const json *j);
 /* The C string of a string value, NULL if not a string or it contains NUL. */
 const char *json_str(const json *j);
+/* The strings of array a (json_str()) joined by sep, the other elements
+ * left out; "" when there are none or a is not an array. */
+char *json_join_strings(const json *a, const char *sep);
 
 /* Serialise. pretty: indented with two spaces. Returns a NUL terminated
  * string (caller frees); *len (may be NULL) gets its length. */

@@ -20,3 +20,11 @@ void strv_free(char **v, size_t n)
 		free(v[i]);
 	free(v);
 }
+
+char *strv_join(char *const *v, size_t n, const char *sep)
+{
+	struct buf b = {0};
+	for (size_t i = 0; i < n; i++)
+		buf_printf(&b, "%s%s", i ? sep : "", v[i]);
+	return buf_steal(&b, NULL);
+}

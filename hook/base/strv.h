@@ -9,5 +9,7 @@
 void strv_append(char ***v, size_t *n, const char *s);
 /* Free the n strings of v and v. */
 void strv_free(char **v, size_t n);
+/* The n strings of v joined by sep ("" for none). */
+char *strv_join(char *const *v, size_t n, const char *sep);
 
 #endif

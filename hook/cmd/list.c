@@ -44,15 +44,6 @@ static void result_ips(const char *result, char ***v, size_t *n)
 		cnirt_error_free(e);
 }
 
-/* Addresses, comma separated. */
-static char *ips_text(char *const *v, size_t n)
-{
-	struct buf b = {0};
-	for (size_t i = 0; i < n; i++)
-		buf_printf(&b, "%s%s", i ? "," : "", v[i]);
-	return buf_steal(&b, NULL);
-}
-
 /* The addresses of the running result of attachment (network, ifname) of
  * container `id` in its ADD journal (none when there is none). */
 static void journal_ips(const char *state_dir, const char *id, const char *network,
@@ -320,7 +311,7 @@ static void list_print(const struct list *l, bool as_json, bool no_trunc)
 	for (size_t i = 0; i < l->n_rows; i++) {
 		const struct list_row *r = &l->rows[i];
 		table_row(&t, table_keep(&t, columns_container(r->id, r->name, no_trunc)),
-			  r->network, r->ifname, table_keep(&t, ips_text(r->ips, r->n_ips)),
+			  r->network, r->ifname, table_keep(&t, strv_join(r->ips, r->n_ips, ",")),
 			  r->netns, table_keep(&t, age(r->age)), r->gc,
 			  r->missing ? table_keep(&t, columns_missing_text(r->missing)) : "-");
 	}

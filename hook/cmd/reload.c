@@ -95,10 +95,11 @@ static void identity_free(struct identity *id)
 /* The addresses, comma separated ("none"). */
 static char *ips_text(const json *ips)
 {
-	struct buf b = {0};
-	for (size_t i = 0; json_is_array(ips) && i < ips->u.array.n; i++)
-		buf_printf(&b, "%s%s", i ? "," : "", json_str(ips->u.array.v[i]));
-	return b.len ? buf_steal(&b, NULL) : xstrdup("none");
+	char *s = json_join_strings(ips, ",");
+	if (*s)
+		return s;
+	free(s);
+	return xstrdup("none");
 }
 
 static bool same_text(const char *a, const char *b)

@@ -32,24 +32,6 @@
 #include "state/snapshot.h"
 #include "state/unfinished.h"
 
-/* The strings of an array, joined by sep (the others left out). */
-static char *join_strings(const json *arr, const char *sep)
-{
-	size_t cap = 1, n = 0;
-	for (size_t i = 0; json_is_array(arr) && i < arr->u.array.n; i++)
-		if (json_str(arr->u.array.v[i]))
-			cap += strlen(json_str(arr->u.array.v[i])) + strlen(sep);
-	char *s = xmalloc(cap);
-	s[0] = '\0';
-	for (size_t i = 0; json_is_array(arr) && i < arr->u.array.n; i++) {
-		const char *v = json_str(arr->u.array.v[i]);
-		if (v == NULL)
-			continue;
-		n += (size_t)sprintf(s + n, "%s%s", n ? sep : "", v);
-	}
-	return s;
-}
-
 /* "cannot read WHAT: PROBLEM", with " (needs root)" when a user other than
  * root is refused. */
 static char *unreadable(const char *what, int errnum)
@@ -111,7 +93,7 @@ static void status_rows(const struct snapshot *sd, struct table *t, const char *
 	const char *shown_id = table_keep(t, columns_container(id, name, no_trunc));
 	for (size_t i = 0; json_is_array(st) && i < st->u.array.n; i++) {
 		const json *e = st->u.array.v[i];
-		const char *ips = table_keep(t, join_strings(json_obj_get(e, "ips"), ","));
+		const char *ips = table_keep(t, json_join_strings(json_obj_get(e, "ips"), ","));
 		const char *gc = json_str(json_obj_get(e, "gc"));
 		const json *miss = json_obj_get(e, "missing");
 		table_row(t, shown_id, table_copy(t, json_str(json_obj_get(e, "name"))),
@@ -119,7 +101,7 @@ static void status_rows(const struct snapshot *sd, struct table *t, const char *
 			  table_copy(t, json_str(json_obj_get(e, "mac"))),
 			  json_is_true(json_obj_get(e, "default")) ? "yes" : "no",
 			  gc ? table_copy(t, gc) : "own",
-			  miss ? table_keep(t, join_strings(miss, ",")) : "-");
+			  miss ? table_keep(t, json_join_strings(miss, ",")) : "-");
 	}
 }
 

@@ -192,6 +192,29 @@ static void test_parse_scalars(void **state)
 	assert_int_equal(ws->type, JSON_TRUE);
 }
 
+/* json_join_strings(): the strings of an array in order, the other
+ * elements left out; "" for none or for what is not an array. */
+static void test_join_strings(void **state)
+{
+	(void)state;
+	static const struct {
+		const char *in, *sep, *want;
+	} cases[] = {
+	    {"[\"10.0.0.2/24\", 1, null, \"fd00::2/64\", [\"x\"]]", ",", "10.0.0.2/24,fd00::2/64"},
+	    {"[\"a\"]", ", ", "a"},
+	    {"[\"a\", \"b\"]", ", ", "a, b"},
+	    {"[1, 2]", ",", ""},
+	    {"\"a\"", ",", ""},
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		_cleanup_json_ json *a = parse(cases[i].in);
+		_cleanup_free_ char *s = json_join_strings(a, cases[i].sep);
+		assert_string_equal(s, cases[i].want);
+	}
+	_cleanup_free_ char *u = json_join_strings(NULL, ",");
+	assert_string_equal(u, "");
+}
+
 static void test_parse_containers(void **state)
 {
 	(void)state;
@@ -1218,6 +1241,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_parse_scalars),
+	    cmocka_unit_test(test_join_strings),
 	    cmocka_unit_test(test_parse_containers),
 	    cmocka_unit_test(test_numbers_kept_exactly),
 	    cmocka_unit_test(test_key_order_kept),

@@ -36,6 +36,25 @@ static void test_set_error(void **state)
 
 /* A file of exactly `limit` bytes is read whole; one byte more is refused,
  * with EFBIG and a message that names the file and the limit. */
+/* strv_join(): the strings in order between their separators; "" for
+ * none. */
+static void test_strv_join(void **state)
+{
+	(void)state;
+	char **v = NULL;
+	size_t n = 0;
+	_cleanup_free_ char *none = strv_join(v, n, ",");
+	assert_string_equal(none, "");
+	strv_append(&v, &n, "10.0.0.2/24");
+	_cleanup_free_ char *one = strv_join(v, n, ",");
+	assert_string_equal(one, "10.0.0.2/24");
+	strv_append(&v, &n, "fd00::2/64");
+	strv_append(&v, &n, "");
+	_cleanup_free_ char *three = strv_join(v, n, ", ");
+	assert_string_equal(three, "10.0.0.2/24, fd00::2/64, ");
+	strv_free(v, n);
+}
+
 static void test_read_file_limit(void **state)
 {
 	(void)state;
@@ -184,10 +203,15 @@ static void test_kvlist(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_set_error),		cmocka_unit_test(test_read_file_limit),
-	    cmocka_unit_test(test_read_file_limit_mib), cmocka_unit_test(test_read_file_missing),
-	    cmocka_unit_test(test_read_all_fd),		cmocka_unit_test(test_mkdir_p),
-	    cmocka_unit_test(test_hook_json_limits),	cmocka_unit_test(test_kvlist),
+	    cmocka_unit_test(test_set_error),
+	    cmocka_unit_test(test_strv_join),
+	    cmocka_unit_test(test_read_file_limit),
+	    cmocka_unit_test(test_read_file_limit_mib),
+	    cmocka_unit_test(test_read_file_missing),
+	    cmocka_unit_test(test_read_all_fd),
+	    cmocka_unit_test(test_mkdir_p),
+	    cmocka_unit_test(test_hook_json_limits),
+	    cmocka_unit_test(test_kvlist),
 	};
 	return cmocka_run_group_tests(tests, tmpdir_make, tmpdir_remove);
 }

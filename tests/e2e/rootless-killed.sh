@@ -93,7 +93,7 @@ host_get() { rl_host_get "$PORT"; }
 user_clean() {
 	local procs mounts pause
 	[ ! -e "$DIR" ] && ok "$1: no $DIR" || not_ok "$1: no $DIR" "$(ls -laR "$DIR" 2>&1)"
-	procs=$(rl_helpers)
+	procs=$(rl_helpers_left)
 	[ -z "$procs" ] && ok "$1: no forwarder, slirp4netns or cnihook process of the user's" ||
 		not_ok "$1: no forwarder, slirp4netns or cnihook process of the user's" "$procs"
 	pause=$(cat "$RUNDIR/libpod/tmp/pause.pid" 2>/dev/null || true)

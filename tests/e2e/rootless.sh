@@ -345,19 +345,12 @@ fi
 # namespace. (The teardown kills slirp4netns without waiting for it, and
 # its exit takes tens of milliseconds: a second is given to it.)
 user_clean() {
-	local procs mounts pause i
+	local procs mounts pause
 	[ ! -e "$DIR" ] && ok "$1: no $DIR" || not_ok "$1: no $DIR" "$(ls -laR "$DIR" 2>&1)"
-	for ((i = 0; i < 10; i++)); do
-		procs=$(rl_helpers)
-		[ -n "$procs" ] || { [ -n "$SLIRP" ] && running "$SLIRP"; } || break
-		sleep 0.1
-	done
+	procs=$(rl_helpers_left)
 	if [ -n "$SLIRP" ] && running "$SLIRP"; then
 		not_ok "$1: slirp4netns (pid $SLIRP) stopped"
 	fi
-	# (pgrep: a pattern of more than 15 bytes matches nothing)
-	# shellcheck disable=SC2009
-	procs=$(rl_helpers)
 	[ -z "$procs" ] && ok "$1: no forwarder, slirp4netns, dnsmasq or cnihook process of the user's" ||
 		not_ok "$1: no forwarder, slirp4netns, dnsmasq or cnihook process of the user's" "$procs"
 	pause=$(cat "$RUNDIR/libpod/tmp/pause.pid" 2>/dev/null || true)

@@ -28,6 +28,9 @@
 #   rl_log          the user's log (/run/user/UID/cnihook.log).
 #   rl_helpers      the user's cnihook, slirp4netns and dnsmasq processes,
 #                   zombies aside ("PID STAT COMM" lines).
+#   rl_helpers_left  the same, after up to a second for them to exit (the
+#                   last teardown kills slirp4netns and does not wait: its
+#                   exit, the kernel removing tap0, may take a moment).
 # Sets RL_USER, RL_UID, RUNDIR, U.
 
 RL_PODMAN_ARGS=()
@@ -154,4 +157,14 @@ rl_log() { cat "$RUNDIR/cnihook.log" 2>/dev/null; }
 
 rl_helpers() {
 	ps -u "$RL_USER" -o pid=,stat=,comm= | awk '$2 !~ /^Z/' | grep -E 'cnihook|slirp4netns|dnsmasq' || true
+}
+
+rl_helpers_left() {
+	local i procs
+	for ((i = 0; i < 10; i++)); do
+		procs=$(rl_helpers)
+		[ -n "$procs" ] || break
+		sleep 0.1
+	done
+	printf '%s' "$procs"
 }

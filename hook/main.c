@@ -301,25 +301,6 @@ static bool user_dirs(struct call *c, struct rootless_user *rl)
 	return geteuid() != 0 && rootless_configure_host_user(c->cfg, rl, &why) == 0;
 }
 
-/* For status: the user's slirp4netns and watch, running or MISSING, a
- * line each on stdout (nothing when the user has no directory). */
-static void print_rootless_helpers(const struct rootless_user *u)
-{
-	static const char *const names[] = {"slirp4netns", "watch"};
-	const char *const files[] = {u->slirp_pid, u->watch_pid};
-	if (access(u->dir, F_OK) < 0)
-		return;
-	for (size_t i = 0; i < ARRAY_SIZE(names); i++) {
-		long pid = 0;
-		if (rootless_netns_pidfile_alive(files[i], &pid))
-			printf("%s: running (pid %ld)\n", names[i], pid);
-		else
-			printf("%s: MISSING (pid %ld): the next stage of a container of the "
-			       "user's, or podman unshare cnihook reload, starts it again\n",
-			       names[i], pid);
-	}
-}
-
 static int run_status(const struct verb *v, struct call *c)
 {
 	struct rootless_user rl = {.lock_fd = -1};
@@ -327,9 +308,7 @@ static int run_status(const struct verb *v, struct call *c)
 	struct report_args a;
 	int ret = report_args(v, c, &a);
 	if (ret == 0)
-		ret = status_run(c->cfg, a.id, a.as_json, a.no_trunc, rootless ? rl.dir : NULL);
-	if (ret == 0 && rootless && !a.as_json && !a.id)
-		print_rootless_helpers(&rl);
+		ret = status_run(c->cfg, a.id, a.as_json, a.no_trunc, rootless ? &rl : NULL);
 	rootless_netns_user_free(&rl);
 	return ret;
 }

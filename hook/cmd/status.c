@@ -71,7 +71,7 @@ struct status_out {
 	json *all;
 	struct table t;
 	bool no_trunc;
-	const char *rootless_dir; /* a rootless user's directory, else NULL */
+	const struct rootless_user *rl; /* a rootless user, else NULL */
 	/* For the unfinished attaches: read on first use. */
 	cnirt_ctx *ctx;
 	struct liveness_world *w;
@@ -176,9 +176,9 @@ static json *status_unfinished(const struct hook_config *cfg, const struct snaps
  * (killed): "forwarder" added to the MISSING of each of its networks. */
 static void forwarder_missing(const struct status_out *out, const char *id, json *st)
 {
-	if (!out->rootless_dir || !json_is_array(st))
+	if (!out->rl || !json_is_array(st))
 		return;
-	_cleanup_free_ char *pidfile = layout_rootless_forwarder(out->rootless_dir, id);
+	_cleanup_free_ char *pidfile = layout_rootless_forwarder(out->rl->dir, id);
 	if (access(pidfile, F_OK) < 0 || rootless_netns_pidfile_alive(pidfile, NULL))
 		return;
 	for (size_t i = 0; i < st->u.array.n; i++) {
@@ -259,8 +259,27 @@ static void status_print(struct status_out *out, bool one)
 	table_print(&out->t, stdout);
 }
 
+/* The user's slirp4netns and watch, running or MISSING, a line each
+ * (nothing when the user has no directory). */
+static void status_rootless_helpers(const struct rootless_user *u)
+{
+	static const char *const names[] = {"slirp4netns", "watch"};
+	const char *const files[] = {u->slirp_pid, u->watch_pid};
+	if (access(u->dir, F_OK) < 0)
+		return;
+	for (size_t i = 0; i < ARRAY_SIZE(names); i++) {
+		long pid = 0;
+		if (rootless_netns_pidfile_alive(files[i], &pid))
+			printf("%s: running (pid %ld)\n", names[i], pid);
+		else
+			printf("%s: MISSING (pid %ld): the next stage of a container of the "
+			       "user's, or podman unshare cnihook reload, starts it again\n",
+			       names[i], pid);
+	}
+}
+
 int status_run(const struct hook_config *cfg, const char *id_arg, bool as_json, bool no_trunc,
-	       const char *rootless_dir)
+	       const struct rootless_user *rl)
 {
 	_cleanup_free_ char *err = NULL;
 	_cleanup_free_ char *key = NULL;
@@ -269,7 +288,7 @@ int status_run(const struct hook_config *cfg, const char *id_arg, bool as_json, 
 		return 2;
 	}
 	_cleanup_(snapshot_close) struct snapshot sd = {.fd = -1};
-	struct status_out out = {.t.cols = 8, .no_trunc = no_trunc, .rootless_dir = rootless_dir};
+	struct status_out out = {.t.cols = 8, .no_trunc = no_trunc, .rl = rl};
 	if (as_json)
 		out.all = json_new(JSON_OBJECT);
 	else
@@ -299,5 +318,7 @@ int status_run(const struct hook_config *cfg, const char *id_arg, bool as_json, 
 		return 1;
 	}
 	status_print(&out, key != NULL);
+	if (rl && !as_json && !key)
+		status_rootless_helpers(rl);
 	return 0;
 }

@@ -6,14 +6,16 @@
 #include <stdbool.h>
 
 #include "conf/hookconf.h"
+#include "host/rootless-netns.h"
 
 /* The network status of one container (id, or a prefix of one id) or of
  * every container the hook attached (id NULL): a table, or JSON. Tables
- * show ids cut to 12 characters unless no_trunc. `rootless_dir`: a
- * rootless user's directory (state/layout.h), where the containers whose
- * forwarder's pid file names no running process show "forwarder"
- * MISSING; NULL for root. Returns the exit status. */
+ * show ids cut to 12 characters unless no_trunc. `rl`: a rootless
+ * user, whose containers show "forwarder" MISSING when their forwarder's
+ * pid file names no running process, and the table of all, the user's
+ * slirp4netns and watch after it; NULL for root. Returns the exit
+ * status. */
 int status_run(const struct hook_config *cfg, const char *id, bool as_json, bool no_trunc,
-	       const char *rootless_dir);
+	       const struct rootless_user *rl);
 
 #endif
